@@ -1,0 +1,27 @@
+import { DEFAULT_DATABASE_URL } from '@svc/persistence';
+import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, millis, port, str, url } from '@svc/platform';
+
+export const gatewayConfigSpec = {
+  ...baseConfigSpec,
+  ...internalAuthConfigSpec,
+  PORT: port({ default: 3000, desc: 'Port of the public API.' }),
+  DATABASE_URL: url({ default: DEFAULT_DATABASE_URL, desc: 'PostgreSQL; the gateway owns schema `gateway` (accounts, keys).' }),
+  DATABASE_POOL_SIZE: count({ default: 10, desc: 'Connections in the PostgreSQL pool.' }),
+  MIGRATE_ON_START: bool({ default: true, desc: 'Apply pending migrations at start (they also run as `npm run migrate`).' }),
+  REDIS_URL: url({ default: 'redis://127.0.0.1:6379', desc: 'Redis, for the write limits shared by every gateway process.' }),
+  APP_URL: url({ default: 'http://localhost:3000', desc: 'Address of the web application, returned by /whoami as `app_url`.' }),
+  AUTH_CACHE_TTL_MS: millis(5_000)({ default: 2_000, desc: 'How long a key lookup is cached in a process (max 5000: revocations and plan changes apply within 5 s).' }),
+  WRITE_LIMIT_PER_MINUTE: count({ default: 120, desc: 'Writes accepted per key in any minute window.' }),
+  WRITE_LIMIT_PER_HOUR: count({ default: 3000, desc: 'Writes accepted per key in any hour window.' }),
+  WRITE_LIMIT_MINUTE_WINDOW_MS: count({ default: 60_000, desc: 'Length of the short window (tests shorten it).' }),
+  WRITE_LIMIT_HOUR_WINDOW_MS: count({ default: 3_600_000, desc: 'Length of the long window (tests shorten it).' }),
+  WRITE_LIMIT_EXEMPT_ACCOUNTS: str({ default: '', desc: 'Comma-separated account ids whose writes are not limited (benchmarks only).' }),
+  UPSTREAM_TIMEOUT_MS: count({ default: 30_000, desc: 'How long the gateway waits for a service to answer before 503.' }),
+  CONTACTS_API_URL: url({ default: 'http://127.0.0.1:3001', desc: 'contacts-api (customers, consents).' }),
+  IDENTITY_ISSUER_URL: url({ default: 'http://127.0.0.1:3002', desc: 'identity-issuer (same-browser passes).' }),
+  KNOWLEDGE_API_URL: url({ default: 'http://127.0.0.1:3003', desc: 'knowledge-api (knowledge pieces).' }),
+  EVENTS_API_URL: url({ default: 'http://127.0.0.1:3004', desc: 'events-api (the event feed).' }),
+  WEBHOOK_DISPATCHER_URL: url({ default: 'http://127.0.0.1:3005', desc: 'webhook-dispatcher (webhook endpoints).' }),
+};
+
+export type GatewayConfig = Config<typeof gatewayConfigSpec>;

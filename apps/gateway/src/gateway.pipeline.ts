@@ -1,0 +1,101 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { API_PLAN } from '@svc/contracts';
+import { ApiError, APP_CONFIG, BODY_LIMIT_BYTES, InternalAuth } from '@svc/platform';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiKeyAuthenticator, Principal } from './auth/authenticator';
+import { GatewayConfig } from './gateway.config';
+import { ROUTES } from './proxy/route-table';
+import { UpstreamProxy } from './proxy/upstream-proxy';
+import { WriteLimiter } from './rate-limit/write-limiter';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+export const API_PREFIX = '/api/v1';
+const PUBLIC_PATHS = new Set([`${API_PREFIX}/openapi.json`]);
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const BEARER = /^Bearer ([^\s]+)$/;
+
+/**
+ * The checks every public call passes, in the contract's order: 401, 402, 429 (writes) in an
+ * onRequest hook, before the body is read; then 415 / 413 / 400 `invalid_json` while Fastify reads
+ * the body; then the route (the gateway's own, or a proxied service).
+ */
+@Injectable()
+export class GatewayPipeline {
+  private readonly exempt: Set<string>;
+
+  constructor(
+    @Inject(APP_CONFIG) config: GatewayConfig,
+    private readonly authenticator: ApiKeyAuthenticator,
+    private readonly limiter: WriteLimiter,
+    private readonly proxy: UpstreamProxy,
+    private readonly internalAuth: InternalAuth,
+  ) {
+    this.exempt = new Set(config.WRITE_LIMIT_EXEMPT_ACCOUNTS.split(',').map((id) => id.trim()).filter(Boolean));
+  }
+
+  install(fastify: FastifyInstance): void {
+    fastify.addHook('onRequest', async (request, reply) => {
+      const path = request.url.split('?')[0] ?? '';
+      if ((path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) && !PUBLIC_PATHS.has(path)) await this.admit(request, reply);
+    });
+
+    // Bodies stay bytes: checked to be JSON here, relayed untouched to the service.
+    fastify.removeContentTypeParser('application/json');
+    fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
+      const bytes = body as Buffer;
+      if (bytes.length === 0) return done(null, undefined);
+      try {
+        JSON.parse(bytes.toString('utf8'));
+        done(null, bytes);
+      } catch {
+        done(new ApiError('invalid_json', 'The request body is not valid JSON.'), undefined);
+      }
+    });
+
+    for (const route of ROUTES) {
+      fastify.route({
+        method: route.method,
+        url: API_PREFIX + route.path,
+        handler: async (request, reply) => this.proxy.forward(route.upstream, request, reply, await this.contextFor(request)),
+      });
+    }
+  }
+
+  private async admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const match = BEARER.exec(request.headers.authorization ?? '');
+    const principal = match?.[1] ? await this.authenticator.authenticate(match[1]) : null;
+    if (!principal) {
+      throw new ApiError('unauthorized', 'Send a valid API key: Authorization: Bearer svc_cust_…', undefined, { 'www-authenticate': 'Bearer' });
+    }
+    if (principal.account.plan !== API_PLAN) {
+      throw new ApiError('plan_required', `The API needs the ${API_PLAN} plan; this account is on ${principal.account.plan}.`);
+    }
+    request.principal = principal;
+    if (!WRITES.has(request.method) || this.exempt.has(principal.account.id)) return;
+
+    const decision = await this.limiter.consume(principal.key.id, request.id).catch((err: unknown) => {
+      request.log.error({ err }, 'write limiter unavailable');
+      throw new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
+    });
+    reply.headers({
+      'ratelimit-limit': String(decision.limit),
+      'ratelimit-remaining': String(decision.remaining),
+      'ratelimit-reset': String(decision.resetSeconds),
+    });
+    if (!decision.allowed) {
+      throw new ApiError('rate_limited', `Too many writes; retry in ${decision.retryAfterSeconds} s.`, undefined, {
+        'retry-after': String(decision.retryAfterSeconds),
+      });
+    }
+  }
+
+  private contextFor(request: FastifyRequest): Promise<string> {
+    const principal = request.principal as Principal;
+    return this.internalAuth.sign({ account: principal.account, keyId: principal.key.id, requestId: request.id });
+  }
+}

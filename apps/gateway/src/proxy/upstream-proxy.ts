@@ -1,0 +1,62 @@
+import { ApiError, GATEWAY_CONTEXT_HEADER } from '@svc/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Pool } from 'undici';
+import { GatewayConfig } from '../gateway.config';
+import { Upstream, UPSTREAMS } from './route-table';
+
+/** Request headers a service needs; everything else (Authorization above all) stays at the gateway. */
+const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'accept-language', 'user-agent'] as const;
+/** Response headers that describe one hop and must not be relayed. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'x-request-id']);
+
+/** Forwards calls to the owning service over pooled keep-alive connections. */
+export class UpstreamProxy {
+  private readonly pools = new Map<Upstream, Pool>();
+
+  constructor(config: GatewayConfig) {
+    for (const [upstream, setting] of Object.entries(UPSTREAMS) as Array<[Upstream, keyof GatewayConfig]>) {
+      this.pools.set(
+        upstream,
+        new Pool(String(config[setting]), {
+          connections: 128,
+          keepAliveTimeout: 10_000,
+          connect: { timeout: 2_000 },
+          headersTimeout: config.UPSTREAM_TIMEOUT_MS,
+          bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
+        }),
+      );
+    }
+  }
+
+  async forward(upstream: Upstream, request: FastifyRequest, reply: FastifyReply, context: string): Promise<FastifyReply> {
+    const pool = this.pools.get(upstream) as Pool;
+    const headers: Record<string, string> = { [GATEWAY_CONTEXT_HEADER]: context, 'x-request-id': request.id };
+    for (const name of FORWARDED_REQUEST_HEADERS) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const body = request.body instanceof Buffer ? request.body : undefined;
+    let response;
+    try {
+      response = await pool.request({
+        method: request.method as 'GET',
+        path: request.url.slice('/api/v1'.length),
+        headers,
+        body,
+      });
+    } catch (err) {
+      request.log.warn({ upstream, reason: (err as { code?: string }).code ?? String(err) }, 'upstream unavailable');
+      throw new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
+    }
+    reply.code(response.statusCode);
+    for (const [name, value] of Object.entries(response.headers as IncomingHttpHeaders)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
+    }
+    return reply.send(response.body);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
+  }
+}

@@ -1,0 +1,73 @@
+import { Plan } from '@svc/contracts';
+import { DataSource } from 'typeorm';
+
+export interface AccountRow {
+  id: string;
+  name: string;
+  plan: Plan;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  account_id: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** An active key with its account, as the gateway needs it on every call. */
+export interface PrincipalRow {
+  key_id: string;
+  key_hash: Buffer;
+  key_prefix: string;
+  key_created_at: string;
+  account_id: string;
+  account_name: string;
+  account_plan: Plan;
+}
+
+const KEY_COLUMNS = 'id, account_id, prefix, created_at, revoked_at';
+
+/** The SQL of schema `gateway`, and nothing else. */
+export class AccountsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async insertAccount(name: string, plan: Plan): Promise<AccountRow> {
+    const [row] = await this.db.query('INSERT INTO gateway.accounts (name, plan) VALUES ($1, $2) RETURNING id, name, plan', [name, plan]);
+    return row;
+  }
+
+  async updatePlan(accountId: string, plan: Plan): Promise<AccountRow | undefined> {
+    const [rows] = await this.db.query('UPDATE gateway.accounts SET plan = $2, updated_at = now() WHERE id = $1 RETURNING id, name, plan', [accountId, plan]);
+    return rows[0];
+  }
+
+  async findAccount(accountId: string): Promise<AccountRow | undefined> {
+    const rows = await this.db.query('SELECT id, name, plan FROM gateway.accounts WHERE id = $1', [accountId]);
+    return rows[0];
+  }
+
+  async insertKey(accountId: string, prefix: string, hash: Buffer): Promise<ApiKeyRow> {
+    const [row] = await this.db.query(`INSERT INTO gateway.api_keys (account_id, prefix, key_hash) VALUES ($1, $2, $3) RETURNING ${KEY_COLUMNS}`, [accountId, prefix, hash]);
+    return row;
+  }
+
+  async revokeKey(keyId: string): Promise<ApiKeyRow | undefined> {
+    const [rows] = await this.db.query(
+      `UPDATE gateway.api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+      [keyId],
+    );
+    return rows[0];
+  }
+
+  async findPrincipal(hash: Buffer): Promise<PrincipalRow | undefined> {
+    const rows = await this.db.query(
+      `SELECT k.id AS key_id, k.key_hash, k.prefix AS key_prefix, k.created_at AS key_created_at,
+              a.id AS account_id, a.name AS account_name, a.plan AS account_plan
+         FROM gateway.api_keys k JOIN gateway.accounts a ON a.id = k.account_id
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+      [hash],
+    );
+    return rows[0];
+  }
+}

@@ -1,0 +1,48 @@
+import { Plan } from '@svc/contracts';
+import { AccountRow, AccountsRepository, ApiKeyRow } from './accounts.repository';
+import { displayPrefix, generateApiKey, hashApiKey } from './api-key';
+
+export class AccountNotFoundError extends Error {}
+export class KeyNotFoundError extends Error {}
+
+/** A key as created: the secret is in `apiKey`, shown once and never stored. */
+export interface CreatedKey {
+  key: ApiKeyRow;
+  apiKey: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Accounts, plans and keys: what operators do (the admin command line) and the gateway reads. */
+export class AccountsService {
+  constructor(private readonly repository: AccountsRepository) {}
+
+  async createAccount(name: string, plan: Plan): Promise<{ account: AccountRow } & CreatedKey> {
+    const account = await this.repository.insertAccount(name, plan);
+    return { account, ...(await this.issueKey(account.id)) };
+  }
+
+  async setPlan(accountId: string, plan: Plan): Promise<AccountRow> {
+    const account = UUID.test(accountId) ? await this.repository.updatePlan(accountId, plan) : undefined;
+    if (!account) throw new AccountNotFoundError(`no account with id ${accountId}`);
+    return account;
+  }
+
+  async createKey(accountId: string): Promise<CreatedKey> {
+    const account = UUID.test(accountId) ? await this.repository.findAccount(accountId) : undefined;
+    if (!account) throw new AccountNotFoundError(`no account with id ${accountId}`);
+    return this.issueKey(account.id);
+  }
+
+  async revokeKey(keyId: string): Promise<ApiKeyRow> {
+    const key = UUID.test(keyId) ? await this.repository.revokeKey(keyId) : undefined;
+    if (!key) throw new KeyNotFoundError(`no key with id ${keyId}`);
+    return key;
+  }
+
+  private async issueKey(accountId: string): Promise<CreatedKey> {
+    const apiKey = generateApiKey();
+    const key = await this.repository.insertKey(accountId, displayPrefix(apiKey), hashApiKey(apiKey));
+    return { key, apiKey };
+  }
+}

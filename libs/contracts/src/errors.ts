@@ -1,0 +1,36 @@
+/**
+ * Error codes of the public API. Part of the contract: integrators branch on them.
+ * Do not rename without a new API version.
+ */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  validation_failed: 400,
+  invalid_parameter: 400,
+  limit_exceeded: 400,
+  unauthorized: 401,
+  plan_required: 402,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  /** Where the problem is: a field name, a dotted path or `items[3].text`. */
+  path: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  error: {
+    code: ErrorCode;
+    message: string;
+    details?: ErrorDetail[];
+  };
+}

@@ -1,0 +1,49 @@
+import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { ReadinessService } from '@svc/platform';
+import { DataSource } from 'typeorm';
+import { createDataSource, migrate, SchemaOptions } from './data-source';
+
+export interface PersistenceOptions extends SchemaOptions {
+  /** Apply pending migrations when the app starts (default true). */
+  migrateOnStart?: boolean;
+}
+
+@Injectable()
+class DataSourceLifecycle implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    @Inject(DataSource) private readonly dataSource: DataSource,
+    private readonly readiness: ReadinessService,
+  ) {}
+
+  onModuleInit(): void {
+    this.readiness.register('postgres', () => this.dataSource.query('SELECT 1'));
+  }
+
+  /** After the HTTP server has drained, never before: in-flight requests still need the pool. */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+}
+
+/** Gives an app its schema's DataSource, migrated at start, closed last on shutdown. */
+@Module({})
+export class PersistenceModule {
+  static forRoot(options: PersistenceOptions): DynamicModule {
+    return {
+      module: PersistenceModule,
+      global: true,
+      providers: [
+        {
+          provide: DataSource,
+          useFactory: async () => {
+            const dataSource = await createDataSource(options).initialize();
+            if (options.migrateOnStart ?? true) await migrate(dataSource);
+            return dataSource;
+          },
+        },
+        DataSourceLifecycle,
+      ],
+      exports: [DataSource],
+    };
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Timestamps cross our edges as text with microseconds and an explicit offset:
+ * `2026-11-21T10:04:05.123456+00:00`. JavaScript's Date keeps only milliseconds, so timestamps
+ * are never turned into Dates on the way through: PostgreSQL parses and stores them (timestamptz
+ * keeps microseconds) and the driver hands them back as text, which `formatTimestamp` normalises.
+ */
+
+const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}:?\d{2})$/;
+const PG_UTC = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
+
+/** PostgreSQL's text output of a timestamptz in a UTC session → `YYYY-MM-DDTHH:MM:SS.ffffff+00:00`. */
+export function formatTimestamp(pgText: string): string {
+  const match = PG_UTC.exec(pgText);
+  if (!match) throw new Error(`unexpected timestamptz text ${JSON.stringify(pgText)}; is the session time zone UTC?`);
+  return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(6, '0')}+00:00`;
+}
+
+/**
+ * Checks an incoming ISO 8601 timestamp: calendar-valid, with `Z` or an offset, at most microseconds.
+ * Returns it unchanged (PostgreSQL parses it exactly), or undefined when it is not acceptable.
+ */
+export function parseTimestampInput(value: string): string | undefined {
+  const match = ISO_WITH_ZONE.exec(value);
+  if (!match) return undefined;
+  const [, y, mo, d, h, mi, s, , zone] = match;
+  const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)));
+  const sameCalendar = date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(mo) - 1 && date.getUTCDate() === Number(d);
+  if (!sameCalendar || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
+  if (zone !== 'Z' && zone && Math.abs(Number(zone.slice(1, 3))) > 18) return undefined;
+  return value;
+}
+
+/** The current instant, formatted like every other timestamp (for code that must not ask the database). */
+export function nowTimestamp(): string {
+  return new Date().toISOString().replace('Z', '000+00:00');
+}

@@ -1,0 +1,99 @@
+import 'reflect-metadata';
+import { DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { FastifyInstance, LogController } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
+import { Config, ConfigError, ConfigSpec, loadConfig } from './config';
+import { ApiExceptionFilter, ApiFastifyAdapter, RouteRegistry } from './http-errors';
+import { createLogger, NestPinoLogger } from './logger';
+import { MetricsService } from './metrics';
+import { PlatformConfig } from './tokens';
+import { ApiValidationPipe } from './validation';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+type AppConfig = PlatformConfig & { PORT: number; HOST: string; LOG_LEVEL: string };
+
+export interface AppDefinition<S extends ConfigSpec> {
+  name: string;
+  configSpec: S;
+  module: (config: Config<S>, logger: Logger) => DynamicModule;
+  /** Extra wiring on the Fastify instance before routes are registered (hooks, raw routes). */
+  configure?: (app: NestFastifyApplication, fastify: FastifyInstance, config: Config<S>) => void | Promise<void>;
+  /** Path prefix of the app's controllers, except health and metrics. */
+  globalPrefix?: string;
+}
+
+/** Echoes a caller's X-Request-Id when it is safe to log, otherwise makes one. */
+function requestId(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** Builds a NestJS app on Fastify with everything every app does the same way. Does not listen. */
+export async function createApp<S extends ConfigSpec>(definition: AppDefinition<S>, config: Config<S>, logger: Logger): Promise<NestFastifyApplication> {
+  const adapter = new ApiFastifyAdapter({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: requestId,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(definition.module(config, logger), adapter, {
+    logger: new NestPinoLogger(logger),
+    abortOnError: false,
+    // Fastify's own JSON parser stays (its errors map to invalid_json); the gateway replaces it.
+    bodyParser: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  const routes = new RouteRegistry(fastify);
+  // JSON only: a body of any other type is 415 (Fastify would otherwise accept text/plain).
+  fastify.removeContentTypeParser('text/plain');
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    request.log.info(
+      { method: request.method, path: request.url.split('?')[0], route: request.routeOptions?.url, status_code: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request completed',
+    );
+    done();
+  });
+  app.get(MetricsService).instrument(fastify);
+  app.useGlobalFilters(new ApiExceptionFilter(routes));
+  app.useGlobalPipes(new ApiValidationPipe());
+  if (definition.globalPrefix) app.setGlobalPrefix(definition.globalPrefix, { exclude: ['healthz', 'readyz', 'metrics'] });
+  await definition.configure?.(app, fastify, config);
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  return app;
+}
+
+/** An app's whole main.ts: validate config (exit 1 naming the bad variable), build, listen. */
+export async function runApp<S extends ConfigSpec>(definition: AppDefinition<S>): Promise<NestFastifyApplication | undefined> {
+  let config: Config<S>;
+  try {
+    config = loadConfig(definition.configSpec);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${definition.name}: ${err.message}\n`);
+    process.exitCode = 1;
+    return undefined;
+  }
+  const appConfig = config as unknown as AppConfig;
+  const logger = createLogger(definition.name, appConfig.LOG_LEVEL);
+  try {
+    const app = await createApp(definition, config, logger);
+    await app.listen({ port: appConfig.PORT, host: appConfig.HOST });
+    logger.info({ port: appConfig.PORT }, `${definition.name} listening on http://${appConfig.HOST}:${appConfig.PORT}`);
+    return app;
+  } catch (err) {
+    logger.fatal({ err }, `${definition.name} failed to start`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,90 @@
+import { HttpException } from '@nestjs/common';
+import { ERROR_STATUS, ErrorBody, ErrorCode, ErrorDetail } from '@svc/contracts';
+
+/** An error the caller caused or may see: it becomes `{error:{code,message,details}}`. */
+export class ApiError extends HttpException {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message, ERROR_STATUS[code]);
+  }
+}
+
+export interface ErrorResponse {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+}
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'validation_failed',
+  401: 'unauthorized',
+  402: 'plan_required',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_json',
+  FST_ERR_CTP_INVALID_TYPE: 'unsupported_media_type',
+};
+
+const MESSAGES: Partial<Record<ErrorCode, string>> = {
+  invalid_json: 'The request body is not valid JSON.',
+  unsupported_media_type: 'The request body must be JSON; send Content-Type: application/json.',
+  payload_too_large: 'The request body is larger than 1 MiB.',
+  internal_error: 'Something went wrong on our side. It has been logged.',
+};
+
+function errorResponse(code: ErrorCode, message: string, details?: ErrorDetail[], headers: Record<string, string> = {}): ErrorResponse {
+  const error: ErrorBody['error'] = { code, message };
+  if (details?.length) error.details = details;
+  return { status: ERROR_STATUS[code], body: { error }, headers };
+}
+
+function statusOf(err: unknown): number | undefined {
+  const status = (err as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/**
+ * The one mapping from anything thrown to the contract's error shape. Used by the Nest exception
+ * filter and by Fastify's error handler (errors raised before Nest runs: body parsing, hooks).
+ * Returns undefined for server faults, which the caller logs before answering 500.
+ */
+export function toErrorResponse(err: unknown): ErrorResponse | undefined {
+  if (err instanceof ApiError) return errorResponse(err.code, err.message, err.details, err.headers);
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    const code = CODE_BY_STATUS[status];
+    if (code) return errorResponse(code, MESSAGES[code] ?? err.message);
+    if (status >= 400 && status < 500) return { status, body: { error: { code: 'validation_failed', message: err.message } }, headers: {} };
+    return undefined;
+  }
+  const fastifyCode = (err as { code?: unknown } | null)?.code;
+  if (typeof fastifyCode === 'string' && FASTIFY_CODES[fastifyCode]) {
+    const code = FASTIFY_CODES[fastifyCode];
+    return errorResponse(code, MESSAGES[code] ?? 'The request is invalid.');
+  }
+  const status = statusOf(err);
+  if (err instanceof SyntaxError && status === 400) return errorResponse('invalid_json', MESSAGES.invalid_json as string);
+  if (status !== undefined && status >= 400 && status < 500) {
+    const code = CODE_BY_STATUS[status] ?? 'validation_failed';
+    return { status, body: { error: { code, message: MESSAGES[code] ?? 'The request is invalid.' } }, headers: {} };
+  }
+  return undefined;
+}
+
+export const INTERNAL_ERROR: ErrorResponse = errorResponse('internal_error', MESSAGES.internal_error as string);

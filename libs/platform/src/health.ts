@@ -1,0 +1,67 @@
+import { BeforeApplicationShutdown, Controller, Get, Inject, Injectable, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { Public } from './public';
+import type { FastifyReply } from 'fastify';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { APP_CONFIG, PlatformConfig } from './tokens';
+
+export type ReadinessCheck = () => Promise<unknown>;
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+/**
+ * Readiness: the app's own connections (PostgreSQL, RabbitMQ, Redis), registered by the modules
+ * that own them. On SIGTERM it turns not-ready first, waits SHUTDOWN_DELAY_MS so load balancers
+ * stop sending, and only then does Nest close the listener (which finishes in-flight requests).
+ */
+@Injectable()
+export class ReadinessService implements BeforeApplicationShutdown {
+  private readonly checks = new Map<string, ReadinessCheck>();
+  private draining = false;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: PlatformConfig) {}
+
+  register(name: string, check: ReadinessCheck): void {
+    this.checks.set(name, check);
+  }
+
+  async report(): Promise<{ ready: boolean; checks: Record<string, string> }> {
+    const results: Record<string, string> = {};
+    if (this.draining) return { ready: false, checks: { shutdown: 'draining' } };
+    await Promise.all(
+      [...this.checks].map(async ([name, check]) => {
+        try {
+          await Promise.race([check(), sleep(CHECK_TIMEOUT_MS).then(() => Promise.reject(new Error('timed out')))]);
+          results[name] = 'ok';
+        } catch (err) {
+          results[name] = err instanceof Error ? err.message : 'failed';
+        }
+      }),
+    );
+    return { ready: Object.values(results).every((r) => r === 'ok'), checks: results };
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.draining = true;
+    if (this.config.SHUTDOWN_DELAY_MS > 0) await sleep(this.config.SHUTDOWN_DELAY_MS);
+  }
+}
+
+@Public()
+@ApiExcludeController()
+@Controller()
+export class HealthController {
+  constructor(private readonly readiness: ReadinessService) {}
+
+  /** Liveness: the process answers. It checks no dependency, so an outage never restarts pods. */
+  @Get('healthz')
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('readyz')
+  async ready(@Res() reply: FastifyReply): Promise<void> {
+    const report = await this.readiness.report();
+    await reply.code(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not_ready', checks: report.checks });
+  }
+}

@@ -1,0 +1,73 @@
+import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestjs/common';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Router from 'find-my-way';
+import { ApiError, ErrorResponse, INTERNAL_ERROR, toErrorResponse } from './errors';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/**
+ * Every route the app serves, so that a known path with the wrong method is a 405 with `Allow`,
+ * not a 404. Filled by Fastify's onRoute hook, whoever registers the route (Nest or plain Fastify).
+ */
+export class RouteRegistry {
+  private readonly router = Router();
+
+  constructor(fastify: FastifyInstance) {
+    fastify.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      for (const method of methods) {
+        if ((METHODS as readonly string[]).includes(method) && !this.router.hasRoute(method as never, route.url)) {
+          this.router.on(method as never, route.url, () => undefined);
+        }
+      }
+    });
+  }
+
+  allowedMethods(url: string): string[] {
+    const path = url.split('?')[0] ?? url;
+    return METHODS.filter((method) => this.router.find(method, path) !== null);
+  }
+}
+
+function routeMissing(request: FastifyRequest, registry: RouteRegistry): ApiError {
+  const allowed = registry.allowedMethods(request.url);
+  if (allowed.length > 0) {
+    return new ApiError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`, undefined, { allow: allowed.join(', ') });
+  }
+  return new ApiError('not_found', `There is no route ${request.method} ${request.url.split('?')[0]}.`);
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  let response: ErrorResponse | undefined = toErrorResponse(err);
+  if (!response) {
+    request.log.error({ err }, 'unhandled error');
+    response = INTERNAL_ERROR;
+  }
+  return reply.code(response.status).headers(response.headers).type('application/json; charset=utf-8').send(response.body);
+}
+
+/** Nest's side: every exception a controller, guard, pipe or Nest's own 404 handler raises. */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  constructor(private readonly registry: RouteRegistry) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const unrouted = exception instanceof NotFoundException && !(exception instanceof ApiError) && request.routeOptions?.url === undefined;
+    sendError(request, reply, unrouted ? routeMissing(request, this.registry) : exception);
+  }
+}
+
+/**
+ * Fastify's side: errors raised outside Nest's handlers (hooks, body parsing, plain Fastify routes).
+ * Nest would install a handler that turns them into HttpExceptions by status alone, losing which
+ * 400 it was (`invalid_json`); ours reads Fastify's error codes through the same mapping.
+ */
+export class ApiFastifyAdapter extends FastifyAdapter {
+  override setErrorHandler(): FastifyInstance {
+    return this.getInstance<FastifyInstance>().setErrorHandler((error, request, reply) => sendError(request, reply, error));
+  }
+}

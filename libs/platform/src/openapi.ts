@@ -1,0 +1,26 @@
+import { DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ErrorResponseDto } from '@svc/contracts';
+import { Config, ConfigSpec, loadConfig } from './config';
+import { createLogger } from './logger';
+import { AppDefinition } from './bootstrap';
+
+/**
+ * The OpenAPI document of one app's routes, generated from its controllers and DTOs. The app is
+ * built in Nest's preview mode: nothing is instantiated, so no database or broker is needed.
+ */
+export async function describeApi<S extends ConfigSpec>(definition: AppDefinition<S>): Promise<OpenAPIObject> {
+  const config: Config<S> = loadConfig(definition.configSpec, { NODE_ENV: 'development' });
+  const module: DynamicModule = definition.module(config, createLogger(definition.name, 'silent'));
+  const app = await NestFactory.create(module, new FastifyAdapter(), { preview: true, logger: false, abortOnError: false });
+  if (definition.globalPrefix) app.setGlobalPrefix(definition.globalPrefix);
+  const document = SwaggerModule.createDocument(app, new DocumentBuilder().setTitle(definition.name).setOpenAPIVersion('3.1.0').build(), {
+    ignoreGlobalPrefix: true,
+    extraModels: [ErrorResponseDto],
+    operationIdFactory: (_controller, method) => method,
+  });
+  await app.close();
+  return document;
+}

@@ -1,0 +1,53 @@
+import { CanActivate, DynamicModule, ExecutionContext, Global, Injectable, Module, Provider } from '@nestjs/common';
+import { APP_GUARD, Reflector } from '@nestjs/core';
+import type { Logger } from 'pino';
+import { HealthController, ReadinessService } from './health';
+import { GatewayContextGuard, InternalAuth } from './internal-auth';
+import { PUBLIC } from './public';
+import { MetricsController, MetricsService } from './metrics';
+import { APP_CONFIG, APP_LOGGER, PlatformConfig } from './tokens';
+
+
+/** In a service behind the gateway: every route needs the gateway's context unless @Public(). */
+@Injectable()
+class BehindGatewayGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly guard: GatewayContextGuard,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const open = this.reflector.getAllAndOverride<boolean | undefined>(PUBLIC, [context.getHandler(), context.getClass()]);
+    return open ? true : this.guard.canActivate(context);
+  }
+}
+
+export interface PlatformOptions {
+  config: PlatformConfig & { INTERNAL_AUTH_SECRET?: string };
+  logger: Logger;
+  /** A service reached only through the gateway: refuse calls without its signed context. */
+  behindGateway?: boolean;
+}
+
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(options: PlatformOptions): DynamicModule {
+    const providers: Provider[] = [
+      { provide: APP_CONFIG, useValue: options.config },
+      { provide: APP_LOGGER, useValue: options.logger },
+      ReadinessService,
+      MetricsService,
+    ];
+    if (options.config.INTERNAL_AUTH_SECRET) {
+      providers.push({ provide: InternalAuth, useValue: new InternalAuth(options.config.INTERNAL_AUTH_SECRET) });
+    }
+    if (options.behindGateway) providers.push(GatewayContextGuard, { provide: APP_GUARD, useClass: BehindGatewayGuard });
+    return {
+      module: PlatformModule,
+      controllers: [HealthController, MetricsController],
+      providers,
+      exports: providers.filter((p) => !(typeof p === 'object' && 'provide' in p && p.provide === APP_GUARD)),
+    };
+  }
+}

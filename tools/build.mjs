@@ -1,0 +1,58 @@
+// Compiles every app and library (TypeScript → CommonJS) into dist/, mirroring the source tree so
+// that `@svc/*` imports, rewritten to relative paths by SWC, resolve in dist/ too. Type checking is
+// `npm run typecheck` (tsc); SWC only transpiles, which takes a second for the whole workspace.
+import { transformFile } from '@swc/core';
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'dist');
+const TESTS = /\.(spec|integration-spec|e2e-spec)\.ts$/;
+
+const { compilerOptions } = JSON.parse(await readFile(join(root, 'tsconfig.base.json'), 'utf8'));
+
+async function* sources(dir) {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* sources(path);
+    else yield path;
+  }
+}
+
+const options = (filename) => ({
+  filename,
+  sourceMaps: true,
+  swcrc: false,
+  module: { type: 'commonjs', strictMode: true },
+  jsc: {
+    target: 'es2022',
+    keepClassNames: true,
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    baseUrl: root,
+    paths: compilerOptions.paths,
+  },
+});
+
+await rm(out, { recursive: true, force: true });
+let files = 0;
+for (const top of ['apps', 'libs']) {
+  for (const project of await readdir(join(root, top))) {
+    const src = join(root, top, project, 'src');
+    for await (const file of sources(src)) {
+      const target = join(out, relative(root, file));
+      await mkdir(dirname(target), { recursive: true });
+      if (file.endsWith('.ts') && !file.endsWith('.d.ts') && !TESTS.test(file)) {
+        const { code, map } = await transformFile(file, options(file));
+        const js = target.replace(/\.ts$/, '.js');
+        await writeFile(js, `${code}\n//# sourceMappingURL=${js.split('/').pop()}.map\n`);
+        if (map) await writeFile(`${js}.map`, map);
+        files += 1;
+      } else if (file.endsWith('.json')) {
+        await copyFile(file, target);
+      }
+    }
+  }
+}
+process.stdout.write(`build: ${files} files compiled into dist/\n`);
