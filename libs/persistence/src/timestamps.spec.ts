@@ -1,0 +1,24 @@
+import { formatTimestamp, parseTimestampInput } from './timestamps';
+
+describe('timestamps', () => {
+  it('formats PostgreSQL UTC text with six fraction digits and +00:00', () => {
+    expect(formatTimestamp('2026-11-21 10:04:05.123456+00')).toBe('2026-11-21T10:04:05.123456+00:00');
+    expect(formatTimestamp('2026-11-21 10:04:05.1+00')).toBe('2026-11-21T10:04:05.100000+00:00');
+    expect(formatTimestamp('2026-11-21 10:04:05+00')).toBe('2026-11-21T10:04:05.000000+00:00');
+  });
+
+  it('refuses text from a non-UTC session rather than mislabel it', () => {
+    expect(() => formatTimestamp('2026-11-21 11:04:05+01')).toThrow(/UTC/);
+  });
+
+  it.each(['2026-11-21T10:04:05Z', '2026-11-21T10:04:05.123456+02:00', '2026-11-21T10:04:05.1-0530'])('accepts %s', (value) => {
+    expect(parseTimestampInput(value)).toBe(value);
+  });
+
+  it.each(['2026-11-21T10:04:05', '2026-11-21', '2026-02-30T10:04:05Z', '2026-11-21T25:04:05Z', '2026-11-21T10:04:05.1234567Z', 'yesterday'])(
+    'refuses %s',
+    (value) => {
+      expect(parseTimestampInput(value)).toBeUndefined();
+    },
+  );
+});

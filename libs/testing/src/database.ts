@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+
+/** Where tests create their throw-away databases (a server they may create databases on). */
+export const TEST_SERVER_URL = process.env['TEST_DATABASE_SERVER_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+async function withServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: TEST_SERVER_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new, empty database for one suite; `drop()` removes it (closing what still holds it). */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `svc_test_${randomBytes(6).toString('hex')}`;
+  await withServer((client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(TEST_SERVER_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => withServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
