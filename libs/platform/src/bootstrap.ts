@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { Config, ConfigError, ConfigSpec, loadConfig } from './config';
 import { ApiExceptionFilter, ApiFastifyAdapter, RouteRegistry } from './http-errors';
 import { createLogger, NestPinoLogger } from './logger';
+import { ReadinessService } from './health';
 import { MetricsService } from './metrics';
 import { PlatformConfig } from './tokens';
 import { ApiValidationPipe } from './validation';
@@ -66,6 +67,12 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
     done();
   });
   app.get(MetricsService).instrument(fastify);
+  const readiness = app.get(ReadinessService);
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    // A keep-alive connection would hold the closing server open until the client drops it.
+    if (readiness.isDraining) reply.header('connection', 'close');
+    done(null, payload);
+  });
   app.useGlobalFilters(new ApiExceptionFilter(routes));
   app.useGlobalPipes(new ApiValidationPipe());
   if (definition.globalPrefix) app.setGlobalPrefix(definition.globalPrefix, { exclude: ['healthz', 'readyz', 'metrics'] });

@@ -21,6 +21,11 @@ export class ReadinessService implements BeforeApplicationShutdown {
 
   constructor(@Inject(APP_CONFIG) private readonly config: PlatformConfig) {}
 
+  /** True from SIGTERM on: responses then close their connection so the listener can drain. */
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
   register(name: string, check: ReadinessCheck): void {
     this.checks.set(name, check);
   }

@@ -1,0 +1,277 @@
+import { Body, Controller, DynamicModule, Get, Module, Param, Put, Query } from '@nestjs/common';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { GatewayContext } from '@svc/contracts';
+import { baseConfigSpec, Caller, createApp, createLogger, internalAuthConfigSpec, loadConfig, PlatformModule, port } from '@svc/platform';
+import { accountsFor, createTestDatabase, freePort, RunningApp, startApp, TestDatabase } from '@svc/testing';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource } from 'typeorm';
+import { ROUTES } from './proxy/route-table';
+
+const SECRET = 'e2e-internal-secret-0123456789-abcdefghij';
+
+/** A service behind the gateway, built with the platform like the real ones. */
+@Controller('contacts')
+class StubContactsController {
+  @Get(':ref')
+  async get(@Caller() caller: GatewayContext, @Param('ref') ref: string, @Query('delay_ms') delay?: string): Promise<object> {
+    if (delay) await sleep(Number(delay));
+    return { ref, caller };
+  }
+
+  @Put(':ref')
+  put(@Param('ref') ref: string, @Body() body: object): object {
+    return { ref, body };
+  }
+}
+
+@Module({})
+class StubModule {}
+
+const stubSpec = { ...baseConfigSpec, ...internalAuthConfigSpec, PORT: port() };
+
+async function startStub(): Promise<{ app: NestFastifyApplication; url: string }> {
+  const config = loadConfig(stubSpec, { INTERNAL_AUTH_SECRET: SECRET, PORT: String(await freePort()), LOG_LEVEL: 'silent' });
+  const logger = createLogger('stub', 'silent');
+  const module = (): DynamicModule => ({ module: StubModule, imports: [PlatformModule.forRoot({ config, logger, behindGateway: true })], controllers: [StubContactsController] });
+  const app = await createApp({ name: 'stub', configSpec: stubSpec, module }, config, logger);
+  await app.listen({ port: config.PORT, host: '127.0.0.1' });
+  return { app, url: `http://127.0.0.1:${config.PORT}` };
+}
+
+describe('gateway (processes, real PostgreSQL and Redis)', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+  let accounts: Awaited<ReturnType<typeof accountsFor>>['accounts'];
+  let stub: Awaited<ReturnType<typeof startStub>>;
+  let gateway: RunningApp;
+  let twin: RunningApp;
+  let scale: { accountId: string; key: string };
+  let growthKey: string;
+
+  const env = () => ({ DATABASE_URL: db.url, INTERNAL_AUTH_SECRET: SECRET, CONTACTS_API_URL: stub.url, KNOWLEDGE_API_URL: 'http://127.0.0.1:9' });
+  const call = (base: RunningApp, path: string, init: RequestInit & { key?: string } = {}) =>
+    fetch(`${base.url}/api/v1${path}`, { ...init, headers: { ...(init.key ? { authorization: `Bearer ${init.key}` } : {}), ...(init.headers as Record<string, string>) } });
+  const newKey = async () => (await accounts.createKey(scale.accountId)).apiKey;
+  const put = (base: RunningApp, key: string, ref = 'c-1') => call(base, `/contacts/${ref}`, { method: 'PUT', key, headers: { 'content-type': 'application/json' }, body: '{"name":"Ada"}' });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    ({ accounts, dataSource } = await accountsFor(db.url));
+    const created = await accounts.createAccount('Acme', 'scale');
+    scale = { accountId: created.account.id, key: created.apiKey };
+    growthKey = (await accounts.createAccount('Small', 'growth')).apiKey;
+    stub = await startStub();
+    [gateway, twin] = await Promise.all([startApp('gateway', env()), startApp('gateway', env())]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([gateway?.stop(), twin?.stop()]);
+    await stub?.app.close();
+    await dataSource?.destroy();
+    await db?.drop();
+  });
+
+  describe('401 before anything else', () => {
+    it.each([
+      ['no Authorization header', undefined],
+      ['another scheme', 'Basic dXNlcjpwYXNz'],
+      ['a key with the wrong prefix', `Bearer sk_live_${'a'.repeat(43)}`],
+      ['an unknown key', `Bearer svc_cust_${'A'.repeat(43)}`],
+      ['a malformed bearer', 'Bearer'],
+    ])('refuses %s with 401 unauthorized in the error shape', async (_, authorization) => {
+      const response = await fetch(`${gateway.url}/api/v1/whoami`, { headers: authorization ? { authorization } : {} });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+    });
+
+    it('answers 401 (not 404, not 415) to an unauthenticated call of any shape', async () => {
+      expect((await call(gateway, '/no-such-route')).status).toBe(401);
+      expect((await call(gateway, '/contacts/x', { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(401);
+    });
+
+    it('refuses a revoked key within 5 seconds, on every gateway process', async () => {
+      const { key, apiKey } = await accounts.createKey(scale.accountId);
+      expect((await call(gateway, '/whoami', { key: apiKey })).status).toBe(200);
+      expect((await call(twin, '/whoami', { key: apiKey })).status).toBe(200);
+      const revokedAt = Date.now();
+      await accounts.revokeKey(key.id);
+      let refusedBoth = false;
+      while (!refusedBoth && Date.now() - revokedAt < 6000) {
+        const statuses = await Promise.all([call(gateway, '/whoami', { key: apiKey }), call(twin, '/whoami', { key: apiKey })]);
+        refusedBoth = statuses.every((r) => r.status === 401);
+        if (!refusedBoth) await sleep(100);
+      }
+      expect(refusedBoth).toBe(true);
+      expect(Date.now() - revokedAt).toBeLessThan(5000);
+    });
+  });
+
+  describe('402 for accounts outside the Scale plan', () => {
+    const concrete = (path: string) => path.replace(/:[A-Za-z]+/g, 'x');
+    it.each([{ method: 'GET', path: '/whoami' }, ...ROUTES])('$method $path → 402 plan_required', async ({ method, path }) => {
+      const response = await call(gateway, concrete(path), { method, key: growthKey, ...(method === 'GET' || method === 'DELETE' ? {} : { headers: { 'content-type': 'application/json' }, body: '{}' }) });
+      expect(response.status).toBe(402);
+      expect((await response.json()).error.code).toBe('plan_required');
+    });
+
+    it('applies a plan change within 5 seconds', async () => {
+      const created = await accounts.createAccount('Upgrader', 'starter');
+      expect((await call(gateway, '/whoami', { key: created.apiKey })).status).toBe(402);
+      const changedAt = Date.now();
+      await accounts.setPlan(created.account.id, 'scale');
+      let status = 402;
+      while (status !== 200 && Date.now() - changedAt < 6000) {
+        status = (await call(gateway, '/whoami', { key: created.apiKey })).status;
+        if (status !== 200) await sleep(100);
+      }
+      expect(status).toBe(200);
+      expect(Date.now() - changedAt).toBeLessThan(5000);
+    });
+  });
+
+  describe('write limits', () => {
+    it('accepts 120 writes in a minute, refuses the 121st with Retry-After, and sends RateLimit headers', async () => {
+      const key = await newKey();
+      const responses = await Promise.all(Array.from({ length: 120 }, (_, i) => put(gateway, key, `r-${i}`)));
+      expect(responses.map((r) => r.status)).toEqual(Array(120).fill(200));
+      expect(responses[0]!.headers.get('ratelimit-limit')).toBe('120');
+      expect(Math.min(...responses.map((r) => Number(r.headers.get('ratelimit-remaining'))))).toBe(0);
+      const refused = await put(gateway, key);
+      expect(refused.status).toBe(429);
+      expect((await refused.json()).error.code).toBe('rate_limited');
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      // Reads are not limited.
+      expect((await call(gateway, '/whoami', { key })).status).toBe(200);
+    });
+
+    it('never accepts more than 120 across two gateway processes', async () => {
+      const key = await newKey();
+      const responses = await Promise.all(Array.from({ length: 200 }, (_, i) => put(i % 2 ? gateway : twin, key, `t-${i}`)));
+      expect(responses.filter((r) => r.status === 200)).toHaveLength(120);
+      expect(responses.filter((r) => r.status === 429)).toHaveLength(80);
+    });
+
+    it('accepts a write sent after Retry-After', async () => {
+      const short = await startApp('gateway', { ...env(), WRITE_LIMIT_PER_MINUTE: '5', WRITE_LIMIT_MINUTE_WINDOW_MS: '2500' });
+      try {
+        const key = await newKey();
+        for (let i = 0; i < 5; i += 1) expect((await put(short, key)).status).toBe(200);
+        const refused = await put(short, key);
+        expect(refused.status).toBe(429);
+        const retryAfter = Number(refused.headers.get('retry-after'));
+        expect(retryAfter).toBeGreaterThanOrEqual(1);
+        expect(retryAfter).toBeLessThanOrEqual(3);
+        await sleep(retryAfter * 1000);
+        expect((await put(short, key)).status).toBe(200);
+      } finally {
+        await short.stop();
+      }
+    });
+  });
+
+  describe('bodies, routes and request ids', () => {
+    it('415 for a body that is not JSON', async () => {
+      const response = await call(gateway, '/contacts/x', { method: 'PUT', key: scale.key, headers: { 'content-type': 'text/plain' }, body: 'hello' });
+      expect(response.status).toBe(415);
+      expect((await response.json()).error.code).toBe('unsupported_media_type');
+    });
+
+    it('413 for a body over 1 MiB', async () => {
+      const body = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
+      const response = await call(gateway, '/contacts/x', { method: 'PUT', key: scale.key, headers: { 'content-type': 'application/json' }, body });
+      expect(response.status).toBe(413);
+      expect((await response.json()).error.code).toBe('payload_too_large');
+    });
+
+    it('400 invalid_json for a body that does not parse', async () => {
+      const response = await call(gateway, '/contacts/x', { method: 'PUT', key: scale.key, headers: { 'content-type': 'application/json' }, body: '{"name":' });
+      expect(response.status).toBe(400);
+      expect((await response.json()).error.code).toBe('invalid_json');
+    });
+
+    it('404 not_found for an unknown route, 405 with Allow for a wrong method', async () => {
+      const missing = await call(gateway, '/nothing-here', { key: scale.key });
+      expect(missing.status).toBe(404);
+      expect((await missing.json()).error.code).toBe('not_found');
+      const wrong = await call(gateway, '/contacts/x', { method: 'PATCH', key: scale.key, headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(wrong.status).toBe(405);
+      expect(wrong.headers.get('allow')).toBe('GET, HEAD, PUT, DELETE');
+      expect((await wrong.json()).error.code).toBe('method_not_allowed');
+    });
+
+    it('echoes X-Request-Id, or makes one', async () => {
+      const echoed = await call(gateway, '/whoami', { key: scale.key, headers: { 'x-request-id': 'req-123' } });
+      expect(echoed.headers.get('x-request-id')).toBe('req-123');
+      const made = await call(gateway, '/nothing', {});
+      expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    });
+  });
+
+  it('GET /whoami describes the account, the key and the app', async () => {
+    const response = await call(gateway, '/whoami', { key: scale.key });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      account: { id: scale.accountId, name: 'Acme', plan: 'scale' },
+      key: { id: expect.any(String), prefix: scale.key.slice(0, 13), created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/) },
+      app_url: 'http://localhost:3000',
+    });
+  });
+
+  describe('proxying', () => {
+    it('passes the call and the authenticated account to the owning service', async () => {
+      const response = await call(gateway, '/contacts/a%2Fb?delay_ms=1', { key: scale.key, headers: { 'x-request-id': 'trace-1' } });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({
+        ref: 'a/b',
+        caller: { account: { id: scale.accountId, name: 'Acme', plan: 'scale' }, keyId: expect.any(String), requestId: 'trace-1' },
+      });
+    });
+
+    it('relays the JSON body untouched', async () => {
+      const response = await put(gateway, await newKey());
+      expect(await response.json()).toEqual({ ref: 'c-1', body: { name: 'Ada' } });
+    });
+
+    it('a service refuses a call that did not come through the gateway', async () => {
+      const direct = await fetch(`${stub.url}/contacts/x`);
+      expect(direct.status).toBe(401);
+      const forged = await fetch(`${stub.url}/contacts/x`, { headers: { 'x-svc-context': 'eyJhbGciOiJIUzI1NiJ9.e30.forged' } });
+      expect(forged.status).toBe(401);
+    });
+
+    it('answers 503 unavailable quickly when the service is down', async () => {
+      const started = Date.now();
+      const response = await call(gateway, '/knowledge', { key: scale.key });
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({ error: { code: 'unavailable', message: expect.any(String) } });
+      expect(Date.now() - started).toBeLessThan(3000);
+    });
+  });
+
+  it('serves the OpenAPI document without a key, and Prometheus metrics by route', async () => {
+    const document = await (await fetch(`${gateway.url}/api/v1/openapi.json`)).json();
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.paths['/whoami'].get).toBeDefined();
+    await call(gateway, '/whoami', { key: scale.key });
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(metrics).toContain('http_request_duration_seconds_bucket{le="0.005",method="GET",route="/api/v1/whoami",status_code="200"}');
+  });
+
+  it('finishes an in-flight request on SIGTERM, then exits', async () => {
+    const draining = await startApp('gateway', env());
+    const inFlight = call(draining, '/contacts/slow?delay_ms=1500', { key: scale.key });
+    await sleep(300);
+    const exited = draining.stop('SIGTERM');
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    expect((await response.json()).ref).toBe('slow');
+    expect(await exited).toBe('SIGTERM');
+    await expect(fetch(`${draining.url}/healthz`)).rejects.toThrow();
+  });
+
+  it('refuses to boot on an invalid setting, naming it', async () => {
+    await expect(startApp('gateway', { ...env(), WRITE_LIMIT_PER_MINUTE: 'many' })).rejects.toThrow(/WRITE_LIMIT_PER_MINUTE/);
+  });
+});
