@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# `npm start`: the whole product on this machine. Installs dependencies if missing, makes sure
+# PostgreSQL, RabbitMQ and Redis are up, creates the database, builds, migrates, starts every app.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NX_DAEMON=false NX_NO_CLOUD=true
+[ -d node_modules ] || npm ci --no-audit --no-fund
+bash scripts/services.sh
+node tools/ensure-database.mjs
+npm run --silent build
+npm run --silent migrate
+exec node tools/run-all.mjs

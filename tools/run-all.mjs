@@ -1,0 +1,52 @@
+// Runs every web app of dist/apps as a child process with its own logs prefixed, forwards SIGINT
+// and SIGTERM (each app drains and exits), and prints the gateway's URL once it is ready.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const apps = readdirSync(join(root, 'apps'))
+  .sort()
+  .filter((app) => existsSync(join(root, 'dist/apps', app, 'src/app.js')));
+
+const children = apps.map((app) => {
+  const child = spawn(process.execPath, [join(root, 'dist/apps', app, 'src/main.js')], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = '';
+    stream.on('data', (chunk) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop();
+      for (const line of lines) process.stdout.write(`${app.padEnd(18)} | ${line}\n`);
+    });
+  }
+  child.on('exit', (code, signal) => {
+    process.stdout.write(`${app.padEnd(18)} | exited (${code ?? signal})\n`);
+    if (!stopping) stop('SIGTERM', 1);
+  });
+  return child;
+});
+
+let stopping = false;
+function stop(signal, exitCode = 0) {
+  stopping = true;
+  for (const child of children) if (child.exitCode === null) child.kill(signal);
+  Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.on('exit', r)) : null))).then(() => process.exit(exitCode));
+}
+process.on('SIGINT', () => stop('SIGTERM'));
+process.on('SIGTERM', () => stop('SIGTERM'));
+
+const port = process.env.PORT ?? '3000';
+for (let i = 0; i < 300 && !stopping; i += 1) {
+  try {
+    if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) {
+      process.stdout.write(`\nThe API is ready at http://localhost:${port}/api/v1/ (running: ${apps.join(', ')}).\n`);
+      process.stdout.write(`Create an account: npm run --silent admin -- account create --name "Acme" --plan scale\n\n`);
+      break;
+    }
+  } catch {
+    // not listening yet
+  }
+  await sleep(200);
+}
