@@ -1,6 +1,6 @@
 import { Body, Controller, DynamicModule, Get, Module, Param, Put, Query } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { GatewayContext } from '@svc/contracts';
+import { ErrorBody, GatewayContext } from '@svc/contracts';
 import { baseConfigSpec, Caller, createApp, createLogger, internalAuthConfigSpec, loadConfig, PlatformModule, port } from '@svc/platform';
 import { accountsFor, createTestDatabase, freePort, RunningApp, startApp, TestDatabase } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,6 +8,8 @@ import { DataSource } from 'typeorm';
 import { ROUTES } from './proxy/route-table';
 
 const SECRET = 'e2e-internal-secret-0123456789-abcdefghij';
+
+const errorCode = async (response: Response) => ((await response.json()) as ErrorBody).error.code;
 
 /** A service behind the gateway, built with the platform like the real ones. */
 @Controller('contacts')
@@ -111,7 +113,7 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     it.each([{ method: 'GET', path: '/whoami' }, ...ROUTES])('$method $path → 402 plan_required', async ({ method, path }) => {
       const response = await call(gateway, concrete(path), { method, key: growthKey, ...(method === 'GET' || method === 'DELETE' ? {} : { headers: { 'content-type': 'application/json' }, body: '{}' }) });
       expect(response.status).toBe(402);
-      expect((await response.json()).error.code).toBe('plan_required');
+      expect(await errorCode(response)).toBe('plan_required');
     });
 
     it('applies a plan change within 5 seconds', async () => {
@@ -138,7 +140,7 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
       expect(Math.min(...responses.map((r) => Number(r.headers.get('ratelimit-remaining'))))).toBe(0);
       const refused = await put(gateway, key);
       expect(refused.status).toBe(429);
-      expect((await refused.json()).error.code).toBe('rate_limited');
+      expect(await errorCode(refused)).toBe('rate_limited');
       const retryAfter = Number(refused.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(60);
@@ -175,30 +177,30 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     it('415 for a body that is not JSON', async () => {
       const response = await call(gateway, '/contacts/x', { method: 'PUT', key: scale.key, headers: { 'content-type': 'text/plain' }, body: 'hello' });
       expect(response.status).toBe(415);
-      expect((await response.json()).error.code).toBe('unsupported_media_type');
+      expect(await errorCode(response)).toBe('unsupported_media_type');
     });
 
     it('413 for a body over 1 MiB', async () => {
       const body = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
       const response = await call(gateway, '/contacts/x', { method: 'PUT', key: scale.key, headers: { 'content-type': 'application/json' }, body });
       expect(response.status).toBe(413);
-      expect((await response.json()).error.code).toBe('payload_too_large');
+      expect(await errorCode(response)).toBe('payload_too_large');
     });
 
     it('400 invalid_json for a body that does not parse', async () => {
       const response = await call(gateway, '/contacts/x', { method: 'PUT', key: scale.key, headers: { 'content-type': 'application/json' }, body: '{"name":' });
       expect(response.status).toBe(400);
-      expect((await response.json()).error.code).toBe('invalid_json');
+      expect(await errorCode(response)).toBe('invalid_json');
     });
 
     it('404 not_found for an unknown route, 405 with Allow for a wrong method', async () => {
       const missing = await call(gateway, '/nothing-here', { key: scale.key });
       expect(missing.status).toBe(404);
-      expect((await missing.json()).error.code).toBe('not_found');
+      expect(await errorCode(missing)).toBe('not_found');
       const wrong = await call(gateway, '/contacts/x', { method: 'PATCH', key: scale.key, headers: { 'content-type': 'application/json' }, body: '{}' });
       expect(wrong.status).toBe(405);
       expect(wrong.headers.get('allow')).toBe('GET, HEAD, PUT, DELETE');
-      expect((await wrong.json()).error.code).toBe('method_not_allowed');
+      expect(await errorCode(wrong)).toBe('method_not_allowed');
     });
 
     it('echoes X-Request-Id, or makes one', async () => {
@@ -251,9 +253,9 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
   });
 
   it('serves the OpenAPI document without a key, and Prometheus metrics by route', async () => {
-    const document = await (await fetch(`${gateway.url}/api/v1/openapi.json`)).json();
+    const document = (await (await fetch(`${gateway.url}/api/v1/openapi.json`)).json()) as { openapi: string; paths: Record<string, { get?: object }> };
     expect(document.openapi).toBe('3.1.0');
-    expect(document.paths['/whoami'].get).toBeDefined();
+    expect(document.paths['/whoami']?.get).toBeDefined();
     await call(gateway, '/whoami', { key: scale.key });
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).toContain('http_request_duration_seconds_bucket{le="0.005",method="GET",route="/api/v1/whoami",status_code="200"}');
@@ -266,7 +268,7 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     const exited = draining.stop('SIGTERM');
     const response = await inFlight;
     expect(response.status).toBe(200);
-    expect((await response.json()).ref).toBe('slow');
+    expect(((await response.json()) as { ref: string }).ref).toBe('slow');
     expect(await exited).toBe('SIGTERM');
     await expect(fetch(`${draining.url}/healthz`)).rejects.toThrow();
   });

@@ -15,6 +15,8 @@ import { PlatformConfig } from './tokens';
 import { ApiValidationPipe } from './validation';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** Probes and scrapes: counted in metrics, not logged (they would drown the log). */
+const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 type AppConfig = PlatformConfig & { PORT: number; HOST: string; LOG_LEVEL: string };
@@ -60,6 +62,7 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
     done();
   });
   fastify.addHook('onResponse', (request, reply, done) => {
+    if (QUIET_ROUTES.has(request.routeOptions?.url ?? '')) return done();
     request.log.info(
       { method: request.method, path: request.url.split('?')[0], route: request.routeOptions?.url, status_code: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request completed',
