@@ -1,0 +1,54 @@
+// The README's table of environment variables, generated from the apps' config specs (the code
+// that validates them at boot), so the documentation cannot drift from what the apps read.
+//   node tools/config-table.mjs          rewrite the table in README.md (after `npm run build`)
+//   node tools/config-table.mjs --check  fail if README.md's table differs
+import 'reflect-metadata';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const START = '<!-- config-table:start -->';
+const END = '<!-- config-table:end -->';
+
+const rows = new Map();
+for (const app of readdirSync(join(root, 'apps')).sort()) {
+  const dir = join(root, 'dist/apps', app, 'src');
+  if (!existsSync(dir)) continue;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.config.js'))) {
+    for (const [exported, spec] of Object.entries(require(join(dir, file)))) {
+      if (!exported.endsWith('ConfigSpec')) continue;
+      for (const [name, validator] of Object.entries(spec)) {
+        const row = rows.get(name) ?? { apps: [], validator };
+        row.apps.push(app);
+        rows.set(name, row);
+      }
+    }
+  }
+}
+
+const defaultOf = ({ default: value, devDefault }) => {
+  if (value !== undefined) return value === '' ? '(empty)' : `\`${value}\``;
+  return devDefault !== undefined ? 'required in production' : 'required';
+};
+const table = [
+  '| Variable | Apps | Default | Meaning |',
+  '|---|---|---|---|',
+  ...[...rows].sort(([a], [b]) => a.localeCompare(b)).map(([name, { apps, validator }]) => `| \`${name}\` | ${apps.join(', ')} | ${defaultOf(validator)} | ${validator.desc ?? ''} |`),
+].join('\n');
+
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const [before, rest] = readme.split(START);
+const after = rest?.split(END)[1];
+if (after === undefined) throw new Error(`README.md needs the markers ${START} and ${END}`);
+const updated = `${before}${START}\n${table}\n${END}${after}`;
+if (process.argv.includes('--check')) {
+  if (updated !== readme) {
+    process.stderr.write('config-table: README.md lists other settings than the code reads; run `npm run build && node tools/config-table.mjs`\n');
+    process.exit(1);
+  }
+} else {
+  writeFileSync(join(root, 'README.md'), updated);
+}
