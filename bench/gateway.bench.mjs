@@ -3,7 +3,6 @@
 // handler returning the same body, measured in the same run on the same machine with autocannon.
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/gateway-*.json.
 import autocannon from 'autocannon';
-import Fastify from 'fastify';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, writeFileSync } from 'node:fs';
@@ -45,19 +44,18 @@ function load(url, headers) {
 const summary = (r) => ({ requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors + r.non2xx });
 
 await onServer(`CREATE DATABASE ${dbName}`);
-const env = { ...process.env, DATABASE_URL: dbUrl, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), PORT: '3900', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+const env = { ...process.env, DATABASE_URL: dbUrl, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), PORT: '3900', HOST: '127.0.0.1', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
 const created = spawnSync(process.execPath, [join(root, 'dist/apps/admin/src/main.js'), 'account', 'create', '--name', 'Bench', '--plan', 'scale'], { env, encoding: 'utf8' });
 if (created.status !== 0) throw new Error(created.stderr);
 const { api_key: apiKey, account } = JSON.parse(created.stdout);
 
 const gateway = spawn(process.execPath, [join(root, 'dist/apps/gateway/src/main.js')], { env, stdio: ['ignore', openSync('/dev/null', 'w'), 'inherit'] });
-const bare = Fastify();
 const body = { account, key: { id: '00000000-0000-0000-0000-000000000000', prefix: apiKey.slice(0, 13), created_at: '2026-11-21T10:04:05.123456+00:00' }, app_url: 'http://localhost:3000' };
-bare.get('/api/v1/whoami', async () => body);
-await bare.listen({ port: 3901, host: '127.0.0.1' });
+// Both servers are processes of their own, each beside this load generator: the same conditions.
+const bare = spawn(process.execPath, [join(root, 'bench/bare-whoami.mjs')], { env: { ...process.env, PORT: '3901', BODY: JSON.stringify(body) }, stdio: 'inherit' });
 
 try {
-  await waitReady('http://127.0.0.1:3900');
+  await Promise.all([waitReady('http://127.0.0.1:3900'), waitReady('http://127.0.0.1:3901')]);
   const bareResult = summary(await load('http://127.0.0.1:3901/api/v1/whoami', {}));
   const gatewayResult = summary(await load('http://127.0.0.1:3900/api/v1/whoami', { authorization: `Bearer ${apiKey}` }));
   const result = {
@@ -77,8 +75,7 @@ try {
   console.log(`throughput ratio gateway/bare: ${result.throughput_ratio} (target ≥ 0.5) — written to ${file}`);
   if (gatewayResult.errors > 0) process.exitCode = 1;
 } finally {
-  gateway.kill('SIGTERM');
-  await bare.close();
-  await new Promise((r) => gateway.on('exit', r));
+  for (const child of [gateway, bare]) child.kill('SIGTERM');
+  await Promise.all([gateway, bare].map((child) => new Promise((r) => child.on('exit', r))));
   await onServer(`DROP DATABASE ${dbName} WITH (FORCE)`);
 }

@@ -273,6 +273,20 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     await expect(fetch(`${draining.url}/healthz`)).rejects.toThrow();
   });
 
+  it('is live but not ready while Redis is unreachable, and says which check fails', async () => {
+    const cut = await startApp('gateway', { ...env(), REDIS_URL: 'redis://127.0.0.1:9' }, 20_000, '/healthz');
+    try {
+      const response = await fetch(`${cut.url}/readyz`);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({ status: 'not_ready', checks: { postgres: 'ok', redis: expect.not.stringMatching(/^ok$/) } });
+      // Writes fail closed (never past the limit), reads go on.
+      expect((await put(cut, scale.key)).status).toBe(503);
+      expect((await call(cut, '/whoami', { key: scale.key })).status).toBe(200);
+    } finally {
+      await cut.stop();
+    }
+  });
+
   it('refuses to boot on an invalid setting, naming it', async () => {
     await expect(startApp('gateway', { ...env(), WRITE_LIMIT_PER_MINUTE: 'many' })).rejects.toThrow(/WRITE_LIMIT_PER_MINUTE/);
   });

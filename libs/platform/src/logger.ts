@@ -21,6 +21,10 @@ export const REDACTED_PATHS = [
   '*.authorization',
 ];
 
+/**
+ * JSON logs on stdout, written asynchronously in 4 KiB chunks (pino flushes them on exit): a
+ * synchronous write per line would cost more than the rest of a gateway call.
+ */
 export function createLogger(name: string, level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
@@ -31,7 +35,7 @@ export function createLogger(name: string, level: string, destination?: pino.Des
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination,
+    destination ?? pino.destination({ sync: false, minLength: 4096 }),
   );
 }
 

@@ -26,8 +26,8 @@ export interface RunningApp {
   stop(signal?: NodeJS.Signals): Promise<number | NodeJS.Signals | null>;
 }
 
-/** Starts a built app (`dist/apps/<name>/src/main.js`) as a process and waits until it is ready. */
-export async function startApp(name: string, env: Record<string, string>, timeoutMs = 20_000): Promise<RunningApp> {
+/** Starts a built app (`dist/apps/<name>/src/main.js`) as a process and waits until `probe` answers 200. */
+export async function startApp(name: string, env: Record<string, string>, timeoutMs = 20_000, probe: '/readyz' | '/healthz' = '/readyz'): Promise<RunningApp> {
   const port = Number(env['PORT'] ?? (await freePort()));
   const child = spawn(process.execPath, [join(REPO_ROOT, 'dist/apps', name, 'src/main.js')], {
     env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'test', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },
@@ -52,7 +52,7 @@ export async function startApp(name: string, env: Record<string, string>, timeou
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${output}`);
     try {
-      const response = await fetch(`${url}/readyz`);
+      const response = await fetch(`${url}${probe}`);
       if (response.status === 200) return app;
     } catch {
       // not listening yet
