@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NX_DAEMON=false NX_NO_CLOUD=true
-[ -d node_modules ] || npm ci --no-audit --no-fund
+[ -d node_modules ] || bash scripts/install.sh
 bash scripts/services.sh
 node tools/ensure-database.mjs
 npm run --silent build
