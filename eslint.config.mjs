@@ -32,13 +32,25 @@ export default tseslint.config(
               onlyDependOnLibsWithTags: ['type:contracts'],
               bannedExternalImports: ['typeorm', 'pg', 'amqplib', 'ioredis', 'fastify', '@nestjs/core', '@nestjs/platform-fastify'],
             },
+            // util: self-contained helpers (webhook signing) that a business may copy; no other library.
+            { sourceTag: 'type:util', onlyDependOnLibsWithTags: [] },
             { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts'] },
             { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
+            { sourceTag: 'type:messaging', onlyDependOnLibsWithTags: ['type:data', 'type:platform', 'type:contracts'] },
             { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:data', 'type:platform', 'type:contracts'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:domain', 'type:data', 'type:platform', 'type:contracts'] },
+            {
+              sourceTag: 'type:testing',
+              onlyDependOnLibsWithTags: ['type:domain', 'type:messaging', 'type:data', 'type:platform', 'type:contracts', 'type:util'],
+            },
             // The testing harness is for tests; runtime code of an app never needs it.
-            { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:domain', 'type:data', 'type:platform', 'type:contracts', 'type:testing'] },
-            { sourceTag: 'type:cli', onlyDependOnLibsWithTags: ['type:domain', 'type:data', 'type:platform', 'type:contracts', 'type:testing'] },
+            {
+              sourceTag: 'type:service',
+              onlyDependOnLibsWithTags: ['type:domain', 'type:messaging', 'type:data', 'type:platform', 'type:contracts', 'type:util', 'type:testing'],
+            },
+            {
+              sourceTag: 'type:cli',
+              onlyDependOnLibsWithTags: ['type:domain', 'type:messaging', 'type:data', 'type:platform', 'type:contracts', 'type:util', 'type:testing'],
+            },
           ],
         },
       ],

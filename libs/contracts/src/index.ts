@@ -3,3 +3,4 @@ export * from './errors';
 export * from './gateway-context';
 export * from './plans';
 export * from './whoami.dto';
+export * from './events';
