@@ -4,3 +4,8 @@ export * from './gateway-context';
 export * from './plans';
 export * from './whoami.dto';
 export * from './events';
+export * from './identity.dto';
+export * from './events.dto';
+export * from './contacts.dto';
+export * from './event-samples';
+export * from './webhooks.dto';

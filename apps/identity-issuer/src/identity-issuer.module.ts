@@ -1,0 +1,75 @@
+import { DynamicModule, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { PersistenceModule } from '@svc/persistence';
+import { InternalAuth, PlatformModule } from '@svc/platform';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { ContactsClient } from './contacts/contacts.client';
+import { IdentityIssuerConfig } from './identity-issuer.config';
+import { loadDevelopmentKeyRing } from './keys/dev-signing-keys';
+import { DevSigningKeysRepository } from './keys/dev-signing-keys.repository';
+import { configuredKeyRing, KeyRing } from './keys/key-ring';
+import { IDENTITY_MIGRATIONS, IDENTITY_SCHEMA } from './migrations';
+import { IdentityController } from './passes/identity.controller';
+import { IdentityService } from './passes/identity.service';
+import { InternalIdentityController } from './passes/internal-identity.controller';
+import { IssuedPassesRepository } from './passes/issued-passes.repository';
+import { PassTokenService } from './passes/pass-token.service';
+
+/** The keep-alive pool to contacts-api, closed after the listener has drained. */
+@Injectable()
+class ContactsClientLifecycle implements OnApplicationShutdown {
+  constructor(private readonly contacts: ContactsClient) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.contacts.close();
+  }
+}
+
+@Module({})
+export class IdentityIssuerModule {
+  static forRoot(config: IdentityIssuerConfig, logger: Logger): DynamicModule {
+    return {
+      module: IdentityIssuerModule,
+      imports: [
+        PlatformModule.forRoot({ config, logger, behindGateway: true }),
+        PersistenceModule.forRoot({
+          schema: IDENTITY_SCHEMA,
+          url: config.DATABASE_URL,
+          migrations: IDENTITY_MIGRATIONS,
+          poolSize: config.DATABASE_POOL_SIZE,
+          migrateOnStart: config.MIGRATE_ON_START,
+          applicationName: 'identity-issuer',
+        }),
+      ],
+      controllers: [IdentityController, InternalIdentityController],
+      providers: [
+        {
+          provide: KeyRing,
+          inject: [DataSource],
+          // Configured keys whenever given; the configuration requires them in production, so the
+          // generated key is reached only in development and tests.
+          useFactory: (db: DataSource) =>
+            config.IDENTITY_SIGNING_KEYS.length > 0
+              ? configuredKeyRing(config.IDENTITY_SIGNING_KEYS, config.IDENTITY_ACTIVE_KID)
+              : loadDevelopmentKeyRing(new DevSigningKeysRepository(db), config.INTERNAL_AUTH_SECRET, logger),
+        },
+        {
+          provide: PassTokenService,
+          inject: [KeyRing],
+          useFactory: (keys: KeyRing) => new PassTokenService(keys, { issuer: config.IDENTITY_TOKEN_ISSUER, audience: config.IDENTITY_TOKEN_AUDIENCE }),
+        },
+        {
+          provide: ContactsClient,
+          inject: [InternalAuth],
+          useFactory: (auth: InternalAuth) => new ContactsClient(config.CONTACTS_API_URL, auth, config.CONTACTS_API_TIMEOUT_MS, logger),
+        },
+        {
+          provide: IdentityService,
+          inject: [ContactsClient, PassTokenService, DataSource],
+          useFactory: (contacts: ContactsClient, tokens: PassTokenService, db: DataSource) => new IdentityService(contacts, tokens, new IssuedPassesRepository(db), logger),
+        },
+        ContactsClientLifecycle,
+      ],
+    };
+  }
+}

@@ -1,0 +1,37 @@
+import { DataSource, EntityManager } from 'typeorm';
+
+/** A development signing key as stored: its public JWK in clear, its private JWK sealed. */
+export interface StoredSigningKey {
+  kid: string;
+  public_jwk: Record<string, unknown>;
+  private_sealed: Buffer;
+}
+
+export interface DevSigningKeysTransaction {
+  /** Newest first. */
+  list(): Promise<StoredSigningKey[]>;
+  add(key: StoredSigningKey): Promise<void>;
+}
+
+const LOCK = 'identity:development-signing-key';
+
+/** Table `identity.signing_keys`: the keys generated when none are configured (development, tests). */
+export class DevSigningKeysRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * Runs `work` in a transaction holding an advisory lock, so that replicas starting together on
+   * an empty table create one key between them, not one each.
+   */
+  locked<T>(work: (keys: DevSigningKeysTransaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (manager: EntityManager) => {
+      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK]);
+      return work({
+        list: () => manager.query('SELECT kid, public_jwk, private_sealed FROM identity.signing_keys ORDER BY created_at DESC, kid'),
+        add: async (key) => {
+          await manager.query('INSERT INTO identity.signing_keys (kid, public_jwk, private_sealed) VALUES ($1, $2, $3)', [key.kid, key.public_jwk, key.private_sealed]);
+        },
+      });
+    });
+  }
+}

@@ -1,0 +1,5 @@
+import { CreateSigningKeysAndIssuedPasses1763900000000 } from './1763900000000-CreateSigningKeysAndIssuedPasses';
+
+/** Schema `identity`: owned by identity-issuer (issued passes, development signing keys). */
+export const IDENTITY_SCHEMA = 'identity';
+export const IDENTITY_MIGRATIONS = [CreateSigningKeysAndIssuedPasses1763900000000];

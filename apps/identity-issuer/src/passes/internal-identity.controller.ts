@@ -1,0 +1,34 @@
+import { Body, Controller, Get, Header, HttpCode, Post } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { GatewayContext, VerifyIdentityPassDto, VerifyIdentityPassResponse } from '@svc/contracts';
+import { Caller, Public } from '@svc/platform';
+import { KeyRing } from '../keys/key-ring';
+import { PublicJwk } from '../keys/signing-keys';
+import { IdentityService } from './identity.service';
+
+/**
+ * For the chat, not the public API. `verify` needs a context signed with INTERNAL_AUTH_SECRET like
+ * every call behind the gateway (only our services hold it); the JWKS holds public keys only and
+ * is open, so the chat (or anything else) can verify passes itself.
+ */
+@ApiExcludeController()
+@Controller('internal/identity')
+export class InternalIdentityController {
+  constructor(
+    private readonly identity: IdentityService,
+    private readonly keys: KeyRing,
+  ) {}
+
+  @Post('verify')
+  @HttpCode(200)
+  verify(@Caller() caller: GatewayContext, @Body() body: VerifyIdentityPassDto): Promise<VerifyIdentityPassResponse> {
+    return this.identity.verify(caller, body.token, body.account_id);
+  }
+
+  @Public()
+  @Get('jwks.json')
+  @Header('cache-control', 'public, max-age=300')
+  jwks(): { keys: PublicJwk[] } {
+    return this.keys.jwks();
+  }
+}

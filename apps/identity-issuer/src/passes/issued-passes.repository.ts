@@ -1,0 +1,27 @@
+import { DataSource } from 'typeorm';
+
+export interface PassRecord {
+  jti: string;
+  accountId: string;
+  svcId: number;
+  kid: string;
+  /** Unix seconds, as in the token. */
+  issuedAt: number;
+  expiresAt: number;
+}
+
+/** Table `identity.issued_passes`: which pass was issued for whom, when, under which key. */
+export class IssuedPassesRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Records the pass; returns its expiry as a contract timestamp (`…T10:04:05.000000+00:00`). */
+  async record(pass: PassRecord): Promise<{ expires_at: string }> {
+    const [row] = (await this.db.query(
+      `INSERT INTO identity.issued_passes (jti, account_id, svc_id, kid, issued_at, expires_at)
+       VALUES ($1, $2, $3, $4, to_timestamp($5), to_timestamp($6))
+       RETURNING expires_at`,
+      [pass.jti, pass.accountId, pass.svcId, pass.kid, pass.issuedAt, pass.expiresAt],
+    )) as Array<{ expires_at: string }>;
+    return row as { expires_at: string };
+  }
+}

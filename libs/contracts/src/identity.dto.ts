@@ -1,0 +1,54 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsString, IsUUID, Length, Matches } from 'class-validator';
+
+/** `{ref}`: 1 to 255 characters, no control characters (the contract's rule for a customer ref). */
+export const CONTACT_REF_PATTERN = /^[^\p{Cc}]{1,255}$/u;
+
+const TOKEN_EXAMPLE =
+  'eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjYtMTEiLCJ0eXAiOiJKV1QifQ.eyJhY2MiOiIwZjhmYWQ1Yi1kOWNiLTQ2OWYtYTE2NS03MDg2NzcyODk1MGUiLCJzdWIiOiI0MiIsImp0aSI6IjNmYTg1ZjY0LTU3MTctNDU2Mi1iM2ZjLTJjOTYzZjY2YWZhNiIsImlhdCI6MTc2MzcxOTQ0NSwiZXhwIjoxNzY2MzExNDQ1LCJpc3MiOiJzdmMtaWRlbnRpdHktaXNzdWVyIiwiYXVkIjoic3ZjLWNoYXQifQ.4kVhQm2zKc1b8m3sZ0x3nJtG1yJ8kqv7w6n9mLwXcQbq3X0yVZpH9oQe2Ls5GqkUeY7Zt1RkC8gWm6rJ0aBCDw';
+
+export class IdentityPassParamsDto {
+  @ApiProperty({ description: "The business's own id of the customer (URL-encoded in the path).", example: 'c-42', minLength: 1, maxLength: 255 })
+  @Matches(CONTACT_REF_PATTERN, { message: 'ref must be 1 to 255 characters without control characters' })
+  ref!: string;
+}
+
+/** `POST /contacts/{ref}/identity` → 201. */
+export class IdentityPassResponseDto {
+  @ApiProperty({
+    description:
+      'The same-browser pass: a compact JWS (EdDSA, Ed25519) naming the account and the customer. Place it on that visitor’s page only, as `window.SvcChat = { identity: token }`, before the chat script loads.',
+    example: TOKEN_EXAMPLE,
+  })
+  token!: string;
+
+  @ApiProperty({ format: 'date-time', description: 'When the pass stops identifying the customer: 30 days after it was issued.', example: '2026-12-21T10:04:05.000000+00:00' })
+  expires_at!: string;
+}
+
+/** Internal: `POST /internal/identity/verify`, called by the chat with the pass its widget found on the page. */
+export class VerifyIdentityPassDto {
+  @IsString()
+  @Length(1, 4096)
+  token!: string;
+
+  /** The account whose widget found the pass; a pass of another account identifies nobody. */
+  @IsUUID()
+  account_id!: string;
+}
+
+/** The customer a valid pass identifies, with the details the business holds. */
+export interface IdentifiedCustomer {
+  svc_id: number;
+  ref: string | null;
+  name: string;
+  email: string | null;
+  email_confirmed: boolean;
+  phone: string | null;
+  phone_confirmed: boolean;
+}
+
+/** `customer` is null when the pass identifies nobody (expired, bad signature, another account, erased…). */
+export interface VerifyIdentityPassResponse {
+  customer: IdentifiedCustomer | null;
+}
