@@ -95,7 +95,7 @@ export interface InternalDataByKind {
 }
 export type InternalKind = keyof InternalDataByKind;
 
-export type DomainDataByKind = EventDataByKind & InternalDataByKind;
+export interface DomainDataByKind extends EventDataByKind, InternalDataByKind {}
 export type DomainKind = keyof DomainDataByKind;
 
 /**

@@ -16,7 +16,7 @@ const CHECK_TIMEOUT_MS = 2_000;
  */
 @Injectable()
 export class ReadinessService implements BeforeApplicationShutdown {
-  private readonly checks = new Map<string, ReadinessCheck>();
+  private readonly checks = new Map<string, { check: ReadinessCheck; critical: boolean }>();
   private draining = false;
 
   constructor(@Inject(APP_CONFIG) private readonly config: PlatformConfig) {}
@@ -26,24 +26,31 @@ export class ReadinessService implements BeforeApplicationShutdown {
     return this.draining;
   }
 
-  register(name: string, check: ReadinessCheck): void {
-    this.checks.set(name, check);
+  /**
+   * A check of one of the app's connections. A non-critical check is reported but does not make
+   * the app unready: an app that can do its job without that connection keeps serving (the
+   * outbox holds messages while RabbitMQ is away).
+   */
+  register(name: string, check: ReadinessCheck, options: { critical?: boolean } = {}): void {
+    this.checks.set(name, { check, critical: options.critical ?? true });
   }
 
   async report(): Promise<{ ready: boolean; checks: Record<string, string> }> {
     const results: Record<string, string> = {};
     if (this.draining) return { ready: false, checks: { shutdown: 'draining' } };
+    let ready = true;
     await Promise.all(
-      [...this.checks].map(async ([name, check]) => {
+      [...this.checks].map(async ([name, { check, critical }]) => {
         try {
           await Promise.race([check(), sleep(CHECK_TIMEOUT_MS).then(() => Promise.reject(new Error('timed out')))]);
           results[name] = 'ok';
         } catch (err) {
           results[name] = err instanceof Error ? err.message : 'failed';
+          if (critical) ready = false;
         }
       }),
     );
-    return { ready: Object.values(results).every((r) => r === 'ok'), checks: results };
+    return { ready, checks: results };
   }
 
   async beforeApplicationShutdown(): Promise<void> {

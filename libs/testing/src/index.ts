@@ -2,3 +2,5 @@ export * from './accounts';
 export * from './database';
 export * from './processes';
 export * from './stack';
+export * from './rabbitmq';
+export * from './producer';

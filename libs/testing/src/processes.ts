@@ -17,13 +17,45 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export interface RunningApp {
-  url: string;
-  port: number;
+export interface RunningProcess {
   process: ChildProcess;
   output: () => string;
   /** Sends a signal and waits for the process to end; returns its exit code or signal. */
   stop(signal?: NodeJS.Signals): Promise<number | NodeJS.Signals | null>;
+}
+
+export interface RunningApp extends RunningProcess {
+  url: string;
+  port: number;
+}
+
+/** Collects a child's output and knows how to stop it. */
+function track(child: ChildProcess): RunningProcess {
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(child, 'exit').then(([code, signal]) => (code ?? signal) as number | NodeJS.Signals | null);
+  return {
+    process: child,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Waits until a process prints `marker`; kills it and throws if it exits or takes too long. */
+export async function waitForOutput(child: ChildProcess, marker: string, timeoutMs: number): Promise<RunningProcess> {
+  const running = track(child);
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (running.output().includes(marker)) return running;
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}:\n${running.output()}`);
+    await sleep(50);
+  }
+  await running.stop('SIGKILL');
+  throw new Error(`process did not print "${marker}" within ${timeoutMs} ms:\n${running.output()}`);
 }
 
 /** Starts a built app (`dist/apps/<name>/src/main.js`) as a process and waits until `probe` answers 200. */
@@ -33,24 +65,11 @@ export async function startApp(name: string, env: Record<string, string>, timeou
     env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'test', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
-  const exited = once(child, 'exit').then(([code, signal]) => (code ?? signal) as number | NodeJS.Signals | null);
-  const app: RunningApp = {
-    url,
-    port,
-    process: child,
-    output: () => output,
-    stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+  const app: RunningApp = { ...track(child), url, port };
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${app.output()}`);
     try {
       const response = await fetch(`${url}${probe}`);
       if (response.status === 200) return app;
@@ -60,5 +79,5 @@ export async function startApp(name: string, env: Record<string, string>, timeou
     await sleep(100);
   }
   await app.stop('SIGKILL');
-  throw new Error(`${name} was not ready within ${timeoutMs} ms:\n${output}`);
+  throw new Error(`${name} was not ready within ${timeoutMs} ms:\n${app.output()}`);
 }

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { accountsFor } from './accounts';
 import { createTestDatabase, TestDatabase } from './database';
 import { RunningApp, startApp } from './processes';
+import { createTestVhost, TestVhost } from './rabbitmq';
 
 /** The gateway setting that points at each service (the upstream name is the app's directory). */
 const UPSTREAM_URL_VARIABLE: Record<string, string> = {
@@ -28,6 +29,8 @@ export interface CallInit extends Omit<RequestInit, 'body'> {
 
 export interface Stack {
   db: TestDatabase;
+  /** The suite's own RabbitMQ vhost (its URL is `env.RABBITMQ_URL`). */
+  vhost: TestVhost;
   gateway: RunningApp;
   services: Record<string, RunningApp>;
   /** Common environment given to every process (database, internal secret). */
@@ -53,13 +56,14 @@ export interface StackOptions {
 }
 
 /**
- * A throw-away database, the given services started from `dist/` and a gateway in front of them,
+ * A throw-away database and RabbitMQ vhost, the given services started from `dist/` and a gateway in front of them,
  * with two `scale` accounts: the whole path a business's call takes, over real connections.
  */
 export async function startStack(serviceNames: string[], options: StackOptions = {}): Promise<Stack> {
-  const db = await createTestDatabase();
+  const [db, vhost] = await Promise.all([createTestDatabase(), createTestVhost()]);
   const env = {
     DATABASE_URL: db.url,
+    RABBITMQ_URL: vhost.url,
     INTERNAL_AUTH_SECRET: `test-${randomBytes(24).toString('hex')}`,
     LOG_LEVEL: 'warn',
     ...options.env,
@@ -95,6 +99,7 @@ export async function startStack(serviceNames: string[], options: StackOptions =
 
   return {
     db,
+    vhost,
     gateway,
     services,
     env,
@@ -113,7 +118,7 @@ export async function startStack(serviceNames: string[], options: StackOptions =
     stop: async () => {
       await Promise.all([gateway.stop(), ...Object.values(services).map((s) => s.stop())]);
       await dataSource.destroy();
-      await db.drop();
+      await Promise.all([db.drop(), vhost.drop()]);
     },
   };
 }

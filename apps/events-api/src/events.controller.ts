@@ -1,0 +1,28 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ErrorResponseDto, EVENTS_PAGE_DEFAULT, EventsPageDto, EventsQueryDto, GatewayContext } from '@svc/contracts';
+import { Caller } from '@svc/platform';
+import { EventLog } from './event-log';
+
+@ApiTags('Events')
+@Controller('events')
+export class EventsController {
+  constructor(private readonly log: EventLog) {}
+
+  @Get()
+  @ApiOperation({
+    operationId: 'listEvents',
+    summary: 'The event feed: events after a given id, in order.',
+    description:
+      'Store the id of the last event you processed and pass it as `after`; call again at once while `more` is true. Ids increase in the order events become visible, so a reader never skips one. Events are kept 30 days.',
+  })
+  @ApiOkResponse({ type: EventsPageDto })
+  @ApiBadRequestResponse({
+    type: ErrorResponseDto,
+    description: '`after` or `limit` is not a whole number in range.',
+    example: { error: { code: 'invalid_parameter', message: 'The query string has invalid parameters.', details: [{ path: 'limit', message: 'limit must be a whole number from 1 to 200' }] } },
+  })
+  list(@Caller() caller: GatewayContext, @Query() query: EventsQueryDto): Promise<EventsPageDto> {
+    return this.log.page(caller.account.id, query.after ?? 0, query.limit ?? EVENTS_PAGE_DEFAULT);
+  }
+}

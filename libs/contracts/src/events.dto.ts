@@ -1,0 +1,72 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { EVENT_KINDS, EventKind } from './events';
+
+export const EVENTS_PAGE_DEFAULT = 100;
+export const EVENTS_PAGE_MAX = 200;
+
+/** A decimal integer string becomes a number; anything else stays as sent and fails IsInt. */
+const integer = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value));
+
+export class EventsQueryDto {
+  @ApiPropertyOptional({ description: 'Id of the last event processed; start with 0.', default: 0, minimum: 0, example: 0 })
+  @IsOptional()
+  @integer()
+  @IsInt({ message: 'after must be a whole number of 0 or more' })
+  @Min(0, { message: 'after must be a whole number of 0 or more' })
+  @Max(Number.MAX_SAFE_INTEGER, { message: 'after is too large' })
+  after?: number;
+
+  @ApiPropertyOptional({ description: 'Events per page.', default: EVENTS_PAGE_DEFAULT, minimum: 1, maximum: EVENTS_PAGE_MAX, example: 100 })
+  @IsOptional()
+  @integer()
+  @IsInt({ message: `limit must be a whole number from 1 to ${EVENTS_PAGE_MAX}` })
+  @Min(1, { message: `limit must be a whole number from 1 to ${EVENTS_PAGE_MAX}` })
+  @Max(EVENTS_PAGE_MAX, { message: `limit must be a whole number from 1 to ${EVENTS_PAGE_MAX}` })
+  limit?: number;
+}
+
+const SAMPLE_CONTACT = {
+  ref: 'cust-1042',
+  svc_id: 1042,
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  email_confirmed: true,
+  phone: '+447700900123',
+  phone_confirmed: false,
+  lang: 'en',
+  created_at: '2026-11-20T09:12:44.512907+00:00',
+  updated_at: '2026-11-21T10:04:05.123456+00:00',
+};
+
+export class EventDto {
+  @ApiProperty({ description: 'Increasing per account; the same id in the feed and in every webhook attempt.', example: 1287 })
+  id!: number;
+
+  @ApiProperty({ enum: EVENT_KINDS, example: 'contact.confirmed' })
+  event!: EventKind;
+
+  @ApiProperty({ format: 'date-time', description: 'When it happened (UTC, microseconds).', example: '2026-11-21T10:04:05.123456+00:00' })
+  at!: string;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'Depends on the kind. `contact` is the customer without consents; `conversation` is `{id, channel, url}`. See "Events" in the API guide for every kind.',
+    example: { contact: SAMPLE_CONTACT, confirmed: 'email', conversation: { id: 5531, channel: 'web', url: 'https://app.example.com/conversations/5531' } },
+  })
+  data!: Record<string, unknown>;
+}
+
+export class EventsPageDto {
+  @ApiProperty({ type: [EventDto], description: 'In increasing id order.' })
+  events!: EventDto[];
+
+  @ApiProperty({ description: 'The `after` to send next: the id of the last event returned, or `after` when none.', example: 1287 })
+  next_after!: number;
+
+  @ApiProperty({ description: 'More events exist now: call again at once with `next_after`.', example: false })
+  more!: boolean;
+}

@@ -1,0 +1,63 @@
+import { ChannelModel, connect, RecoveringChannelModel } from 'amqplib';
+import type { Logger } from 'pino';
+
+type Setup = (model: ChannelModel) => Promise<void>;
+
+/**
+ * One AMQP connection per process, recovered after a broker restart with backoff (amqplib's
+ * recovery). Publishers and consumers register a setup that recreates their channels on every
+ * (re)connect. Starting never waits for the broker: an app with an outbox keeps accepting writes
+ * while RabbitMQ is down, and its relay catches up when it is back.
+ */
+export class AmqpClient {
+  private model?: RecoveringChannelModel;
+  private current?: ChannelModel;
+  private readonly setups: Setup[] = [];
+
+  constructor(
+    private readonly url: string,
+    private readonly logger: Logger,
+    private readonly connectionName: string,
+  ) {}
+
+  get isConnected(): boolean {
+    return this.current !== undefined;
+  }
+
+  /** Runs `setup` now if connected and after every reconnect. */
+  async addSetup(setup: Setup): Promise<void> {
+    this.setups.push(setup);
+    if (this.current) await setup(this.current);
+  }
+
+  async start(): Promise<void> {
+    if (this.model) return;
+    this.model = await connect(this.url, {
+      clientProperties: { connection_name: this.connectionName },
+      recovery: {
+        waitForConnect: false,
+        initialDelay: 200,
+        maxDelay: 5_000,
+        maxRetries: Infinity,
+        setup: async (model: ChannelModel) => {
+          this.current = model;
+          for (const setup of this.setups) await setup(model);
+        },
+      },
+    });
+    this.model.on('connect', () => this.logger.info('rabbitmq connected'));
+    this.model.on('disconnect', (err: Error) => {
+      this.current = undefined;
+      this.logger.warn({ err: err?.message }, 'rabbitmq connection lost; reconnecting');
+    });
+    this.model.on('connect-failed', (err: Error) => this.logger.warn({ err: err.message }, 'rabbitmq connection attempt failed'));
+    this.model.on('error', (err: Error) => this.logger.warn({ err: err.message }, 'rabbitmq error'));
+  }
+
+  async close(): Promise<void> {
+    const model = this.model;
+    this.model = undefined;
+    this.current = undefined;
+    await model?.close().catch(() => undefined);
+  }
+}

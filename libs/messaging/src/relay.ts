@@ -1,0 +1,151 @@
+import { Client } from 'pg';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { OutboxMessage, outboxChannel } from './outbox';
+import { Publisher } from './publisher';
+
+export interface RelayOptions {
+  schema: string;
+  /** PostgreSQL URL for the LISTEN connection (the pool's connections are not held). */
+  databaseUrl: string;
+  batchSize: number;
+  pollIntervalMs: number;
+  retentionMs: number;
+}
+
+interface OutboxRow {
+  seq: string;
+  id: string;
+  exchange: string;
+  routing_key: string;
+  body: unknown;
+}
+
+const PRUNE_EVERY_MS = 60_000;
+const RETRY_AFTER_FAILURE_MS = 500;
+
+/**
+ * Publishes a schema's outbox. Each round claims a batch of unsent rows with FOR UPDATE SKIP LOCKED
+ * (so several relay processes share the work instead of repeating it), publishes them with
+ * confirms, and marks them sent in the same transaction: a crash before the commit leaves the rows
+ * unsent and they are published again (at least once; consumers deduplicate on the message id).
+ * Woken by NOTIFY when a producer commits, and by a poll in case a notification was missed.
+ */
+export class OutboxRelay {
+  private listener?: Client;
+  private pollTimer?: NodeJS.Timeout;
+  private pruneTimer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  private stopped = true;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly publisher: Publisher,
+    private readonly logger: Logger,
+    private readonly options: RelayOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.listen();
+    this.pollTimer = setInterval(() => this.wake(), this.options.pollIntervalMs);
+    this.pruneTimer = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
+    this.pollTimer.unref();
+    this.pruneTimer.unref();
+    this.wake();
+  }
+
+  /** Runs a round now, or right after the current one. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.pollTimer);
+    clearInterval(this.pruneTimer);
+    await this.running;
+    await this.listener?.end().catch(() => undefined);
+    this.listener = undefined;
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.options.databaseUrl, application_name: `${this.options.schema}-outbox-relay` });
+    client.on('notification', () => this.wake());
+    client.on('error', (err) => {
+      this.logger.warn({ err: err.message }, 'outbox listener lost its connection; polling until it is back');
+      if (this.listener === client) this.listener = undefined;
+      setTimeout(() => void this.reconnectListener(), RETRY_AFTER_FAILURE_MS * 4).unref();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${outboxChannel(this.options.schema)}`);
+      this.listener = client;
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'outbox listener could not connect; polling meanwhile');
+      await client.end().catch(() => undefined);
+      setTimeout(() => void this.reconnectListener(), RETRY_AFTER_FAILURE_MS * 4).unref();
+    }
+  }
+
+  private async reconnectListener(): Promise<void> {
+    if (this.stopped || this.listener) return;
+    await this.listen();
+    this.wake();
+  }
+
+  /** Publishes rounds until the outbox is empty or publishing fails (the poll retries later). */
+  private async drain(): Promise<void> {
+    try {
+      while (!this.stopped && this.publisher.isReady) {
+        const published = await this.round();
+        if (published < this.options.batchSize) return;
+      }
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'outbox round failed; retrying');
+      await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_FAILURE_MS));
+      this.again = true;
+    }
+  }
+
+  private async round(): Promise<number> {
+    const { schema, batchSize } = this.options;
+    return this.db.transaction(async (manager) => {
+      const rows: OutboxRow[] = await manager.query(
+        `SELECT seq, id, exchange, routing_key, body FROM "${schema}".outbox
+         WHERE sent_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [batchSize],
+      );
+      if (rows.length === 0) return 0;
+      const messages: OutboxMessage[] = rows.map((r) => ({ id: r.id, exchange: r.exchange, routingKey: r.routing_key, body: r.body }));
+      await this.publisher.publish(messages);
+      await manager.query(`UPDATE "${schema}".outbox SET sent_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
+      return rows.length;
+    });
+  }
+
+  private async prune(): Promise<void> {
+    try {
+      await this.db.query(
+        `DELETE FROM "${this.options.schema}".outbox WHERE seq IN (
+           SELECT seq FROM "${this.options.schema}".outbox
+           WHERE sent_at < now() - make_interval(secs => $1 / 1000.0) LIMIT 10000)`,
+        [this.options.retentionMs],
+      );
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'outbox prune failed');
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** The broker tests use (its `/` vhost); each suite gets its own vhost on it. */
+export const TEST_RABBITMQ_URL = process.env['TEST_RABBITMQ_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+export interface TestVhost {
+  /** RABBITMQ_URL for the apps of this suite. */
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+const rabbitmqctl = (...args: string[]) => run('rabbitmqctl', ['-q', ...args], { timeout: 60_000 });
+
+/**
+ * A throw-away RabbitMQ vhost: suites running at the same time (and the developer's own apps) each
+ * have their exchanges and queues to themselves.
+ */
+export async function createTestVhost(): Promise<TestVhost> {
+  const name = `svc_test_${randomBytes(6).toString('hex')}`;
+  await rabbitmqctl('add_vhost', name);
+  const user = new URL(TEST_RABBITMQ_URL).username || 'guest';
+  await rabbitmqctl('set_permissions', '-p', name, user, '.*', '.*', '.*');
+  const url = new URL(TEST_RABBITMQ_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), name, drop: () => rabbitmqctl('delete_vhost', name).then(() => undefined) };
+}
+
+/** Stops the broker's application (connections drop, the node stays up) and starts it again. */
+export const stopBroker = () => rabbitmqctl('stop_app').then(() => undefined);
+export const startBroker = () => rabbitmqctl('start_app').then(() => undefined);
