@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { ContactListResponseDto, ContactResponseDto, ErrorDetail, EventContact, FindContactsQueryDto, toContactResponse, UpsertContactDto } from '@svc/contracts';
+import { ApiError } from '@svc/platform';
+import { consentProblems, mergeCustomer, NEW_CUSTOMER, planConsents } from './contact-rules';
+import { ContactsRepository, ContactsTransaction, RetryTransaction } from './contacts.repository';
+
+export interface UpsertResult {
+  created: boolean;
+  contact: ContactResponseDto;
+}
+
+const invalid = (details: ErrorDetail[]) => new ApiError('validation_failed', 'The request has invalid fields.', details);
+const unknownRef = (ref: string) => new ApiError('not_found', `There is no customer with ref ${JSON.stringify(ref)}.`);
+
+@Injectable()
+export class ContactsService {
+  constructor(private readonly contacts: ContactsRepository) {}
+
+  /**
+   * PUT /contacts/{ref}: creates or updates the customer, records or withdraws consents, and
+   * attaches `{ref}` to a chat-met customer when `svc_id` is sent. One transaction; the customer
+   * row is locked first, so concurrent PUTs of one customer apply one after the other.
+   */
+  async upsert(accountId: string, ref: string, dto: UpsertContactDto): Promise<UpsertResult> {
+    const { svc_id: svcId, consents: sent = [], ...changes } = dto;
+    const problems = consentProblems(sent);
+    if (problems.length > 0) throw invalid(problems);
+
+    return this.contacts.transaction(async (tx) => {
+      const existing = svcId === undefined ? await tx.lockByRef(accountId, ref) : await this.attachable(tx, accountId, ref, svcId);
+      const merged = mergeCustomer(existing ?? NEW_CUSTOMER, changes);
+      if (merged.problems.length > 0) throw invalid(merged.problems);
+
+      let customer = existing ?? (await tx.insert(accountId, ref, merged.fields));
+      // Another PUT of this new ref committed first: start again, now as an update of its customer.
+      if (!customer) throw new RetryTransaction();
+      const stored = existing ? ((await tx.consentsOf(accountId, [existing.svc_id])).get(existing.svc_id) ?? []) : [];
+      const plan = planConsents(stored, sent);
+      await tx.insertConsents(accountId, customer.svc_id, plan.insert);
+      await tx.withdrawConsents(accountId, customer.svc_id, plan.withdraw);
+      const consentsChanged = plan.insert.length > 0 || plan.withdraw.length > 0;
+      if (existing && (merged.changed || consentsChanged || existing.ref !== ref)) {
+        customer = await tx.update(accountId, existing.svc_id, ref, merged.fields);
+      }
+      const consents = consentsChanged ? ((await tx.consentsOf(accountId, [customer.svc_id])).get(customer.svc_id) ?? []) : stored;
+      return { created: !existing, contact: toContactResponse(customer, consents) };
+    });
+  }
+
+  /**
+   * The chat-met customer that `svc_id` names, locked, if `{ref}` may be attached to it: it must
+   * exist in this account (404), and neither have another ref nor `{ref}` name someone else (409).
+   */
+  private async attachable(tx: ContactsTransaction, accountId: string, ref: string, svcId: number): Promise<EventContact> {
+    const customer = await tx.lockBySvcId(accountId, svcId);
+    if (!customer) throw new ApiError('not_found', `There is no customer with svc_id ${svcId}.`);
+    if (customer.ref === ref) return customer;
+    if (customer.ref !== null) {
+      throw new ApiError('conflict', `The customer with svc_id ${svcId} already has another ref; it cannot be attached to ${JSON.stringify(ref)}.`);
+    }
+    if (await tx.byRef(accountId, ref)) {
+      throw new ApiError('conflict', `The ref ${JSON.stringify(ref)} already names another customer; it cannot be attached to svc_id ${svcId}.`);
+    }
+    return customer;
+  }
+
+  async get(accountId: string, ref: string): Promise<ContactResponseDto> {
+    const customer = await this.contacts.byRef(accountId, ref);
+    if (!customer) throw unknownRef(ref);
+    const consents = await this.contacts.consentsOf(accountId, [customer.svc_id]);
+    return toContactResponse(customer, consents.get(customer.svc_id) ?? []);
+  }
+
+  async find(accountId: string, query: FindContactsQueryDto): Promise<ContactListResponseDto> {
+    // The query DTO lets exactly one of the two through.
+    const customers = query.email !== undefined ? await this.contacts.byEmail(accountId, query.email) : await this.contacts.byPhone(accountId, query.phone as string);
+    const consents = await this.contacts.consentsOf(
+      accountId,
+      customers.map((customer) => customer.svc_id),
+    );
+    return { contacts: customers.map((customer) => toContactResponse(customer, consents.get(customer.svc_id) ?? [])) };
+  }
+
+  /** DELETE /contacts/{ref}: the customer, their consents and the `contact.erased` message, in one transaction. */
+  async erase(accountId: string, ref: string): Promise<void> {
+    await this.contacts.transaction(async (tx) => {
+      if (!(await tx.erase(accountId, ref))) throw unknownRef(ref);
+    });
+  }
+
+  /** For other services (identity-issuer): the customer without consents, by ref or by svc_id. */
+  async contactByRef(accountId: string, ref: string): Promise<EventContact> {
+    const customer = await this.contacts.byRef(accountId, ref);
+    if (!customer) throw unknownRef(ref);
+    return customer;
+  }
+
+  async contactBySvcId(accountId: string, svcId: number): Promise<EventContact> {
+    const customer = await this.contacts.bySvcId(accountId, svcId);
+    if (!customer) throw new ApiError('not_found', `There is no customer with svc_id ${svcId}.`);
+    return customer;
+  }
+}
