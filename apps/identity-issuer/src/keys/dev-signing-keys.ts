@@ -53,7 +53,7 @@ async function generateKey(): Promise<SigningKey & { privateKey: KeyObject }> {
  * verifying; the newest one this process can unseal signs. If none can be unsealed (the
  * INTERNAL_AUTH_SECRET changed), a new one is generated and the old ones stay as verifiers.
  */
-export async function loadDevelopmentKeyRing(repository: DevSigningKeysRepository, secret: string, logger: Logger): Promise<KeyRing> {
+export async function loadDevelopmentKeyRing(repository: Pick<DevSigningKeysRepository, 'locked'>, secret: string, logger: Logger): Promise<KeyRing> {
   const sealer = new KeySealer(secret);
   return repository.locked(async (stored) => {
     const rows = await stored.list();

@@ -21,16 +21,16 @@ function widgetContext(accountId: string, requestId: string): GatewayContext {
 
 export class IdentityService {
   constructor(
-    private readonly contacts: ContactsClient,
+    private readonly contacts: Pick<ContactsClient, 'byRef' | 'bySvcId'>,
     private readonly tokens: PassTokenService,
-    private readonly passes: IssuedPassesRepository,
+    private readonly passes: Pick<IssuedPassesRepository, 'record'>,
     private readonly logger: Logger,
   ) {}
 
   /** `POST /contacts/{ref}/identity`: a pass for the caller's customer `ref`. */
   async issue(caller: GatewayContext, ref: string): Promise<IdentityPassResponseDto> {
     const contact = await this.contacts.byRef(ref, caller);
-    if (!contact) throw new ApiError('not_found', `There is no customer with ref "${ref}".`);
+    if (!contact) throw new ApiError('not_found', `There is no customer with ref ${JSON.stringify(ref)}.`);
     const pass = await this.tokens.issue(caller.account.id, contact.svc_id);
     const { expires_at } = await this.passes.record({ ...pass, accountId: caller.account.id, svcId: contact.svc_id });
     return { token: pass.token, expires_at };

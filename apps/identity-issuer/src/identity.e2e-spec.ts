@@ -1,0 +1,165 @@
+import { ErrorBody, IdentityPassResponseDto, VerifyIdentityPassResponse } from '@svc/contracts';
+import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
+import { freePort, RunningApp, Stack, startApp, startStack, TEST_SERVER_URL } from '@svc/testing';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+
+const errorCode = async (response: Response) => ((await response.json()) as ErrorBody).error.code;
+
+describe('identity-issuer through the gateway (processes, real PostgreSQL)', () => {
+  let stack: Stack;
+  let internal: InternalAuth;
+
+  const issuer = (): RunningApp => stack.services['identity-issuer'] as RunningApp;
+  const putContact = (ref: string, json: object, key?: string) => stack.call(`/contacts/${encodeURIComponent(ref)}`, { method: 'PUT', json, ...(key ? { key } : {}) });
+  const issue = (ref: string, key?: string) => stack.call(`/contacts/${encodeURIComponent(ref)}/identity`, { method: 'POST', ...(key ? { key } : {}) });
+
+  /** What the chat does: ask identity-issuer, with a context signed like every internal call. */
+  const verify = async (body: unknown, signed = true): Promise<Response> => {
+    const context = await internal.sign({ account: { id: stack.account.accountId, name: 'chat', plan: 'scale' }, keyId: 'chat', requestId: randomUUID() });
+    return fetch(`${issuer().url}/internal/identity/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(signed ? { [GATEWAY_CONTEXT_HEADER]: context } : {}) },
+      body: JSON.stringify(body),
+    });
+  };
+  const verified = async (token: string, accountId = stack.account.accountId) => {
+    const response = await verify({ token, account_id: accountId });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as VerifyIdentityPassResponse).customer;
+  };
+  const passFor = async (ref: string): Promise<IdentityPassResponseDto> => {
+    const response = await issue(ref);
+    expect(response.status).toBe(201);
+    return (await response.json()) as IdentityPassResponseDto;
+  };
+
+  beforeAll(async () => {
+    // identity-issuer calls contacts-api directly, so contacts-api gets a port known in advance.
+    const contactsPort = await freePort();
+    stack = await startStack(['contacts-api', 'identity-issuer'], {
+      appEnv: { 'contacts-api': { PORT: String(contactsPort) }, 'identity-issuer': { CONTACTS_API_URL: `http://127.0.0.1:${contactsPort}` } },
+    });
+    internal = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
+    expect((await putContact('c-42', { name: 'Ada Lovelace', email: 'ada@example.com', email_confirmed: true, phone: '+447700900123' })).status).toBe(201);
+    expect((await putContact('c-77', { name: 'Other Customer' }, stack.other.key)).status).toBe(201);
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('POST /contacts/{ref}/identity → 201 {token, expires_at} in 30 days, as a write, recorded, and the chat is told who it is', async () => {
+    const before = Date.now();
+    const response = await issue('c-42');
+    expect(response.status).toBe(201);
+    expect(response.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);
+    const body = (await response.json()) as IdentityPassResponseDto;
+    expect(Object.keys(body).sort()).toEqual(['expires_at', 'token']);
+    expect(body.expires_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/);
+    const lifetime = Date.parse(body.expires_at) - before;
+    expect(Math.abs(lifetime - 30 * 24 * 3600 * 1000)).toBeLessThan(60_000);
+
+    const customer = await verified(body.token);
+    expect(customer).toEqual({
+      svc_id: expect.any(Number),
+      ref: 'c-42',
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      email_confirmed: true,
+      phone: '+447700900123',
+      phone_confirmed: false,
+    });
+    const [record] = await stack.dataSource.query('SELECT account_id, svc_id::int AS svc_id, expires_at FROM identity.issued_passes WHERE svc_id = $1', [customer?.svc_id]);
+    expect(record).toEqual({ account_id: stack.account.accountId, svc_id: customer?.svc_id, expires_at: body.expires_at });
+  });
+
+  it("404 not_found for another account's customer and for an unknown ref; nothing is issued", async () => {
+    const [{ n: before }] = await stack.dataSource.query('SELECT count(*)::int AS n FROM identity.issued_passes');
+    for (const ref of ['c-77', 'nobody']) {
+      const response = await issue(ref);
+      expect(response.status).toBe(404);
+      expect(await errorCode(response)).toBe('not_found');
+    }
+    const [{ n: after }] = await stack.dataSource.query('SELECT count(*)::int AS n FROM identity.issued_passes');
+    expect(after).toBe(before);
+  });
+
+  it('400 validation_failed for a ref longer than 255 characters', async () => {
+    const response = await issue('x'.repeat(256));
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as ErrorBody).error).toMatchObject({ code: 'validation_failed', details: [{ path: 'ref' }] });
+  });
+
+  it("a pass identifies nobody on another account's widget, nor when altered", async () => {
+    const { token } = await passFor('c-42');
+    expect(await verified(token, stack.other.accountId)).toBeNull();
+    const [header, payload, signature] = token.split('.');
+    const altered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload as string, 'base64url').toString()), sub: '1' })).toString('base64url');
+    expect(await verified(`${header}.${altered}.${signature}`)).toBeNull();
+  });
+
+  it('verification needs a signed context (401 without) and a valid body (400)', async () => {
+    const { token } = await passFor('c-42');
+    const unsigned = await verify({ token, account_id: stack.account.accountId }, false);
+    expect(unsigned.status).toBe(401);
+    const bad = await verify({ token, account_id: 'not-a-uuid' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as ErrorBody).error.details?.map((d) => d.path)).toEqual(['account_id']);
+  });
+
+  it('serves the public keys as a JWKS without a context; the chat can verify passes with it', async () => {
+    const { token } = await passFor('c-42');
+    const response = await fetch(`${issuer().url}/internal/identity/jwks.json`);
+    expect(response.status).toBe(200);
+    const jwks = (await response.json()) as { keys: Array<Record<string, string>> };
+    expect(jwks.keys.map((key) => key['kid'])).toContain(decodeProtectedHeader(token).kid);
+    for (const key of jwks.keys) expect(key).not.toHaveProperty('d');
+    const { payload } = await jwtVerify(token, createLocalJWKSet(jwks), { issuer: 'svc-identity-issuer', audience: 'svc-chat' });
+    expect(payload['acc']).toBe(stack.account.accountId);
+  });
+
+  it('the generated development key survives a restart: passes issued before still identify', async () => {
+    const { token } = await passFor('c-42');
+    const kids = async () => ((await (await fetch(`${issuer().url}/internal/identity/jwks.json`)).json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
+    const before = await kids();
+    await stack.restart('identity-issuer');
+    expect(await kids()).toEqual(before);
+    expect((await verified(token))?.ref).toBe('c-42');
+    expect(decodeProtectedHeader((await passFor('c-42')).token).kid).toBe(decodeProtectedHeader(token).kid);
+  });
+
+  it('a pass of an erased customer identifies nobody', async () => {
+    expect((await putContact('c-erase', { name: 'Gone Soon', email: 'gone@example.com' })).status).toBe(201);
+    const { token } = await passFor('c-erase');
+    expect((await verified(token))?.ref).toBe('c-erase');
+    expect((await stack.call('/contacts/c-erase', { method: 'DELETE' })).status).toBe(204);
+    expect(await verified(token)).toBeNull();
+  });
+});
+
+describe('identity-issuer keys in production', () => {
+  const production = (extra: Record<string, string>) => ({
+    NODE_ENV: 'production',
+    INTERNAL_AUTH_SECRET: 'p'.repeat(40),
+    DATABASE_URL: TEST_SERVER_URL,
+    MIGRATE_ON_START: 'false',
+    ...extra,
+  });
+
+  it('refuses to start without IDENTITY_SIGNING_KEYS, naming it', async () => {
+    await expect(startApp('identity-issuer', production({}), 10_000, '/healthz')).rejects.toThrow(/IDENTITY_SIGNING_KEYS is required/);
+  });
+
+  it('publishes every configured key, and only their public halves', async () => {
+    const jwk = (kid: string) => ({ ...(generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) as object), kid });
+    const app = await startApp('identity-issuer', production({ IDENTITY_SIGNING_KEYS: JSON.stringify([jwk('2026-11'), jwk('2026-10')]) }), 20_000, '/healthz');
+    try {
+      const jwks = (await (await fetch(`${app.url}/internal/identity/jwks.json`)).json()) as { keys: Array<Record<string, string>> };
+      expect(jwks.keys.map((key) => key['kid'])).toEqual(['2026-11', '2026-10']);
+      for (const key of jwks.keys) expect(Object.keys(key).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x']);
+    } finally {
+      await app.stop();
+    }
+  });
+});
