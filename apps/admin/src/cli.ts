@@ -1,9 +1,13 @@
 import { ACCOUNTS_MIGRATIONS, ACCOUNTS_SCHEMA, AccountNotFoundError, AccountsRepository, AccountsService, KeyNotFoundError } from '@svc/accounts';
-import { isPlan, Plan, PLANS } from '@svc/contracts';
+import { EVENT_KINDS, EventKind, isEventKind, isPlan, Plan, PLANS, sampleEventData } from '@svc/contracts';
+import { AmqpClient, domainMessage, DOMAIN_EXCHANGE, Publisher } from '@svc/messaging';
 import { createDataSource, migrate } from '@svc/persistence';
-import { Config, loadConfig } from '@svc/platform';
+import { Config, createLogger, loadConfig } from '@svc/platform';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { adminConfigSpec } from './admin.config';
+
+type AdminConfig = Config<typeof adminConfigSpec>;
 
 /** What a command prints: exactly one JSON object on stdout. */
 type Output = Record<string, unknown>;
@@ -18,22 +22,54 @@ function plan(value: string): Plan {
   return value;
 }
 
+function eventKind(value: string): EventKind {
+  if (!isEventKind(value)) throw new InvalidArgumentError(`must be one of ${EVENT_KINDS.join(', ')}`);
+  return value;
+}
+
 function nonEmpty(value: string): string {
   if (!value.trim()) throw new InvalidArgumentError('must not be empty');
   return value.trim();
 }
 
-async function withAccounts(config: Config<typeof adminConfigSpec>, work: (accounts: AccountsService) => Promise<Output>): Promise<Output> {
+type Work = (accounts: AccountsService, config: AdminConfig) => Promise<Output>;
+
+async function withAccounts(config: AdminConfig, work: Work): Promise<Output> {
   const dataSource = await createDataSource({ schema: ACCOUNTS_SCHEMA, url: config.DATABASE_URL, migrations: ACCOUNTS_MIGRATIONS, poolSize: 2, applicationName: 'admin' }).initialize();
   try {
     await migrate(dataSource);
-    return await work(new AccountsService(new AccountsRepository(dataSource)));
+    return await work(new AccountsService(new AccountsRepository(dataSource)), config);
   } finally {
     await dataSource.destroy();
   }
 }
 
-function program(run: (work: (accounts: AccountsService) => Promise<Output>) => Promise<void>): Command {
+const BROKER_WAIT_MS = 10_000;
+
+/**
+ * A sample event of `kind` for the account, published to the domain exchange exactly as an outbox
+ * relay publishes a chat event (confirm channel, persistent, message id = event id): it takes the
+ * whole path real events take, into the feed and out to webhooks.
+ */
+async function trigger(config: AdminConfig, accountId: string, kind: EventKind): Promise<Output> {
+  const message = domainMessage(kind, accountId, sampleEventData(kind, { appUrl: config.APP_URL, n: Math.floor(Math.random() * 9000) }));
+  const client = new AmqpClient(config.RABBITMQ_URL, createLogger('admin', 'silent'), 'admin');
+  const publisher = new Publisher(client, createLogger('admin', 'silent'));
+  try {
+    await client.start();
+    const deadline = Date.now() + BROKER_WAIT_MS;
+    while (!publisher.isReady) {
+      if (Date.now() > deadline) throw new Error(`RabbitMQ did not answer within ${BROKER_WAIT_MS / 1000} s at ${new URL(config.RABBITMQ_URL).host}`);
+      await sleep(50);
+    }
+    await publisher.publish([{ id: message.id, exchange: DOMAIN_EXCHANGE, routingKey: message.kind, body: message }]);
+    return { event_id: message.id, kind, account_id: accountId };
+  } finally {
+    await client.close();
+  }
+}
+
+function program(run: (work: Work) => Promise<void>): Command {
   const root = new Command('admin').description('Operator commands: accounts, plans, API keys.').exitOverride();
   const account = root.command('account').description('Accounts and their plans.');
   account
@@ -69,13 +105,21 @@ function program(run: (work: (accounts: AccountsService) => Promise<Output>) => 
     .description('Revoke an API key (refused within 5 seconds).')
     .requiredOption('--key-id <id>', 'key id (from `whoami` or `key create`)')
     .action((opts: { keyId: string }) => run(async (accounts) => ({ key: await accounts.revokeKey(opts.keyId) })));
+  root
+    .command('trigger')
+    .description('Produce a realistic sample event through the same path real chat events take (feed and webhooks).')
+    .argument('<kind>', `one of ${EVENT_KINDS.join(', ')}`, eventKind)
+    .requiredOption('--account <id>', 'account id')
+    .action((kind: EventKind, opts: { account: string }) =>
+      run(async (accounts, config) => trigger(config, (await accounts.getAccount(opts.account)).id, kind)),
+    );
   return root;
 }
 
 /** Runs one admin command; returns the process exit code. */
 export async function runCli(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let exitCode = 0;
-  const run = async (work: (accounts: AccountsService) => Promise<Output>) => {
+  const run = async (work: Work) => {
     try {
       const output = await withAccounts(loadConfig(adminConfigSpec, env), work);
       io.out(`${JSON.stringify(output)}\n`);
@@ -85,9 +129,13 @@ export async function runCli(argv: string[], io: Io, env: NodeJS.ProcessEnv = pr
       exitCode = 1;
     }
   };
-  const cli = program(run).configureOutput({ writeOut: io.err, writeErr: io.err });
-  for (const command of cli.commands) command.exitOverride().configureOutput({ writeOut: io.err, writeErr: io.err });
-  for (const group of cli.commands) for (const command of group.commands) command.exitOverride().configureOutput({ writeOut: io.err, writeErr: io.err });
+  const cli = program(run);
+  // Help and usage errors go to stderr (stdout is the JSON result) and return instead of exiting.
+  const quiet = (command: Command): void => {
+    command.exitOverride().configureOutput({ writeOut: io.err, writeErr: io.err });
+    command.commands.forEach(quiet);
+  };
+  quiet(cli);
   try {
     if (argv.length === 0) {
       cli.outputHelp();

@@ -1,7 +1,9 @@
 import { DomainMessage, ErrorBody, EVENT_KINDS, PublicEvent } from '@svc/contracts';
 import { DOMAIN_EXCHANGE, domainMessage, enqueueDomainMessage, parkingQueue } from '@svc/messaging';
-import { RunningProcess, Stack, startRelay, startStack, TestAccount, TestProducer } from '@svc/testing';
+import { REPO_ROOT, RunningProcess, Stack, startRelay, startStack, TestAccount, TestProducer } from '@svc/testing';
 import { connect } from 'amqplib';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
@@ -253,5 +255,44 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
       Object.fromEntries(list.map((e) => [e.event ?? e.kind, e.data]));
     expect(byKind(events)).toEqual(byKind(sent));
     expect(Object.keys(byKind(events)).sort()).toEqual([...EVENT_KINDS].sort());
+  });
+
+  describe('admin trigger', () => {
+    const admin = (...args: string[]) =>
+      spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), ...args], {
+        env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: stack.db.url, RABBITMQ_URL: stack.env['RABBITMQ_URL']!, APP_URL: 'https://app.example.com' },
+        encoding: 'utf8',
+      });
+
+    it('produces a sample of every kind through the pipeline into the feed', async () => {
+      const account = await stack.newAccount('Trigger');
+      const ids: string[] = [];
+      for (const kind of EVENT_KINDS) {
+        const result = admin('trigger', kind, '--account', account.accountId);
+        expect(result.status).toBe(0);
+        const output = JSON.parse(result.stdout) as { event_id: string; kind: string };
+        expect(output).toEqual({ event_id: expect.stringMatching(/^[0-9a-f-]{36}$/), kind, account_id: account.accountId });
+        ids.push(output.event_id);
+      }
+      expect(new Set(ids).size).toBe(EVENT_KINDS.length);
+      const events = await feedHas(account, EVENT_KINDS.length);
+      expect(events.map((e) => e.event).sort()).toEqual([...EVENT_KINDS].sort());
+      for (const event of events) {
+        const { contact, conversation } = event.data as unknown as { contact: Record<string, unknown>; conversation: { url: string } | null };
+        expect(contact).toMatchObject({ svc_id: expect.any(Number), created_at: expect.stringMatching(TIMESTAMP), updated_at: expect.stringMatching(TIMESTAMP) });
+        if (conversation) expect(conversation.url).toMatch(/^https:\/\/app\.example\.com\/conversations\/\d+$/);
+      }
+    });
+
+    it('refuses an unknown kind (usage, exit 2) and an unknown account (exit 1), printing nothing on stdout', () => {
+      const badKind = admin('trigger', 'contact.deleted', '--account', stack.account.accountId);
+      expect(badKind.status).toBe(2);
+      expect(badKind.stdout).toBe('');
+      expect(badKind.stderr).toMatch(/must be one of/);
+      const badAccount = admin('trigger', 'message.sent', '--account', '00000000-0000-4000-8000-000000000000');
+      expect(badAccount.status).toBe(1);
+      expect(badAccount.stdout).toBe('');
+      expect(badAccount.stderr).toMatch(/no account/);
+    });
   });
 });

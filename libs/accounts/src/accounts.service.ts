@@ -22,6 +22,12 @@ export class AccountsService {
     return { account, ...(await this.issueKey(account.id)) };
   }
 
+  async getAccount(accountId: string): Promise<AccountRow> {
+    const account = UUID.test(accountId) ? await this.repository.findAccount(accountId) : undefined;
+    if (!account) throw new AccountNotFoundError(`no account with id ${accountId}`);
+    return account;
+  }
+
   async setPlan(accountId: string, plan: Plan): Promise<AccountRow> {
     const account = UUID.test(accountId) ? await this.repository.updatePlan(accountId, plan) : undefined;
     if (!account) throw new AccountNotFoundError(`no account with id ${accountId}`);
@@ -29,9 +35,7 @@ export class AccountsService {
   }
 
   async createKey(accountId: string): Promise<CreatedKey> {
-    const account = UUID.test(accountId) ? await this.repository.findAccount(accountId) : undefined;
-    if (!account) throw new AccountNotFoundError(`no account with id ${accountId}`);
-    return this.issueKey(account.id);
+    return this.issueKey((await this.getAccount(accountId)).id);
   }
 
   async revokeKey(keyId: string): Promise<ApiKeyRow> {
