@@ -1,7 +1,7 @@
 import { ErrorBody, IdentityPassResponseDto, VerifyIdentityPassResponse } from '@svc/contracts';
 import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import { freePort, RunningApp, Stack, startApp, startStack, TEST_SERVER_URL } from '@svc/testing';
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, JSONWebKeySet, jwtVerify } from 'jose';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 
 const errorCode = async (response: Response) => ((await response.json()) as ErrorBody).error.code;
@@ -85,7 +85,11 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
     expect(after).toBe(before);
   });
 
-  it('400 validation_failed for a ref longer than 255 characters', async () => {
+  it('takes any ref of 1 to 255 characters, URL-encoded; 400 validation_failed for a longer one', async () => {
+    for (const ref of ['a/b c?d#é', '✓'.repeat(255)]) {
+      expect((await putContact(ref, { name: 'Long Ref' })).status).toBe(201);
+      expect((await issue(ref)).status).toBe(201);
+    }
     const response = await issue('x'.repeat(256));
     expect(response.status).toBe(400);
     expect(((await response.json()) as ErrorBody).error).toMatchObject({ code: 'validation_failed', details: [{ path: 'ref' }] });
@@ -95,7 +99,8 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
     const { token } = await passFor('c-42');
     expect(await verified(token, stack.other.accountId)).toBeNull();
     const [header, payload, signature] = token.split('.');
-    const altered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload as string, 'base64url').toString()), sub: '1' })).toString('base64url');
+    const claims = JSON.parse(Buffer.from(payload as string, 'base64url').toString()) as { sub: string };
+    const altered = Buffer.from(JSON.stringify({ ...claims, sub: String(Number(claims.sub) + 1) })).toString('base64url');
     expect(await verified(`${header}.${altered}.${signature}`)).toBeNull();
   });
 
@@ -112,8 +117,8 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
     const { token } = await passFor('c-42');
     const response = await fetch(`${issuer().url}/internal/identity/jwks.json`);
     expect(response.status).toBe(200);
-    const jwks = (await response.json()) as { keys: Array<Record<string, string>> };
-    expect(jwks.keys.map((key) => key['kid'])).toContain(decodeProtectedHeader(token).kid);
+    const jwks = (await response.json()) as JSONWebKeySet;
+    expect(jwks.keys.map((key) => key.kid)).toContain(decodeProtectedHeader(token).kid);
     for (const key of jwks.keys) expect(key).not.toHaveProperty('d');
     const { payload } = await jwtVerify(token, createLocalJWKSet(jwks), { issuer: 'svc-identity-issuer', audience: 'svc-chat' });
     expect(payload['acc']).toBe(stack.account.accountId);

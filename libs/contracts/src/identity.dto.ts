@@ -1,18 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, IsUUID, Length, Matches } from 'class-validator';
-
-/** `{ref}`: 1 to 255 characters, no control characters (the contract's rule for a customer ref). */
-export const CONTACT_REF_PATTERN = /^[^\p{Cc}]{1,255}$/u;
+import { IsString, IsUUID, Length } from 'class-validator';
 
 /** A real pass (kid `2026-11`, customer 42, issued 2026-11-21T10:04:05Z), signed by a throw-away key. */
 const TOKEN_EXAMPLE =
   'eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjYtMTEiLCJ0eXAiOiJKV1QifQ.eyJhY2MiOiIwZjhmYWQ1Yi1kOWNiLTQ2OWYtYTE2NS03MDg2NzcyODk1MGUiLCJpc3MiOiJzdmMtaWRlbnRpdHktaXNzdWVyIiwiYXVkIjoic3ZjLWNoYXQiLCJzdWIiOiI0MiIsImlhdCI6MTc5NTI1NTQ0NSwiZXhwIjoxNzk3ODQ3NDQ1LCJqdGkiOiIzZmE4NWY2NC01NzE3LTQ1NjItYjNmYy0yYzk2M2Y2NmFmYTYifQ.KHskNbpG9TaGYFfvRdrAY9DHf6rAkDPkmPlt_pMo5vw0DHrAZbvRwvhxMqoQUBg6Ax12kCkdLWNH-ngZR5gTAw';
-
-export class IdentityPassParamsDto {
-  @ApiProperty({ description: "The business's own id of the customer (URL-encoded in the path).", example: 'c-42', minLength: 1, maxLength: 255 })
-  @Matches(CONTACT_REF_PATTERN, { message: 'ref must be 1 to 255 characters without control characters' })
-  ref!: string;
-}
 
 /** `POST /contacts/{ref}/identity` → 201. */
 export class IdentityPassResponseDto {

@@ -1,6 +1,6 @@
 import { Controller, Param, Post } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiBearerAuth, ApiCreatedResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ErrorResponseDto, GatewayContext, IdentityPassParamsDto, IdentityPassResponseDto } from '@svc/contracts';
+import { ContactRefParams, ErrorResponseDto, GatewayContext, IdentityPassResponseDto } from '@svc/contracts';
 import { Caller } from '@svc/platform';
 import { IdentityService } from './identity.service';
 
@@ -20,15 +20,15 @@ export class IdentityController {
   @ApiCreatedResponse({ type: IdentityPassResponseDto, description: 'The pass.' })
   @ApiBadRequestResponse({
     type: ErrorResponseDto,
-    description: 'The ref is not 1 to 255 characters without control characters.',
-    example: { error: { code: 'validation_failed', message: 'The request has invalid fields.', details: [{ path: 'ref', message: 'ref must be 1 to 255 characters without control characters' }] } },
+    description: 'The ref in the path is too long or has control characters.',
+    example: { error: { code: 'validation_failed', message: 'The request has invalid fields.', details: [{ path: 'ref', message: 'ref must be 1 to 255 characters' }] } },
   })
   @ApiNotFoundResponse({
     type: ErrorResponseDto,
     description: 'The account has no customer with this ref.',
-    example: { error: { code: 'not_found', message: 'There is no customer with ref "c-42".' } },
+    example: { error: { code: 'not_found', message: 'There is no customer with ref "cust-1042".' } },
   })
-  issue(@Caller() caller: GatewayContext, @Param() params: IdentityPassParamsDto): Promise<IdentityPassResponseDto> {
-    return this.identity.issue(caller, params.ref);
+  issue(@Caller() caller: GatewayContext, @Param() { ref }: ContactRefParams): Promise<IdentityPassResponseDto> {
+    return this.identity.issue(caller, ref);
   }
 }
