@@ -9,3 +9,4 @@ export * from './events.dto';
 export * from './contacts.dto';
 export * from './event-samples';
 export * from './webhooks.dto';
+export * from './knowledge.dto';

@@ -1,0 +1,97 @@
+import { KnowledgePieceDto } from '@svc/contracts';
+import { domainMessage, enqueueDomainMessage } from '@svc/messaging';
+import { DataSource, EntityManager } from 'typeorm';
+import { KNOWLEDGE_SCHEMA } from '../migrations';
+import { SearchLanguage } from '../search/language';
+
+/** A piece as written: the language decides how its search vector is stemmed. */
+export interface PieceInput {
+  external_ref: string;
+  heading: string;
+  text: string;
+  url: string | null;
+  lang: SearchLanguage;
+}
+
+const PIECE_COLUMNS = 'external_ref, heading, text, url, created_at, updated_at';
+
+/** The SQL of one account's write transaction, which holds that account's write lock. */
+export class PiecesWriter {
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly accountId: string,
+  ) {}
+
+  async count(): Promise<number> {
+    const [row] = await this.manager.query('SELECT count(*)::int AS n FROM knowledge.pieces WHERE account_id = $1', [this.accountId]);
+    return row.n;
+  }
+
+  /** Which of `refs` already name a piece of the account. */
+  async existingRefs(refs: string[]): Promise<Set<string>> {
+    const rows: Array<{ external_ref: string }> = await this.manager.query(
+      'SELECT external_ref FROM knowledge.pieces WHERE account_id = $1 AND external_ref = ANY($2::text[])',
+      [this.accountId, refs],
+    );
+    return new Set(rows.map((r) => r.external_ref));
+  }
+
+  /** Inserts or replaces every piece in one statement (the search index follows in the same one). */
+  async upsert(pieces: PieceInput[]): Promise<KnowledgePieceDto[]> {
+    const column = <K extends keyof PieceInput>(key: K) => pieces.map((p) => p[key]);
+    return this.manager.query(
+      `INSERT INTO knowledge.pieces (account_id, external_ref, heading, text, url, lang)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+       ON CONFLICT (account_id, external_ref) DO UPDATE
+         SET heading = EXCLUDED.heading, text = EXCLUDED.text, url = EXCLUDED.url, lang = EXCLUDED.lang, updated_at = now()
+       RETURNING ${PIECE_COLUMNS}`,
+      [this.accountId, column('external_ref'), column('heading'), column('text'), column('url'), column('lang')],
+    );
+  }
+
+  /** True when the piece existed. */
+  async delete(ref: string): Promise<boolean> {
+    const [, affected] = await this.manager.query('DELETE FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2', [this.accountId, ref]);
+    return affected > 0;
+  }
+
+  /** One `knowledge.changed` message per piece, committed with the change itself (outbox). */
+  async announce(refs: string[], change: 'upserted' | 'deleted'): Promise<void> {
+    for (const ref of refs) {
+      await enqueueDomainMessage(this.manager, KNOWLEDGE_SCHEMA, domainMessage('knowledge.changed', this.accountId, { external_ref: ref, change }));
+    }
+  }
+}
+
+/** The SQL of schema `knowledge` for pieces, and nothing else. */
+export class PiecesRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * Runs `work` in a transaction that first takes the account's write lock, so that writes of one
+   * account happen one after the other: the quota is counted inside the lock, and never exceeded by
+   * concurrent calls. Other accounts are not held up.
+   */
+  writeForAccount<T>(accountId: string, work: (writer: PiecesWriter) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`knowledge:${accountId}`]);
+      return work(new PiecesWriter(manager, accountId));
+    });
+  }
+
+  async find(accountId: string, ref: string): Promise<KnowledgePieceDto | undefined> {
+    const rows = await this.db.query(`SELECT ${PIECE_COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2`, [accountId, ref]);
+    return rows[0];
+  }
+
+  /**
+   * Up to `limit` pieces after `after` in external_ref order: code point order, the column's
+   * collation being "C", in which '' sorts before every ref.
+   */
+  list(accountId: string, after: string | undefined, limit: number): Promise<KnowledgePieceDto[]> {
+    return this.db.query(
+      `SELECT ${PIECE_COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref > $2 ORDER BY external_ref LIMIT $3`,
+      [accountId, after ?? '', limit],
+    );
+  }
+}

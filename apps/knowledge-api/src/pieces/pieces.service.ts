@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import {
+  BulkUpsertKnowledgeResponseDto,
+  KNOWLEDGE_LIMITS,
+  KnowledgeBulkItemDto,
+  KnowledgeListResponseDto,
+  KnowledgePieceDto,
+  ListKnowledgeQueryDto,
+  UpsertKnowledgePieceDto,
+} from '@svc/contracts';
+import { ApiError } from '@svc/platform';
+import { detectLanguage } from '../search/language';
+import { PieceInput, PiecesRepository, PiecesWriter } from './pieces.repository';
+
+function toInput(ref: string, body: UpsertKnowledgePieceDto): PieceInput {
+  return { external_ref: ref, heading: body.heading, text: body.text, url: body.url ?? null, lang: detectLanguage(`${body.heading}\n${body.text}`) };
+}
+
+/** Refuses a write that would take the account past its quota; call it inside the account's lock. */
+async function checkQuota(writer: PiecesWriter, newPieces: number): Promise<void> {
+  if (newPieces === 0) return;
+  const held = await writer.count();
+  if (held + newPieces > KNOWLEDGE_LIMITS.piecesPerAccount) {
+    const max = KNOWLEDGE_LIMITS.piecesPerAccount.toLocaleString('en');
+    throw new ApiError('limit_exceeded', `An account holds at most ${max} knowledge pieces; it has ${held.toLocaleString('en')} and this call adds ${newPieces}.`);
+  }
+}
+
+@Injectable()
+export class PiecesService {
+  constructor(private readonly pieces: PiecesRepository) {}
+
+  upsert(accountId: string, ref: string, body: UpsertKnowledgePieceDto): Promise<{ created: boolean; piece: KnowledgePieceDto }> {
+    return this.pieces.writeForAccount(accountId, async (writer) => {
+      const created = (await writer.existingRefs([ref])).size === 0;
+      await checkQuota(writer, created ? 1 : 0);
+      const [piece] = await writer.upsert([toInput(ref, body)]);
+      await writer.announce([ref], 'upserted');
+      return { created, piece: piece as KnowledgePieceDto };
+    });
+  }
+
+  /** All or nothing: the items are valid and distinct (the DTO checks), and fit in the quota together. */
+  bulkUpsert(accountId: string, items: KnowledgeBulkItemDto[]): Promise<BulkUpsertKnowledgeResponseDto> {
+    const refs = items.map((item) => item.external_ref);
+    return this.pieces.writeForAccount(accountId, async (writer) => {
+      const existing = await writer.existingRefs(refs);
+      const created = items.length - existing.size;
+      await checkQuota(writer, created);
+      const written = new Map((await writer.upsert(items.map((item) => toInput(item.external_ref, item)))).map((p) => [p.external_ref, p]));
+      await writer.announce(refs, 'upserted');
+      return { items: refs.map((ref) => written.get(ref) as KnowledgePieceDto), created, updated: existing.size };
+    });
+  }
+
+  async delete(accountId: string, ref: string): Promise<void> {
+    await this.pieces.writeForAccount(accountId, async (writer) => {
+      if (!(await writer.delete(ref))) throw new ApiError('not_found', `There is no knowledge piece with external_ref ${JSON.stringify(ref)}.`);
+      await writer.announce([ref], 'deleted');
+    });
+  }
+
+  async list(accountId: string, query: ListKnowledgeQueryDto): Promise<KnowledgeListResponseDto> {
+    if (query.external_ref !== undefined) {
+      if (query.after !== undefined || query.limit !== undefined) {
+        throw new ApiError('invalid_parameter', 'The query string has invalid parameters.', [
+          { path: 'external_ref', message: 'external_ref looks up one piece and cannot be combined with after or limit' },
+        ]);
+      }
+      const piece = await this.pieces.find(accountId, query.external_ref);
+      return { items: piece ? [piece] : [] };
+    }
+    const limit = query.limit ?? KNOWLEDGE_LIMITS.pageDefault;
+    const rows = await this.pieces.list(accountId, query.after, limit + 1);
+    const items = rows.slice(0, limit);
+    return { items, next_after: items.at(-1)?.external_ref ?? query.after ?? null, more: rows.length > limit };
+  }
+}

@@ -1,0 +1,266 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Expose, Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  registerDecorator,
+  ValidateNested,
+  ValidationArguments,
+} from 'class-validator';
+
+/** The contract's numbers for knowledge pieces (spec "Limits", CONTRACT.md "Knowledge pieces"). */
+export const KNOWLEDGE_LIMITS = {
+  refMax: 255,
+  headingMax: 300,
+  textMin: 15,
+  textMax: 8_000,
+  urlMax: 2_048,
+  bulkMax: 50,
+  piecesPerAccount: 5_000,
+  pageDefault: 100,
+  pageMax: 200,
+} as const;
+
+/** Search for the assistant (internal route): how many results one call may ask for. */
+export const KNOWLEDGE_SEARCH_LIMITS = { questionMax: 1_000, resultsDefault: 5, resultsMax: 20 } as const;
+
+/** A string of `min` to `max` Unicode code points (an emoji is one; what PostgreSQL's char_length counts). */
+function CodePoints(min: number, max: number): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'codePoints',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: `$property must be ${min} to ${max} characters (Unicode code points)` },
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string') return false;
+          const length = [...value].length;
+          return length >= min && length <= max;
+        },
+      },
+    });
+}
+
+/** No control characters at all (refs, headings, questions). */
+const NoControlCharacters = () => Matches(/^\P{Cc}*$/u, { message: '$property must not contain control characters' });
+/** Text may hold line breaks and tabs, never other control characters (PostgreSQL refuses NUL). */
+const NoControlCharactersButWhitespace = () => Matches(/^(?:\P{Cc}|[\t\n\r])*$/u, { message: '$property must not contain control characters other than tab and line breaks' });
+
+/** Items of one bulk call whose external_ref an earlier item already uses: item → that item's index. */
+const REPEATED_REFS = new WeakMap<object, number>();
+
+/** Runs when the body becomes DTOs, before validation: notes each item that repeats an earlier ref. */
+function noteRepeatedRefs(items: unknown): unknown {
+  if (!Array.isArray(items)) return items;
+  const firstIndex = new Map<string, number>();
+  items.forEach((item: unknown, index) => {
+    const ref = typeof item === 'object' && item !== null ? (item as { external_ref?: unknown }).external_ref : undefined;
+    if (typeof ref !== 'string') return;
+    const first = firstIndex.get(ref);
+    if (first === undefined) firstIndex.set(ref, index);
+    else REPEATED_REFS.set(item as object, first);
+  });
+  return items;
+}
+
+/** An item's external_ref must not repeat one an earlier item of the same bulk call uses. */
+function NotRepeatedInBatch(): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'notRepeatedInBatch',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (_value: unknown, args: ValidationArguments) => !REPEATED_REFS.has(args.object),
+        defaultMessage: (args: ValidationArguments) => `external_ref repeats the one of items[${REPEATED_REFS.get(args.object)}]; each piece may appear once per call`,
+      },
+    });
+}
+
+const REF_DESCRIPTION = "The business's own id of the piece: 1 to 255 characters, no control characters.";
+
+/** `{externalRef}` in `/knowledge/{externalRef}` (URL-encoded in the path). Reported as `external_ref`. */
+export class KnowledgeRefParams {
+  @ApiProperty({ name: 'externalRef', description: `${REF_DESCRIPTION} URL-encoded in the path.`, example: 'faq-shipping' })
+  @Expose({ name: 'externalRef' })
+  @CodePoints(1, KNOWLEDGE_LIMITS.refMax)
+  @NoControlCharacters()
+  external_ref!: string;
+}
+
+/** Body of `PUT /knowledge/{externalRef}`: the whole piece (a PUT replaces it; an omitted url means none). */
+export class UpsertKnowledgePieceDto {
+  @ApiProperty({ description: 'Title of the piece: 1 to 300 characters.', minLength: 1, maxLength: KNOWLEDGE_LIMITS.headingMax, example: 'Shipping times and costs' })
+  @IsString()
+  @CodePoints(1, KNOWLEDGE_LIMITS.headingMax)
+  @NoControlCharacters()
+  heading!: string;
+
+  @ApiProperty({
+    description: 'What the assistant answers from: 15 to 8,000 characters counted as Unicode code points (an emoji is one). Line breaks allowed.',
+    minLength: KNOWLEDGE_LIMITS.textMin,
+    maxLength: KNOWLEDGE_LIMITS.textMax,
+    example: 'We ship to every EU country within 2 to 4 working days. Shipping is free for orders above 50 euros; below that it costs 4.90 euros.',
+  })
+  @IsString()
+  @CodePoints(KNOWLEDGE_LIMITS.textMin, KNOWLEDGE_LIMITS.textMax)
+  @NoControlCharactersButWhitespace()
+  text!: string;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    format: 'uri',
+    maxLength: KNOWLEDGE_LIMITS.urlMax,
+    description: 'Optional link to the page the piece comes from: http or https, at most 2,048 characters. Omitted or null: none.',
+    example: 'https://www.example.com/help/shipping',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(KNOWLEDGE_LIMITS.urlMax)
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true }, { message: '$property must be an http or https URL' })
+  url?: string | null;
+}
+
+/** One item of `POST /knowledge/bulk`. */
+export class KnowledgeBulkItemDto extends UpsertKnowledgePieceDto {
+  @ApiProperty({ description: `${REF_DESCRIPTION} Once per call.`, minLength: 1, maxLength: KNOWLEDGE_LIMITS.refMax, example: 'faq-shipping' })
+  @IsString()
+  @CodePoints(1, KNOWLEDGE_LIMITS.refMax)
+  @NoControlCharacters()
+  @NotRepeatedInBatch()
+  external_ref!: string;
+}
+
+export class BulkUpsertKnowledgeDto {
+  @ApiProperty({
+    type: [KnowledgeBulkItemDto],
+    minItems: 1,
+    maxItems: KNOWLEDGE_LIMITS.bulkMax,
+    description: '1 to 50 pieces, each external_ref once. All or nothing: one invalid item and none is written.',
+  })
+  @IsArray()
+  @ArrayMinSize(1, { message: 'items must hold 1 to 50 pieces' })
+  @ArrayMaxSize(KNOWLEDGE_LIMITS.bulkMax, { message: 'items must hold 1 to 50 pieces' })
+  @ValidateNested({ each: true })
+  @Type(() => KnowledgeBulkItemDto)
+  @Transform(({ value }: { value: unknown }) => noteRepeatedRefs(value))
+  items!: KnowledgeBulkItemDto[];
+}
+
+export class KnowledgePieceDto {
+  @ApiProperty({ example: 'faq-shipping' })
+  external_ref!: string;
+
+  @ApiProperty({ example: 'Shipping times and costs' })
+  heading!: string;
+
+  @ApiProperty({ example: 'We ship to every EU country within 2 to 4 working days. Shipping is free for orders above 50 euros; below that it costs 4.90 euros.' })
+  text!: string;
+
+  @ApiProperty({ type: 'string', nullable: true, example: 'https://www.example.com/help/shipping' })
+  url!: string | null;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-20T09:12:44.512907+00:00' })
+  created_at!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-21T10:04:05.123456+00:00' })
+  updated_at!: string;
+}
+
+export class BulkUpsertKnowledgeResponseDto {
+  @ApiProperty({ type: [KnowledgePieceDto], description: 'Every piece written, in the order of the request.' })
+  items!: KnowledgePieceDto[];
+
+  @ApiProperty({ description: 'Pieces that did not exist before.', example: 48 })
+  created!: number;
+
+  @ApiProperty({ description: 'Pieces that existed and were replaced.', example: 2 })
+  updated!: number;
+}
+
+/** A decimal integer string becomes a number; anything else stays as sent and fails IsInt. */
+const integer = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value));
+
+export class ListKnowledgeQueryDto {
+  @ApiPropertyOptional({ description: 'Look up one piece: the answer holds it or nothing. Not combined with `after` or `limit`.', example: 'faq-shipping' })
+  @IsOptional()
+  @IsString()
+  @CodePoints(1, KNOWLEDGE_LIMITS.refMax)
+  @NoControlCharacters()
+  external_ref?: string;
+
+  @ApiPropertyOptional({ description: 'List the pieces whose external_ref sorts after this one (the `next_after` of the previous page).', example: 'faq-returns' })
+  @IsOptional()
+  @IsString()
+  @CodePoints(1, KNOWLEDGE_LIMITS.refMax)
+  @NoControlCharacters()
+  after?: string;
+
+  @ApiPropertyOptional({ description: 'Pieces per page.', default: KNOWLEDGE_LIMITS.pageDefault, minimum: 1, maximum: KNOWLEDGE_LIMITS.pageMax, example: 100 })
+  @IsOptional()
+  @integer()
+  @IsInt({ message: `limit must be a whole number from 1 to ${KNOWLEDGE_LIMITS.pageMax}` })
+  @Min(1, { message: `limit must be a whole number from 1 to ${KNOWLEDGE_LIMITS.pageMax}` })
+  @Max(KNOWLEDGE_LIMITS.pageMax, { message: `limit must be a whole number from 1 to ${KNOWLEDGE_LIMITS.pageMax}` })
+  limit?: number;
+}
+
+export class KnowledgeListResponseDto {
+  @ApiProperty({ type: [KnowledgePieceDto], description: 'Ordered by external_ref (Unicode code point order). With `external_ref`: that piece, or empty.' })
+  items!: KnowledgePieceDto[];
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    description: 'Listing only: the `after` to send next (the external_ref of the last item), or the `after` sent when the page is empty (null on the first page).',
+    example: 'faq-shipping',
+  })
+  next_after?: string | null;
+
+  @ApiPropertyOptional({ description: 'Listing only: more pieces follow; call again with `after=next_after`.', example: false })
+  more?: boolean;
+}
+
+/** Body of the assistant's `POST /internal/knowledge/search` (not public). */
+export class SearchKnowledgeDto {
+  @IsString()
+  @CodePoints(1, KNOWLEDGE_SEARCH_LIMITS.questionMax)
+  @NoControlCharactersButWhitespace()
+  question!: string;
+
+  /** The visitor's language, a BCP 47 tag (`de`, `pt-BR`). */
+  @IsString()
+  @Matches(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, { message: '$property must be a BCP 47 language tag such as en or pt-BR' })
+  lang!: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(KNOWLEDGE_SEARCH_LIMITS.resultsMax)
+  limit?: number;
+}
+
+export interface KnowledgeSearchResult {
+  external_ref: string;
+  heading: string;
+  url: string | null;
+  /** The part of the text that best matches the question. */
+  passage: string;
+  /** Relevance in [0, 1): higher is better. */
+  score: number;
+}
+
+export interface KnowledgeSearchResponse {
+  results: KnowledgeSearchResult[];
+}
