@@ -35,7 +35,9 @@ const options = (filename) => ({
   },
 });
 
-await rm(out, { recursive: true, force: true });
+// Files are replaced in place (processes started from dist/ keep working during a rebuild); what
+// no longer has a source is removed at the end.
+const written = new Set();
 let files = 0;
 for (const top of ['apps', 'libs']) {
   for (const project of await readdir(join(root, top))) {
@@ -47,12 +49,27 @@ for (const top of ['apps', 'libs']) {
         const { code, map } = await transformFile(file, options(file));
         const js = target.replace(/\.ts$/, '.js');
         await writeFile(js, `${code}\n//# sourceMappingURL=${js.split('/').pop()}.map\n`);
-        if (map) await writeFile(`${js}.map`, map);
+        written.add(js);
+        if (map) {
+          await writeFile(`${js}.map`, map);
+          written.add(`${js}.map`);
+        }
         files += 1;
       } else if (file.endsWith('.json')) {
         await copyFile(file, target);
+        written.add(target);
       }
     }
   }
 }
+async function removeStale(dir) {
+  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      await removeStale(path);
+      if ((await readdir(path)).length === 0) await rm(path, { recursive: true });
+    } else if (!written.has(path)) await rm(path);
+  }
+}
+await removeStale(out);
 process.stdout.write(`build: ${files} files compiled into dist/\n`);
