@@ -1,4 +1,4 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Header, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ErrorResponseDto, EVENTS_PAGE_DEFAULT, EventsPageDto, EventsQueryDto, GatewayContext } from '@svc/contracts';
 import { Caller } from '@svc/platform';
@@ -22,7 +22,8 @@ export class EventsController {
     description: '`after` or `limit` is not a whole number in range.',
     example: { error: { code: 'invalid_parameter', message: 'The query string has invalid parameters.', details: [{ path: 'limit', message: 'limit must be a whole number from 1 to 200' }] } },
   })
-  list(@Caller() caller: GatewayContext, @Query() query: EventsQueryDto): Promise<EventsPageDto> {
+  @Header('content-type', 'application/json; charset=utf-8')
+  list(@Caller() caller: GatewayContext, @Query() query: EventsQueryDto): Promise<string> {
     return this.log.page(caller.account.id, query.after ?? 0, query.limit ?? EVENTS_PAGE_DEFAULT);
   }
 }

@@ -4,3 +4,4 @@ export * from './processes';
 export * from './stack';
 export * from './rabbitmq';
 export * from './producer';
+export * from './https-receiver';

@@ -1,10 +1,16 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export const REPO_ROOT = resolve(__dirname, '../../..');
+/** The workspace root (the directory with nx.json), from the sources or from dist/. */
+export const REPO_ROOT = ((): string => {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'nx.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+})();
 
 /** A free TCP port on 127.0.0.1. */
 export async function freePort(): Promise<number> {

@@ -30,6 +30,15 @@ export class TestProducer {
     return message;
   }
 
+  /** Commits several events in one transaction, as a busy producer does; returns the messages. */
+  async emitMany(kind: EventKind, accountId: string, ns: number[]): Promise<DomainMessage[]> {
+    const messages = ns.map((n) => domainMessage(kind, accountId, sampleEventData(kind, { n })));
+    await this.db.transaction(async (manager) => {
+      for (const message of messages) await enqueueDomainMessage(manager, PRODUCER_SCHEMA, message);
+    });
+    return messages;
+  }
+
   /** Rows still waiting to be published. */
   async pending(): Promise<number> {
     const [row] = (await this.db.query(`SELECT count(*)::int AS n FROM ${PRODUCER_SCHEMA}.outbox WHERE sent_at IS NULL`)) as Array<{ n: number }>;
