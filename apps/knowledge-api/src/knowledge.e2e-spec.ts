@@ -1,0 +1,230 @@
+import { BulkUpsertKnowledgeResponseDto, ErrorBody, KnowledgeListResponseDto, KnowledgePieceDto, KnowledgeSearchResponse } from '@svc/contracts';
+import { InternalAuth } from '@svc/platform';
+import { Stack, startStack, TestAccount } from '@svc/testing';
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
+
+const piece = (overrides: object = {}) => ({ heading: 'Shipping times', text: 'We ship every order within two working days.', ...overrides });
+const item = (ref: string, overrides: object = {}) => ({ external_ref: ref, ...piece(overrides) });
+const items = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => item(`${prefix}-${String(i).padStart(3, '0')}`));
+
+describe('knowledge-api through the gateway (processes, real PostgreSQL)', () => {
+  let stack: Stack;
+
+  const json = async <T>(response: Response): Promise<T> => (await response.json()) as T;
+  const put = (ref: string, body: object, key?: string) => stack.call(`/knowledge/${encodeURIComponent(ref)}`, { method: 'PUT', json: body, key });
+  const bulk = (sent: object[], key?: string) => stack.call('/knowledge/bulk', { method: 'POST', json: { items: sent }, key });
+  const lookup = async (ref: string, key?: string) => (await json<KnowledgeListResponseDto>(await stack.call(`/knowledge?external_ref=${encodeURIComponent(ref)}`, { key }))).items;
+  const count = async (account: TestAccount) =>
+    Number((await stack.dataSource.query('SELECT count(*) AS n FROM knowledge.pieces WHERE account_id = $1', [account.accountId]))[0].n);
+  const expectError = async (response: Response, status: number, code: string, paths?: string[]) => {
+    const body = await json<ErrorBody>(response);
+    expect({ status: response.status, code: body.error.code }).toEqual({ status, code });
+    if (paths) expect([...new Set(body.error.details?.map((d) => d.path))]).toEqual(paths);
+  };
+
+  beforeAll(async () => {
+    // Many writes per test: the per-key write limits are not what these tests are about.
+    stack = await startStack(['knowledge-api'], { appEnv: { gateway: { WRITE_LIMIT_PER_MINUTE: '100000', WRITE_LIMIT_PER_HOUR: '100000' } } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  describe('PUT /knowledge/{externalRef}', () => {
+    it('creates (201) then replaces (200) a piece; an omitted url removes the link', async () => {
+      const created = await put('faq/shipping', piece({ url: 'https://www.example.com/help/shipping' }));
+      expect(created.status).toBe(201);
+      const first = await json<KnowledgePieceDto>(created);
+      expect(first).toEqual({
+        external_ref: 'faq/shipping',
+        heading: 'Shipping times',
+        text: 'We ship every order within two working days.',
+        url: 'https://www.example.com/help/shipping',
+        created_at: expect.stringMatching(TIMESTAMP),
+        updated_at: first.created_at,
+      });
+      const replaced = await put('faq/shipping', piece({ heading: 'Delivery' }));
+      expect(replaced.status).toBe(200);
+      const second = await json<KnowledgePieceDto>(replaced);
+      expect(second).toEqual({ ...first, heading: 'Delivery', url: null, updated_at: expect.stringMatching(TIMESTAMP) });
+      expect(second.updated_at > first.updated_at).toBe(true);
+      expect(await lookup('faq/shipping')).toEqual([second]);
+    });
+
+    it.each([
+      ['heading of 300 characters', { heading: 'h'.repeat(300) }],
+      ['text of 15 characters', { text: 't'.repeat(15) }],
+      ['text of 8,000 code points, emoji-heavy', { text: `${'🚚📦'.repeat(3999)}ok` }],
+    ])('accepts a %s', async (_case, overrides) => {
+      expect((await put('boundary-ok', piece(overrides))).status).toBeLessThan(300);
+    });
+
+    it.each([
+      ['heading of 301 characters', { heading: 'h'.repeat(301) }, 'heading'],
+      ['text of 14 characters', { text: 't'.repeat(14) }, 'text'],
+      ['text of 8,001 code points, emoji-heavy', { text: `${'🚚📦'.repeat(4000)}!` }, 'text'],
+      ['missing text', { text: undefined }, 'text'],
+      ['ftp url', { url: 'ftp://example.com/x' }, 'url'],
+    ])('refuses a %s with 400 validation_failed naming it, and writes nothing', async (_case, overrides, path) => {
+      await expectError(await put('boundary-bad', piece(overrides)), 400, 'validation_failed', [path]);
+      expect(await lookup('boundary-bad')).toEqual([]);
+    });
+
+    it('refuses an external_ref of 256 characters; accepts 255 code points of emoji', async () => {
+      await expectError(await put('r'.repeat(256), piece()), 400, 'validation_failed', ['external_ref']);
+      expect((await put('🔑'.repeat(255), piece())).status).toBe(201);
+    });
+
+    it('refuses a body that is not JSON', async () => {
+      const response = await stack.call('/knowledge/x', { method: 'PUT', body: '{"heading":', headers: { 'content-type': 'application/json' } });
+      await expectError(response, 400, 'invalid_json');
+    });
+  });
+
+  describe('POST /knowledge/bulk', () => {
+    it('writes 50 pieces at once (200), counting created and updated, in the order sent', async () => {
+      const first = await bulk(items('bulk', 50));
+      expect(first.status).toBe(200);
+      const result = await json<BulkUpsertKnowledgeResponseDto>(first);
+      expect([result.created, result.updated, result.items.length]).toEqual([50, 0, 50]);
+      expect(result.items.map((p) => p.external_ref)).toEqual(items('bulk', 50).map((i) => i.external_ref));
+      const again = await json<BulkUpsertKnowledgeResponseDto>(await bulk([item('bulk-049', { heading: 'Changed' }), item('bulk-new')]));
+      expect([again.created, again.updated]).toEqual([1, 1]);
+      expect(again.items.map((p) => [p.external_ref, p.heading])).toEqual([
+        ['bulk-049', 'Changed'],
+        ['bulk-new', 'Shipping times'],
+      ]);
+    });
+
+    it('refuses 0 and 51 items', async () => {
+      await expectError(await bulk([]), 400, 'validation_failed', ['items']);
+      await expectError(await bulk(items('too-many', 51)), 400, 'validation_failed', ['items']);
+      expect(await lookup('too-many-000')).toEqual([]);
+    });
+
+    it('one bad item writes nothing, and every problem is named items[i].field', async () => {
+      const sent = [...items('atomic', 10), item('atomic-bad', { text: 'too short' }), item('atomic-url', { url: 'javascript:alert(1)' })];
+      await expectError(await bulk(sent), 400, 'validation_failed', ['items[10].text', 'items[11].url']);
+      expect(await lookup('atomic-000')).toEqual([]);
+    });
+
+    it('refuses an external_ref repeated in the batch and writes nothing', async () => {
+      await expectError(await bulk([item('dup-a'), item('dup-b'), item('dup-a')]), 400, 'validation_failed', ['items[2].external_ref']);
+      expect(await lookup('dup-a')).toEqual([]);
+    });
+  });
+
+  describe('GET /knowledge', () => {
+    it('pages through every piece in external_ref order with after, limit, next_after and more', async () => {
+      const account = await stack.newAccount('Pager');
+      await bulk(['b', 'a', 'é', 'B', 'c'].map((ref) => item(ref)), account.key);
+      const page = async (query: string) => json<KnowledgeListResponseDto>(await stack.call(`/knowledge${query}`, { key: account.key }));
+      const first = await page('?limit=2');
+      expect([first.items.map((p) => p.external_ref), first.next_after, first.more]).toEqual([['B', 'a'], 'a', true]);
+      const second = await page(`?limit=2&after=${first.next_after}`);
+      expect([second.items.map((p) => p.external_ref), second.next_after, second.more]).toEqual([['b', 'c'], 'c', true]);
+      const third = await page(`?limit=2&after=${second.next_after}`);
+      expect([third.items.map((p) => p.external_ref), third.next_after, third.more]).toEqual([['é'], 'é', false]);
+      const past = await page(`?after=${encodeURIComponent('é')}`);
+      expect(past).toEqual({ items: [], next_after: 'é', more: false });
+      expect((await page('')).items).toHaveLength(5);
+    });
+
+    it.each([['limit=0'], ['limit=201'], ['limit=ten'], ['external_ref=a&limit=5'], ['sort=asc']])('refuses ?%s with 400 invalid_parameter', async (query) => {
+      await expectError(await stack.call(`/knowledge?${query}`), 400, 'invalid_parameter');
+    });
+  });
+
+  describe('DELETE /knowledge/{externalRef}', () => {
+    it('removes a piece (204), then answers 404', async () => {
+      await put('to-delete', piece());
+      expect((await stack.call('/knowledge/to-delete', { method: 'DELETE' })).status).toBe(204);
+      expect(await lookup('to-delete')).toEqual([]);
+      await expectError(await stack.call('/knowledge/to-delete', { method: 'DELETE' }), 404, 'not_found');
+    });
+  });
+
+  describe('accounts', () => {
+    it("never see, change or delete each other's pieces", async () => {
+      await put('shared-ref', piece({ heading: 'Mine' }));
+      expect(await lookup('shared-ref', stack.other.key)).toEqual([]);
+      await expectError(await stack.call('/knowledge/shared-ref', { method: 'DELETE', key: stack.other.key }), 404, 'not_found');
+      expect((await put('shared-ref', piece({ heading: 'Theirs' }), stack.other.key)).status).toBe(201);
+      expect((await lookup('shared-ref'))[0]?.heading).toBe('Mine');
+      expect((await lookup('shared-ref', stack.other.key))[0]?.heading).toBe('Theirs');
+    });
+  });
+
+  describe('the 5,000 pieces quota', () => {
+    it('is never exceeded by concurrent bulk calls: the ones that do not fit get limit_exceeded and write nothing', async () => {
+      const account = await stack.newAccount('Full');
+      await stack.dataSource.query(
+        `INSERT INTO knowledge.pieces (account_id, external_ref, heading, text, lang)
+         SELECT $1, 'preloaded-' || i, 'Preloaded', 'A piece loaded directly for the quota test.', 'english' FROM generate_series(1, 4900) AS i`,
+        [account.accountId],
+      );
+      const responses = await Promise.all([0, 1, 2, 3, 4].map((batch) => bulk(items(`batch${batch}`, 50), account.key)));
+      const statuses = responses.map((r) => r.status).sort();
+      expect(statuses).toEqual([200, 200, 400, 400, 400]);
+      for (const response of responses.filter((r) => r.status === 400)) await expectError(response, 400, 'limit_exceeded');
+      expect(await count(account)).toBe(5000);
+
+      await expectError(await put('one-more', piece(), account.key), 400, 'limit_exceeded');
+      expect((await put('preloaded-1', piece(), account.key)).status).toBe(200);
+      expect((await stack.call('/knowledge/preloaded-2', { method: 'DELETE', key: account.key })).status).toBe(204);
+      expect((await put('one-more', piece(), account.key)).status).toBe(201);
+      expect(await count(account)).toBe(5000);
+    });
+  });
+
+  it('every change and deletion enqueues a knowledge.changed message in the outbox, one per piece', async () => {
+    const account = await stack.newAccount('Outbox');
+    await put('o-1', piece(), account.key);
+    await bulk([item('o-2'), item('o-3')], account.key);
+    await stack.call('/knowledge/o-1', { method: 'DELETE', key: account.key });
+    await bulk([item('o-4'), item('o-4')], account.key); // refused: nothing enqueued
+    const rows: Array<{ routing_key: string; body: { kind: string; account_id: string; data: object } }> = await stack.dataSource.query(
+      "SELECT routing_key, body FROM knowledge.outbox WHERE body->>'account_id' = $1 ORDER BY seq",
+      [account.accountId],
+    );
+    expect(rows.map((r) => [r.routing_key, r.body.kind, r.body.data])).toEqual([
+      ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-1', change: 'upserted' }],
+      ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-2', change: 'upserted' }],
+      ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-3', change: 'upserted' }],
+      ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-1', change: 'deleted' }],
+    ]);
+  });
+
+  describe('the assistant search (internal)', () => {
+    const searchAs = async (account: TestAccount, question: string, lang: string) => {
+      const auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
+      const context = await auth.sign({ account: { id: account.accountId, name: 'Acme', plan: 'scale' }, keyId: 'chat', requestId: 'search-test' });
+      return fetch(`${stack.services['knowledge-api']?.url}/internal/knowledge/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-svc-context': context },
+        body: JSON.stringify({ question, lang }),
+      });
+    };
+
+    it("finds a piece as soon as it is written, misspelled, and only for its own account", async () => {
+      await put('faq-returns', { heading: 'Returning shoes', text: 'You can return your shoes within 30 days if they are unworn.' });
+      const response = await searchAs(stack.account, 'returnd my shoos', 'en');
+      expect(response.status).toBe(200);
+      const { results } = await json<KnowledgeSearchResponse>(response);
+      expect(results[0]).toEqual({ external_ref: 'faq-returns', heading: 'Returning shoes', url: null, passage: expect.stringContaining('return your shoes'), score: expect.any(Number) });
+      expect((await json<KnowledgeSearchResponse>(await searchAs(stack.other, 'can I return my shoes?', 'en'))).results.map((r) => r.external_ref)).not.toContain('faq-returns');
+    });
+
+    it('is not reachable through the gateway, and refuses a call without a signed context', async () => {
+      expect((await stack.call('/internal/knowledge/search', { method: 'POST', json: { question: 'x', lang: 'en' } })).status).toBe(404);
+      const direct = await fetch(`${stack.services['knowledge-api']?.url}/internal/knowledge/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'shoes', lang: 'en' }),
+      });
+      expect(direct.status).toBe(401);
+    });
+  });
+});
