@@ -1,0 +1,9 @@
+import { AppDefinition } from '@svc/platform';
+import { webhookDispatcherConfigSpec } from './webhook-dispatcher.config';
+import { WebhookDispatcherModule } from './webhook-dispatcher.module';
+
+export const app: AppDefinition<typeof webhookDispatcherConfigSpec> = {
+  name: 'webhook-dispatcher',
+  configSpec: webhookDispatcherConfigSpec,
+  module: (config, logger) => WebhookDispatcherModule.forRoot(config, logger),
+};

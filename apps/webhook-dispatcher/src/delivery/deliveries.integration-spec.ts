@@ -1,0 +1,262 @@
+import { RecordedEvent } from '@svc/contracts';
+import { createDataSource, migrate } from '@svc/persistence';
+import { createTestDatabase, TestDatabase } from '@svc/testing';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { EndpointsRepository } from '../endpoints/endpoints.repository';
+import { WEBHOOKS_MIGRATIONS, WEBHOOKS_SCHEMA } from '../migrations';
+import { SecretBox } from '../security/secret-box';
+import { ClaimedDelivery, DeliveriesRepository, DELIVERIES_CHANNEL } from './deliveries.repository';
+import { DeliveryService } from './delivery.service';
+import { InvalidRecordedEventError } from './recorded-event';
+
+describe('deliveries (real PostgreSQL)', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+  let endpoints: EndpointsRepository;
+  let deliveries: DeliveriesRepository;
+  let service: DeliveryService;
+  const box = new SecretBox(randomBytes(32).toString('hex'));
+  let nextEventId = 1;
+
+  const recorded = (accountId: string, event = 'message.received', id = nextEventId++): RecordedEvent =>
+    ({
+      account_id: accountId,
+      event_id: randomUUID(),
+      event: { id, event, at: '2026-11-21T10:04:05.123456+00:00', data: { contact: { ref: 'c-1', name: 'Zoë' }, message: { id: 3, text: 'Grüße', at: '2026-11-21T10:04:05.000001+00:00' } } },
+    }) as unknown as RecordedEvent;
+  const endpoint = async (accountId: string, events: string[] | null = null) =>
+    (await endpoints.createWithinLimit(accountId, { url: 'https://example.com/hook', events: events as never, secretSealed: box.seal('whsec_x', accountId) }, 10))!;
+  const rowsOf = (endpointId: string) =>
+    dataSource.query('SELECT * FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY event_id', [endpointId]) as Promise<
+      Array<{ id: string; event_id: string; body: Buffer; status: string; attempts: number; next_attempt_at: string; locked_until: string | null }>
+    >;
+  const claim = (limit = 100, maxInFlightPerEndpoint = 100, leaseMs = 60_000) => deliveries.claim({ limit, maxInFlightPerEndpoint, leaseMs, token: randomUUID() });
+  /** Nothing else due: earlier tests' deliveries are finished off so that each test claims only its own. */
+  const settle = () => dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered' WHERE status = 'pending'`);
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    dataSource = await createDataSource({ schema: WEBHOOKS_SCHEMA, url: db.url, migrations: WEBHOOKS_MIGRATIONS, poolSize: 6 }).initialize();
+    await migrate(dataSource);
+    endpoints = new EndpointsRepository(dataSource);
+    deliveries = new DeliveriesRepository(dataSource);
+    service = new DeliveryService(deliveries);
+  });
+  beforeEach(settle);
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await db?.drop();
+  });
+
+  describe('recordEvent', () => {
+    it('makes one delivery per matching active endpoint of the account, with the JSON of the event as body', async () => {
+      const account = randomUUID();
+      const all = await endpoint(account);
+      const matching = await endpoint(account, ['consent.granted', 'message.received']);
+      const other = await endpoint(account, ['consent.granted']);
+      const deleted = await endpoint(account);
+      await endpoints.delete(account, deleted.id);
+      const foreign = await endpoint(randomUUID());
+      const event = recorded(account);
+      await service.recordEvent(event);
+      for (const e of [all, matching]) {
+        const rows = await rowsOf(e.id);
+        expect(rows).toHaveLength(1);
+        expect(rows[0]!.body.equals(Buffer.from(JSON.stringify(event.event), 'utf8'))).toBe(true);
+        expect(rows[0]!.status).toBe('pending');
+      }
+      for (const e of [other, deleted, foreign]) expect(await rowsOf(e.id)).toHaveLength(0);
+    });
+
+    it('adds nothing for a redelivered event, and notifies only when it made deliveries', async () => {
+      const account = randomUUID();
+      const e = await endpoint(account);
+      const listener = new Client({ connectionString: db.url });
+      await listener.connect();
+      let notifications = 0;
+      listener.on('notification', () => (notifications += 1));
+      await listener.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+      try {
+        const event = recorded(account);
+        await service.recordEvent(event);
+        await service.recordEvent(event);
+        await service.recordEvent(recorded(randomUUID()));
+        await listener.query('SELECT 1'); // notifications sent before this answer have arrived
+        expect(await rowsOf(e.id)).toHaveLength(1);
+        expect(notifications).toBe(1);
+      } finally {
+        await listener.end();
+      }
+    });
+
+    it.each([
+      ['not an object', 'x'],
+      ['a bad account id', { account_id: 'acme', event_id: 'x', event: { id: 1, event: 'message.sent', at: 'x', data: {} } }],
+      ['no event id', { account_id: randomUUID(), event_id: 'x', event: { event: 'message.sent', at: 'x', data: {} } }],
+      ['a bad kind', { account_id: randomUUID(), event_id: 'x', event: { id: 1, event: 'Message Sent', at: 'x', data: {} } }],
+      ['no data', { account_id: randomUUID(), event_id: 'x', event: { id: 1, event: 'message.sent', at: 'x' } }],
+    ])('refuses a malformed recorded event (%s) and stores nothing', async (_case, value) => {
+      const [{ n: before }] = await dataSource.query('SELECT count(*)::int AS n FROM webhooks.deliveries');
+      await expect(service.recordEvent(value as unknown as RecordedEvent)).rejects.toBeInstanceOf(InvalidRecordedEventError);
+      const [{ n: after }] = await dataSource.query('SELECT count(*)::int AS n FROM webhooks.deliveries');
+      expect(after).toBe(before);
+    });
+  });
+
+  describe('claims', () => {
+    it('gives each due delivery to one of many concurrent claimers, with the endpoint url and sealed secret', async () => {
+      const account = randomUUID();
+      const e = await endpoint(account);
+      for (let i = 0; i < 40; i += 1) await service.recordEvent(recorded(account));
+      const claimer = async () => {
+        const mine: ClaimedDelivery[] = [];
+        for (let batch = await claim(7); batch.length > 0; batch = await claim(7)) mine.push(...batch);
+        return mine;
+      };
+      const batches = await Promise.all([claimer(), claimer(), claimer(), claimer()]);
+      const ids = batches.flat().map((d) => d.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids).toHaveLength(40);
+      const first = batches.flat()[0]!;
+      expect(first.url).toBe('https://example.com/hook');
+      expect(box.open(first.secret_sealed, account)).toBe('whsec_x');
+      expect(await claim()).toEqual([]);
+      expect((await rowsOf(e.id)).every((r) => r.locked_until !== null)).toBe(true);
+    });
+
+    it('leases at most the per-endpoint cap of one endpoint, counting deliveries already in flight', async () => {
+      const account = randomUUID();
+      const slow = await endpoint(account, ['consent.granted']);
+      const fast = await endpoint(account, ['message.received']);
+      for (let i = 0; i < 10; i += 1) await service.recordEvent(recorded(account, 'consent.granted'));
+      for (let i = 0; i < 3; i += 1) await service.recordEvent(recorded(account, 'message.received'));
+      const first = await claim(100, 4);
+      expect(first.filter((d) => d.event_kind === 'consent.granted')).toHaveLength(4);
+      expect(first.filter((d) => d.event_kind === 'message.received')).toHaveLength(3);
+      expect(await claim(100, 4)).toEqual([]);
+      expect((await rowsOf(slow.id)).filter((r) => r.locked_until === null)).toHaveLength(6);
+      expect(fast.id).toBeDefined();
+    });
+
+    it('passes over an endpoint at its cap even when its backlog comes first', async () => {
+      const account = randomUUID();
+      await endpoint(account, ['consent.granted']);
+      await endpoint(account, ['message.received']);
+      for (let i = 0; i < 600; i += 1) await service.recordEvent(recorded(account, 'consent.granted'));
+      expect(await claim(100, 4)).toHaveLength(4);
+      await service.recordEvent(recorded(account, 'message.received'));
+      const next = await claim(100, 4);
+      expect(next.map((d) => d.event_kind)).toEqual(['message.received']);
+    });
+
+    it('claims a delivery again once its lease has expired (a worker that died)', async () => {
+      const account = randomUUID();
+      await endpoint(account);
+      await service.recordEvent(recorded(account));
+      const [first] = await claim(10, 10, 200);
+      expect(await claim()).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const [again] = await claim();
+      expect(again?.id).toBe(first!.id);
+      expect(again?.claim_token).not.toBe(first!.claim_token);
+    });
+  });
+
+  describe('completion', () => {
+    const attempt = (deliveryId: string, accountId: string, claimToken: string, outcome: 'delivered' | 'retry' | 'failed', retryInMs = 0) => ({
+      deliveryId,
+      accountId,
+      claimToken,
+      outcome,
+      retryInMs,
+      startedAt: new Date().toISOString(),
+      durationMs: 12,
+      statusCode: outcome === 'delivered' ? 200 : 500,
+      error: outcome === 'delivered' ? null : 'answered 500',
+      responseBody: 'ok',
+    });
+
+    it('records each attempt and schedules a retry, ends delivered, or ends failed', async () => {
+      const account = randomUUID();
+      const e = await endpoint(account);
+      for (let i = 0; i < 3; i += 1) await service.recordEvent(recorded(account));
+      const [a, b, c] = (await claim()).sort((x, y) => Number(x.event_id) - Number(y.event_id));
+      await deliveries.complete([attempt(a!.id, account, a!.claim_token, 'retry', 60_000), attempt(b!.id, account, b!.claim_token, 'delivered'), attempt(c!.id, account, c!.claim_token, 'failed')]);
+      const rows = await rowsOf(e.id);
+      expect(rows.map((r) => [r.status, r.attempts, r.locked_until])).toEqual([
+        ['pending', 1, null],
+        ['delivered', 1, null],
+        ['failed', 1, null],
+      ]);
+      const [{ wait }] = await dataSource.query('SELECT extract(epoch FROM next_attempt_at - now()) AS wait FROM webhooks.deliveries WHERE id = $1', [a!.id]);
+      expect(Number(wait)).toBeGreaterThan(55);
+      expect(Number(wait)).toBeLessThanOrEqual(60);
+      expect(await claim()).toEqual([]);
+      const recordedAttempts = await dataSource.query('SELECT status_code, error, duration_ms, response_body FROM webhooks.attempts WHERE delivery_id = ANY ($1) ORDER BY delivery_id', [[a!.id, b!.id, c!.id]]);
+      expect(recordedAttempts).toEqual([
+        { status_code: 500, error: 'answered 500', duration_ms: 12, response_body: 'ok' },
+        { status_code: 200, error: null, duration_ms: 12, response_body: 'ok' },
+        { status_code: 500, error: 'answered 500', duration_ms: 12, response_body: 'ok' },
+      ]);
+    });
+
+    it('ignores the result of a lease that was lost, but keeps the attempt on record', async () => {
+      const account = randomUUID();
+      const e = await endpoint(account);
+      await service.recordEvent(recorded(account));
+      const [stale] = await claim(10, 10, 100);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const [current] = await claim();
+      await deliveries.complete([attempt(stale!.id, account, stale!.claim_token, 'failed')]);
+      expect((await rowsOf(e.id))[0]).toMatchObject({ status: 'pending', attempts: 0 });
+      await deliveries.complete([attempt(current!.id, account, current!.claim_token, 'delivered')]);
+      expect((await rowsOf(e.id))[0]).toMatchObject({ status: 'delivered', attempts: 1 });
+      const [{ n }] = await dataSource.query('SELECT count(*)::int AS n FROM webhooks.attempts WHERE delivery_id = $1', [current!.id]);
+      expect(n).toBe(2);
+    });
+  });
+
+  describe('endpoints', () => {
+    it('cancels pending deliveries of a deleted endpoint; a result arriving afterwards changes nothing', async () => {
+      const account = randomUUID();
+      const e = await endpoint(account);
+      for (let i = 0; i < 3; i += 1) await service.recordEvent(recorded(account));
+      const [inFlight] = await claim(1);
+      expect(await endpoints.delete(account, e.id)).toBe(true);
+      expect((await rowsOf(e.id)).map((r) => r.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+      await deliveries.complete([
+        {
+          deliveryId: inFlight!.id,
+          accountId: account,
+          claimToken: inFlight!.claim_token,
+          outcome: 'retry',
+          retryInMs: 0,
+          startedAt: new Date().toISOString(),
+          durationMs: 1,
+          statusCode: 500,
+          error: 'answered 500',
+          responseBody: null,
+        },
+      ]);
+      expect((await rowsOf(e.id)).map((r) => r.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+      expect(await claim()).toEqual([]);
+      expect(await endpoints.delete(account, e.id)).toBe(false);
+    });
+
+    it("deletes only the account's own endpoint", async () => {
+      const e = await endpoint(randomUUID());
+      expect(await endpoints.delete(randomUUID(), e.id)).toBe(false);
+    });
+
+    it('keeps to 10 endpoints per account under concurrent registration', async () => {
+      const account = randomUUID();
+      const results = await Promise.all(
+        Array.from({ length: 16 }, () => endpoints.createWithinLimit(account, { url: 'https://example.com/x', events: null, secretSealed: Buffer.from('x') }, 10)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(10);
+      expect(await endpoints.list(account)).toHaveLength(10);
+    });
+  });
+});

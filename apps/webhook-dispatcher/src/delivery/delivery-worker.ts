@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { SecretBox } from '../security/secret-box';
+import { ClaimedDelivery, CompletedAttempt, DeliveriesRepository } from './deliveries.repository';
+import { nextAfterFailure } from './retry-schedule';
+import { AttemptResult, WebhookSender } from './webhook-sender';
+
+export interface WorkerOptions {
+  /** Attempts in flight in this process; 0 disables delivery. */
+  concurrency: number;
+  maxInFlightPerEndpoint: number;
+  /** How long a claim holds a delivery; must outlast an attempt and the recording of its result. */
+  leaseMs: number;
+  pollIntervalMs: number;
+  retrySchedule: readonly number[];
+}
+
+/** Deliveries claimed in one query at most. */
+const CLAIM_BATCH = 64;
+const FLUSH_RETRY_MS = 1_000;
+
+/**
+ * The delivery loop of one process. Claims due deliveries when woken (a NOTIFY of new ones, its
+ * poll for due retries, or a finished attempt freeing room), sends each, and records results in
+ * batches: whatever finished while the previous batch was being written goes in the next one.
+ * Nothing is held only in memory: a delivery whose worker dies is claimed again once its lease ends.
+ */
+export class DeliveryWorker {
+  private inFlight = 0;
+  private claiming = false;
+  private claimAgain = false;
+  private stopped = true;
+  private flushing = false;
+  private finished: CompletedAttempt[] = [];
+  private poll?: NodeJS.Timeout;
+  private drained?: () => void;
+
+  constructor(
+    private readonly deliveries: DeliveriesRepository,
+    private readonly sender: WebhookSender,
+    private readonly secrets: SecretBox,
+    private readonly options: WorkerOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  get enabled(): boolean {
+    return this.options.concurrency > 0;
+  }
+
+  start(): void {
+    if (!this.enabled) return;
+    this.stopped = false;
+    this.poll = setInterval(() => this.wake(), this.options.pollIntervalMs);
+    this.wake();
+  }
+
+  /** Looks for due deliveries now (coalesced: one claim query at a time). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
+    void this.claimLoop();
+  }
+
+  private async claimLoop(): Promise<void> {
+    this.claiming = true;
+    try {
+      do {
+        this.claimAgain = false;
+        const room = Math.min(this.options.concurrency - this.inFlight, CLAIM_BATCH);
+        if (room <= 0) break;
+        const claimed = await this.deliveries.claim({
+          limit: room,
+          maxInFlightPerEndpoint: this.options.maxInFlightPerEndpoint,
+          leaseMs: this.options.leaseMs,
+          token: randomUUID(),
+        });
+        this.inFlight += claimed.length;
+        for (const delivery of claimed) void this.attempt(delivery);
+        if (claimed.length === room) this.claimAgain = true;
+      } while (this.claimAgain && !this.stopped);
+    } catch (err) {
+      this.logger.error({ err }, 'claiming deliveries failed; the poll retries');
+    } finally {
+      this.claiming = false;
+    }
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    let result: AttemptResult;
+    try {
+      result = await this.sender.send({
+        url: delivery.url,
+        secret: this.secrets.open(delivery.secret_sealed, delivery.account_id),
+        eventId: delivery.event_id,
+        kind: delivery.event_kind,
+        body: delivery.body,
+      });
+    } catch (err) {
+      // Not the receiver's doing (e.g. a secret sealed with another key): recorded, retried like any failure.
+      this.logger.error({ err, delivery_id: delivery.id }, 'could not attempt a delivery');
+      result = { delivered: false, startedAt: new Date().toISOString(), durationMs: 0, statusCode: null, error: 'internal error before sending', responseBody: null };
+    }
+    const next = result.delivered ? 'delivered' : nextAfterFailure(this.options.retrySchedule, delivery.attempts + 1);
+    this.finished.push({
+      deliveryId: delivery.id,
+      accountId: delivery.account_id,
+      claimToken: delivery.claim_token,
+      outcome: typeof next === 'string' ? next : 'retry',
+      retryInMs: typeof next === 'string' ? 0 : next.retryInMs,
+      startedAt: result.startedAt,
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      error: result.error,
+      responseBody: result.responseBody,
+    });
+    this.flush();
+  }
+
+  private flush(): void {
+    if (this.flushing || this.finished.length === 0) return;
+    this.flushing = true;
+    const batch = this.finished;
+    this.finished = [];
+    this.deliveries.complete(batch).then(
+      () => {
+        this.flushing = false;
+        this.inFlight -= batch.length;
+        if (this.inFlight === 0) this.drained?.();
+        this.flush();
+        this.wake();
+      },
+      (err: unknown) => {
+        this.logger.error({ err, attempts: batch.length }, 'recording attempts failed; retrying');
+        this.finished = [...batch, ...this.finished];
+        setTimeout(() => {
+          this.flushing = false;
+          this.flush();
+        }, FLUSH_RETRY_MS);
+      },
+    );
+  }
+
+  /** Stops claiming and waits (at most `graceMs`) for attempts in flight to finish and be recorded. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.poll);
+    if (this.inFlight === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, graceMs);
+      this.drained = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}

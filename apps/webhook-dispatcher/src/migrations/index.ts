@@ -1,0 +1,5 @@
+import { CreateWebhooks1763900000000 } from './1763900000000-CreateWebhooks';
+
+/** Schema `webhooks`: endpoints, deliveries, attempts. Owned by webhook-dispatcher. */
+export const WEBHOOKS_SCHEMA = 'webhooks';
+export const WEBHOOKS_MIGRATIONS = [CreateWebhooks1763900000000];

@@ -1,0 +1,64 @@
+import { DEFAULT_DATABASE_URL } from '@svc/persistence';
+import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, port, url } from '@svc/platform';
+import { makeValidator } from 'envalid';
+import { readFileSync } from 'node:fs';
+import { parseRetrySchedule } from './delivery/retry-schedule';
+import { decodeAesKey } from './security/secret-box';
+
+/** 32 bytes as hex or base64: the AES-256-GCM key of the signing secrets at rest. */
+const aesKey = makeValidator<string>((value) => {
+  if (!decodeAesKey(value)) throw new Error('must be 32 bytes written as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)');
+  return value;
+});
+
+const retrySchedule = makeValidator<string>((value) => {
+  parseRetrySchedule(value);
+  return value;
+});
+
+/** Empty, or a readable PEM file with at least one certificate. */
+const pemFile = makeValidator<string>((value) => {
+  if (value === '') return value;
+  let text: string;
+  try {
+    text = readFileSync(value, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new Error('must be a PEM file of one or more certificates');
+  return value;
+});
+
+/** A whole number of 0 or more. */
+const countOrZero = makeValidator<number>((value) => {
+  if (!/^\d{1,9}$/.test(value.trim())) throw new Error('must be a whole number of 0 or more');
+  return Number(value);
+});
+
+export const webhookDispatcherConfigSpec = {
+  ...baseConfigSpec,
+  ...internalAuthConfigSpec,
+  PORT: port({ default: 3005, desc: 'Port of webhook-dispatcher (reached through the gateway).' }),
+  DATABASE_URL: url({ default: DEFAULT_DATABASE_URL, desc: 'PostgreSQL; webhook-dispatcher owns schema `webhooks` (endpoints, deliveries, attempts).' }),
+  DATABASE_POOL_SIZE: count({ default: 10, desc: 'Connections in the PostgreSQL pool.' }),
+  MIGRATE_ON_START: bool({ default: true, desc: 'Apply pending migrations at start (they also run as `npm run migrate`).' }),
+  WEBHOOK_SECRET_KEY: aesKey({
+    devDefault: '825c7fabe970d711434486fba8fe969156bc5ffa0653a2125453c09baadb3c23',
+    desc: 'AES-256-GCM key (32 bytes, hex or base64) that encrypts webhook signing secrets at rest. Required in production; changing it makes existing secrets unusable.',
+  }),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool({
+    default: false,
+    desc: 'Allow receivers on loopback, private, link-local and reserved addresses (development and tests only).',
+  }),
+  WEBHOOK_CA_FILE: pemFile({ default: '', desc: 'PEM file of extra certificate authorities trusted for receivers, added to the default ones.' }),
+  WEBHOOK_TIMEOUT_MS: count({ default: 8000, desc: 'Total time an attempt may take (connect, TLS, answer) before it fails.' }),
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule({
+    default: '1m,5m,30m,2h,6h,12h',
+    desc: 'Waits after each failed attempt (units ms, s, m, h); after the last one the delivery is `failed`. Tests shorten it, e.g. `1s,2s,3s,4s,5s,6s`.',
+  }),
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: count({ default: 16, desc: 'Attempts in flight to one endpoint at once, so a slow receiver cannot hold every worker.' }),
+  WEBHOOK_CONCURRENCY: countOrZero({ default: 128, desc: 'Attempts in flight in this process; 0 serves the API only and delivers nothing.' }),
+  WEBHOOK_POLL_INTERVAL_MS: count({ default: 1000, desc: 'How often workers look for due retries (new deliveries wake them at once through LISTEN/NOTIFY).' }),
+};
+
+export type WebhookDispatcherConfig = Config<typeof webhookDispatcherConfigSpec>;

@@ -1,0 +1,110 @@
+import { BeforeApplicationShutdown, DynamicModule, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { PersistenceModule } from '@svc/persistence';
+import { PlatformModule } from '@svc/platform';
+import { readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { DeliveriesRepository } from './delivery/deliveries.repository';
+import { DeliveryNotifications } from './delivery/delivery-notifications';
+import { DeliveryService } from './delivery/delivery.service';
+import { DeliveryWorker } from './delivery/delivery-worker';
+import { InternalEventsController } from './delivery/internal-events.controller';
+import { parseRetrySchedule } from './delivery/retry-schedule';
+import { WebhookSender } from './delivery/webhook-sender';
+import { EndpointsRepository } from './endpoints/endpoints.repository';
+import { EndpointsService } from './endpoints/endpoints.service';
+import { WebhooksController } from './endpoints/webhooks.controller';
+import { WEBHOOKS_MIGRATIONS, WEBHOOKS_SCHEMA } from './migrations';
+import { AddressPolicy } from './security/address-policy';
+import { SecretBox } from './security/secret-box';
+import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
+
+/** A lease outlasts the longest attempt by this much (time to record its result). */
+const LEASE_MARGIN_MS = 5_000;
+
+/**
+ * Starts delivering once the app is up; on SIGTERM stops claiming and lets attempts in flight
+ * finish and be recorded before the pool closes (what does not finish is retried after its lease).
+ */
+@Injectable()
+class DeliveryLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(
+    private readonly worker: DeliveryWorker,
+    private readonly notifications: DeliveryNotifications,
+    private readonly sender: WebhookSender,
+    private readonly graceMs: number,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.worker.enabled) return;
+    this.notifications.onNotify(() => this.worker.wake());
+    this.notifications.start();
+    this.worker.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.worker.stop(this.graceMs);
+    await this.notifications.close();
+    await this.sender.close();
+  }
+}
+
+@Module({})
+export class WebhookDispatcherModule {
+  static forRoot(config: WebhookDispatcherConfig, logger: Logger): DynamicModule {
+    const policy = new AddressPolicy(config.WEBHOOK_ALLOW_PRIVATE_NETWORKS);
+    const leaseMs = config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
+    return {
+      module: WebhookDispatcherModule,
+      imports: [
+        PlatformModule.forRoot({ config, logger, behindGateway: true }),
+        PersistenceModule.forRoot({
+          schema: WEBHOOKS_SCHEMA,
+          url: config.DATABASE_URL,
+          migrations: WEBHOOKS_MIGRATIONS,
+          poolSize: config.DATABASE_POOL_SIZE,
+          migrateOnStart: config.MIGRATE_ON_START,
+          applicationName: 'webhook-dispatcher',
+        }),
+      ],
+      controllers: [WebhooksController, InternalEventsController],
+      providers: [
+        { provide: AddressPolicy, useValue: policy },
+        { provide: SecretBox, useFactory: () => new SecretBox(config.WEBHOOK_SECRET_KEY) },
+        EndpointsRepository,
+        EndpointsService,
+        DeliveriesRepository,
+        DeliveryService,
+        {
+          provide: WebhookSender,
+          useFactory: () =>
+            new WebhookSender({ policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS, extraCa: config.WEBHOOK_CA_FILE ? readFileSync(config.WEBHOOK_CA_FILE, 'utf8') : undefined }),
+        },
+        { provide: DeliveryNotifications, useFactory: () => new DeliveryNotifications(config.DATABASE_URL, logger) },
+        {
+          provide: DeliveryWorker,
+          inject: [DeliveriesRepository, WebhookSender, SecretBox],
+          useFactory: (deliveries: DeliveriesRepository, sender: WebhookSender, secrets: SecretBox) =>
+            new DeliveryWorker(
+              deliveries,
+              sender,
+              secrets,
+              {
+                concurrency: config.WEBHOOK_CONCURRENCY,
+                maxInFlightPerEndpoint: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
+                leaseMs,
+                pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+                retrySchedule: parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE),
+              },
+              logger.child({ component: 'delivery-worker' }),
+            ),
+        },
+        {
+          provide: DeliveryLifecycle,
+          inject: [DeliveryWorker, DeliveryNotifications, WebhookSender],
+          useFactory: (worker: DeliveryWorker, notifications: DeliveryNotifications, sender: WebhookSender) => new DeliveryLifecycle(worker, notifications, sender, leaseMs),
+        },
+      ],
+      exports: [DeliveryService],
+    };
+  }
+}
