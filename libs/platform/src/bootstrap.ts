@@ -15,6 +15,8 @@ import { PlatformConfig } from './tokens';
 import { ApiValidationPipe } from './validation';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** A path parameter as sent: a `{ref}` of 255 characters, each up to 4 UTF-8 bytes as `%XX` (Fastify's default is 100). */
+export const MAX_PARAM_LENGTH = 255 * 4 * 3;
 /** Probes and scrapes: counted in metrics, not logged (they would drown the log). */
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -43,6 +45,7 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     bodyLimit: BODY_LIMIT_BYTES,
+    maxParamLength: MAX_PARAM_LENGTH,
     genReqId: requestId,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
