@@ -141,6 +141,18 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
     expect((await stack.call('/contacts/c-erase', { method: 'DELETE' })).status).toBe(204);
     expect(await verified(token)).toBeNull();
   });
+
+  // Last: it stops contacts-api.
+  it('503 unavailable, not "nobody", while contacts-api cannot be asked', async () => {
+    const { token } = await passFor('c-42');
+    await stack.services['contacts-api']?.stop();
+    const issued = await issue('c-42');
+    expect(issued.status).toBe(503);
+    expect(await errorCode(issued)).toBe('unavailable');
+    const checked = await verify({ token, account_id: stack.account.accountId });
+    expect(checked.status).toBe(503);
+    expect(checked.headers.get('retry-after')).toBe('1');
+  });
 });
 
 describe('identity-issuer keys in production', () => {
