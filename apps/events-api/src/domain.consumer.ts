@@ -4,6 +4,7 @@ import { EVENT_KINDS, EventKind } from '@svc/contracts';
 import { parseDomainMessage } from '@svc/messaging';
 import { APP_LOGGER } from '@svc/platform';
 import type { Logger } from 'pino';
+import { AppendBatcher } from './append-batcher';
 import { EventLog } from './event-log';
 
 /** Domain messages from the producers' outboxes: public events are appended, erasures applied. */
@@ -11,14 +12,13 @@ import { EventLog } from './event-log';
 export class DomainConsumer {
   constructor(
     private readonly log: EventLog,
+    private readonly batcher: AppendBatcher,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
   @EventPattern(EVENT_KINDS as unknown as string[])
   async record(@Payload() payload: unknown): Promise<void> {
-    const message = parseDomainMessage<EventKind>(payload, EVENT_KINDS);
-    const id = await this.log.append(message);
-    if (id === null) this.logger.debug({ event_id: message.id }, 'event already recorded');
+    await this.batcher.append(parseDomainMessage<EventKind>(payload, EVENT_KINDS));
   }
 
   @EventPattern('contact.erased')

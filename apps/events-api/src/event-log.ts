@@ -8,31 +8,38 @@ import { EVENTS_SCHEMA } from './migrations';
 const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
 
 /**
- * One statement, so one transaction: take the account's next id (the upsert's row lock makes the
- * account's appends commit one after another, so ids become visible in increasing order), append
- * the event unless its producer id is known (a redelivery), and put the recorded event in the
- * outbox for the dispatcher. A redelivery costs a gap in the ids, never a duplicate.
+ * Appends a batch of one account's events in one statement, so one transaction: skip events whose
+ * producer id is known (redeliveries), take the next ids of the account (the upsert's row lock
+ * makes the account's appends commit one after another, so ids become visible in increasing
+ * order), append, and put each recorded event in the outbox for the dispatcher. A redelivery that
+ * races its original costs a gap in the ids, never a duplicate.
  */
 const APPEND = `
-  WITH seq AS (
-    INSERT INTO events.account_sequences AS s (account_id, last_id) VALUES ($1, 1)
-    ON CONFLICT (account_id) DO UPDATE SET last_id = s.last_id + 1
+  WITH input AS (
+    SELECT * FROM unnest($2::uuid[], $3::text[], $4::timestamptz[], $5::jsonb[]) WITH ORDINALITY AS t(event_id, kind, at, data, ord)
+  ), fresh AS (
+    SELECT i.*, row_number() OVER (ORDER BY i.ord) AS rn, count(*) OVER () AS n FROM input i
+    WHERE NOT EXISTS (SELECT 1 FROM events.events e WHERE e.event_id = i.event_id)
+  ), seq AS (
+    INSERT INTO events.account_sequences AS s (account_id, last_id)
+    SELECT $1, count(*) FROM fresh HAVING count(*) > 0
+    ON CONFLICT (account_id) DO UPDATE SET last_id = s.last_id + EXCLUDED.last_id
     RETURNING last_id
   ), ev AS (
     INSERT INTO events.events (account_id, id, event_id, kind, at, data)
-    SELECT $1, seq.last_id, $2, $3, $4::timestamptz, $5::jsonb FROM seq
+    SELECT $1, seq.last_id - f.n + f.rn, f.event_id, f.kind, f.at, f.data FROM fresh f, seq
     ON CONFLICT (event_id) DO NOTHING
-    RETURNING id, ${AT} AS at
+    RETURNING id, event_id, kind, ${AT} AS at, data
   ), outbox AS (
     INSERT INTO events.outbox (id, exchange, routing_key, body)
-    SELECT $2, '${EVENTS_EXCHANGE}', $3, jsonb_build_object(
+    SELECT ev.event_id, '${EVENTS_EXCHANGE}', ev.kind, jsonb_build_object(
       'account_id', $1::text,
-      'event_id', $2::text,
-      'event', jsonb_build_object('id', ev.id, 'event', $3::text, 'at', ev.at, 'data', $5::jsonb))
+      'event_id', ev.event_id::text,
+      'event', jsonb_build_object('id', ev.id, 'event', ev.kind, 'at', ev.at, 'data', ev.data))
     FROM ev
     RETURNING 1
   )
-  SELECT ev.id, pg_notify('${outboxChannel(EVENTS_SCHEMA)}', '') FROM ev, outbox`;
+  SELECT (SELECT count(*) FROM outbox)::int AS appended, pg_notify('${outboxChannel(EVENTS_SCHEMA)}', '')`;
 
 export interface EventsPage {
   events: PublicEvent[];
@@ -44,10 +51,16 @@ export interface EventsPage {
 export class EventLog {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
-  /** Appends a public event; returns its id, or null when it was already recorded. */
-  async append(message: DomainMessage<EventKind>): Promise<number | null> {
-    const rows: Array<{ id: string }> = await this.db.query(APPEND, [message.account_id, message.id, message.kind, message.at, JSON.stringify(message.data)]);
-    return rows.length > 0 ? Number(rows[0]!.id) : null;
+  /** Appends public events of one account, in the given order; returns how many were new. */
+  async append(accountId: string, messages: ReadonlyArray<DomainMessage<EventKind>>): Promise<number> {
+    const [row]: Array<{ appended: number }> = await this.db.query(APPEND, [
+      accountId,
+      messages.map((m) => m.id),
+      messages.map((m) => m.kind),
+      messages.map((m) => m.at),
+      messages.map((m) => JSON.stringify(m.data)),
+    ]);
+    return row?.appended ?? 0;
   }
 
   /**

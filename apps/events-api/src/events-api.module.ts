@@ -3,6 +3,7 @@ import { MessagingModule } from '@svc/messaging';
 import { PersistenceModule } from '@svc/persistence';
 import { PlatformModule } from '@svc/platform';
 import type { Logger } from 'pino';
+import { AppendBatcher } from './append-batcher';
 import { DomainConsumer } from './domain.consumer';
 import { EventLog } from './event-log';
 import { EventsApiConfig } from './events-api.config';
@@ -38,7 +39,7 @@ export class EventsApiModule {
         }),
       ],
       controllers: [EventsController, DomainConsumer],
-      providers: [EventLog, RetentionJob],
+      providers: [EventLog, AppendBatcher, RetentionJob],
     };
   }
 }
