@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { MessagingModule } from '@svc/messaging';
 import { PersistenceModule } from '@svc/persistence';
 import { PlatformModule } from '@svc/platform';
 import type { Logger } from 'pino';
@@ -25,6 +26,7 @@ export class ContactsApiModule {
           migrateOnStart: config.MIGRATE_ON_START,
           applicationName: 'contacts-api',
         }),
+        MessagingModule.forApp('contacts-api', config, CONTACTS_SCHEMA),
       ],
       controllers: [ContactsController, InternalContactsController],
       providers: [{ provide: ContactsRepository, inject: [DataSource], useFactory: (db: DataSource) => new ContactsRepository(db) }, ContactsService],

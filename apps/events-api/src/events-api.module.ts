@@ -26,17 +26,7 @@ export class EventsApiModule {
           migrateOnStart: config.MIGRATE_ON_START,
           applicationName: 'events-api',
         }),
-        MessagingModule.forRoot({
-          url: config.RABBITMQ_URL,
-          connectionName: 'events-api',
-          outbox: {
-            schema: EVENTS_SCHEMA,
-            databaseUrl: config.DATABASE_URL,
-            batchSize: config.OUTBOX_BATCH_SIZE,
-            pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
-            retentionMs: config.OUTBOX_RETENTION_MS,
-          },
-        }),
+        MessagingModule.forApp('events-api', config, EVENTS_SCHEMA),
       ],
       controllers: [EventsController, DomainConsumer],
       providers: [EventLog, AppendBatcher, RetentionJob],

@@ -60,12 +60,40 @@ class MessagingLifecycle implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
+/** The settings `MessagingModule.forApp` reads (messagingConfigSpec and outboxConfigSpec). */
+export interface MessagingAppConfig {
+  RABBITMQ_URL: string;
+  DATABASE_URL: string;
+  OUTBOX_BATCH_SIZE?: number;
+  OUTBOX_POLL_INTERVAL_MS?: number;
+  OUTBOX_RETENTION_MS?: number;
+}
+
 /**
  * RabbitMQ for an app: one recovering connection, a confirm-channel publisher, and the relay of the
  * app's transactional outbox. Needs the app's DataSource (PersistenceModule).
  */
 @Module({})
 export class MessagingModule {
+  /** The usual wiring: connection named after the app, relay of `outboxSchema`'s outbox if given. */
+  static forApp(name: string, config: MessagingAppConfig, outboxSchema?: string): DynamicModule {
+    return MessagingModule.forRoot({
+      url: config.RABBITMQ_URL,
+      connectionName: name,
+      ...(outboxSchema
+        ? {
+            outbox: {
+              schema: outboxSchema,
+              databaseUrl: config.DATABASE_URL,
+              batchSize: config.OUTBOX_BATCH_SIZE ?? 200,
+              pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS ?? 1_000,
+              retentionMs: config.OUTBOX_RETENTION_MS ?? 3_600_000,
+            },
+          }
+        : {}),
+    });
+  }
+
   static forRoot(options: MessagingOptions): DynamicModule {
     return {
       module: MessagingModule,
