@@ -1,4 +1,6 @@
+import { consumeQueues } from '@svc/messaging';
 import { AppDefinition } from '@svc/platform';
+import { WEBHOOK_DISPATCHER_QUEUE } from './delivery/events.consumer';
 import { webhookDispatcherConfigSpec } from './webhook-dispatcher.config';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module';
 
@@ -6,4 +8,5 @@ export const app: AppDefinition<typeof webhookDispatcherConfigSpec> = {
   name: 'webhook-dispatcher',
   configSpec: webhookDispatcherConfigSpec,
   module: (config, logger) => WebhookDispatcherModule.forRoot(config, logger),
+  configure: (nest, _fastify, config) => consumeQueues(nest, [WEBHOOK_DISPATCHER_QUEUE], config.RABBITMQ_PREFETCH),
 };

@@ -1,3 +1,4 @@
+import { consumerConfigSpec, messagingConfigSpec } from '@svc/messaging';
 import { DEFAULT_DATABASE_URL } from '@svc/persistence';
 import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, port, url } from '@svc/platform';
 import { makeValidator } from 'envalid';
@@ -38,6 +39,8 @@ const countOrZero = makeValidator<number>((value) => {
 export const webhookDispatcherConfigSpec = {
   ...baseConfigSpec,
   ...internalAuthConfigSpec,
+  ...messagingConfigSpec,
+  ...consumerConfigSpec,
   PORT: port({ default: 3005, desc: 'Port of webhook-dispatcher (reached through the gateway).' }),
   DATABASE_URL: url({ default: DEFAULT_DATABASE_URL, desc: 'PostgreSQL; webhook-dispatcher owns schema `webhooks` (endpoints, deliveries, attempts).' }),
   DATABASE_POOL_SIZE: count({ default: 10, desc: 'Connections in the PostgreSQL pool.' }),

@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, DynamicModule, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { MessagingModule } from '@svc/messaging';
 import { PersistenceModule } from '@svc/persistence';
 import { PlatformModule } from '@svc/platform';
 import { readFileSync } from 'node:fs';
@@ -7,6 +8,7 @@ import { DeliveriesRepository } from './delivery/deliveries.repository';
 import { DeliveryNotifications } from './delivery/delivery-notifications';
 import { DeliveryService } from './delivery/delivery.service';
 import { DeliveryWorker } from './delivery/delivery-worker';
+import { EventsConsumer } from './delivery/events.consumer';
 import { InternalEventsController } from './delivery/internal-events.controller';
 import { parseRetrySchedule } from './delivery/retry-schedule';
 import { WebhookSender } from './delivery/webhook-sender';
@@ -65,8 +67,9 @@ export class WebhookDispatcherModule {
           migrateOnStart: config.MIGRATE_ON_START,
           applicationName: 'webhook-dispatcher',
         }),
+        MessagingModule.forRoot({ url: config.RABBITMQ_URL, connectionName: 'webhook-dispatcher' }),
       ],
-      controllers: [WebhooksController, InternalEventsController],
+      controllers: [WebhooksController, InternalEventsController, EventsConsumer],
       providers: [
         { provide: AddressPolicy, useValue: policy },
         { provide: SecretBox, useFactory: () => new SecretBox(config.WEBHOOK_SECRET_KEY) },

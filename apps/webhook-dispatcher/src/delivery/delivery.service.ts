@@ -15,6 +15,9 @@ export class DeliveryService {
    */
   async recordEvent(recorded: RecordedEvent): Promise<void> {
     const { account_id: accountId, event } = parseRecordedEvent(recorded);
-    await this.deliveries.insertForEvent(accountId, event.id, event.event, Buffer.from(JSON.stringify(event), 'utf8'));
+    // The contract's field order, whatever order the message had its keys in (it passed through jsonb).
+    const { id, event: kind, at, data, ...later } = event;
+    const body = Buffer.from(JSON.stringify({ id, event: kind, at, data, ...later }), 'utf8');
+    await this.deliveries.insertForEvent(accountId, id, kind, body);
   }
 }

@@ -1,0 +1,28 @@
+import { Controller } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import { EVENT_KINDS, RecordedEvent } from '@svc/contracts';
+import { EVENTS_EXCHANGE, InvalidMessageError, QueueSpec } from '@svc/messaging';
+import { DeliveryService } from './delivery.service';
+import { InvalidRecordedEventError } from './recorded-event';
+
+/** The dispatcher's queue: every recorded public event events-api publishes. */
+export const WEBHOOK_DISPATCHER_QUEUE: QueueSpec = { queue: 'webhook-dispatcher.events', exchange: EVENTS_EXCHANGE, bindings: [...EVENT_KINDS] };
+
+/**
+ * Recorded events from events-api become deliveries. The message is acknowledged after the
+ * deliveries committed; a redelivered message adds nothing. A malformed one is parked.
+ */
+@Controller()
+export class EventsConsumer {
+  constructor(private readonly deliveries: DeliveryService) {}
+
+  @EventPattern([...EVENT_KINDS])
+  async record(@Payload() payload: unknown): Promise<void> {
+    try {
+      await this.deliveries.recordEvent(payload as RecordedEvent);
+    } catch (err) {
+      if (err instanceof InvalidRecordedEventError) throw new InvalidMessageError(`invalid recorded event: ${err.message}`);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import { EventKind, PublicEvent, RecordedEvent, sampleEventData } from '@svc/contracts';
+import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
+import { randomUUID } from 'node:crypto';
+
+/** Test support shared by the dispatcher's end-to-end suites (not used at run time). */
+
+let nextEventId = 1_000;
+
+/** A realistic public event with a fresh id. */
+export function sampleEvent(kind: EventKind = 'message.received', id = nextEventId++): PublicEvent {
+  return { id, event: kind, at: '2026-11-21T10:04:05.123456+00:00', data: sampleEventData(kind, { n: id }) } as PublicEvent;
+}
+
+/** Calls a dispatcher process directly with the gateway's signed context for `accountId`. */
+export async function callService(serviceUrl: string, internalSecret: string, accountId: string, path: string, init: { method: string; json?: unknown }): Promise<Response> {
+  const context = await new InternalAuth(internalSecret).sign({ account: { id: accountId, name: 'Test', plan: 'scale' }, keyId: 'test', requestId: randomUUID() });
+  return fetch(`${serviceUrl}${path}`, {
+    method: init.method,
+    headers: { [GATEWAY_CONTEXT_HEADER]: context, ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
+}
+
+/** Feeds recorded events as events-api would (`POST /internal/events`), a few at a time. */
+export async function feedEvents(serviceUrl: string, internalSecret: string, accountId: string, events: PublicEvent[], concurrency = 8): Promise<void> {
+  const queue = [...events];
+  const worker = async () => {
+    for (let event = queue.shift(); event; event = queue.shift()) {
+      const recorded: RecordedEvent = { account_id: accountId, event_id: randomUUID(), event };
+      const response = await callService(serviceUrl, internalSecret, accountId, '/internal/events', { method: 'POST', json: recorded });
+      if (response.status !== 204) throw new Error(`POST /internal/events answered ${response.status}: ${await response.text()}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
