@@ -8,7 +8,7 @@ import { PublicJwk, publicJwk, SigningKey } from './signing-keys';
 export class KeyRing {
   readonly signer: { kid: string; privateKey: KeyObject };
   private readonly verifiers: Map<string, KeyObject>;
-  private readonly published: { keys: PublicJwk[] };
+  private readonly published: { readonly keys: readonly PublicJwk[] };
 
   constructor(keys: readonly SigningKey[], activeKid: string) {
     const active = keys.find((key) => key.kid === activeKid);
@@ -16,7 +16,7 @@ export class KeyRing {
     if (!active.privateKey) throw new Error(`the signing key "${activeKid}" has no private part ("d")`);
     this.signer = { kid: active.kid, privateKey: active.privateKey };
     this.verifiers = new Map(keys.map((key) => [key.kid, key.publicKey]));
-    this.published = { keys: keys.map(publicJwk) };
+    this.published = Object.freeze({ keys: keys.map((key) => Object.freeze(publicJwk(key))) });
   }
 
   /** The public key a pass with this `kid` must verify against, if the kid is listed. */
@@ -25,7 +25,7 @@ export class KeyRing {
   }
 
   /** The JWK Set of every verification key (public halves only). */
-  jwks(): { keys: PublicJwk[] } {
+  jwks(): { readonly keys: readonly PublicJwk[] } {
     return this.published;
   }
 }

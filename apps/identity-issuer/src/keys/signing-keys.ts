@@ -30,7 +30,7 @@ export function keyFromJwk(value: unknown, source: string): SigningKey {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${source} holds something that is not a JWK object`);
   const jwk = value as Record<string, unknown>;
   const kid = jwk['kid'];
-  if (typeof kid !== 'string' || kid.length === 0 || kid.length > 200) throw new Error(`${source} holds a JWK without a "kid"`);
+  if (typeof kid !== 'string' || kid.length === 0 || kid.length > 200) throw new Error(`${source} holds a JWK without a "kid" of 1 to 200 characters`);
   const where = `key "${kid}" of ${source}`;
   if (jwk['kty'] !== 'OKP' || jwk['crv'] !== 'Ed25519' || typeof jwk['x'] !== 'string') throw new Error(`${where} is not an Ed25519 JWK (kty "OKP", crv "Ed25519", x)`);
   if (jwk['alg'] !== undefined && jwk['alg'] !== 'EdDSA') throw new Error(`${where} has alg other than "EdDSA"`);

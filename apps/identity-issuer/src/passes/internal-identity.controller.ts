@@ -28,7 +28,7 @@ export class InternalIdentityController {
   @Public()
   @Get('jwks.json')
   @Header('cache-control', 'public, max-age=300')
-  jwks(): { keys: PublicJwk[] } {
+  jwks(): { readonly keys: readonly PublicJwk[] } {
     return this.keys.jwks();
   }
 }
