@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { MessagingModule } from '@svc/messaging';
 import { PersistenceModule } from '@svc/persistence';
 import { PlatformModule } from '@svc/platform';
 import type { Logger } from 'pino';
@@ -27,6 +28,7 @@ export class KnowledgeApiModule {
           migrateOnStart: config.MIGRATE_ON_START,
           applicationName: 'knowledge-api',
         }),
+        MessagingModule.forApp('knowledge-api', config, KNOWLEDGE_SCHEMA),
       ],
       controllers: [PiecesController, SearchController],
       providers: [
