@@ -1,5 +1,5 @@
 import { DomainMessage, ErrorBody, EVENT_KINDS, PublicEvent } from '@svc/contracts';
-import { DOMAIN_EXCHANGE, domainMessage, enqueueDomainMessage, parkingQueue } from '@svc/messaging';
+import { DOMAIN_EXCHANGE, domainMessage, parkingQueue } from '@svc/messaging';
 import { REPO_ROOT, RunningProcess, Stack, startRelay, startStack, TestAccount, TestProducer } from '@svc/testing';
 import { connect } from 'amqplib';
 import { spawnSync } from 'node:child_process';
@@ -58,7 +58,7 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
     });
 
   beforeAll(async () => {
-    stack = await startStack(['events-api']);
+    stack = await startStack(['contacts-api', 'events-api']);
     producer = await TestProducer.create(stack.db.url);
     relay = await startRelay(relayEnv());
   }, 60_000);
@@ -138,20 +138,26 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
     });
   });
 
-  it('removes an erased customer\'s personal data from retained events', async () => {
+  it('removes a customer erased through DELETE /contacts/{ref} from retained events', async () => {
     const account = await stack.newAccount('Erasure');
-    const kept = await producer.emit('handover.created', account.accountId, 41);
-    await feedHas(account, 1);
-    const erased = domainMessage('contact.erased', account.accountId, { svc_id: 1041, ref: 'cust-1041' });
-    await producer.db.transaction((m) => enqueueDomainMessage(m, 'chat', erased));
-    const [event] = await until('the erasure', async () => {
-      const events = await readAll(account);
-      return (events[0]?.data as { contact: { name: string } }).contact.name === '' ? events : undefined;
+    const put = await stack.call('/contacts/cust-erase', { method: 'PUT', key: account.key, json: { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+447700900123' } });
+    expect(put.status).toBe(201);
+    const { svc_id: svcId } = (await put.json()) as { svc_id: number };
+    // A chat event about this customer (samples carry svc_id 1000 + n) and one about somebody else.
+    await producer.emit('handover.created', account.accountId, svcId - 1000);
+    await producer.emit('handover.created', account.accountId, svcId - 999);
+    await feedHas(account, 2);
+    expect((await stack.call('/contacts/cust-erase', { method: 'DELETE', key: account.key })).status).toBe(204);
+    const contactOf = (e: PublicEvent) => (e.data as unknown as { contact: { svc_id: number; name: string } }).contact;
+    const events = await until('the erasure to reach the feed', async () => {
+      const all = await readAll(account);
+      return all.some((e) => contactOf(e).svc_id === svcId && contactOf(e).name === '') ? all : undefined;
     });
-    const data = event!.data as unknown as { contact: Record<string, unknown>; reach: Record<string, unknown> };
-    expect(data.contact).toMatchObject({ name: '', email: null, phone: null, svc_id: 1041 });
-    expect(data.reach).toMatchObject({ email: '', whatsapp: '' });
-    expect(kept.kind).toBe('handover.created');
+    const erased = events.find((e) => contactOf(e).svc_id === svcId)!.data as unknown as { contact: Record<string, unknown>; reach: Record<string, unknown> };
+    expect(erased.contact).toMatchObject({ name: '', email: null, phone: null, svc_id: svcId });
+    expect(erased.reach).toMatchObject({ email: '', whatsapp: '' });
+    const other = events.find((e) => contactOf(e).svc_id !== svcId)!;
+    expect(contactOf(other).name).toBe('Ada Lovelace');
   });
 
   it('delivers 2,000 events from concurrent writers to pollers in order, each exactly once', async () => {
