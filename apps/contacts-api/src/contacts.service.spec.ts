@@ -1,0 +1,121 @@
+import { EventContact, StoredConsent } from '@svc/contracts';
+import { ApiError } from '@svc/platform';
+import { ConsentsByCustomer, ContactsRepository, ContactsTransaction, RetryTransaction } from './contacts.repository';
+import { ContactsService } from './contacts.service';
+
+const ACCOUNT = '0f8fad5b-d9cb-469f-a165-70867728950e';
+
+const contact = (overrides: Partial<EventContact> = {}): EventContact => ({
+  ref: 'cust-1',
+  svc_id: 7,
+  name: 'Ada',
+  email: 'ada@example.com',
+  email_confirmed: true,
+  phone: null,
+  phone_confirmed: false,
+  lang: null,
+  created_at: '2026-11-21T10:00:00.000000+00:00',
+  updated_at: '2026-11-21T10:00:00.000000+00:00',
+  ...overrides,
+});
+
+const storedConsent: StoredConsent = {
+  purpose: 'future_email',
+  granted: true,
+  text: 'Yes',
+  lang: null,
+  given_at: '2026-11-21T10:04:05.123456+00:00',
+  source: 'website_form',
+  withdrawn_at: null,
+  withdrawn_by: null,
+  origin: 'api',
+};
+
+/** The transaction's writes, each a jest mock; reads answer from `state`. */
+function fakeTransaction(state: { byRef?: EventContact; bySvcId?: EventContact; inserted?: EventContact; consents?: StoredConsent[] }) {
+  const consents = (svcId: number): ConsentsByCustomer => new Map([[svcId, state.consents ?? []]]);
+  return {
+    lockByRef: jest.fn(async () => state.byRef),
+    lockBySvcId: jest.fn(async () => state.bySvcId),
+    byRef: jest.fn(async () => state.byRef),
+    insert: jest.fn(async () => state.inserted),
+    update: jest.fn(async (_account: string, svcId: number, ref: string) => contact({ svc_id: svcId, ref, updated_at: '2026-11-21T11:00:00.000000+00:00' })),
+    consentsOf: jest.fn(async (_account: string, [svcId]: number[]) => consents(svcId as number)),
+    insertConsents: jest.fn(async () => undefined),
+    withdrawConsents: jest.fn(async () => undefined),
+  };
+}
+
+function serviceWith(tx: ReturnType<typeof fakeTransaction>) {
+  const transaction = jest.fn(async (work: (t: ContactsTransaction) => Promise<unknown>) => work(tx as unknown as ContactsTransaction));
+  const repository = { transaction } as unknown as ContactsRepository;
+  return { service: new ContactsService(repository), transaction };
+}
+
+const apiError = async (promise: Promise<unknown>) => {
+  const err = await promise.catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(ApiError);
+  return { code: (err as ApiError).code, status: (err as ApiError).getStatus(), details: (err as ApiError).details };
+};
+
+describe('ContactsService.upsert', () => {
+  it('inserts a new customer with the merged fields and reports it created', async () => {
+    const tx = fakeTransaction({ inserted: contact({ name: 'Grace' }) });
+    const { service } = serviceWith(tx);
+    const result = await service.upsert(ACCOUNT, 'cust-1', { name: 'Grace', lang: 'en-gb' });
+    expect(result.created).toBe(true);
+    expect(tx.insert).toHaveBeenCalledWith(ACCOUNT, 'cust-1', expect.objectContaining({ name: 'Grace', lang: 'en-GB', email: null }));
+    expect(tx.update).not.toHaveBeenCalled();
+  });
+
+  it('asks for a rerun when another PUT created the ref first', async () => {
+    const { service } = serviceWith(fakeTransaction({ inserted: undefined }));
+    await expect(service.upsert(ACCOUNT, 'cust-1', {})).rejects.toBeInstanceOf(RetryTransaction);
+  });
+
+  it('writes nothing when an existing customer does not change', async () => {
+    const tx = fakeTransaction({ byRef: contact(), consents: [storedConsent] });
+    const { service } = serviceWith(tx);
+    const result = await service.upsert(ACCOUNT, 'cust-1', { name: 'Ada', consents: [{ ...storedConsent, given_at: '2026-11-21T11:04:05.123456+01:00' }] });
+    expect(result).toEqual({ created: false, contact: expect.objectContaining({ name: 'Ada', consents: [expect.objectContaining({ active: true })] }) });
+    expect(tx.update).not.toHaveBeenCalled();
+    expect(tx.insertConsents).toHaveBeenCalledWith(ACCOUNT, 7, []);
+  });
+
+  it('refuses bad consent timestamps before opening a transaction', async () => {
+    const { service, transaction } = serviceWith(fakeTransaction({}));
+    const error = await apiError(service.upsert(ACCOUNT, 'cust-1', { consents: [{ ...storedConsent, given_at: '2026-11-21T10:04:05' }] }));
+    expect(error).toMatchObject({ code: 'validation_failed', details: [expect.objectContaining({ path: 'consents[0].given_at' })] });
+    expect(transaction).not.toHaveBeenCalled();
+  });
+
+  it('refuses to confirm an email the customer will not have', async () => {
+    const tx = fakeTransaction({});
+    const { service } = serviceWith(tx);
+    expect(await apiError(service.upsert(ACCOUNT, 'cust-1', { email_confirmed: true }))).toMatchObject({ code: 'validation_failed', status: 400 });
+    expect(tx.insert).not.toHaveBeenCalled();
+  });
+
+  describe('with svc_id', () => {
+    it('attaches the ref to a chat-met customer', async () => {
+      const tx = fakeTransaction({ bySvcId: contact({ ref: null, svc_id: 9 }) });
+      const { service } = serviceWith(tx);
+      const result = await service.upsert(ACCOUNT, 'cust-new', { svc_id: 9 });
+      expect(result.created).toBe(false);
+      expect(tx.update).toHaveBeenCalledWith(ACCOUNT, 9, 'cust-new', expect.objectContaining({ name: 'Ada' }));
+      expect(result.contact).toMatchObject({ ref: 'cust-new', svc_id: 9 });
+    });
+
+    it('answers 404 for an unknown svc_id', async () => {
+      const { service } = serviceWith(fakeTransaction({}));
+      expect(await apiError(service.upsert(ACCOUNT, 'cust-1', { svc_id: 9 }))).toMatchObject({ code: 'not_found', status: 404 });
+    });
+
+    it('answers 409 when the customer has another ref, or the ref names another customer', async () => {
+      const other = serviceWith(fakeTransaction({ bySvcId: contact({ ref: 'cust-other', svc_id: 9 }) }));
+      expect(await apiError(other.service.upsert(ACCOUNT, 'cust-1', { svc_id: 9 }))).toMatchObject({ code: 'conflict', status: 409 });
+      const taken = serviceWith(fakeTransaction({ bySvcId: contact({ ref: null, svc_id: 9 }), byRef: contact({ svc_id: 7 }) }));
+      expect(await apiError(taken.service.upsert(ACCOUNT, 'cust-1', { svc_id: 9 }))).toMatchObject({ code: 'conflict', status: 409 });
+    });
+  });
+});
