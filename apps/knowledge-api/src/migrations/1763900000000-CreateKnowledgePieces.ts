@@ -50,7 +50,8 @@ export class CreateKnowledgePieces1763900000000 implements MigrationInterface {
         updated_at timestamptz NOT NULL DEFAULT now(),
         UNIQUE (account_id, external_ref)
       )`);
-    await queryRunner.query('CREATE INDEX pieces_search_idx ON knowledge.pieces USING gin (account_id, lang, search_vector)');
+    // fastupdate off: a search right after a bulk load must not scan a long pending list.
+    await queryRunner.query('CREATE INDEX pieces_search_idx ON knowledge.pieces USING gin (account_id, lang, search_vector) WITH (fastupdate = off)');
 
     await queryRunner.query(`
       CREATE TABLE knowledge.vocabulary (
@@ -59,7 +60,7 @@ export class CreateKnowledgePieces1763900000000 implements MigrationInterface {
         pieces integer NOT NULL,
         PRIMARY KEY (account_id, word)
       ) WITH (fillfactor = 80)`);
-    await queryRunner.query('CREATE INDEX vocabulary_trgm_idx ON knowledge.vocabulary USING gin (account_id, word gin_trgm_ops)');
+    await queryRunner.query('CREATE INDEX vocabulary_trgm_idx ON knowledge.vocabulary USING gin (account_id, word gin_trgm_ops) WITH (fastupdate = off)');
 
     // The words a piece contributes to the vocabulary: distinct, unaccented, lower case, 3 to 64 characters.
     await queryRunner.query(`

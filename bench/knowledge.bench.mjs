@@ -1,0 +1,292 @@
+// npm run bench:knowledge — knowledge pieces: bulk-load 5,000 pieces through the gateway (100 bulk
+// calls of 50, one after the other, as a business's sync would send them; each piece a few hundred
+// words), then the latency of the assistant's search over those 5,000 pieces, called directly on
+// knowledge-api with a signed context, one question at a time, with varied questions (some
+// misspelled, some in other inflections). Targets: the load under 15 s, search p99 under 25 ms.
+// Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/knowledge-*.json.
+// BENCH_QUESTIONS (default 2000) sets how many questions are timed.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { Pool } from 'undici';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const PIECES = 5_000;
+const BATCH = 50;
+const QUESTIONS = Number(process.env.BENCH_QUESTIONS ?? 2_000);
+const WARMUP = 200;
+const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = `svc_bench_${randomBytes(4).toString('hex')}`;
+const dbUrl = Object.assign(new URL(server), { pathname: `/${dbName}` }).toString();
+const [GATEWAY_PORT, KNOWLEDGE_PORT] = [3920, 3921];
+
+// ---- Realistic shop knowledge, generated reproducibly (mulberry32) ----
+let seed = 20261121;
+function random() {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+const pick = (list) => list[Math.floor(random() * list.length)];
+const between = (low, high) => low + Math.floor(random() * (high - low + 1));
+
+const SYLLABLES = ['tra', 'mon', 'vel', 'ka', 'ri', 'sto', 'lan', 'dor', 'pe', 'qui', 'zen', 'bru', 'fal', 'no', 'ver', 'sa', 'tek', 'lu', 'mar', 'gol', 'bi', 'ex', 'or', 'ta', 'fin'];
+const BRANDS = [...new Set(Array.from({ length: 400 }, () => Array.from({ length: between(2, 3) }, () => pick(SYLLABLES)).join('')))].map((b) => b[0].toUpperCase() + b.slice(1));
+const PRODUCTS = ['hiking boots', 'rain jacket', 'city bike', 'tent', 'sleeping bag', 'backpack', 'kayak', 'ski helmet', 'running shoes', 'wool sweater', 'camping stove', 'trekking poles', 'snowboard', 'climbing harness', 'water bottle', 'sunglasses', 'bike lock', 'headlamp', 'travel pillow', 'yoga mat', 'paddle board', 'down vest', 'ski goggles', 'e-bike', 'cargo trailer', 'insulated mug', 'hammock', 'fleece gloves', 'ice axe', 'softshell trousers'];
+const COLOURS = ['black', 'navy', 'olive', 'red', 'grey', 'sand', 'teal', 'orange'];
+const MATERIALS = ['recycled polyester', 'merino wool', 'full-grain leather', 'aluminium', 'carbon fibre', 'organic cotton', 'Gore-Tex membrane', 'ripstop nylon'];
+const CITIES = ['Berlin', 'Lyon', 'Milan', 'Porto', 'Utrecht', 'Valencia', 'Vienna', 'Zurich', 'Munich', 'Ghent', 'Innsbruck', 'Bologna', 'Seville', 'Graz', 'Bordeaux'];
+const ASPECTS = {
+  shipping: [
+    'We ship the {p} to most European countries within {n} working days.',
+    'Orders of the {b} {p} above {m} euros ship free of charge; below that shipping costs {n} euros.',
+    'Express delivery arrives the next business day when you order before noon.',
+    'Tracking numbers are sent by email as soon as the parcel leaves our warehouse in {c}.',
+    'Parcels to Switzerland and Norway may be held at customs for a few days.',
+    'Bulky items such as the {p} are delivered by a freight carrier who calls ahead to arrange a time.',
+  ],
+  returns: [
+    'You can return the {p} within {n} days if it is unused and in its original packaging.',
+    'Refunds are issued to the original payment method within {n} days after we receive the return.',
+    'Print the prepaid return label from your account and drop the parcel at any post office.',
+    'Exchanges for another size or colour of the {b} {p} are free of charge.',
+    'Items that were personalised or cut to length cannot be returned.',
+    'Returned goods are inspected in our warehouse in {c} before the refund is released.',
+  ],
+  warranty: [
+    'The {b} {p} comes with a {n}-year warranty covering manufacturing defects.',
+    'Damage caused by misuse, accidents or normal wear and tear is not covered.',
+    'To make a warranty claim, send us photos of the defect together with your order number.',
+    'Repairs are carried out in our workshop in {c} and usually take {n} days.',
+    'Zips, buckles and laces are replaced free of charge during the first year.',
+  ],
+  sizing: [
+    'The {p} runs small, so we recommend ordering one size up.',
+    'Measure yourself in the evening and compare the result with our size chart.',
+    'The {b} {p} is available in sizes from {n} to {m}.',
+    'If you are between two sizes, choose the larger one for thick winter layers.',
+    'Our staff in {c} offer free fitting appointments on Saturdays.',
+  ],
+  care: [
+    'Clean the {p} with lukewarm water and a soft brush; never put it in a dishwasher.',
+    'Let the {b} {p} dry slowly at room temperature, away from radiators and direct sunlight.',
+    'Reapply the waterproofing treatment every {n} weeks of regular use.',
+    'Store the {p} in a dry, ventilated place during the off season.',
+    'The {material} needs a gentle detergent without fabric softener.',
+  ],
+  pricing: [
+    'The {b} {p} costs {m} euros including VAT.',
+    'Members of our loyalty club get {n} percent off every purchase.',
+    'Prices in the shop in {c} may differ from online prices during promotions.',
+    'We match the price of any authorised dealer for the same {p} model.',
+    'Students and apprentices receive a discount on presentation of a valid card.',
+  ],
+  rental: [
+    'You can rent the {b} {p} for {n} euros per day or {m} euros per week.',
+    'Rentals must be booked at least {n} hours in advance through our website.',
+    'A deposit of {m} euros is held on your card and released once the {p} is returned undamaged.',
+    'Late returns of a rented {p} are charged at the daily rate.',
+    'Rental equipment is collected and returned at our branch in {c}.',
+  ],
+  payment: [
+    'We accept credit cards, PayPal, bank transfer and invoice for business customers.',
+    'Payment by invoice is due within {n} days of delivery.',
+    'Your card is charged only when the {p} ships from {c}.',
+    'Instalment payments over {n} months are available for orders above {m} euros.',
+    'Gift cards can be combined with any other payment method.',
+  ],
+};
+const FILLER = [
+  'Our team is happy to help you choose the right equipment for your next trip.',
+  'Many customers combine the {p} with accessories from the same collection.',
+  'Opening hours of our stores are Monday to Saturday from nine to seven.',
+  'The {b} range was designed together with mountain guides from the Alps.',
+  'Every product is tested in real conditions before it reaches our catalogue.',
+  'Questions about your order can be sent through the contact form or by phone.',
+  'We use {material} wherever possible to reduce our footprint.',
+  'Our newsletter announces new arrivals and seasonal sales once a month.',
+  'The {colour} version of the {p} is the most popular one this season.',
+  'Independent reviewers praised the {b} {p} for its weight and durability.',
+];
+
+function fill(template, piece) {
+  return template
+    .replaceAll('{p}', piece.product)
+    .replaceAll('{b}', piece.brand)
+    .replaceAll('{c}', piece.city)
+    .replaceAll('{material}', pick(MATERIALS))
+    .replaceAll('{colour}', pick(COLOURS))
+    .replaceAll('{n}', String(between(2, 30)))
+    .replaceAll('{m}', String(between(40, 400)));
+}
+
+function makePiece(index) {
+  const piece = { brand: pick(BRANDS), product: pick(PRODUCTS), aspect: pick(Object.keys(ASPECTS)), city: pick(CITIES) };
+  const words = between(220, 380);
+  const sentences = [];
+  while (sentences.join(' ').split(' ').length < words) {
+    const roll = random();
+    const source = roll < 0.55 ? ASPECTS[piece.aspect] : roll < 0.75 ? ASPECTS[pick(Object.keys(ASPECTS))] : FILLER;
+    sentences.push(fill(pick(source), piece));
+  }
+  return {
+    external_ref: `sku-${String(index).padStart(5, '0')}-${piece.aspect}`,
+    heading: `${piece.brand} ${piece.product}: ${piece.aspect}`,
+    text: sentences.join(' '),
+    url: `https://shop.example.com/${piece.brand.toLowerCase()}/${piece.product.replaceAll(' ', '-')}/${piece.aspect}`,
+    meta: piece,
+  };
+}
+
+/** What visitors ask: about a product and an aspect, sometimes a brand, misspelled or inflected. */
+const QUESTION_FORMS = {
+  shipping: ['How long does shipping of the {p} take?', 'do you deliver the {p} to {c}', 'what does delivery cost for a {p}', 'is shiping free for {b} {p}?'],
+  returns: ['Can I return the {p}?', 'how do returns work for {b} {p}', 'refund for a returned {p}', 'I want to retrun my {p}'],
+  warranty: ['What warranty does the {b} {p} have?', 'is a broken {p} covered by the warranty', 'repairs of {p} defects', 'waranty claim for {p}'],
+  sizing: ['Which size of the {p} should I order?', 'does the {b} {p} run small', 'size chart for the {p}', 'sizes of {p}'],
+  care: ['How do I clean the {p}?', 'washing and drying the {b} {p}', 'waterproofing the {p}', 'how to store a {p}'],
+  pricing: ['How much is the {b} {p}?', 'price of the {p}', 'student discount on {p}', 'do you match prices for the {p}'],
+  rental: ['Can I rent a {p}?', 'rental price of the {b} {p} per day', 'deposit for renting a {p}', 'booking a rented {p} in {c}'],
+  payment: ['Can I pay the {p} by invoice?', 'instalments for a {b} {p}', 'which payment methods do you accept', 'when is my card charged for the {p}'],
+};
+
+function makeQuestion(pieces) {
+  const { meta } = pick(pieces);
+  return fill(pick(QUESTION_FORMS[meta.aspect]), meta);
+}
+
+// ---- Processes and measurements ----
+async function onServer(sql) {
+  const client = new pg.Client({ connectionString: server });
+  await client.connect();
+  await client.query(sql).finally(() => client.end());
+}
+
+async function waitReady(url) {
+  for (let i = 0; i < 300; i += 1) {
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return;
+    } catch {
+      // starting
+    }
+    await sleep(100);
+  }
+  throw new Error(`${url} not ready`);
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const round = (ms) => Math.round(ms * 100) / 100;
+const stats = (samples) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { count: sorted.length, mean_ms: round(sorted.reduce((s, v) => s + v, 0) / sorted.length), p50_ms: round(percentile(sorted, 50)), p99_ms: round(percentile(sorted, 99)), max_ms: round(sorted.at(-1)) };
+};
+
+await onServer(`CREATE DATABASE ${dbName}`);
+const env = { ...process.env, DATABASE_URL: dbUrl, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+const created = spawnSync(process.execPath, [join(root, 'dist/apps/admin/src/main.js'), 'account', 'create', '--name', 'Bench', '--plan', 'scale'], { env, encoding: 'utf8' });
+if (created.status !== 0) throw new Error(created.stderr);
+const { api_key: apiKey, account } = JSON.parse(created.stdout);
+
+const knowledge = spawn(process.execPath, [join(root, 'dist/apps/knowledge-api/src/main.js')], { env: { ...env, PORT: String(KNOWLEDGE_PORT) }, stdio: ['ignore', 'inherit', 'inherit'] });
+await waitReady(`http://127.0.0.1:${KNOWLEDGE_PORT}`);
+const gateway = spawn(process.execPath, [join(root, 'dist/apps/gateway/src/main.js')], {
+  env: { ...env, PORT: String(GATEWAY_PORT), KNOWLEDGE_API_URL: `http://127.0.0.1:${KNOWLEDGE_PORT}`, WRITE_LIMIT_EXEMPT_ACCOUNTS: account.id },
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
+
+try {
+  await waitReady(`http://127.0.0.1:${GATEWAY_PORT}`);
+  const pieces = Array.from({ length: PIECES }, (_, i) => makePiece(i));
+  const words = pieces.map((p) => p.text.split(' ').length).sort((a, b) => a - b);
+
+  // Bulk load through the gateway: authentication, limits, proxy, validation, transaction, index.
+  const gatewayPool = new Pool(`http://127.0.0.1:${GATEWAY_PORT}`, { connections: 4 });
+  const bulkTimes = [];
+  const loadStarted = performance.now();
+  for (let i = 0; i < PIECES; i += BATCH) {
+    const items = pieces.slice(i, i + BATCH).map(({ meta: _meta, ...item }) => item);
+    const started = performance.now();
+    const response = await gatewayPool.request({
+      method: 'POST',
+      path: '/api/v1/knowledge/bulk',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ items }),
+    });
+    const body = await response.body.json();
+    if (response.statusCode !== 200) throw new Error(`bulk call ${i / BATCH} answered ${response.statusCode}: ${JSON.stringify(body)}`);
+    bulkTimes.push(performance.now() - started);
+  }
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+  await gatewayPool.close();
+
+  // Search, as the chat calls it: directly, with a context signed with the shared secret.
+  const { InternalAuth } = require(join(root, 'dist/libs/platform/src/index.js'));
+  const auth = new InternalAuth(env.INTERNAL_AUTH_SECRET);
+  let context;
+  let signedAt = 0;
+  const contextHeader = async () => {
+    if (context === undefined || performance.now() - signedAt > 30_000) {
+      context = await auth.sign({ account, keyId: 'bench-chat', requestId: 'bench' });
+      signedAt = performance.now();
+    }
+    return context;
+  };
+  const knowledgePool = new Pool(`http://127.0.0.1:${KNOWLEDGE_PORT}`, { connections: 1 });
+  let empty = 0;
+  const search = async (question) => {
+    const response = await knowledgePool.request({
+      method: 'POST',
+      path: '/internal/knowledge/search',
+      headers: { 'content-type': 'application/json', 'x-svc-context': await contextHeader() },
+      body: JSON.stringify({ question, lang: 'en', limit: 5 }),
+    });
+    const body = await response.body.json();
+    if (response.statusCode !== 200) throw new Error(`search answered ${response.statusCode}: ${JSON.stringify(body)}`);
+    return body.results;
+  };
+  for (let i = 0; i < WARMUP; i += 1) await search(makeQuestion(pieces));
+  const searchTimes = [];
+  const asked = [];
+  for (let i = 0; i < QUESTIONS; i += 1) {
+    const question = makeQuestion(pieces);
+    const started = performance.now();
+    const results = await search(question);
+    searchTimes.push(performance.now() - started);
+    if (results.length === 0) empty += 1;
+    if (i < 5) asked.push({ question, top: results[0] ? { heading: results[0].heading, passage: results[0].passage, score: results[0].score } : null });
+  }
+  await knowledgePool.close();
+
+  const load = { pieces: PIECES, bulk_calls: PIECES / BATCH, items_per_call: BATCH, words_per_piece: { min: words[0], median: words[words.length >> 1], max: words.at(-1) }, seconds: Math.round(loadSeconds * 100) / 100, per_call: stats(bulkTimes) };
+  const searchResult = { questions: QUESTIONS, warmup: WARMUP, concurrency: 1, without_results: empty, ...stats(searchTimes), examples: asked };
+  const result = {
+    benchmark: 'knowledge pieces: bulk load through the gateway, then the assistant search',
+    at: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, load_average_1m_at_end: Math.round(loadavg()[0] * 100) / 100 },
+    load,
+    search: searchResult,
+    targets: { load_seconds_below: 15, search_p99_ms_below: 25 },
+    met: { load: load.seconds < 15, search_p99: searchResult.p99_ms < 25 },
+  };
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  const file = join(root, 'bench/results', `knowledge-${result.at.slice(0, 10)}.json`);
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  console.table({ 'bulk load (s)': { value: load.seconds, target: '< 15' }, 'search p50 (ms)': { value: searchResult.p50_ms, target: '' }, 'search p99 (ms)': { value: searchResult.p99_ms, target: '< 25' } });
+  console.log(`written to ${file}`);
+  if (!result.met.load || !result.met.search_p99) process.exitCode = 1;
+} finally {
+  for (const child of [gateway, knowledge]) child.kill('SIGTERM');
+  await Promise.all([gateway, knowledge].map((child) => (child.exitCode === null ? new Promise((r) => child.on('exit', r)) : null)));
+  // BENCH_KEEP_DATABASE=1 leaves the loaded database for EXPLAIN ANALYZE of the search.
+  if (process.env.BENCH_KEEP_DATABASE === '1') console.log(`database kept: ${dbUrl}`);
+  else await onServer(`DROP DATABASE ${dbName} WITH (FORCE)`);
+}
