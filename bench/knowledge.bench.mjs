@@ -213,7 +213,7 @@ try {
   const bulkTimes = [];
   const loadStarted = performance.now();
   for (let i = 0; i < PIECES; i += BATCH) {
-    const items = pieces.slice(i, i + BATCH).map(({ meta: _meta, ...item }) => item);
+    const items = pieces.slice(i, i + BATCH).map(({ external_ref, heading, text, url }) => ({ external_ref, heading, text, url }));
     const started = performance.now();
     const response = await gatewayPool.request({
       method: 'POST',
