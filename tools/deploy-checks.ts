@@ -1,0 +1,72 @@
+// What the deployment tests (tools/docker.spec.ts, tools/k8s.spec.ts) need to know about the apps,
+// read from the apps themselves: which serve HTTP, and what their config specs demand.
+import { ConfigSpec, loadConfig } from '@svc/platform';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const root = resolve(__dirname, '..');
+
+/** Apps that serve HTTP (they have `src/app.ts`); the admin command line does not. */
+export function servingApps(): string[] {
+  return readdirSync(join(root, 'apps'))
+    .filter((app) => existsSync(join(root, 'apps', app, 'src', 'app.ts')))
+    .sort();
+}
+
+/** The `<camelName>ConfigSpec` exported by `apps/<app>/src/<app>.config.ts`. */
+export async function configSpecOf(app: string): Promise<ConfigSpec> {
+  const exported: Record<string, unknown> = await import(join(root, 'apps', app, 'src', `${app}.config`));
+  const specs = Object.entries(exported).filter(([name]) => name.endsWith('ConfigSpec'));
+  if (specs.length !== 1) throw new Error(`apps/${app}/src/${app}.config.ts should export one *ConfigSpec, found ${specs.length}`);
+  return specs[0]![1] as ConfigSpec;
+}
+
+/** The port an app listens on unless told otherwise. */
+export function defaultPort(spec: ConfigSpec): number {
+  const port = spec['PORT']?.default;
+  if (typeof port !== 'number') throw new Error('the config spec has no numeric PORT default');
+  return port;
+}
+
+const THIS_MACHINE = /\/\/(127\.0\.0\.1|localhost)[:/]/;
+
+/**
+ * What a deployment must set for an app: every variable without a default (required in
+ * production, where development defaults do not apply) and every address whose default points at
+ * this machine (right on a laptop, wrong in a container).
+ */
+export function mustBeSet(spec: ConfigSpec): string[] {
+  return Object.entries(spec)
+    .filter(([, validator]) => validator.default === undefined || (typeof validator.default === 'string' && THIS_MACHINE.test(validator.default)))
+    .map(([name]) => name)
+    .sort();
+}
+
+/** Why `value` is refused for `name` in production, or undefined when the app accepts it. */
+export function refusal(spec: ConfigSpec, name: string, value: string): string | undefined {
+  const validator = spec[name];
+  if (!validator) return undefined;
+  try {
+    loadConfig({ [name]: validator }, { NODE_ENV: 'production', [name]: value });
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** A setting as the app will see it: the deployment's value, else the spec's default. */
+export function effective(spec: ConfigSpec, env: ReadonlyMap<string, string>, name: string): unknown {
+  return env.get(name) ?? spec[name]?.default;
+}
+
+/**
+ * How long after SIGTERM an app may still be busy: SHUTDOWN_DELAY_MS of reporting not-ready, then
+ * the longest request in flight, bounded by the longest outbound timeout it has (`*_TIMEOUT_MS`).
+ */
+export function drainMs(spec: ConfigSpec, env: ReadonlyMap<string, string>): { delay: number; inFlight: number } {
+  const delay = Number(effective(spec, env, 'SHUTDOWN_DELAY_MS') ?? 0);
+  const timeouts = Object.keys(spec)
+    .filter((name) => name.endsWith('_TIMEOUT_MS'))
+    .map((name) => Number(effective(spec, env, name)));
+  return { delay, inFlight: Math.max(0, ...timeouts) };
+}

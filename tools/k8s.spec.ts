@@ -1,0 +1,515 @@
+// The Kubernetes manifests (k8s/): valid against the API schemas, overlays that patch what the base
+// defines, and Deployments that match what each app serves and needs. kubernetes-models is
+// ESM-only, so the schema validation runs in tools/k8s-validate.mjs, once for every file.
+import type { ConfigSpec } from '@svc/platform';
+import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
+import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import type { IJob } from 'kubernetes-models/batch/v1/Job';
+import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
+import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import type { IContainer } from 'kubernetes-models/v1/Container';
+import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
+import type { ISecret } from 'kubernetes-models/v1/Secret';
+import type { IService } from 'kubernetes-models/v1/Service';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import { configSpecOf, defaultPort, drainMs, mustBeSet, refusal, root, servingApps } from './deploy-checks';
+
+const K8S = join(root, 'k8s');
+const BASE = join(K8S, 'base');
+const SECRET_TEMPLATE = join(K8S, 'secrets.template.yaml');
+const OVERLAYS = readdirSync(join(K8S, 'overlays')).sort();
+const AUTOSCALED = ['gateway', 'webhook-dispatcher'];
+const PUBLIC_APP = 'gateway';
+const PRODUCT_LABEL = 'app.kubernetes.io/part-of';
+const PRODUCT = 'svc-chat';
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+}
+type Selector = NonNullable<INetworkPolicy['spec']>['podSelector'];
+type Peer = NonNullable<NonNullable<NonNullable<INetworkPolicy['spec']>['ingress']>[number]['from']>[number];
+
+interface Generator {
+  name: string;
+  literals?: string[];
+  files?: string[];
+  envs?: string[];
+}
+interface Kustomization {
+  kind?: string;
+  resources?: string[];
+  components?: string[];
+  patches?: Array<{ path?: string; patch?: string; target?: { kind?: string; name?: string } }>;
+  images?: Array<{ name: string }>;
+  replicas?: Array<{ name: string; count: number }>;
+  secretGenerator?: Generator[];
+  configMapGenerator?: Generator[];
+}
+
+/** One way the product is deployed: the base as written, or an overlay as kubectl renders it. */
+interface Variant {
+  name: string;
+  objects: K8sObject[];
+  /** Secrets the operator creates from the template (not in the manifests): their keys, no values. */
+  external: ISecret[];
+}
+
+const readKustomization = (dir: string): Kustomization => parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as Kustomization;
+const readObjects = (file: string): K8sObject[] =>
+  parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((document) => document.toJS() as K8sObject | null)
+    .filter((object): object is K8sObject => object !== null);
+const ofKind = <T>(objects: K8sObject[], kind: string): T[] => objects.filter((o) => o.kind === kind) as unknown as T[];
+const named = <T extends { metadata?: { name?: string } }>(objects: T[], name: string): T[] => objects.filter((o) => o.metadata?.name === name);
+const isDirectory = (path: string): boolean => existsSync(path) && statSync(path).isDirectory();
+
+/** The YAML files a kustomization lists as resources (directories are other kustomizations). */
+const resourceFiles = (dir: string): string[] =>
+  (readKustomization(dir).resources ?? []).map((entry) => join(dir, entry)).filter((path) => !isDirectory(path));
+
+const baseObjects = resourceFiles(BASE).flatMap(readObjects);
+const templateSecrets = ofKind<ISecret>(readObjects(SECRET_TEMPLATE), 'Secret');
+
+const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
+const rendered = new Map(
+  (kubectl ? OVERLAYS : []).map((overlay) => [overlay, spawnSync('kubectl', ['kustomize', join(K8S, 'overlays', overlay)], { encoding: 'utf8', maxBuffer: 1 << 26 })]),
+);
+const itWithKubectl = kubectl ? it : it.skip;
+
+const variants: Variant[] = [
+  { name: 'base', objects: baseObjects, external: templateSecrets },
+  ...[...rendered].map(([overlay, result]) => {
+    const objects = result.status === 0 ? parseAllDocuments(result.stdout).map((d) => d.toJS() as K8sObject) : [];
+    const defined = new Set(ofKind<ISecret>(objects, 'Secret').map((s) => s.metadata?.name));
+    return { name: `overlay ${overlay} (rendered)`, objects, external: templateSecrets.filter((s) => !defined.has(s.metadata?.name)) };
+  }),
+];
+
+// ---------------------------------------------------------------------------------------------
+// Selectors, pods, containers
+
+function matches(selector: Selector | undefined, labels: Record<string, string>): boolean {
+  if (!selector) return false;
+  const byLabel = Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+  const byExpression = (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
+    const has = key in labels;
+    if (operator === 'In') return has && values.includes(labels[key]!);
+    if (operator === 'NotIn') return !has || !values.includes(labels[key]!);
+    if (operator === 'Exists') return has;
+    return !has;
+  });
+  return byLabel && byExpression;
+}
+
+const podLabels = (d: IDeployment | IJob): Record<string, string> => d.spec?.template.metadata?.labels ?? {};
+const podSpec = (d: IDeployment | IJob): IPodSpec => {
+  const spec = d.spec?.template.spec;
+  if (!spec) throw new Error(`${d.metadata?.name} has no pod spec`);
+  return spec;
+};
+
+function deploymentOf(variant: Variant, app: string): IDeployment {
+  const found = named(ofKind<IDeployment>(variant.objects, 'Deployment'), app);
+  if (found.length !== 1) throw new Error(`${variant.name}: expected one Deployment "${app}", found ${found.length}`);
+  return found[0]!;
+}
+
+function containerOf(deployment: IDeployment, app: string): IContainer {
+  const container = podSpec(deployment).containers.find((c) => c.name === app);
+  if (!container) throw new Error(`Deployment ${app} has no container named ${app}`);
+  return container;
+}
+
+/** A probe's or Service's port (number or name) as the container port number it reaches. */
+function containerPort(container: IContainer, port: number | string | undefined): number | undefined {
+  if (typeof port === 'number') return port;
+  return container.ports?.find((p) => p.name === port)?.containerPort;
+}
+
+const decode = (secret: ISecret, key: string): string | undefined => {
+  if (secret.stringData?.[key] !== undefined) return secret.stringData[key];
+  const data = secret.data?.[key];
+  return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+};
+
+interface ResolvedEnv {
+  /** Every variable the container gets; the value when the manifests hold it (not for template Secrets). */
+  values: Map<string, string | undefined>;
+  problems: string[];
+}
+
+/** What a container's environment holds, resolving ConfigMap and Secret references like the kubelet. */
+function resolveEnv(variant: Variant, container: IContainer): ResolvedEnv {
+  const values = new Map<string, string | undefined>();
+  const problems: string[] = [];
+  const configMap = (name: string) => named(ofKind<IConfigMap>(variant.objects, 'ConfigMap'), name)[0];
+  const secret = (name: string): { secret: ISecret; external: boolean } | undefined => {
+    const own = named(ofKind<ISecret>(variant.objects, 'Secret'), name)[0];
+    if (own) return { secret: own, external: false };
+    const external = named(variant.external, name)[0];
+    return external ? { secret: external, external: true } : undefined;
+  };
+  for (const source of container.envFrom ?? []) {
+    if (source.configMapRef) {
+      const map = configMap(source.configMapRef.name ?? '');
+      if (!map) problems.push(`envFrom ConfigMap ${source.configMapRef.name} does not exist`);
+      for (const [key, value] of Object.entries(map?.data ?? {})) values.set(key, value);
+    }
+    if (source.secretRef) {
+      const found = secret(source.secretRef.name ?? '');
+      if (!found) problems.push(`envFrom Secret ${source.secretRef.name} is neither in the manifests nor in the template`);
+      const keys = [...Object.keys(found?.secret.data ?? {}), ...Object.keys(found?.secret.stringData ?? {})];
+      for (const key of keys) values.set(key, found?.external ? undefined : decode(found!.secret, key));
+    }
+  }
+  for (const variable of container.env ?? []) {
+    const secretRef = variable.valueFrom?.secretKeyRef;
+    const configMapRef = variable.valueFrom?.configMapKeyRef;
+    if (secretRef) {
+      const found = secret(secretRef.name ?? '');
+      const keys = [...Object.keys(found?.secret.data ?? {}), ...Object.keys(found?.secret.stringData ?? {})];
+      if (!found || !keys.includes(secretRef.key)) problems.push(`${variable.name}: Secret ${secretRef.name} has no key ${secretRef.key}`);
+      values.set(variable.name, found && !found.external ? decode(found.secret, secretRef.key) : undefined);
+    } else if (configMapRef) {
+      const value = configMap(configMapRef.name ?? '')?.data?.[configMapRef.key];
+      if (value === undefined) problems.push(`${variable.name}: ConfigMap ${configMapRef.name} has no key ${configMapRef.key}`);
+      values.set(variable.name, value);
+    } else {
+      values.set(variable.name, variable.value);
+    }
+  }
+  return { values, problems };
+}
+
+const definedValues = (env: ResolvedEnv): Map<string, string> =>
+  new Map([...env.values].filter((entry): entry is [string, string] => entry[1] !== undefined));
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+
+const apps = servingApps();
+const specs = new Map<string, ConfigSpec>();
+let validation: Array<{ source: string; kind: string; name: string; errors: string[] }> = [];
+let scratch = '';
+
+beforeAll(async () => {
+  for (const app of apps) specs.set(app, await configSpecOf(app));
+  scratch = mkdtempSync(join(tmpdir(), 'k8s-spec-'));
+  const files = [
+    ...resourceFiles(BASE),
+    SECRET_TEMPLATE,
+    ...OVERLAYS.flatMap((overlay) => resourceFiles(join(K8S, 'overlays', overlay))),
+    ...readdirSync(join(K8S, 'components')).flatMap((component) => resourceFiles(join(K8S, 'components', component))),
+  ];
+  for (const [overlay, result] of rendered) {
+    const file = join(scratch, `${overlay}.rendered.yaml`);
+    writeFileSync(file, result.stdout);
+    files.push(file);
+  }
+  const run = spawnSync(process.execPath, [join(root, 'tools/k8s-validate.mjs'), ...files], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (!run.stdout) throw new Error(`tools/k8s-validate.mjs failed: ${run.stderr}`);
+  validation = (JSON.parse(run.stdout) as { objects: typeof validation }).objects;
+}, 120_000);
+
+afterAll(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+const invalid = (source: string) =>
+  validation.filter((o) => o.source === source && o.errors.length > 0).map((o) => `${relative(root, o.source)} ${o.kind}/${o.name}: ${o.errors.join('; ')}`);
+
+describe('Kubernetes manifests: schemas', () => {
+  it('validates every object of the base against the Kubernetes API schemas', () => {
+    const files = resourceFiles(BASE);
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      expect(validation.filter((o) => o.source === file)).toHaveLength(readObjects(file).length);
+      expect(invalid(file)).toEqual([]);
+    }
+  });
+
+  it('lists every manifest of the base in its kustomization', () => {
+    const listed = resourceFiles(BASE).map((file) => relative(BASE, file));
+    const present = readdirSync(BASE).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
+    expect(listed.sort()).toEqual(present.sort());
+  });
+
+  it("validates the Secret template and the overlays' and components' own objects", () => {
+    const files = [
+      SECRET_TEMPLATE,
+      ...OVERLAYS.flatMap((overlay) => resourceFiles(join(K8S, 'overlays', overlay))),
+      ...readdirSync(join(K8S, 'components')).flatMap((component) => resourceFiles(join(K8S, 'components', component))),
+    ];
+    for (const file of files) expect(invalid(file)).toEqual([]);
+  });
+
+  itWithKubectl.each(OVERLAYS)('renders overlay %s with kubectl kustomize into valid objects', (overlay) => {
+    const result = rendered.get(overlay)!;
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const file = join(scratch, `${overlay}.rendered.yaml`);
+    expect(validation.filter((o) => o.source === file).length).toBeGreaterThan(baseObjects.length - 1);
+    expect(invalid(file)).toEqual([]);
+  });
+});
+
+describe('Kubernetes manifests: overlays', () => {
+  const baseImages = new Set(
+    [...ofKind<IDeployment>(baseObjects, 'Deployment'), ...ofKind<IJob>(baseObjects, 'Job')].flatMap((o) => podSpec(o).containers.map((c) => (c.image ?? '').split(':')[0])),
+  );
+  const autoscaledTargets = new Set(ofKind<IHorizontalPodAutoscaler>(baseObjects, 'HorizontalPodAutoscaler').map((h) => h.spec?.scaleTargetRef.name));
+  const referencedSecrets = (objects: K8sObject[]): Map<string, Set<string>> => {
+    const refs = new Map<string, Set<string>>();
+    const add = (name: string | undefined, key?: string) => {
+      if (!name) return;
+      const keys = refs.get(name) ?? new Set<string>();
+      if (key) keys.add(key);
+      refs.set(name, keys);
+    };
+    for (const workload of [...ofKind<IDeployment>(objects, 'Deployment'), ...ofKind<IJob>(objects, 'Job')]) {
+      const spec = podSpec(workload);
+      for (const volume of spec.volumes ?? []) add(volume.secret?.secretName);
+      for (const container of spec.containers) {
+        for (const source of container.envFrom ?? []) add(source.secretRef?.name);
+        for (const variable of container.env ?? []) add(variable.valueFrom?.secretKeyRef?.name, variable.valueFrom?.secretKeyRef?.key);
+      }
+    }
+    return refs;
+  };
+
+  it('has a Secret template with every Secret and key the base references, and nothing real in it', () => {
+    for (const [name, keys] of referencedSecrets(baseObjects)) {
+      const template = named(templateSecrets, name)[0];
+      expect(template ? name : `missing Secret ${name}`).toBe(name);
+      const templateKeys = Object.keys(template?.stringData ?? {});
+      expect(templateKeys).toEqual(expect.arrayContaining([...keys]));
+      for (const key of templateKeys) expect(template?.stringData?.[key]).toContain('change-me');
+    }
+  });
+
+  describe.each(OVERLAYS)('overlay %s', (overlay) => {
+    const dir = join(K8S, 'overlays', overlay);
+    const kustomization = readKustomization(dir);
+    const componentFiles = (kustomization.components ?? []).flatMap((component) => resourceFiles(join(dir, component)));
+    const known = [...baseObjects, ...resourceFiles(dir).flatMap(readObjects), ...componentFiles.flatMap(readObjects)];
+    const find = (kind: string | undefined, name: string | undefined) => known.filter((o) => o.kind === kind && o.metadata.name === name);
+
+    it('builds on the base and names only files and directories that exist', () => {
+      expect(kustomization.resources).toContain('../../base');
+      for (const entry of kustomization.resources ?? []) {
+        const path = join(dir, entry);
+        expect(isDirectory(path) ? existsSync(join(path, 'kustomization.yaml')) : existsSync(path)).toBe(true);
+      }
+      for (const entry of kustomization.components ?? []) expect(readKustomization(join(dir, entry)).kind).toBe('Component');
+      for (const { path } of kustomization.patches ?? []) if (path) expect(existsSync(join(dir, path))).toBe(true);
+      for (const generator of [...(kustomization.secretGenerator ?? []), ...(kustomization.configMapGenerator ?? [])]) {
+        for (const file of [...(generator.files ?? []), ...(generator.envs ?? [])]) expect(existsSync(join(dir, file.split('=').pop()!))).toBe(true);
+      }
+    });
+
+    it('patches only objects the base defines, at paths they have', () => {
+      for (const patch of kustomization.patches ?? []) {
+        const documents = patch.path ? readObjects(join(dir, patch.path)) : [];
+        if (patch.target) {
+          const [target] = find(patch.target.kind, patch.target.name);
+          expect(target ? `${patch.target.kind}/${patch.target.name}` : `no ${patch.target.kind}/${patch.target.name} to patch`).toBe(`${patch.target.kind}/${patch.target.name}`);
+          // An inline JSON 6902 patch: the paths it replaces or removes must exist in the target.
+          const operations = (patch.patch ? parse(patch.patch) : []) as Array<{ op: string; path: string }>;
+          for (const { op, path } of operations.filter((o) => o.op === 'replace' || o.op === 'remove')) {
+            const found = path
+              .split('/')
+              .slice(1)
+              .reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), target);
+            expect(found === undefined ? `${op} ${path}: nothing there` : path).toBe(path);
+          }
+        } else {
+          expect(documents.length).toBeGreaterThan(0);
+          for (const document of documents) expect(find(document.kind, document.metadata.name).length ? document.metadata.name : `no ${document.kind}/${document.metadata.name} to patch`).toBe(document.metadata.name);
+        }
+      }
+    });
+
+    it('sets images and replica counts of what the base runs (not of autoscaled Deployments)', () => {
+      for (const { name } of kustomization.images ?? []) expect(baseImages).toContain(name);
+      for (const { name } of kustomization.replicas ?? []) {
+        expect(named(ofKind<IDeployment>(baseObjects, 'Deployment'), name)).toHaveLength(1);
+        expect(autoscaledTargets).not.toContain(name);
+      }
+    });
+
+    it('generates only Secrets the base references, with the keys of the template', () => {
+      const references = referencedSecrets(baseObjects);
+      for (const generator of kustomization.secretGenerator ?? []) {
+        expect(references.has(generator.name) ? generator.name : `unreferenced Secret ${generator.name}`).toBe(generator.name);
+        const template = named(templateSecrets, generator.name)[0];
+        const literalKeys = (generator.literals ?? []).map((literal) => literal.split('=')[0]!);
+        if (literalKeys.length > 0) expect(literalKeys.sort()).toEqual(Object.keys(template?.stringData ?? {}).sort());
+      }
+    });
+  });
+});
+
+describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: apps, %s', (_name, variant) => {
+  const deployments = ofKind<IDeployment>(variant.objects, 'Deployment');
+  const products = deployments.filter((d) => podLabels(d)[PRODUCT_LABEL] === PRODUCT);
+  const jobs = ofKind<IJob>(variant.objects, 'Job');
+
+  it('runs exactly the serving apps of apps/, one Deployment each', () => {
+    expect(products.map((d) => d.metadata?.name).sort()).toEqual(apps);
+  });
+
+  it.each(apps)("%s: listens on its config's PORT and is probed on /healthz (liveness) and /readyz (readiness)", (app) => {
+    const container = containerOf(deploymentOf(variant, app), app);
+    const port = defaultPort(specs.get(app)!);
+    expect(container.ports?.map((p) => p.containerPort)).toEqual([port]);
+    const env = definedValues(resolveEnv(variant, container));
+    if (env.has('PORT')) expect(env.get('PORT')).toBe(String(port));
+    expect(container.livenessProbe?.httpGet?.path).toBe('/healthz');
+    expect(containerPort(container, container.livenessProbe?.httpGet?.port)).toBe(port);
+    expect(container.readinessProbe?.httpGet?.path).toBe('/readyz');
+    expect(containerPort(container, container.readinessProbe?.httpGet?.port)).toBe(port);
+    if (container.startupProbe) {
+      expect(container.startupProbe.httpGet?.path).toBe('/healthz');
+      expect(containerPort(container, container.startupProbe.httpGet?.port)).toBe(port);
+    }
+  });
+
+  it.each(apps)('%s: gets every setting it needs in production, each one a value it accepts', (app) => {
+    const spec = specs.get(app)!;
+    const container = containerOf(deploymentOf(variant, app), app);
+    const env = resolveEnv(variant, container);
+    expect(env.problems).toEqual([]);
+    expect(mustBeSet(spec).filter((name) => !env.values.has(name))).toEqual([]);
+    const mounts = (container.volumeMounts ?? []).map((m) => m.mountPath);
+    const refused: string[] = [];
+    for (const [name, value] of definedValues(env)) {
+      // A path into a mounted volume holds what the cluster mounts there, not something to check here.
+      if (value.startsWith('/')) {
+        expect(mounts.some((mount) => value === mount || value.startsWith(`${mount}/`)) ? value : `${name}=${value} is not mounted`).toBe(value);
+        continue;
+      }
+      const reason = refusal(spec, name, value);
+      if (reason) refused.push(reason);
+    }
+    expect(refused).toEqual([]);
+  });
+
+  it.each(apps)("%s: points every service address at a Service's port", (app) => {
+    const env = definedValues(resolveEnv(variant, containerOf(deploymentOf(variant, app), app)));
+    const services = ofKind<IService>(variant.objects, 'Service');
+    for (const [name, value] of env) {
+      const address = /^https?:\/\/([a-z0-9-]+):(\d+)/.exec(value);
+      const service = address && named(services, address[1]!)[0];
+      if (!address || !service) continue;
+      expect(`${name} → ${service.spec?.ports?.map((p) => p.port).join(',')}`).toBe(`${name} → ${address[2]}`);
+    }
+  });
+
+  it.each(apps)('%s: drains within terminationGracePeriodSeconds (SHUTDOWN_DELAY_MS, then the longest call in flight)', (app) => {
+    const deployment = deploymentOf(variant, app);
+    const env = definedValues(resolveEnv(variant, containerOf(deployment, app)));
+    const { delay, inFlight } = drainMs(specs.get(app)!, env);
+    expect(delay).toBeGreaterThan(0);
+    expect((podSpec(deployment).terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(delay + inFlight);
+  });
+
+  it('runs every pod (apps and the migration Job) as non-root, read-only, without privileges, with resources', () => {
+    const workloads = [...products, ...jobs];
+    expect(jobs.length).toBeGreaterThan(0);
+    for (const workload of workloads) {
+      const spec = podSpec(workload);
+      const where = `${workload.metadata?.name}`;
+      expect([where, spec.securityContext?.runAsNonRoot, spec.securityContext?.seccompProfile?.type, spec.automountServiceAccountToken]).toEqual([where, true, 'RuntimeDefault', false]);
+      expect(spec.securityContext?.runAsUser ?? 1).toBeGreaterThan(0);
+      const tmpVolumes = new Set((spec.volumes ?? []).filter((v) => v.emptyDir).map((v) => v.name));
+      for (const container of spec.containers) {
+        const security = container.securityContext;
+        expect([where, security?.readOnlyRootFilesystem, security?.allowPrivilegeEscalation, security?.capabilities?.drop]).toEqual([where, true, false, ['ALL']]);
+        expect(container.resources?.requests).toEqual(expect.objectContaining({ cpu: expect.anything(), memory: expect.anything() }));
+        expect(container.resources?.limits).toEqual(expect.objectContaining({ memory: expect.anything() }));
+        expect(container.volumeMounts?.some((m) => m.mountPath === '/tmp' && tmpVolumes.has(m.name))).toBe(true);
+      }
+    }
+  });
+
+  it.each(apps)('%s: has a Service on its port and a PodDisruptionBudget', (app) => {
+    const deployment = deploymentOf(variant, app);
+    const container = containerOf(deployment, app);
+    const port = defaultPort(specs.get(app)!);
+    expect(matches(deployment.spec?.selector, podLabels(deployment))).toBe(true);
+    const [service] = named(ofKind<IService>(variant.objects, 'Service'), app);
+    expect(service?.spec?.selector && Object.entries(service.spec.selector).every(([k, v]) => podLabels(deployment)[k] === v)).toBe(true);
+    expect(service?.spec?.ports?.map((p) => [p.port, containerPort(container, p.targetPort)])).toEqual([[port, port]]);
+    const budgets = ofKind<IPodDisruptionBudget>(variant.objects, 'PodDisruptionBudget').filter((b) => matches(b.spec?.selector, podLabels(deployment)));
+    expect(budgets).toHaveLength(1);
+  });
+
+  it('autoscales the gateway and the dispatcher (and leaves their replica count to the autoscaler)', () => {
+    const autoscalers = ofKind<IHorizontalPodAutoscaler>(variant.objects, 'HorizontalPodAutoscaler');
+    expect(autoscalers.map((h) => [h.spec?.scaleTargetRef.kind, h.spec?.scaleTargetRef.name]).sort()).toEqual(AUTOSCALED.map((app) => ['Deployment', app]));
+    for (const app of AUTOSCALED) expect(deploymentOf(variant, app).spec?.replicas).toBeUndefined();
+    for (const autoscaler of autoscalers) expect(autoscaler.spec?.maxReplicas).toBeGreaterThanOrEqual(autoscaler.spec?.minReplicas ?? 1);
+  });
+
+  it('exposes only the gateway, and only /api/v1, through an Ingress', () => {
+    const ingresses = ofKind<IIngress>(variant.objects, 'Ingress');
+    expect(ingresses).toHaveLength(1);
+    const paths = ingresses.flatMap((i) => i.spec?.rules ?? []).flatMap((rule) => rule.http?.paths ?? []);
+    expect(paths.length).toBeGreaterThan(0);
+    for (const path of paths) expect([path.path, path.backend.service?.name]).toEqual(['/api/v1', PUBLIC_APP]);
+  });
+
+  it('lets the services behind the gateway accept traffic only from the gateway and each other, and the gateway only from the ingress controller', () => {
+    const policies = ofKind<INetworkPolicy>(variant.objects, 'NetworkPolicy');
+    const pods = [...deployments, ...jobs].map(podLabels);
+    const productPod = (labels: Record<string, string>) => labels[PRODUCT_LABEL] === PRODUCT;
+    const allowedPeers = (labels: Record<string, string>): Array<Peer | 'anyone'> =>
+      policies
+        .filter((p) => matches(p.spec?.podSelector, labels) && (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress'))
+        .flatMap((p) => p.spec?.ingress ?? [])
+        .flatMap((rule): Array<Peer | 'anyone'> => (rule.from && rule.from.length > 0 ? rule.from : ['anyone']));
+    const gatewayPod = podLabels(deploymentOf(variant, PUBLIC_APP));
+    for (const app of apps) {
+      const labels = podLabels(deploymentOf(variant, app));
+      const isolated = policies.some((p) => matches(p.spec?.podSelector, labels));
+      expect(isolated ? app : `${app} is selected by no NetworkPolicy`).toBe(app);
+      const peers = allowedPeers(labels);
+      if (app === PUBLIC_APP) {
+        // The ingress controller's namespace, by name; nothing else.
+        for (const peer of peers) {
+          expect(peer !== 'anyone' && peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] && !peer.ipBlock ? app : `${app} admits ${JSON.stringify(peer)}`).toBe(app);
+        }
+        expect(peers.length).toBeGreaterThan(0);
+        continue;
+      }
+      for (const peer of peers) {
+        // Pods of this namespace (no namespaceSelector, no ipBlock) and, of those, the product's only.
+        const sameNamespace = peer !== 'anyone' && !peer.namespaceSelector && !peer.ipBlock && peer.podSelector;
+        const onlyProduct = sameNamespace && pods.filter((pod) => matches(peer.podSelector, pod)).every(productPod) && !matches(peer.podSelector, { 'app.kubernetes.io/name': 'intruder' });
+        expect(onlyProduct ? app : `${app} admits ${JSON.stringify(peer)}`).toBe(app);
+      }
+      const admits = (pod: Record<string, string>) => peers.some((peer) => peer !== 'anyone' && matches(peer.podSelector, pod));
+      expect(admits(gatewayPod)).toBe(true);
+      for (const other of apps.filter((a) => a !== app && a !== PUBLIC_APP)) expect([other, admits(podLabels(deploymentOf(variant, other)))]).toEqual([other, true]);
+    }
+  });
+
+  it('has a migration Job that runs the migrate image against the database', () => {
+    expect(jobs).toHaveLength(1);
+    const [container] = podSpec(jobs[0]!).containers;
+    expect(container?.image).toMatch(/(^|\/)migrate(:[^/]+)?$/);
+    expect(container?.command).toBeUndefined();
+    const env = resolveEnv(variant, container!);
+    expect(env.problems).toEqual([]);
+    expect(env.values.has('DATABASE_URL')).toBe(true);
+    expect(podSpec(jobs[0]!).restartPolicy).toBe('Never');
+  });
+});
