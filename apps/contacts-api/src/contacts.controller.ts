@@ -14,8 +14,7 @@ import {
   ContactListResponseDto,
   ContactRefParams,
   ContactResponseDto,
-  ErrorCode,
-  ErrorDetail,
+  errorExample,
   ErrorResponseDto,
   FindContactsQueryDto,
   GatewayContext,
@@ -25,13 +24,11 @@ import { Caller } from '@svc/platform';
 import type { FastifyReply } from 'fastify';
 import { ContactsService } from './contacts.service';
 
-const error = (code: ErrorCode, message: string, details?: ErrorDetail[]) => ({ error: { code, message, ...(details ? { details } : {}) } });
-
 const BAD_REF = {
   summary: 'The ref in the path is too long or has control characters',
-  value: error('validation_failed', 'The request has invalid fields.', [{ path: 'ref', message: 'ref must be 1 to 255 characters' }]),
+  value: errorExample('validation_failed', 'The request has invalid fields.', [{ path: 'ref', message: 'ref must be 1 to 255 characters' }]),
 };
-const NOT_FOUND = { type: ErrorResponseDto, description: 'No customer of this account has this ref.', example: error('not_found', 'There is no customer with ref "cust-1042".') };
+const NOT_FOUND = { type: ErrorResponseDto, description: 'No customer of this account has this ref.', example: errorExample('not_found', 'There is no customer with ref "cust-1042".') };
 
 @ApiTags('Customers')
 @ApiBearerAuth()
@@ -59,20 +56,20 @@ export class ContactsController {
     examples: {
       validation_failed: {
         summary: 'Invalid fields',
-        value: error('validation_failed', 'The request has invalid fields.', [
+        value: errorExample('validation_failed', 'The request has invalid fields.', [
           { path: 'phone', message: 'phone must be an E.164 number such as +447700900123' },
           { path: 'consents[0].given_at', message: 'given_at must be an ISO 8601 date-time with Z or an offset and at most microseconds, such as 2026-11-21T10:04:05.123456+00:00' },
         ]),
       },
-      invalid_json: { summary: 'The body does not parse', value: error('invalid_json', 'The request body is not valid JSON.') },
+      invalid_json: { summary: 'The body does not parse', value: errorExample('invalid_json', 'The request body is not valid JSON.') },
       bad_ref: BAD_REF,
     },
   })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: '`svc_id` names no customer of this account.', example: error('not_found', 'There is no customer with svc_id 48213.') })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: '`svc_id` names no customer of this account.', example: errorExample('not_found', 'There is no customer with svc_id 48213.') })
   @ApiConflictResponse({
     type: ErrorResponseDto,
     description: 'With `svc_id`: that customer already has another ref, or `{ref}` already names another customer.',
-    example: error('conflict', 'The customer with svc_id 48213 already has another ref; it cannot be attached to "cust-1042".'),
+    example: errorExample('conflict', 'The customer with svc_id 48213 already has another ref; it cannot be attached to "cust-1042".'),
   })
   async upsert(
     @Caller() caller: GatewayContext,
@@ -104,7 +101,7 @@ export class ContactsController {
   @ApiBadRequestResponse({
     type: ErrorResponseDto,
     description: 'Not exactly one of `email` and `phone`, an invalid value, or an unknown parameter.',
-    example: error('invalid_parameter', 'The query string has invalid parameters.', [{ path: 'email', message: 'give exactly one of email and phone' }]),
+    example: errorExample('invalid_parameter', 'The query string has invalid parameters.', [{ path: 'email', message: 'give exactly one of email and phone' }]),
   })
   find(@Caller() caller: GatewayContext, @Query() query: FindContactsQueryDto): Promise<ContactListResponseDto> {
     return this.contacts.find(caller.account.id, query);

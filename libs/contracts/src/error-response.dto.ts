@@ -25,3 +25,8 @@ export class ErrorResponseDto {
   @ApiProperty({ type: ErrorPayloadDto })
   error!: ErrorPayloadDto;
 }
+
+/** An error body as documentation examples show it. */
+export function errorExample(code: ErrorCode, message: string, details?: ErrorDetailDto[]): ErrorResponseDto {
+  return { error: { code, message, ...(details ? { details } : {}) } };
+}

@@ -12,8 +12,7 @@ import {
 import {
   BulkUpsertKnowledgeDto,
   BulkUpsertKnowledgeResponseDto,
-  ErrorCode,
-  ErrorDetail,
+  errorExample,
   ErrorResponseDto,
   GatewayContext,
   KnowledgeListResponseDto,
@@ -26,8 +25,6 @@ import { Caller } from '@svc/platform';
 import type { FastifyReply } from 'fastify';
 import { PiecesService } from './pieces.service';
 
-const error = (code: ErrorCode, message: string, details?: ErrorDetail[]) => ({ error: { code, message, ...(details ? { details } : {}) } });
-
 const SAMPLE_PIECE = {
   external_ref: 'faq-shipping',
   heading: 'Shipping times and costs',
@@ -39,13 +36,13 @@ const SAMPLE_PIECE = {
 
 const BAD_REF = {
   summary: 'The external_ref in the path is too long or has control characters',
-  value: error('validation_failed', 'The request has invalid fields.', [{ path: 'external_ref', message: 'external_ref must be 1 to 255 characters (Unicode code points)' }]),
+  value: errorExample('validation_failed', 'The request has invalid fields.', [{ path: 'external_ref', message: 'external_ref must be 1 to 255 characters (Unicode code points)' }]),
 };
 const QUOTA = {
   summary: 'The account would hold more than 5,000 pieces',
-  value: error('limit_exceeded', 'An account holds at most 5,000 knowledge pieces; it has 4,990 and this call adds 12.'),
+  value: errorExample('limit_exceeded', 'An account holds at most 5,000 knowledge pieces; it has 4,990 and this call adds 12.'),
 };
-const INVALID_JSON = { summary: 'The body does not parse', value: error('invalid_json', 'The request body is not valid JSON.') };
+const INVALID_JSON = { summary: 'The body does not parse', value: errorExample('invalid_json', 'The request body is not valid JSON.') };
 
 @ApiTags('Knowledge')
 @ApiBearerAuth()
@@ -69,7 +66,7 @@ export class PiecesController {
     examples: {
       validation_failed: {
         summary: 'Invalid fields',
-        value: error('validation_failed', 'The request has invalid fields.', [
+        value: errorExample('validation_failed', 'The request has invalid fields.', [
           { path: 'text', message: 'text must be 15 to 8000 characters (Unicode code points)' },
           { path: 'url', message: 'url must be an http or https URL' },
         ]),
@@ -111,14 +108,14 @@ export class PiecesController {
     examples: {
       validation_failed: {
         summary: 'Invalid or repeated items',
-        value: error('validation_failed', 'The request has invalid fields.', [
+        value: errorExample('validation_failed', 'The request has invalid fields.', [
           { path: 'items[3].text', message: 'text must be 15 to 8000 characters (Unicode code points)' },
           { path: 'items[7].external_ref', message: 'external_ref repeats the one of items[2]; each piece may appear once per call' },
         ]),
       },
       too_many_items: {
         summary: 'More than 50 items',
-        value: error('validation_failed', 'The request has invalid fields.', [{ path: 'items', message: 'items must hold 1 to 50 pieces' }]),
+        value: errorExample('validation_failed', 'The request has invalid fields.', [{ path: 'items', message: 'items must hold 1 to 50 pieces' }]),
       },
       limit_exceeded: QUOTA,
       invalid_json: INVALID_JSON,
@@ -146,7 +143,7 @@ export class PiecesController {
   @ApiBadRequestResponse({
     type: ErrorResponseDto,
     description: 'An invalid parameter (`limit` outside 1 to 200, an external_ref too long), `external_ref` combined with `after` or `limit`, or an unknown parameter.',
-    example: error('invalid_parameter', 'The query string has invalid parameters.', [{ path: 'limit', message: 'limit must be a whole number from 1 to 200' }]),
+    example: errorExample('invalid_parameter', 'The query string has invalid parameters.', [{ path: 'limit', message: 'limit must be a whole number from 1 to 200' }]),
   })
   list(@Caller() caller: GatewayContext, @Query() query: ListKnowledgeQueryDto): Promise<KnowledgeListResponseDto> {
     return this.pieces.list(caller.account.id, query);
@@ -157,7 +154,7 @@ export class PiecesController {
   @ApiOperation({ operationId: 'deleteKnowledgePiece', summary: 'Remove a knowledge piece.', description: 'The assistant stops answering from it as soon as this call returns.' })
   @ApiNoContentResponse({ description: 'Removed.' })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'The external_ref is invalid.', examples: { bad_ref: BAD_REF } })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'The account has no piece with this external_ref.', example: error('not_found', 'There is no knowledge piece with external_ref "faq-shipping".') })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'The account has no piece with this external_ref.', example: errorExample('not_found', 'There is no knowledge piece with external_ref "faq-shipping".') })
   async delete(@Caller() caller: GatewayContext, @Param() { external_ref }: KnowledgeRefParams): Promise<void> {
     await this.pieces.delete(caller.account.id, external_ref);
   }
