@@ -2,7 +2,7 @@
 // without a Docker engine: the build stage's commands are replayed in a scratch directory (the
 // context filtered by .dockerignore; node_modules from the checkout instead of `npm ci`), and every
 // path an image copies or runs must exist in the result, for every app.
-import { ConfigSpec } from '@svc/platform';
+import type { ConfigSpec } from '@svc/platform';
 import { execFile, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
