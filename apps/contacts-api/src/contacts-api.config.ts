@@ -1,6 +1,6 @@
 import { messagingConfigSpec, outboxConfigSpec } from '@svc/messaging';
-import { DEFAULT_DATABASE_URL } from '@svc/persistence';
-import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, port, url } from '@svc/platform';
+import { databaseConfigSpec } from '@svc/persistence';
+import { baseConfigSpec, Config, internalAuthConfigSpec, port } from '@svc/platform';
 
 export const contactsApiConfigSpec = {
   ...baseConfigSpec,
@@ -8,9 +8,7 @@ export const contactsApiConfigSpec = {
   ...messagingConfigSpec,
   ...outboxConfigSpec,
   PORT: port({ default: 3001, desc: 'Port of contacts-api (reached through the gateway).' }),
-  DATABASE_URL: url({ default: DEFAULT_DATABASE_URL, desc: 'PostgreSQL; contacts-api owns schema `contacts` (customers, consents).' }),
-  DATABASE_POOL_SIZE: count({ default: 10, desc: 'Connections in the PostgreSQL pool.' }),
-  MIGRATE_ON_START: bool({ default: true, desc: 'Apply pending migrations at start (they also run as `npm run migrate`).' }),
+  ...databaseConfigSpec('contacts-api owns schema `contacts` (customers, consents)'),
 };
 
 export type ContactsApiConfig = Config<typeof contactsApiConfigSpec>;

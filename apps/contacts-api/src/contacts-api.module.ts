@@ -18,14 +18,7 @@ export class ContactsApiModule {
       module: ContactsApiModule,
       imports: [
         PlatformModule.forRoot({ config, logger, behindGateway: true }),
-        PersistenceModule.forRoot({
-          schema: CONTACTS_SCHEMA,
-          url: config.DATABASE_URL,
-          migrations: CONTACTS_MIGRATIONS,
-          poolSize: config.DATABASE_POOL_SIZE,
-          migrateOnStart: config.MIGRATE_ON_START,
-          applicationName: 'contacts-api',
-        }),
+        PersistenceModule.forApp('contacts-api', config, CONTACTS_SCHEMA, CONTACTS_MIGRATIONS),
         MessagingModule.forApp('contacts-api', config, CONTACTS_SCHEMA),
       ],
       controllers: [ContactsController, InternalContactsController],

@@ -1,6 +1,6 @@
 import { consumerConfigSpec, messagingConfigSpec, outboxConfigSpec } from '@svc/messaging';
-import { DEFAULT_DATABASE_URL } from '@svc/persistence';
-import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, millis, port, url } from '@svc/platform';
+import { databaseConfigSpec } from '@svc/persistence';
+import { baseConfigSpec, Config, count, internalAuthConfigSpec, millis, port } from '@svc/platform';
 
 export const eventsApiConfigSpec = {
   ...baseConfigSpec,
@@ -9,9 +9,7 @@ export const eventsApiConfigSpec = {
   ...outboxConfigSpec,
   ...consumerConfigSpec,
   PORT: port({ default: 3004, desc: 'Port of events-api (reached through the gateway).' }),
-  DATABASE_URL: url({ default: DEFAULT_DATABASE_URL, desc: 'PostgreSQL; events-api owns schema `events` (the event log).' }),
-  DATABASE_POOL_SIZE: count({ default: 10, desc: 'Connections in the PostgreSQL pool.' }),
-  MIGRATE_ON_START: bool({ default: true, desc: 'Apply pending migrations at start (they also run as `npm run migrate`).' }),
+  ...databaseConfigSpec('events-api owns schema `events` (the event log)'),
   EVENTS_RETENTION_DAYS: count({ default: 30, desc: 'Days an event stays in the feed before the prune job removes it.' }),
   EVENTS_PRUNE_INTERVAL_MS: millis()({ default: 600_000, desc: 'How often the prune job runs.' }),
 };

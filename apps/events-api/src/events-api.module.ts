@@ -18,14 +18,7 @@ export class EventsApiModule {
       module: EventsApiModule,
       imports: [
         PlatformModule.forRoot({ config, logger, behindGateway: true }),
-        PersistenceModule.forRoot({
-          schema: EVENTS_SCHEMA,
-          url: config.DATABASE_URL,
-          migrations: EVENTS_MIGRATIONS,
-          poolSize: config.DATABASE_POOL_SIZE,
-          migrateOnStart: config.MIGRATE_ON_START,
-          applicationName: 'events-api',
-        }),
+        PersistenceModule.forApp('events-api', config, EVENTS_SCHEMA, EVENTS_MIGRATIONS),
         MessagingModule.forApp('events-api', config, EVENTS_SCHEMA),
       ],
       controllers: [EventsController, DomainConsumer],

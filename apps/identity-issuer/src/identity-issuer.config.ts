@@ -1,5 +1,5 @@
-import { DEFAULT_DATABASE_URL } from '@svc/persistence';
-import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, millis, port, str, url } from '@svc/platform';
+import { databaseConfigSpec } from '@svc/persistence';
+import { baseConfigSpec, Config, internalAuthConfigSpec, millis, port, str, url } from '@svc/platform';
 import { makeValidator } from 'envalid';
 import { readSigningKeys, SigningKey } from './keys/signing-keys';
 
@@ -10,9 +10,7 @@ export const identityIssuerConfigSpec = {
   ...baseConfigSpec,
   ...internalAuthConfigSpec,
   PORT: port({ default: 3002, desc: 'Port of identity-issuer (same-browser passes; reached through the gateway, and by the chat on /internal).' }),
-  DATABASE_URL: url({ default: DEFAULT_DATABASE_URL, desc: 'PostgreSQL; identity-issuer owns schema `identity` (issued passes, development signing keys).' }),
-  DATABASE_POOL_SIZE: count({ default: 10, desc: 'Connections in the PostgreSQL pool.' }),
-  MIGRATE_ON_START: bool({ default: true, desc: 'Apply pending migrations at start (they also run as `npm run migrate`).' }),
+  ...databaseConfigSpec('identity-issuer owns schema `identity` (issued passes, development signing keys)'),
   CONTACTS_API_URL: url({ default: 'http://127.0.0.1:3001', desc: 'contacts-api (customers, consents).' }),
   CONTACTS_API_TIMEOUT_MS: millis(60_000)({ default: 5_000, desc: 'How long identity-issuer waits for contacts-api to answer a customer lookup before 503.' }),
   IDENTITY_SIGNING_KEYS: signingKeys({

@@ -32,14 +32,7 @@ export class IdentityIssuerModule {
       module: IdentityIssuerModule,
       imports: [
         PlatformModule.forRoot({ config, logger, behindGateway: true }),
-        PersistenceModule.forRoot({
-          schema: IDENTITY_SCHEMA,
-          url: config.DATABASE_URL,
-          migrations: IDENTITY_MIGRATIONS,
-          poolSize: config.DATABASE_POOL_SIZE,
-          migrateOnStart: config.MIGRATE_ON_START,
-          applicationName: 'identity-issuer',
-        }),
+        PersistenceModule.forApp('identity-issuer', config, IDENTITY_SCHEMA, IDENTITY_MIGRATIONS),
       ],
       controllers: [IdentityController, InternalIdentityController],
       providers: [

@@ -1,6 +1,6 @@
 import { messagingConfigSpec, outboxConfigSpec } from '@svc/messaging';
-import { DEFAULT_DATABASE_URL } from '@svc/persistence';
-import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, port, url } from '@svc/platform';
+import { databaseConfigSpec } from '@svc/persistence';
+import { baseConfigSpec, Config, internalAuthConfigSpec, port } from '@svc/platform';
 
 export const knowledgeApiConfigSpec = {
   ...baseConfigSpec,
@@ -8,9 +8,7 @@ export const knowledgeApiConfigSpec = {
   ...messagingConfigSpec,
   ...outboxConfigSpec,
   PORT: port({ default: 3003, desc: 'Port of knowledge-api (reached through the gateway; the assistant calls its search directly).' }),
-  DATABASE_URL: url({ default: DEFAULT_DATABASE_URL, desc: 'PostgreSQL; knowledge-api owns schema `knowledge` (pieces, their search index).' }),
-  DATABASE_POOL_SIZE: count({ default: 10, desc: 'Connections in the PostgreSQL pool.' }),
-  MIGRATE_ON_START: bool({ default: true, desc: 'Apply pending migrations at start (they also run as `npm run migrate`).' }),
+  ...databaseConfigSpec('knowledge-api owns schema `knowledge` (pieces, their search index)'),
 };
 
 export type KnowledgeApiConfig = Config<typeof knowledgeApiConfigSpec>;

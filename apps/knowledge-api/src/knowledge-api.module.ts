@@ -20,14 +20,7 @@ export class KnowledgeApiModule {
       module: KnowledgeApiModule,
       imports: [
         PlatformModule.forRoot({ config, logger, behindGateway: true }),
-        PersistenceModule.forRoot({
-          schema: KNOWLEDGE_SCHEMA,
-          url: config.DATABASE_URL,
-          migrations: KNOWLEDGE_MIGRATIONS,
-          poolSize: config.DATABASE_POOL_SIZE,
-          migrateOnStart: config.MIGRATE_ON_START,
-          applicationName: 'knowledge-api',
-        }),
+        PersistenceModule.forApp('knowledge-api', config, KNOWLEDGE_SCHEMA, KNOWLEDGE_MIGRATIONS),
         MessagingModule.forApp('knowledge-api', config, KNOWLEDGE_SCHEMA),
       ],
       controllers: [PiecesController, SearchController],

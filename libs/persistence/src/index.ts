@@ -1,3 +1,4 @@
 export * from './data-source';
 export * from './persistence.module';
 export * from './timestamps';
+export * from './persistence.config';

@@ -2,6 +2,7 @@ import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown, OnMod
 import { ReadinessService } from '@svc/platform';
 import { DataSource } from 'typeorm';
 import { createDataSource, migrate, SchemaOptions } from './data-source';
+import type { DatabaseConfig } from './persistence.config';
 
 export interface PersistenceOptions extends SchemaOptions {
   /** Apply pending migrations when the app starts (default true). */
@@ -28,6 +29,18 @@ class DataSourceLifecycle implements OnModuleInit, OnApplicationShutdown {
 /** Gives an app its schema's DataSource, migrated at start, closed last on shutdown. */
 @Module({})
 export class PersistenceModule {
+  /** The usual wiring from an app's database settings (`databaseConfigSpec`). */
+  static forApp(name: string, config: DatabaseConfig, schema: string, migrations: SchemaOptions['migrations']): DynamicModule {
+    return PersistenceModule.forRoot({
+      schema,
+      url: config.DATABASE_URL,
+      migrations,
+      poolSize: config.DATABASE_POOL_SIZE,
+      migrateOnStart: config.MIGRATE_ON_START,
+      applicationName: name,
+    });
+  }
+
   static forRoot(options: PersistenceOptions): DynamicModule {
     return {
       module: PersistenceModule,
