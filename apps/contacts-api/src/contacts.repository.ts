@@ -5,11 +5,14 @@ import { CustomerFields, Withdrawal } from './contact-rules';
 import { CONTACTS_SCHEMA } from './migrations';
 
 const CUSTOMER_COLUMNS = 'svc_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang, created_at, updated_at';
-const CONSENT_COLUMNS = 'customer_svc_id, purpose, granted, text, lang, given_at, source, withdrawn_at, withdrawn_by, origin';
+const CONSENT_COLUMNS = 'purpose, granted, text, lang, given_at, source, withdrawn_at, withdrawn_by, origin';
 
 /** bigint comes back from the driver as text; svc_ids stay far below 2^53. */
 type CustomerRow = Omit<EventContact, 'svc_id'> & { svc_id: string };
-type ConsentRow = StoredConsent & { customer_svc_id: string };
+/** A consent's columns in a join with its customer (whose `lang` it would shadow). */
+type JoinedConsent = Omit<StoredConsent, 'lang'> & { consent_lang: string | null };
+/** A customer joined with one of its consents, or with nulls when it has none. */
+type CustomerConsentRow = CustomerRow & (JoinedConsent | { purpose: null });
 
 const toContact = (row: CustomerRow): EventContact => ({
   ref: row.ref,
@@ -24,10 +27,31 @@ const toContact = (row: CustomerRow): EventContact => ({
   updated_at: row.updated_at,
 });
 
-const toConsent = ({ customer_svc_id: _, ...consent }: ConsentRow): StoredConsent => consent;
+const toConsent = ({ consent_lang, purpose, granted, text, given_at, source, withdrawn_at, withdrawn_by, origin }: JoinedConsent): StoredConsent => ({
+  purpose,
+  granted,
+  text,
+  lang: consent_lang,
+  given_at,
+  source,
+  withdrawn_at,
+  withdrawn_by,
+  origin,
+});
 
-/** A customer's consents, by svc_id. */
-export type ConsentsByCustomer = Map<number, StoredConsent[]>;
+/** A customer and every consent of theirs, oldest given_at first. */
+export interface CustomerWithConsents {
+  contact: EventContact;
+  consents: StoredConsent[];
+}
+
+/** How customers are looked up with their consents: the WHERE clause on `c` for `$2`. */
+const LOOKUPS = {
+  ref: 'c.ref = $2',
+  email: 'lower(c.email) = lower($2)',
+  phone: 'c.phone = $2',
+} as const;
+export type CustomerLookup = { [K in keyof typeof LOOKUPS]: { by: K; value: string } }[keyof typeof LOOKUPS];
 
 /**
  * Thrown inside a transaction to run it again from the start, on a fresh snapshot: the state it
@@ -61,32 +85,32 @@ class ContactReads {
     return rows[0] && toContact(rows[0]);
   }
 
-  async byEmail(accountId: string, email: string): Promise<EventContact[]> {
-    const rows: CustomerRow[] = await this.db.query(
-      `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND lower(email) = lower($2) ORDER BY svc_id`,
-      [accountId, email],
+  /** Customers with their consents in one query, oldest customer first. */
+  async withConsents(accountId: string, lookup: CustomerLookup): Promise<CustomerWithConsents[]> {
+    const rows: CustomerConsentRow[] = await this.db.query(
+      `SELECT c.svc_id, c.ref, c.name, c.email, c.email_confirmed, c.phone, c.phone_confirmed, c.lang, c.created_at, c.updated_at,
+              k.purpose, k.granted, k.text, k.lang AS consent_lang, k.given_at, k.source, k.withdrawn_at, k.withdrawn_by, k.origin
+         FROM contacts.customers c
+         LEFT JOIN contacts.consents k ON k.customer_svc_id = c.svc_id
+        WHERE c.account_id = $1 AND ${LOOKUPS[lookup.by]}
+        ORDER BY c.svc_id, k.given_at, k.id`,
+      [accountId, lookup.value],
     );
-    return rows.map(toContact);
+    const customers: CustomerWithConsents[] = [];
+    for (const row of rows) {
+      let last = customers[customers.length - 1];
+      if (last?.contact.svc_id !== Number(row.svc_id)) {
+        last = { contact: toContact(row), consents: [] };
+        customers.push(last);
+      }
+      if (row.purpose !== null) last.consents.push(toConsent(row));
+    }
+    return customers;
   }
 
-  async byPhone(accountId: string, phone: string): Promise<EventContact[]> {
-    const rows: CustomerRow[] = await this.db.query(`SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND phone = $2 ORDER BY svc_id`, [
-      accountId,
-      phone,
-    ]);
-    return rows.map(toContact);
-  }
-
-  /** The consents of these customers, each list ordered by given_at (then as recorded). */
-  async consentsOf(accountId: string, svcIds: number[]): Promise<ConsentsByCustomer> {
-    const byCustomer: ConsentsByCustomer = new Map(svcIds.map((id) => [id, []]));
-    if (svcIds.length === 0) return byCustomer;
-    const rows: ConsentRow[] = await this.db.query(
-      `SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = ANY($2::bigint[]) ORDER BY given_at, id`,
-      [accountId, svcIds],
-    );
-    for (const row of rows) byCustomer.get(Number(row.customer_svc_id))?.push(toConsent(row));
-    return byCustomer;
+  /** A customer's consents, oldest given_at first (then as recorded). */
+  async consentsOf(accountId: string, svcId: number): Promise<StoredConsent[]> {
+    return this.db.query(`SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`, [accountId, svcId]);
   }
 }
 

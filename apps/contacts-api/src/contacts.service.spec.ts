@@ -1,6 +1,6 @@
 import { EventContact, StoredConsent } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
-import { ConsentsByCustomer, ContactsRepository, ContactsTransaction, RetryTransaction } from './contacts.repository';
+import { ContactsRepository, ContactsTransaction, RetryTransaction } from './contacts.repository';
 import { ContactsService } from './contacts.service';
 
 const ACCOUNT = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -33,14 +33,13 @@ const storedConsent: StoredConsent = {
 
 /** The transaction's writes, each a jest mock; reads answer from `state`. */
 function fakeTransaction(state: { byRef?: EventContact; bySvcId?: EventContact; inserted?: EventContact; consents?: StoredConsent[] }) {
-  const consents = (svcId: number): ConsentsByCustomer => new Map([[svcId, state.consents ?? []]]);
   return {
     lockByRef: jest.fn(async () => state.byRef),
     lockBySvcId: jest.fn(async () => state.bySvcId),
     byRef: jest.fn(async () => state.byRef),
     insert: jest.fn(async () => state.inserted),
     update: jest.fn(async (_account: string, svcId: number, ref: string) => contact({ svc_id: svcId, ref, updated_at: '2026-11-21T11:00:00.000000+00:00' })),
-    consentsOf: jest.fn(async (_account: string, [svcId]: number[]) => consents(svcId as number)),
+    consentsOf: jest.fn(async () => state.consents ?? []),
     insertConsents: jest.fn(async () => undefined),
     withdrawConsents: jest.fn(async () => undefined),
   };

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ContactListResponseDto, ContactResponseDto, ErrorDetail, EventContact, FindContactsQueryDto, toContactResponse, UpsertContactDto } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import { consentProblems, mergeCustomer, NEW_CUSTOMER, planConsents } from './contact-rules';
-import { ContactsRepository, ContactsTransaction, RetryTransaction } from './contacts.repository';
+import { ContactsRepository, ContactsTransaction, CustomerLookup, RetryTransaction } from './contacts.repository';
 
 export interface UpsertResult {
   created: boolean;
@@ -34,7 +34,7 @@ export class ContactsService {
       let customer = existing ?? (await tx.insert(accountId, ref, merged.fields));
       // Another PUT of this new ref committed first: start again, now as an update of its customer.
       if (!customer) throw new RetryTransaction();
-      const stored = existing ? ((await tx.consentsOf(accountId, [existing.svc_id])).get(existing.svc_id) ?? []) : [];
+      const stored = existing ? await tx.consentsOf(accountId, existing.svc_id) : [];
       const plan = planConsents(stored, sent);
       await tx.insertConsents(accountId, customer.svc_id, plan.insert);
       await tx.withdrawConsents(accountId, customer.svc_id, plan.withdraw);
@@ -42,7 +42,7 @@ export class ContactsService {
       if (existing && (merged.changed || consentsChanged || existing.ref !== ref)) {
         customer = await tx.update(accountId, existing.svc_id, ref, merged.fields);
       }
-      const consents = consentsChanged ? ((await tx.consentsOf(accountId, [customer.svc_id])).get(customer.svc_id) ?? []) : stored;
+      const consents = consentsChanged ? await tx.consentsOf(accountId, customer.svc_id) : stored;
       return { created: !existing, contact: toContactResponse(customer, consents) };
     });
   }
@@ -65,20 +65,16 @@ export class ContactsService {
   }
 
   async get(accountId: string, ref: string): Promise<ContactResponseDto> {
-    const customer = await this.contacts.byRef(accountId, ref);
-    if (!customer) throw unknownRef(ref);
-    const consents = await this.contacts.consentsOf(accountId, [customer.svc_id]);
-    return toContactResponse(customer, consents.get(customer.svc_id) ?? []);
+    const [found] = await this.contacts.withConsents(accountId, { by: 'ref', value: ref });
+    if (!found) throw unknownRef(ref);
+    return toContactResponse(found.contact, found.consents);
   }
 
   async find(accountId: string, query: FindContactsQueryDto): Promise<ContactListResponseDto> {
     // The query DTO lets exactly one of the two through.
-    const customers = query.email !== undefined ? await this.contacts.byEmail(accountId, query.email) : await this.contacts.byPhone(accountId, query.phone as string);
-    const consents = await this.contacts.consentsOf(
-      accountId,
-      customers.map((customer) => customer.svc_id),
-    );
-    return { contacts: customers.map((customer) => toContactResponse(customer, consents.get(customer.svc_id) ?? [])) };
+    const lookup: CustomerLookup = query.email !== undefined ? { by: 'email', value: query.email } : { by: 'phone', value: query.phone as string };
+    const found = await this.contacts.withConsents(accountId, lookup);
+    return { contacts: found.map(({ contact, consents }) => toContactResponse(contact, consents)) };
   }
 
   /** DELETE /contacts/{ref}: the customer, their consents and the `contact.erased` message, in one transaction. */
