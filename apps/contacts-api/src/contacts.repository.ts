@@ -1,5 +1,5 @@
 import { EventContact, StoredConsent } from '@svc/contracts';
-import { domainMessage, enqueueDomainMessage } from '@svc/messaging';
+import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { CustomerFields, Withdrawal } from './contact-rules';
 import { CONTACTS_SCHEMA } from './migrations';
@@ -207,7 +207,7 @@ export class ContactsTransaction extends ContactReads {
       ref,
     ]);
     const erased = rows[0] && toContact(rows[0]);
-    if (erased) await enqueueDomainMessage(this.db, CONTACTS_SCHEMA, domainMessage('contact.erased', accountId, { svc_id: erased.svc_id, ref: erased.ref }));
+    if (erased) await enqueueDomainMessages(this.db, CONTACTS_SCHEMA, [domainMessage('contact.erased', accountId, { svc_id: erased.svc_id, ref: erased.ref })]);
     return erased;
   }
 }

@@ -53,25 +53,31 @@ export function outboxMigration(schema: string, timestamp = 1763800000000): new 
 }
 
 /**
- * Adds a message to `schema`'s outbox in the caller's transaction and wakes the relay when that
- * transaction commits. Call it with the EntityManager or QueryRunner that writes the change itself:
- * the change and the message commit together or not at all.
+ * Adds messages to `schema`'s outbox in the caller's transaction (one statement) and wakes the
+ * relay when that transaction commits. Call it with the EntityManager or QueryRunner that writes
+ * the change itself: the change and its messages commit together or not at all.
  */
-export async function enqueue(db: Queryable, schema: string, message: OutboxMessage): Promise<void> {
+export async function enqueue(db: Queryable, schema: string, messages: readonly OutboxMessage[]): Promise<void> {
+  if (messages.length === 0) return;
   await db.query(
-    `INSERT INTO "${schema}".outbox (id, exchange, routing_key, body) VALUES ($1, $2, $3, $4)
+    `INSERT INTO "${schema}".outbox (id, exchange, routing_key, body)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
      ON CONFLICT (id) DO NOTHING`,
-    [message.id, message.exchange, message.routingKey, JSON.stringify(message.body)],
+    [messages.map((m) => m.id), messages.map((m) => m.exchange), messages.map((m) => m.routingKey), messages.map((m) => JSON.stringify(m.body))],
   );
   await db.query('SELECT pg_notify($1, $2)', [outboxChannel(schema), '']);
 }
 
-/** A domain message with a fresh id, ready for `enqueueDomainMessage`. */
+/** A domain message with a fresh id, ready for `enqueueDomainMessages`. */
 export function domainMessage<K extends DomainKind>(kind: K, accountId: string, data: DomainDataByKind[K]): DomainMessage<K> {
   return { id: randomUUID(), kind, account_id: accountId, at: nowTimestamp(), data } as DomainMessage<K>;
 }
 
-/** Enqueues a domain message on the domain exchange, routed by its kind. */
-export async function enqueueDomainMessage(db: Queryable, schema: string, message: DomainMessage): Promise<void> {
-  await enqueue(db, schema, { id: message.id, exchange: DOMAIN_EXCHANGE, routingKey: message.kind, body: message });
+/** Enqueues domain messages on the domain exchange, each routed by its kind. */
+export async function enqueueDomainMessages(db: Queryable, schema: string, messages: readonly DomainMessage[]): Promise<void> {
+  await enqueue(
+    db,
+    schema,
+    messages.map((message) => ({ id: message.id, exchange: DOMAIN_EXCHANGE, routingKey: message.kind, body: message })),
+  );
 }

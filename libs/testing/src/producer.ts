@@ -1,5 +1,5 @@
 import { DomainMessage, EventKind, sampleEventData } from '@svc/contracts';
-import { domainMessage, enqueueDomainMessage, outboxMigration } from '@svc/messaging';
+import { domainMessage, enqueueDomainMessages, outboxMigration } from '@svc/messaging';
 import { createDataSource, migrate } from '@svc/persistence';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -26,16 +26,14 @@ export class TestProducer {
   /** Commits one event of `kind` for the account (sample data, `n` makes it distinct); returns the message. */
   async emit(kind: EventKind, accountId: string, n = 1): Promise<DomainMessage> {
     const message = domainMessage(kind, accountId, sampleEventData(kind, { n }));
-    await this.db.transaction((manager) => enqueueDomainMessage(manager, PRODUCER_SCHEMA, message));
+    await this.db.transaction((manager) => enqueueDomainMessages(manager, PRODUCER_SCHEMA, [message]));
     return message;
   }
 
   /** Commits several events in one transaction, as a busy producer does; returns the messages. */
   async emitMany(kind: EventKind, accountId: string, ns: number[]): Promise<DomainMessage[]> {
     const messages = ns.map((n) => domainMessage(kind, accountId, sampleEventData(kind, { n })));
-    await this.db.transaction(async (manager) => {
-      for (const message of messages) await enqueueDomainMessage(manager, PRODUCER_SCHEMA, message);
-    });
+    await this.db.transaction((manager) => enqueueDomainMessages(manager, PRODUCER_SCHEMA, messages));
     return messages;
   }
 

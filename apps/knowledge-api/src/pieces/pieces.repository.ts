@@ -1,5 +1,5 @@
 import { KnowledgePieceDto } from '@svc/contracts';
-import { domainMessage, enqueueDomainMessage } from '@svc/messaging';
+import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { KNOWLEDGE_SCHEMA } from '../migrations';
 import { SearchLanguage } from '../search/language';
@@ -57,9 +57,8 @@ export class PiecesWriter {
 
   /** One `knowledge.changed` message per piece, committed with the change itself (outbox). */
   async announce(refs: string[], change: 'upserted' | 'deleted'): Promise<void> {
-    for (const ref of refs) {
-      await enqueueDomainMessage(this.manager, KNOWLEDGE_SCHEMA, domainMessage('knowledge.changed', this.accountId, { external_ref: ref, change }));
-    }
+    const messages = refs.map((ref) => domainMessage('knowledge.changed', this.accountId, { external_ref: ref, change }));
+    await enqueueDomainMessages(this.manager, KNOWLEDGE_SCHEMA, messages);
   }
 }
 
