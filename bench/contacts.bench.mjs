@@ -9,7 +9,7 @@ import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -28,7 +28,9 @@ async function bareServer() {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: '-c timezone=UTC' });
   const accountId = randomUUID();
   const consentsOf = async (db, svcId) =>
-    (await db.query(`SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`, [accountId, svcId])).rows;
+    (await db.query(`SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`, [accountId, svcId])).rows.map(
+      (row) => ({ ...row, active: row.granted && row.withdrawn_at === null }),
+    );
   const app = Fastify();
   app.put('/api/v1/contacts/:ref', async (request, reply) => {
     const { ref } = request.params;
@@ -55,7 +57,7 @@ async function bareServer() {
       const rows = await consentsOf(db, customer.svc_id);
       await db.query('COMMIT');
       reply.code(created ? 201 : 200);
-      return { ...customer, svc_id: Number(customer.svc_id), consents: rows.map((row) => ({ ...row, active: row.granted && row.withdrawn_at === null })) };
+      return { ...customer, svc_id: Number(customer.svc_id), consents: rows };
     } catch (err) {
       await db.query('ROLLBACK');
       throw err;
@@ -64,10 +66,31 @@ async function bareServer() {
     }
   });
   app.get('/api/v1/contacts/:ref', async (request, reply) => {
-    const [customer] = (await pool.query(`SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ref = $2`, [accountId, request.params.ref])).rows;
-    if (!customer) return reply.code(404).send({ error: { code: 'not_found', message: 'No such customer.' } });
-    const rows = await consentsOf(pool, customer.svc_id);
-    return { ...customer, svc_id: Number(customer.svc_id), consents: rows.map((row) => ({ ...row, active: row.granted && row.withdrawn_at === null })) };
+    const { rows } = await pool.query(
+      `SELECT c.svc_id, c.ref, c.name, c.email, c.email_confirmed, c.phone, c.phone_confirmed, c.lang, c.created_at, c.updated_at,
+              k.purpose, k.granted, k.text, k.lang AS consent_lang, k.given_at, k.source, k.withdrawn_at, k.withdrawn_by, k.origin
+         FROM contacts.customers c LEFT JOIN contacts.consents k ON k.customer_svc_id = c.svc_id
+        WHERE c.account_id = $1 AND c.ref = $2
+        ORDER BY c.svc_id, k.given_at, k.id`,
+      [accountId, request.params.ref],
+    );
+    if (rows.length === 0) return reply.code(404).send({ error: { code: 'not_found', message: 'No such customer.' } });
+    const [{ svc_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang, created_at, updated_at }] = rows;
+    const consents = rows
+      .filter((row) => row.purpose !== null)
+      .map(({ purpose, granted, text, consent_lang, given_at, source, withdrawn_at, withdrawn_by, origin }) => ({
+        purpose,
+        granted,
+        text,
+        lang: consent_lang,
+        given_at,
+        source,
+        withdrawn_at,
+        withdrawn_by,
+        origin,
+        active: granted && withdrawn_at === null,
+      }));
+    return { ref, svc_id: Number(svc_id), name, email, email_confirmed, phone, phone_confirmed, lang, created_at, updated_at, consents };
   });
   app.get('/readyz', async () => ({ status: 'ready' }));
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
@@ -83,6 +106,7 @@ if (process.argv.includes('--bare')) {
 async function bench() {
   const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
   const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
   const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const dbName = `svc_bench_${randomBytes(4).toString('hex')}`;
   const dbUrl = Object.assign(new URL(server), { pathname: `/${dbName}` }).toString();
@@ -116,38 +140,57 @@ async function bench() {
   const prefix = randomBytes(4).toString('hex');
   /** Refs each server answered 201 for: what its GET run reads. */
   const createdRefs = { bare: [], gateway: [] };
-  const load = (base, headers, request) =>
-    autocannon({ url: base, connections: CONNECTIONS, duration: DURATION, warmup: { connections: CONNECTIONS, duration: 2 }, headers, requests: [request] });
+  /** Refs handed out per server, over warm-ups and measured runs alike: every PUT creates. */
+  const refsSent = { bare: 0, gateway: 0 };
+  const load = (base, headers, request, duration) => autocannon({ url: base, connections: CONNECTIONS, duration, headers, requests: [request] });
 
   /** PUTs, each with a ref never used before (autocannon keeps one request in flight per connection). */
-  const puts = (base, headers, label) => {
-    let next = 0;
-    return load(base, { ...headers, 'content-type': 'application/json' }, {
+  const puts = (base, headers, label, duration) =>
+    load(base, { ...headers, 'content-type': 'application/json' }, {
       method: 'PUT',
       body: putBody,
       setupRequest: (request, context) => {
-        context.ref = `${prefix}-${next++}`;
+        context.ref = `${prefix}-${refsSent[label]++}`;
         return { ...request, path: `/api/v1/contacts/${context.ref}` };
       },
       onResponse: (status, _body, context) => {
         if (status === 201) createdRefs[label].push(context.ref);
       },
-    });
-  };
+    }, duration);
   /** GETs cycling over the customers the PUT run created on that server. */
-  const gets = (base, headers, label) => {
+  const gets = (base, headers, label, duration) => {
     const refs = createdRefs[label];
     let next = 0;
-    return load(base, headers, { method: 'GET', setupRequest: (request) => ({ ...request, path: `/api/v1/contacts/${refs[next++ % refs.length]}` }) });
+    return load(base, headers, { method: 'GET', setupRequest: (request) => ({ ...request, path: `/api/v1/contacts/${refs[next++ % refs.length]}` }) }, duration);
   };
-  const loadAverage = () => Math.round(loadavg()[0] * 100) / 100;
-  /** The figures of one run, with the machine's 1-minute load average when it started. */
-  const measure = async (run) => {
-    const load_1m = loadAverage();
-    const r = await run;
-    return { requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts, load_1m };
+  /** CPU time (user + system) a process has used, in ms, from /proc (clock ticks of 10 ms). */
+  const cpuMs = (pid) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
   };
+  /**
+   * One measured run (after a 2-second warm-up with the same requests when `warm`): throughput and
+   * latency, the CPU the serving processes spent per request (PostgreSQL's excluded: the same SQL
+   * on both sides), and the machine's 1-minute load average when it started.
+   */
+  const measure = async (servers, run, warm) => {
+    if (warm) await run(2);
+    const load_1m = Math.round(loadavg()[0] * 100) / 100;
+    const before = servers.map((child) => cpuMs(child.pid));
+    const r = await run(DURATION);
+    const cpu = servers.reduce((sum, child, i) => sum + cpuMs(child.pid) - before[i], 0);
+    return {
+      requests_per_s: Math.round(r.requests.average),
+      p50_ms: r.latency.p50,
+      p99_ms: r.latency.p99,
+      errors: r.errors + r.non2xx + r.timeouts,
+      cpu_ms_per_request: Math.round((cpu / r.requests.total) * 1000) / 1000,
+      load_1m,
+    };
+  };
+  const median = (runs) => [...runs].sort((a, b) => a.requests_per_s - b.requests_per_s)[Math.floor(runs.length / 2)];
   const ratio = (a, b) => Math.round((a.requests_per_s / b.requests_per_s) * 100) / 100;
+  const cpuRatio = (a, b) => Math.round((a.cpu_ms_per_request / b.cpu_ms_per_request) * 100) / 100;
 
   await onServer(`CREATE DATABASE ${dbName}`);
   const env = {
@@ -180,26 +223,41 @@ async function bench() {
     const gateway = `http://127.0.0.1:${ports.gateway}`;
     const bare = `http://127.0.0.1:${ports.bare}`;
     const auth = { authorization: `Bearer ${apiKey}` };
-    const barePut = await measure(puts(bare, {}, 'bare'));
-    const gatewayPut = await measure(puts(gateway, auth, 'gateway'));
-    const bareGet = await measure(gets(bare, {}, 'bare'));
-    const gatewayGet = await measure(gets(gateway, auth, 'gateway'));
-
+    const [contactsApi, gatewayApp, bareApp] = children;
+    const sides = {
+      bare: { url: bare, headers: {}, servers: [bareApp] },
+      gateway: { url: gateway, headers: auth, servers: [gatewayApp, contactsApi] },
+    };
+    // Bare and gateway runs alternate, so that other work on the machine weighs on both alike;
+    // each side's median run (by throughput) is the figure.
+    const runs = { put: { bare: [], gateway: [] }, get: { bare: [], gateway: [] } };
+    for (const [kind, calls] of [['put', puts], ['get', gets]]) {
+      for (let round = 0; round < ROUNDS; round += 1) {
+        for (const [label, side] of Object.entries(sides)) {
+          runs[kind][label].push(await measure(side.servers, (duration) => calls(side.url, side.headers, label, duration), round === 0));
+        }
+      }
+    }
+    const figures = (kind) => {
+      const [bareRun, gatewayRun] = [median(runs[kind].bare), median(runs[kind].gateway)];
+      return { bare_fastify_pg: bareRun, gateway_contacts_api: gatewayRun, throughput_ratio: ratio(gatewayRun, bareRun), cpu_ratio: cpuRatio(gatewayRun, bareRun), runs: runs[kind] };
+    };
+    const [put, get] = [figures('put'), figures('get')];
     const result = {
       benchmark: 'PUT and GET /api/v1/contacts/{ref}',
       at: new Date().toISOString(),
       machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
-      note: 'Load generator, gateway, contacts-api, the bare server and PostgreSQL share the machine; other work on it at the same time (see load_1m, the load average when each run started) lowers the figures.',
-      settings: { duration_s: DURATION, connections: CONNECTIONS, put: 'a new ref per request, name + email + one consent', get: 'refs created by the PUT run, in turn' },
-      put: { bare_fastify_pg: barePut, gateway_contacts_api: gatewayPut, throughput_ratio: ratio(gatewayPut, barePut), customers_created: createdRefs.gateway.length },
-      get: { bare_fastify_pg: bareGet, gateway_contacts_api: gatewayGet, throughput_ratio: ratio(gatewayGet, bareGet) },
+      note: 'Load generator, gateway, contacts-api, the bare server and PostgreSQL share 2 cores with other work (load_1m: the load average when each run started), which lowers throughput; cpu_ms_per_request (CPU of the serving processes per request) depends much less on it.',
+      settings: { duration_s: DURATION, connections: CONNECTIONS, rounds: ROUNDS, put: 'a new ref per request, name + email + one consent', get: 'refs created by the PUT run, in turn' },
+      put,
+      get,
     };
     mkdirSync(join(root, 'bench/results'), { recursive: true });
     const file = join(root, 'bench/results', `contacts-${result.at.slice(0, 10)}.json`);
     writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-    console.table({ 'PUT bare': barePut, 'PUT gateway': gatewayPut, 'GET bare': bareGet, 'GET gateway': gatewayGet });
-    console.log(`throughput ratio gateway/bare: PUT ${result.put.throughput_ratio}, GET ${result.get.throughput_ratio} — written to ${file}`);
-    if (gatewayPut.errors > 0 || gatewayGet.errors > 0) process.exitCode = 1;
+    console.table({ 'PUT bare': put.bare_fastify_pg, 'PUT gateway': put.gateway_contacts_api, 'GET bare': get.bare_fastify_pg, 'GET gateway': get.gateway_contacts_api });
+    console.log(`gateway + contacts-api / bare: throughput PUT ${result.put.throughput_ratio}, GET ${result.get.throughput_ratio}; CPU per request PUT ${result.put.cpu_ratio}×, GET ${result.get.cpu_ratio}× — written to ${file}`);
+    if ([...runs.put.gateway, ...runs.get.gateway].some((run) => run.errors > 0)) process.exitCode = 1;
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((r) => child.on('exit', r)) : null)));
