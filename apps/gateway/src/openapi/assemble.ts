@@ -59,6 +59,22 @@ function addCommonResponses(method: string, operation: Operation, proxied: boole
   if (proxied) responses['503'] ??= ref('Unavailable');
 }
 
+/**
+ * OpenAPI 3.1 has no `nullable` (@nestjs/swagger still writes the 3.0 keyword): a nullable schema
+ * becomes a type union with `null`, or `oneOf` with `{type: 'null'}` around a reference.
+ */
+export function toJsonSchemaNullability(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toJsonSchemaNullability);
+  if (typeof node !== 'object' || node === null) return node;
+  const { nullable, ...rest } = node as Record<string, unknown>;
+  const converted = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, toJsonSchemaNullability(value)]));
+  if (nullable !== true) return converted;
+  if (!('type' in converted)) return { oneOf: [converted, { type: 'null' }] };
+  const types = Array.isArray(converted['type']) ? (converted['type'] as unknown[]) : [converted['type']];
+  const values = Array.isArray(converted['enum']) ? { enum: [...(converted['enum'] as unknown[]), null] } : {};
+  return { ...converted, ...values, type: [...types, 'null'] };
+}
+
 function fastifyPath(openApiPath: string): string {
   return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
@@ -91,7 +107,7 @@ export function assembleOpenApi(parts: ApiPart[]): OpenAPIObject {
       }
     }
   }
-  return {
+  return toJsonSchemaNullability({
     openapi: '3.1.0',
     info: {
       title: 'Customer Chat Integration Service API',
@@ -108,5 +124,5 @@ export function assembleOpenApi(parts: ApiPart[]): OpenAPIObject {
       schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))) as never,
       responses: COMMON as never,
     },
-  };
+  }) as OpenAPIObject;
 }
