@@ -59,8 +59,8 @@ export const webhookDispatcherConfigSpec = {
     default: '1m,5m,30m,2h,6h,12h',
     desc: 'Waits after each failed attempt (units ms, s, m, h); after the last one the delivery is `failed`. Tests shorten it, e.g. `1s,2s,3s,4s,5s,6s`.',
   }),
-  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: count({ default: 16, desc: 'Attempts in flight to one endpoint at once, so a slow receiver cannot hold every worker.' }),
-  WEBHOOK_CONCURRENCY: countOrZero({ default: 128, desc: 'Attempts in flight in this process; 0 serves the API only and delivers nothing.' }),
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: count({ default: 32, desc: 'Attempts in flight to one endpoint at once, so a slow receiver cannot hold every worker.' }),
+  WEBHOOK_CONCURRENCY: countOrZero({ default: 256, desc: 'Attempts in flight in this process; 0 serves the API only and delivers nothing.' }),
   WEBHOOK_POLL_INTERVAL_MS: count({ default: 1000, desc: 'How often workers look for due retries (new deliveries wake them at once through LISTEN/NOTIFY).' }),
 };
 

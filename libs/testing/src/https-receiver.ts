@@ -5,7 +5,6 @@ import { createServer, Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A throw-away certificate authority and a server certificate it signed for 127.0.0.1, ::1 and localhost. */
 export interface TestCa {
@@ -61,6 +60,7 @@ export interface ReceiverResponse {
  */
 export class HttpsReceiver {
   readonly requests: ReceivedRequest[] = [];
+  private readonly byPath = new Map<string, ReceivedRequest[]>();
   private readonly responses = new Map<string, ReceiverResponse>();
   private readonly waiters = new Set<() => void>();
 
@@ -79,7 +79,11 @@ export class HttpsReceiver {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const path = req.url ?? '/';
-        receiver.requests.push({ method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks), receivedAt: Date.now() });
+        const request = { method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks), receivedAt: Date.now() };
+        receiver.requests.push(request);
+        const forPath = receiver.byPath.get(path) ?? [];
+        forPath.push(request);
+        receiver.byPath.set(path, forPath);
         for (const wake of receiver.waiters) wake();
         const response = receiver.responses.get(path) ?? {};
         const answer = () => {
@@ -103,23 +107,29 @@ export class HttpsReceiver {
     this.responses.set(path, response);
   }
 
+  /** The requests `path` has received so far (a copy). */
   received(path: string): ReceivedRequest[] {
-    return this.requests.filter((r) => r.path === path);
+    return [...(this.byPath.get(path) ?? [])];
+  }
+
+  private count(path: string): number {
+    return this.byPath.get(path)?.length ?? 0;
   }
 
   /** Waits until `path` has received at least `count` requests; returns them. */
   async waitFor(path: string, count: number, timeoutMs = 15_000): Promise<ReceivedRequest[]> {
     const deadline = Date.now() + timeoutMs;
-    while (this.received(path).length < count) {
+    while (this.count(path) < count) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`${path} received ${this.received(path).length} of ${count} requests within ${timeoutMs} ms`);
+      if (left <= 0) throw new Error(`${path} received ${this.count(path)} of ${count} requests within ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
         const wake = () => {
+          clearTimeout(timer);
           this.waiters.delete(wake);
           resolve();
         };
+        const timer = setTimeout(wake, Math.min(left, 250));
         this.waiters.add(wake);
-        void sleep(Math.min(left, 250)).then(wake);
       });
     }
     return this.received(path);

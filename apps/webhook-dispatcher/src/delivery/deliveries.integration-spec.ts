@@ -32,7 +32,8 @@ describe('deliveries (real PostgreSQL)', () => {
     dataSource.query('SELECT * FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY event_id', [endpointId]) as Promise<
       Array<{ id: string; event_id: string; body: Buffer; status: string; attempts: number; next_attempt_at: string; locked_until: string | null }>
     >;
-  const claim = (limit = 100, maxInFlightPerEndpoint = 100, leaseMs = 60_000) => deliveries.claim({ limit, maxInFlightPerEndpoint, leaseMs, token: randomUUID() });
+  const claimWithInfo = (limit = 100, maxInFlightPerEndpoint = 100, leaseMs = 60_000) => deliveries.claim({ limit, maxInFlightPerEndpoint, leaseMs, token: randomUUID() });
+  const claim = async (limit?: number, maxInFlightPerEndpoint?: number, leaseMs?: number) => (await claimWithInfo(limit, maxInFlightPerEndpoint, leaseMs)).deliveries;
   /** Nothing else due: earlier tests' deliveries are finished off so that each test claims only its own. */
   const settle = () => dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered' WHERE status = 'pending'`);
 
@@ -140,15 +141,27 @@ describe('deliveries (real PostgreSQL)', () => {
       expect(fast.id).toBeDefined();
     });
 
-    it('passes over an endpoint at its cap even when its backlog comes first', async () => {
+    it('passes over an endpoint at its cap even when its backlog comes first, and says work was left behind', async () => {
       const account = randomUUID();
       await endpoint(account, ['consent.granted']);
       await endpoint(account, ['message.received']);
       for (let i = 0; i < 600; i += 1) await service.recordEvent(recorded(account, 'consent.granted'));
-      expect(await claim(100, 4)).toHaveLength(4);
+      const first = await claimWithInfo(100, 4);
+      expect(first.deliveries).toHaveLength(4);
+      expect(first.leftBehind).toBe(true);
       await service.recordEvent(recorded(account, 'message.received'));
-      const next = await claim(100, 4);
-      expect(next.map((d) => d.event_kind)).toEqual(['message.received']);
+      const next = await claimWithInfo(100, 4);
+      expect(next.deliveries.map((d) => d.event_kind)).toEqual(['message.received']);
+      expect(next.leftBehind).toBe(true);
+    });
+
+    it('says nothing was left behind when it took every due delivery, or found none', async () => {
+      const account = randomUUID();
+      await endpoint(account);
+      for (let i = 0; i < 3; i += 1) await service.recordEvent(recorded(account));
+      expect(await claimWithInfo(2)).toMatchObject({ deliveries: [expect.anything(), expect.anything()], leftBehind: true });
+      expect(await claimWithInfo(2)).toMatchObject({ deliveries: [expect.anything()], leftBehind: false });
+      expect(await claimWithInfo(2)).toEqual({ deliveries: [], leftBehind: false });
     });
 
     it('claims a delivery again once its lease has expired (a worker that died)', async () => {

@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { Pool, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /** NOTIFY channel on which new deliveries wake the workers of every dispatcher process. */
 export const DELIVERIES_CHANNEL = 'webhooks_deliveries';
@@ -8,6 +10,7 @@ export const DELIVERIES_CHANNEL = 'webhooks_deliveries';
 export interface ClaimedDelivery {
   id: string;
   account_id: string;
+  endpoint_id: string;
   event_id: string;
   event_kind: string;
   body: Buffer;
@@ -16,6 +19,12 @@ export interface ClaimedDelivery {
   url: string;
   secret_sealed: Buffer;
   claim_token: string;
+}
+
+export interface Claim {
+  deliveries: ClaimedDelivery[];
+  /** Due deliveries remain that this claim did not take. */
+  leftBehind: boolean;
 }
 
 export interface ClaimOptions {
@@ -39,13 +48,19 @@ export interface CompletedAttempt {
   responseBody: string | null;
 }
 
-/** Due deliveries looked at per claim, before the per-endpoint cap picks among them. */
-const CLAIM_SCAN = 500;
-
 /** Deliveries and attempts of schema `webhooks`: the delivery outbox the workers drain. */
 @Injectable()
 export class DeliveriesRepository {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
+
+  /**
+   * The delivery loop's statements run hundreds of times a second: as named prepared statements on
+   * the data source's own pool they are planned once per connection, not on every call.
+   */
+  private async prepared<T extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    const pool = (this.db.driver as PostgresDriver).master as Pool;
+    return (await pool.query<T>({ name, text, values })).rows;
+  }
 
   /**
    * One delivery per active endpoint of the account that takes this kind, with the body bytes
@@ -54,7 +69,8 @@ export class DeliveriesRepository {
    * them) or commits first (and none is made). Wakes the workers when it made any.
    */
   async insertForEvent(accountId: string, eventId: number, kind: string, body: Buffer): Promise<number> {
-    const rows: Array<{ n: number }> = await this.db.query(
+    const rows = await this.prepared<{ n: number }>(
+      'webhooks_insert_deliveries',
       `WITH inserted AS (
          INSERT INTO webhooks.deliveries (account_id, endpoint_id, event_id, event_kind, body)
          SELECT e.account_id, e.id, $2, $3, $4 FROM webhooks.endpoints e
@@ -71,30 +87,42 @@ export class DeliveriesRepository {
 
   /**
    * Leases up to `limit` due deliveries to the caller (FOR UPDATE SKIP LOCKED: concurrent workers
-   * in any process take different rows). An endpoint already at its cap of leased deliveries is
-   * passed over, so a slow receiver holds at most that many workers; expired leases (a worker
-   * that died) are due again.
+   * in any process take different rows), oldest due first. It walks the endpoints that have
+   * pending deliveries (a loose index scan) and takes from each with room its oldest due rows, so
+   * an endpoint at its cap of leased deliveries costs nothing however long its backlog: a slow
+   * receiver holds at most that many workers and never delays the others. Expired leases (a worker
+   * that died) are due again. Also says whether due deliveries were left behind (by the limit, a
+   * cap or another worker's lock), so that the caller knows to claim again as room frees up.
    */
-  claim(options: ClaimOptions): Promise<ClaimedDelivery[]> {
-    return this.db.query(
-      `WITH busy AS (
+  async claim(options: ClaimOptions): Promise<Claim> {
+    const rows = await this.prepared<ClaimedDelivery & { left_behind: boolean }>(
+      'webhooks_claim',
+      `WITH RECURSIVE pending_endpoints AS (
+         (SELECT endpoint_id FROM webhooks.deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT d.endpoint_id FROM webhooks.deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
+         FROM pending_endpoints p WHERE p.endpoint_id IS NOT NULL
+       ), busy AS (
          SELECT endpoint_id, count(*)::int AS n FROM webhooks.deliveries
          WHERE status = 'pending' AND locked_until > now()
          GROUP BY endpoint_id
-       ), candidates AS (
-         SELECT d.id, d.endpoint_id, d.next_attempt_at, coalesce(b.n, 0) AS busy
-         FROM webhooks.deliveries d LEFT JOIN busy b ON b.endpoint_id = d.endpoint_id
-         WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
-           AND coalesce(b.n, 0) < $2
-         ORDER BY d.next_attempt_at, d.id
-         LIMIT $5
+       ), open AS (
+         SELECT p.endpoint_id, $2 - coalesce(b.n, 0) AS room, oldest.next_attempt_at
+         FROM pending_endpoints p LEFT JOIN busy b ON b.endpoint_id = p.endpoint_id
+         CROSS JOIN LATERAL (
+           SELECT d.next_attempt_at FROM webhooks.deliveries d
+           WHERE d.endpoint_id = p.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
+           ORDER BY d.next_attempt_at, d.id LIMIT 1
+         ) oldest
+         WHERE coalesce(b.n, 0) < $2
+         ORDER BY oldest.next_attempt_at LIMIT $1
        ), ranked AS (
-         SELECT id FROM (
-           SELECT id, next_attempt_at, busy + row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS slot FROM candidates
-         ) r
-         WHERE slot <= $2
-         ORDER BY next_attempt_at, id
-         LIMIT $1
+         SELECT due.id FROM open o CROSS JOIN LATERAL (
+           SELECT d.id, d.next_attempt_at FROM webhooks.deliveries d
+           WHERE d.endpoint_id = o.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
+           ORDER BY d.next_attempt_at, d.id LIMIT least(o.room, $1)
+         ) due
+         ORDER BY due.next_attempt_at, due.id LIMIT $1
        ), locked AS (
          SELECT d.id FROM webhooks.deliveries d
          WHERE d.id IN (SELECT id FROM ranked) AND d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until <= now())
@@ -104,11 +132,17 @@ export class DeliveriesRepository {
          SET locked_until = now() + $3 * interval '1 millisecond', claim_token = $4
          FROM locked, webhooks.endpoints e
          WHERE d.id = locked.id AND e.id = d.endpoint_id
-         RETURNING d.id, d.account_id, d.event_id, d.event_kind, d.body, d.attempts, e.url, e.secret_sealed, d.claim_token
+         RETURNING d.id, d.account_id, d.endpoint_id, d.event_id, d.event_kind, d.body, d.attempts, e.url, e.secret_sealed, d.claim_token
        )
-       SELECT * FROM claimed`,
-      [options.limit, options.maxInFlightPerEndpoint, options.leaseMs, options.token, CLAIM_SCAN],
+       SELECT claimed.*, EXISTS (
+         SELECT 1 FROM webhooks.deliveries d
+         WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
+           AND d.id NOT IN (SELECT id FROM locked)
+       ) AS left_behind
+       FROM (VALUES (1)) AS one LEFT JOIN claimed ON true`,
+      [options.limit, options.maxInFlightPerEndpoint, options.leaseMs, options.token],
     );
+    return { deliveries: rows.filter((row) => row.id !== null), leftBehind: rows[0]?.left_behind ?? false };
   }
 
   /**
@@ -118,7 +152,8 @@ export class DeliveriesRepository {
    */
   async complete(attempts: CompletedAttempt[]): Promise<void> {
     const column = <T>(pick: (a: CompletedAttempt) => T): T[] => attempts.map(pick);
-    await this.db.query(
+    await this.prepared(
+      'webhooks_complete',
       `WITH r AS (
          SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::timestamptz[], $7::int[], $8::int[], $9::text[], $10::text[])
            AS r (id, account_id, token, outcome, retry_ms, started_at, duration_ms, status_code, error, response_body)

@@ -21,12 +21,15 @@ const FLUSH_RETRY_MS = 1_000;
 
 /**
  * The delivery loop of one process. Claims due deliveries when woken (a NOTIFY of new ones, its
- * poll for due retries, or a finished attempt freeing room), sends each, and records results in
- * batches: whatever finished while the previous batch was being written goes in the next one.
- * Nothing is held only in memory: a delivery whose worker dies is claimed again once its lease ends.
+ * poll for due retries, or finished attempts freeing room while work was left behind), sends
+ * each, and records results in batches: whatever finished while the previous batch was being
+ * written goes in the next one. Nothing is held only in memory: a delivery whose worker dies is
+ * claimed again once its lease ends.
  */
 export class DeliveryWorker {
   private inFlight = 0;
+  /** Due deliveries may be waiting for this process to finish attempts. */
+  private backlog = false;
   private claiming = false;
   private claimAgain = false;
   private stopped = true;
@@ -70,14 +73,19 @@ export class DeliveryWorker {
       do {
         this.claimAgain = false;
         const room = Math.min(this.options.concurrency - this.inFlight, CLAIM_BATCH);
-        if (room <= 0) break;
-        const claimed = await this.deliveries.claim({
+        if (room <= 0) {
+          this.backlog = true;
+          break;
+        }
+        const { deliveries: claimed, leftBehind } = await this.deliveries.claim({
           limit: room,
           maxInFlightPerEndpoint: this.options.maxInFlightPerEndpoint,
           leaseMs: this.options.leaseMs,
           token: randomUUID(),
         });
         this.inFlight += claimed.length;
+        // Work left behind waits for room: claim again as attempts finish. New work announces itself (NOTIFY).
+        this.backlog = leftBehind;
         for (const delivery of claimed) void this.attempt(delivery);
         if (claimed.length === room) this.claimAgain = true;
       } while (this.claimAgain && !this.stopped);
@@ -130,7 +138,7 @@ export class DeliveryWorker {
         this.inFlight -= batch.length;
         if (this.inFlight === 0) this.drained?.();
         this.flush();
-        this.wake();
+        if (this.backlog) this.wake();
       },
       (err: unknown) => {
         this.logger.error({ err, attempts: batch.length }, 'recording attempts failed; retrying');

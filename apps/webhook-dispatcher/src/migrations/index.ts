@@ -1,5 +1,6 @@
 import { CreateWebhooks1763900000000 } from './1763900000000-CreateWebhooks';
+import { DeliveriesByEndpoint1763900000001 } from './1763900000001-DeliveriesByEndpoint';
 
 /** Schema `webhooks`: endpoints, deliveries, attempts. Owned by webhook-dispatcher. */
 export const WEBHOOKS_SCHEMA = 'webhooks';
-export const WEBHOOKS_MIGRATIONS = [CreateWebhooks1763900000000];
+export const WEBHOOKS_MIGRATIONS = [CreateWebhooks1763900000000, DeliveriesByEndpoint1763900000001];

@@ -1,0 +1,164 @@
+// npm run bench:webhooks — webhook delivery on this machine, to a real https receiver (test CA):
+//   1. latency from the insert of an event (DeliveryService.recordEvent: the transaction that makes
+//      its deliveries commits) to its receipt, at a steady 200 events/s to 3 endpoints (600
+//      deliveries/s), p50/p99
+//   2. the highest sustained rate to one fast receiver: a backlog of deliveries drained by one
+//      dispatcher process, deliveries per second
+// The dispatcher runs as in production (NODE_ENV=production, default delivery settings) except that
+// it may call 127.0.0.1 and trusts the test CA. Needs `npm run build`, PostgreSQL and RabbitMQ on
+// 127.0.0.1. Writes bench/results/webhooks-*.json.
+import { createRequire } from 'node:module';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const { startStack, startApp, createTestCa, HttpsReceiver } = require(join(root, 'dist/libs/testing/src/index.js'));
+const { createDataSource } = require(join(root, 'dist/libs/persistence/src/index.js'));
+const { sampleEventData } = require(join(root, 'dist/libs/contracts/src/index.js'));
+const { DeliveriesRepository } = require(join(root, 'dist/apps/webhook-dispatcher/src/delivery/deliveries.repository.js'));
+const { DeliveryService } = require(join(root, 'dist/apps/webhook-dispatcher/src/delivery/delivery.service.js'));
+
+const STEADY_RATE = Number(process.env.BENCH_RATE ?? 200);
+const STEADY_SECONDS = Number(process.env.BENCH_STEADY_S ?? 20);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_S ?? 3);
+const ENDPOINTS = 3;
+const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 20_000);
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const round = (ms) => Math.round(ms * 10) / 10;
+
+const ca = createTestCa();
+const receiver = await HttpsReceiver.start(ca);
+const dispatcherEnv = {
+  NODE_ENV: 'production',
+  WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  WEBHOOK_CA_FILE: ca.caFile,
+};
+// The stack's dispatcher serves the API only; deliveries are made by `worker`, started per phase.
+const stack = await startStack(['webhook-dispatcher'], {
+  env: { LOG_LEVEL: 'warn' },
+  appEnv: { 'webhook-dispatcher': { ...dispatcherEnv, WEBHOOK_CONCURRENCY: '0' }, gateway: { NODE_ENV: 'production' } },
+});
+const startWorker = () => startApp('webhook-dispatcher', { ...stack.env, ...dispatcherEnv });
+const db = await createDataSource({ schema: 'webhooks', url: stack.db.url, migrations: [], poolSize: 8 }).initialize();
+const deliveries = new DeliveryService(new DeliveriesRepository(db));
+
+let nextId = 1;
+/** The event source: what events-api does for each recorded event (the lead extends this to the producer). */
+async function produce(accountId) {
+  const id = nextId++;
+  const event = { id, event: 'message.received', at: new Date().toISOString().replace('Z', '000+00:00'), data: sampleEventData('message.received', { n: id }) };
+  const started = Date.now();
+  await deliveries.recordEvent({ account_id: accountId, event_id: randomUUID(), event });
+  return { id, started, committed: Date.now() };
+}
+
+async function registerEndpoints(account, count) {
+  const paths = [];
+  for (let i = 0; i < count; i++) {
+    const path = `/${account.accountId}/${i}`;
+    const response = await stack.call('/webhooks', { method: 'POST', key: account.key, json: { url: receiver.url(path), events: ['message.received'] } });
+    if (response.status !== 201) throw new Error(`registration answered ${response.status}: ${await response.text()}`);
+    paths.push(path);
+  }
+  return paths;
+}
+
+async function waitForAll(paths, perPath, timeoutMs) {
+  for (const path of paths) await receiver.waitFor(path, perPath, timeoutMs);
+}
+
+let worker;
+try {
+  // 1. Steady rate to 3 endpoints: insert → receipt.
+  const steady = await stack.newAccount('Steady');
+  const steadyPaths = await registerEndpoints(steady, ENDPOINTS);
+  worker = await startWorker();
+  const startedAt = new Map();
+  const insertMs = [];
+  // The first WARMUP_SECONDS at the same rate open connections and warm the JIT; they are not measured.
+  const warmup = STEADY_RATE * WARMUP_SECONDS;
+  const total = warmup + STEADY_RATE * STEADY_SECONDS;
+  const start = performance.now();
+  const inserts = [];
+  for (let n = 0; n < total; n++) {
+    const wait = start + (n * 1000) / STEADY_RATE - performance.now();
+    if (wait > 0) await sleep(wait);
+    const measured = n >= warmup;
+    inserts.push(
+      produce(steady.accountId).then(({ id, started, committed }) => {
+        if (!measured) return;
+        startedAt.set(String(id), started);
+        insertMs.push(committed - started);
+      }),
+    );
+  }
+  await Promise.all(inserts);
+  await waitForAll(steadyPaths, total, 60_000);
+  const latencies = steadyPaths
+    .flatMap((path) => receiver.received(path))
+    .filter((r) => startedAt.has(r.headers['x-svc-event-id']))
+    .map((r) => r.receivedAt - startedAt.get(r.headers['x-svc-event-id']))
+    .sort((a, b) => a - b);
+  const steadyResult = {
+    events_per_s: STEADY_RATE,
+    endpoints: ENDPOINTS,
+    seconds: STEADY_SECONDS,
+    warmup_seconds: WARMUP_SECONDS,
+    deliveries: latencies.length,
+    p50_ms: round(percentile(latencies, 50)),
+    p99_ms: round(percentile(latencies, 99)),
+    max_ms: round(latencies.at(-1)),
+    insert_p50_ms: round(percentile(insertMs.sort((a, b) => a - b), 50)),
+    insert_p99_ms: round(percentile(insertMs, 99)),
+  };
+  console.log('steady', steadyResult);
+
+  // 2. Highest sustained rate to one fast receiver: a backlog inserted while no worker runs, then drained.
+  await worker.stop();
+  const burst = await stack.newAccount('Burst');
+  const [burstPath] = await registerEndpoints(burst, 1);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next++ < BACKLOG) await produce(burst.accountId);
+    }),
+  );
+  worker = await startWorker();
+  await receiver.waitFor(burstPath, BACKLOG, 300_000);
+  const times = receiver.received(burstPath).map((r) => r.receivedAt).sort((a, b) => a - b);
+  // The middle 90%: start-up and the last stragglers are not the sustained rate.
+  const from = times[Math.floor(BACKLOG * 0.05)];
+  const to = times[Math.floor(BACKLOG * 0.95)];
+  const burstResult = {
+    backlog: BACKLOG,
+    deliveries_per_s: Math.round((0.9 * BACKLOG) / ((to - from) / 1000)),
+    drained_in_s: round((times.at(-1) - times[0]) / 1000),
+  };
+  console.log('sustained', burstResult);
+
+  const result = {
+    benchmark: 'webhook deliveries to a real https receiver',
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, note: 'shared with other work; the receiver, load generator, gateway, dispatcher and PostgreSQL share the cores' },
+    settings: { dispatcher: 'NODE_ENV=production, default WEBHOOK_CONCURRENCY and WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', latency_from: 'the start of recordEvent (the insert transaction) to receipt' },
+    steady: steadyResult,
+    sustained_one_receiver: burstResult,
+    targets: { steady_p50_ms: 60, steady_p99_ms: 250, sustained_deliveries_per_s: 1000 },
+  };
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  writeFileSync(join(root, `bench/results/webhooks-${result.date.slice(0, 10)}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  console.log(JSON.stringify(result, null, 2));
+} finally {
+  await worker?.stop();
+  await db.destroy();
+  await stack.stop();
+  await receiver.close();
+  ca.remove();
+}
