@@ -2,11 +2,15 @@ import { AppDefinition } from '@svc/platform';
 import { gatewayConfigSpec } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { GatewayPipeline } from './gateway.pipeline';
+import { serveWhoamiFromFastify, WhoamiController } from './whoami.controller';
 
 export const app: AppDefinition<typeof gatewayConfigSpec> = {
   name: 'gateway',
   configSpec: gatewayConfigSpec,
   globalPrefix: 'api/v1',
   module: (config, logger) => GatewayModule.forRoot(config, logger),
-  configure: (nest, fastify) => nest.get(GatewayPipeline).install(fastify),
+  configure: (nest, fastify) => {
+    nest.get(GatewayPipeline).install(fastify);
+    serveWhoamiFromFastify(fastify, nest.get(WhoamiController));
+  },
 };

@@ -15,9 +15,18 @@ declare module 'fastify' {
 }
 
 export const API_PREFIX = '/api/v1';
+const UNDER_PREFIX = `${API_PREFIX}/`;
 const PUBLIC_PATHS = new Set([`${API_PREFIX}/openapi.json`]);
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const BEARER = /^Bearer ([^\s]+)$/;
+
+/** Every path under the API prefix except the public ones (the query string aside). */
+function needsKey(url: string): boolean {
+  if (!url.startsWith(API_PREFIX)) return false;
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  return (path === API_PREFIX || path.startsWith(UNDER_PREFIX)) && !PUBLIC_PATHS.has(path);
+}
 
 /**
  * The checks every public call passes, in the contract's order: 401, 402, 429 (writes) in an
@@ -40,8 +49,7 @@ export class GatewayPipeline {
 
   install(fastify: FastifyInstance): void {
     fastify.addHook('onRequest', async (request, reply) => {
-      const path = request.url.split('?')[0] ?? '';
-      if ((path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) && !PUBLIC_PATHS.has(path)) await this.admit(request, reply);
+      if (needsKey(request.url)) await this.admit(request, reply);
     });
 
     // Bodies stay bytes: checked to be JSON here, relayed untouched to the service.

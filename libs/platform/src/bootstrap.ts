@@ -2,10 +2,10 @@ import 'reflect-metadata';
 import { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { FastifyInstance, LogController } from 'fastify';
+import { FastifyBaseLogger, FastifyInstance, LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Logger } from 'pino';
+import type { Bindings, Logger } from 'pino';
 import { Config, ConfigError, ConfigSpec, loadConfig } from './config';
 import { ApiExceptionFilter, ApiFastifyAdapter, RouteRegistry } from './http-errors';
 import { createLogger, NestPinoLogger } from './logger';
@@ -39,14 +39,24 @@ function requestId(req: IncomingMessage): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
+/** The path of a request target, without its query string (which can hold emails). */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
 /** Builds a NestJS app on Fastify with everything every app does the same way. Does not listen. */
 export async function createApp<S extends ConfigSpec>(definition: AppDefinition<S>, config: Config<S>, logger: Logger): Promise<NestFastifyApplication> {
   const adapter = new ApiFastifyAdapter({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     bodyLimit: BODY_LIMIT_BYTES,
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     genReqId: requestId,
+    // Each call's child logger carries its request id. Fastify's own factory also passes the
+    // route's log level (none is set: ''), which makes pino rebuild the child's level methods on
+    // every call.
+    childLoggerFactory: (parent: FastifyBaseLogger, bindings: Bindings) => parent.child(bindings),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
@@ -60,24 +70,26 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
   const routes = new RouteRegistry(fastify);
   // JSON only: a body of any other type is 415 (Fastify would otherwise accept text/plain).
   fastify.removeContentTypeParser('text/plain');
+  const metrics = app.get(MetricsService);
+  const readiness = app.get(ReadinessService);
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
-  fastify.addHook('onResponse', (request, reply, done) => {
-    if (QUIET_ROUTES.has(request.routeOptions?.url ?? '')) return done();
-    request.log.info(
-      { method: request.method, path: request.url.split('?')[0], route: request.routeOptions?.url, status_code: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request completed',
-    );
-    done();
-  });
-  app.get(MetricsService).instrument(fastify);
-  const readiness = app.get(ReadinessService);
   fastify.addHook('onSend', (_request, reply, payload, done) => {
     // A keep-alive connection would hold the closing server open until the client drops it.
     if (readiness.isDraining) reply.header('connection', 'close');
     done(null, payload);
+  });
+  // One hook for metrics and the access log: the route options are built once per call.
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url;
+    const ms = reply.elapsedTime;
+    metrics.observe(request.method, route, reply.statusCode, ms);
+    if (route === undefined || !QUIET_ROUTES.has(route)) {
+      request.log.info({ method: request.method, path: pathOf(request.url), route, status_code: reply.statusCode, duration_ms: Math.round(ms * 10) / 10 }, 'request completed');
+    }
+    done();
   });
   app.useGlobalFilters(new ApiExceptionFilter(routes));
   app.useGlobalPipes(new ApiValidationPipe());

@@ -1,29 +1,98 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
 
-/** Never logged: credentials in headers and any field that looks like a secret. */
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers["x-svc-context"]',
-  'headers.authorization',
-  'headers["x-svc-context"]',
-  'authorization',
-  'api_key',
-  'apiKey',
-  'secret',
-  'token',
-  'password',
-  '*.api_key',
-  '*.apiKey',
-  '*.secret',
-  '*.token',
-  '*.password',
-  '*.authorization',
-];
+/**
+ * Never logged, at any depth: a field whose name ends like a credential (`authorization`,
+ * `api_key`, `apiKey`, `secret`, `client_secret`, `token`, `refresh_token`, `password`, the
+ * gateway's `x-svc-context`), compared case-insensitively.
+ */
+export const SECRET_FIELD = /(?:authorization|api_?key|secret|token|password|x-svc-context)$/i;
+export const REDACTED = '[redacted]';
+/** Deep enough for `{ err: { config: { headers: { authorization } } } }`; bounds cyclic objects. */
+const MAX_DEPTH = 6;
+
+/** A shallow copy that keeps what pino reads: an Error stays an Error with its message and stack. */
+function shallowCopy(value: object): Record<string, unknown> {
+  if (Array.isArray(value)) return value.slice() as unknown as Record<string, unknown>;
+  return Object.create(Object.getPrototypeOf(value) as object | null, Object.getOwnPropertyDescriptors(value)) as Record<string, unknown>;
+}
 
 /**
- * JSON logs on stdout, written asynchronously in 4 KiB chunks (pino flushes them on exit): a
- * synchronous write per line would cost more than the rest of a gateway call.
+ * `value` with every secret field censored, copying only the objects on the way to one: a line
+ * without secrets (nearly every line) costs a scan of its field names, never a copy. This replaces
+ * pino's `redact`, whose `*.field` wildcards ran a path interpreter on every field of every line
+ * (15% of a gateway call); it covers more (any depth, names like `client_secret`).
+ */
+export function redactSecrets<T>(value: T, depth = 0): T {
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH || ArrayBuffer.isView(value)) return value;
+  let copy: Record<string, unknown> | undefined;
+  const fields = value as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    const field = fields[key];
+    const logged = field !== undefined && SECRET_FIELD.test(key) ? REDACTED : redactSecrets(field, depth + 1);
+    if (logged === field) continue;
+    copy ??= shallowCopy(fields);
+    copy[key] = logged;
+  }
+  return (copy ?? value) as T;
+}
+
+/**
+ * ISO-8601 time (`,"time":"2026-11-21T10:04:05.123Z"`) from a string cached per second:
+ * `Date#toISOString` on every line was a visible share of a gateway call.
+ */
+function isoTimeCachedPerSecond(): () => string {
+  let second = -1;
+  let prefix = '';
+  return () => {
+    const now = Date.now();
+    const ms = now % 1000;
+    if (now - ms !== second) {
+      second = now - ms;
+      prefix = `,"time":"${new Date(second).toISOString().slice(0, 20)}`;
+    }
+    return `${prefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z"`;
+  };
+}
+
+/**
+ * The lines logged during one turn of the event loop, written together when the turn ends: a busy
+ * gateway makes one write for all the calls of a turn, and a line never waits longer than the
+ * turn. (pino's asynchronous destination with `minLength` measured its whole pending buffer on
+ * every line, and held lines until 4 KiB had gathered: a quiet service's lines showed up late, and
+ * were lost on SIGTERM.) The write itself is sonic-boom's synchronous one, which handles EAGAIN
+ * and a closed pipe; what is pending at exit is written then.
+ */
+export class TurnBufferedDestination implements pino.DestinationStream {
+  private readonly out: ReturnType<typeof pino.destination>;
+  private pending: string[] = [];
+
+  constructor(fd: number) {
+    this.out = pino.destination({ dest: fd, sync: true });
+    process.once('exit', () => this.flush());
+  }
+
+  write(line: string): void {
+    if (this.pending.push(line) === 1) setImmediate(() => this.flush());
+  }
+
+  /** Writes what is pending now (pino's `logger.flush()` calls it). */
+  flush(done?: (err?: Error) => void): void {
+    if (this.pending.length > 0) {
+      const text = this.pending.join('');
+      this.pending = [];
+      this.out.write(text);
+    }
+    done?.();
+  }
+}
+
+let stdout: TurnBufferedDestination | undefined;
+
+/**
+ * JSON logs on stdout (every logger of the process shares one `TurnBufferedDestination`). Secrets are
+ * removed from every logged object by `redactSecrets`; child-logger bindings (request id,
+ * component) are identifiers and are written as given.
  */
 export function createLogger(name: string, level: string, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -31,11 +100,10 @@ export function createLogger(name: string, level: string, destination?: pino.Des
       name,
       level,
       base: { app: name },
-      timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      formatters: { level: (label) => ({ level: label }) },
+      timestamp: isoTimeCachedPerSecond(),
+      formatters: { level: (label) => ({ level: label }), log: (object) => redactSecrets(object) },
     },
-    destination ?? pino.destination({ sync: false, minLength: 4096 }),
+    destination ?? (stdout ??= new TurnBufferedDestination(1)),
   );
 }
 

@@ -1,7 +1,6 @@
 import { Controller, Get, Header, Injectable } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from './public';
-import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 @Injectable()
@@ -19,13 +18,9 @@ export class MetricsService {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** Observes every response, labelled by the route pattern (never the raw URL: bounded labels). */
-  instrument(fastify: FastifyInstance): void {
-    fastify.addHook('onResponse', (request, reply, done) => {
-      const route = request.routeOptions?.url ?? 'unmatched';
-      this.httpDuration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
-      done();
-    });
+  /** One response, labelled by its route pattern (never the raw URL: bounded labels). */
+  observe(method: string, route: string | undefined, statusCode: number, durationMs: number): void {
+    this.httpDuration.observe({ method, route: route ?? 'unmatched', status_code: String(statusCode) }, durationMs / 1000);
   }
 }
 
