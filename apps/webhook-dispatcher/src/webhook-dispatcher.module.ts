@@ -10,6 +10,7 @@ import { DeliveryService } from './delivery/delivery.service';
 import { DeliveryWorker } from './delivery/delivery-worker';
 import { EventsConsumer } from './delivery/events.consumer';
 import { InternalEventsController } from './delivery/internal-events.controller';
+import { DeliveryRetentionJob } from './delivery/retention';
 import { parseRetrySchedule } from './delivery/retry-schedule';
 import { WebhookSender } from './delivery/webhook-sender';
 import { EndpointsRepository } from './endpoints/endpoints.repository';
@@ -24,8 +25,9 @@ import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
 const LEASE_MARGIN_MS = 5_000;
 
 /**
- * Starts delivering once the app is up; on SIGTERM stops claiming and lets attempts in flight
- * finish and be recorded before the pool closes (what does not finish is retried after its lease).
+ * Starts delivering (and pruning) once the app is up; on SIGTERM stops claiming and lets attempts
+ * in flight finish and be recorded before the pool closes (what does not finish is retried after
+ * its lease).
  */
 @Injectable()
 class DeliveryLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -33,10 +35,12 @@ class DeliveryLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly worker: DeliveryWorker,
     private readonly notifications: DeliveryNotifications,
     private readonly sender: WebhookSender,
+    private readonly retention: DeliveryRetentionJob,
     private readonly graceMs: number,
   ) {}
 
   onApplicationBootstrap(): void {
+    this.retention.start();
     if (!this.worker.enabled) return;
     this.notifications.onNotify(() => this.worker.wake());
     this.notifications.start();
@@ -44,6 +48,7 @@ class DeliveryLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.retention.stop();
     await this.worker.stop(this.graceMs);
     await this.notifications.close();
     await this.sender.close();
@@ -102,9 +107,16 @@ export class WebhookDispatcherModule {
             ),
         },
         {
+          provide: DeliveryRetentionJob,
+          inject: [DeliveriesRepository],
+          useFactory: (deliveries: DeliveriesRepository) =>
+            new DeliveryRetentionJob(deliveries, { retentionDays: config.WEBHOOK_RETENTION_DAYS, intervalMs: config.WEBHOOK_PRUNE_INTERVAL_MS }, logger.child({ component: 'delivery-retention' })),
+        },
+        {
           provide: DeliveryLifecycle,
-          inject: [DeliveryWorker, DeliveryNotifications, WebhookSender],
-          useFactory: (worker: DeliveryWorker, notifications: DeliveryNotifications, sender: WebhookSender) => new DeliveryLifecycle(worker, notifications, sender, leaseMs),
+          inject: [DeliveryWorker, DeliveryNotifications, WebhookSender, DeliveryRetentionJob],
+          useFactory: (worker: DeliveryWorker, notifications: DeliveryNotifications, sender: WebhookSender, retention: DeliveryRetentionJob) =>
+            new DeliveryLifecycle(worker, notifications, sender, retention, leaseMs),
         },
       ],
       exports: [DeliveryService],

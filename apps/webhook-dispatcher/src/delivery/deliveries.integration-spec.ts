@@ -231,6 +231,34 @@ describe('deliveries (real PostgreSQL)', () => {
     });
   });
 
+  describe('retention', () => {
+    it('removes finished deliveries older than the retention with their attempts, keeps pending and recent ones, then empty deleted endpoints', async () => {
+      const account = randomUUID();
+      const e = await endpoint(account);
+      for (let i = 0; i < 4; i += 1) await service.recordEvent(recorded(account));
+      const rows = await rowsOf(e.id);
+      const [old, recent, pending, oldFailed] = rows;
+      await dataSource.query(
+        `INSERT INTO webhooks.attempts (delivery_id, account_id, started_at, duration_ms) SELECT id, account_id, now(), 1 FROM webhooks.deliveries WHERE endpoint_id = $1`,
+        [e.id],
+      );
+      await dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered', finished_at = now() - interval '31 days' WHERE id = $1`, [old!.id]);
+      await dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered', finished_at = now() - interval '29 days' WHERE id = $1`, [recent!.id]);
+      await dataSource.query(`UPDATE webhooks.deliveries SET status = 'failed', finished_at = now() - interval '40 days' WHERE id = $1`, [oldFailed!.id]);
+      expect(await deliveries.prune(30, 1)).toBe(1);
+      expect(await deliveries.prune(30, 10)).toBe(1);
+      expect((await rowsOf(e.id)).map((r) => r.id)).toEqual([recent!.id, pending!.id]);
+      const [{ n }] = await dataSource.query('SELECT count(*)::int AS n FROM webhooks.attempts WHERE delivery_id = ANY ($1)', [[old!.id, oldFailed!.id]]);
+      expect(n).toBe(0);
+
+      await endpoints.delete(account, e.id);
+      await dataSource.query(`UPDATE webhooks.deliveries SET finished_at = now() - interval '31 days' WHERE endpoint_id = $1`, [e.id]);
+      await dataSource.query(`UPDATE webhooks.endpoints SET deleted_at = now() - interval '31 days' WHERE id = $1`, [e.id]);
+      expect(await deliveries.prune(30, 10)).toBe(2);
+      expect(await dataSource.query('SELECT id FROM webhooks.endpoints WHERE id = $1', [e.id])).toEqual([]);
+    });
+  });
+
   describe('endpoints', () => {
     it('cancels pending deliveries of a deleted endpoint; a result arriving afterwards changes nothing', async () => {
       const account = randomUUID();
@@ -256,6 +284,14 @@ describe('deliveries (real PostgreSQL)', () => {
       expect((await rowsOf(e.id)).map((r) => r.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
       expect(await claim()).toEqual([]);
       expect(await endpoints.delete(account, e.id)).toBe(false);
+    });
+
+    it('erases the sealed secret of a deleted endpoint', async () => {
+      const account = randomUUID();
+      const e = await endpoint(account);
+      await endpoints.delete(account, e.id);
+      const [row] = await dataSource.query('SELECT length(secret_sealed) AS n FROM webhooks.endpoints WHERE id = $1', [e.id]);
+      expect(row.n).toBe(0);
     });
 
     it("deletes only the account's own endpoint", async () => {

@@ -184,4 +184,31 @@ export class DeliveriesRepository {
       ],
     );
   }
+
+  /**
+   * Removes finished deliveries (delivered, failed, cancelled) older than `days` with their
+   * attempts, at most `batch` at a time, and deleted endpoints that have nothing left.
+   * Returns the number of deliveries removed.
+   */
+  async prune(days: number, batch: number): Promise<number> {
+    const [{ n }]: Array<{ n: number }> = await this.db.query(
+      `WITH old AS (
+         SELECT id FROM webhooks.deliveries
+         WHERE status <> 'pending' AND finished_at < now() - $1 * interval '1 day'
+         ORDER BY finished_at LIMIT $2
+       ), attempts AS (
+         DELETE FROM webhooks.attempts WHERE delivery_id IN (SELECT id FROM old)
+       ), deliveries AS (
+         DELETE FROM webhooks.deliveries WHERE id IN (SELECT id FROM old) RETURNING 1
+       )
+       SELECT count(*)::int AS n FROM deliveries`,
+      [days, batch],
+    );
+    await this.db.query(
+      `DELETE FROM webhooks.endpoints e
+       WHERE e.deleted_at < now() - $1 * interval '1 day' AND NOT EXISTS (SELECT 1 FROM webhooks.deliveries d WHERE d.endpoint_id = e.id)`,
+      [days],
+    );
+    return n;
+  }
 }

@@ -45,12 +45,15 @@ export class EndpointsRepository {
     return this.db.query('SELECT id, url, events, created_at FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL ORDER BY id', [accountId]);
   }
 
-  /** Marks the endpoint deleted and cancels its pending deliveries, together. False when it is not the account's. */
+  /**
+   * Marks the endpoint deleted, erases its sealed secret (nothing will be signed with it again) and
+   * cancels its pending deliveries, together. False when it is not the account's.
+   */
   delete(accountId: string, id: string): Promise<boolean> {
     return this.db.transaction(async (m) => {
       const deleted: unknown[] = await m.query(
         `WITH deleted AS (
-           UPDATE webhooks.endpoints SET deleted_at = now() WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL RETURNING id
+           UPDATE webhooks.endpoints SET deleted_at = now(), secret_sealed = ''::bytea WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL RETURNING id
          )
          SELECT id FROM deleted`,
         [id, accountId],
