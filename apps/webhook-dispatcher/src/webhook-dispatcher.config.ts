@@ -1,6 +1,6 @@
 import { consumerConfigSpec, messagingConfigSpec } from '@svc/messaging';
-import { DEFAULT_DATABASE_URL } from '@svc/persistence';
-import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, port, url } from '@svc/platform';
+import { databaseConfigSpec } from '@svc/persistence';
+import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, port } from '@svc/platform';
 import { makeValidator } from 'envalid';
 import { readFileSync } from 'node:fs';
 import { parseRetrySchedule } from './delivery/retry-schedule';
@@ -42,9 +42,7 @@ export const webhookDispatcherConfigSpec = {
   ...messagingConfigSpec,
   ...consumerConfigSpec,
   PORT: port({ default: 3005, desc: 'Port of webhook-dispatcher (reached through the gateway).' }),
-  DATABASE_URL: url({ default: DEFAULT_DATABASE_URL, desc: 'PostgreSQL; webhook-dispatcher owns schema `webhooks` (endpoints, deliveries, attempts).' }),
-  DATABASE_POOL_SIZE: count({ default: 10, desc: 'Connections in the PostgreSQL pool.' }),
-  MIGRATE_ON_START: bool({ default: true, desc: 'Apply pending migrations at start (they also run as `npm run migrate`).' }),
+  ...databaseConfigSpec('webhook-dispatcher owns schema `webhooks` (endpoints, deliveries, attempts)'),
   WEBHOOK_SECRET_KEY: aesKey({
     devDefault: '825c7fabe970d711434486fba8fe969156bc5ffa0653a2125453c09baadb3c23',
     desc: 'AES-256-GCM key (32 bytes, hex or base64) that encrypts webhook signing secrets at rest. Required in production; changing it makes existing secrets unusable.',

@@ -64,14 +64,7 @@ export class WebhookDispatcherModule {
       module: WebhookDispatcherModule,
       imports: [
         PlatformModule.forRoot({ config, logger, behindGateway: true }),
-        PersistenceModule.forRoot({
-          schema: WEBHOOKS_SCHEMA,
-          url: config.DATABASE_URL,
-          migrations: WEBHOOKS_MIGRATIONS,
-          poolSize: config.DATABASE_POOL_SIZE,
-          migrateOnStart: config.MIGRATE_ON_START,
-          applicationName: 'webhook-dispatcher',
-        }),
+        PersistenceModule.forApp('webhook-dispatcher', config, WEBHOOKS_SCHEMA, WEBHOOKS_MIGRATIONS),
         MessagingModule.forRoot({ url: config.RABBITMQ_URL, connectionName: 'webhook-dispatcher' }),
       ],
       controllers: [WebhooksController, InternalEventsController, EventsConsumer],
