@@ -1,5 +1,6 @@
 // The baseline of bench/gateway.bench.mjs: a bare Fastify process answering GET /api/v1/whoami
-// with a fixed body (no auth, no logs, no metrics). BODY and PORT come from the environment.
+// with a fixed body (no auth, no logs, no metrics), started with the gateway's environment
+// (NODE_ENV=production). BODY and PORT come from the environment.
 import Fastify from 'fastify';
 
 const body = JSON.parse(process.env.BODY ?? '{}');

@@ -1,20 +1,34 @@
 // npm run bench:gateway — throughput and latency of GET /api/v1/whoami through the gateway (key
-// lookup, plan check, request id, metrics, one JSON log line per request) beside a bare Fastify
-// handler returning the same body, measured in the same run on the same machine with autocannon.
+// lookup, plan check, request id, metrics, one JSON access-log line per request at LOG_LEVEL=info)
+// beside a bare Fastify handler returning the same body (bench/bare-whoami.mjs: no auth, no logs,
+// no metrics), measured with autocannon in the same run on the same machine.
+//
+// Like with like: each server is a process of its own started with the same environment
+// (NODE_ENV=production), and both are driven by the same autocannon settings. The machine is
+// shared (2 cores, other work running), so one long run of each, one after the other, would
+// compare two different loads: instead the two are measured in alternating rounds (ABBA order,
+// BENCH_ROUNDS rounds of BENCH_DURATION_S seconds each), each round's ratio compares two
+// measurements taken seconds apart, and the figure reported is the median of those ratios.
+// The bare handler stays bare: the target compares the gateway, access log included, with the
+// least a Fastify process can do.
+//
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/gateway-*.json.
+// BENCH_ROUNDS (5), BENCH_DURATION_S (4), BENCH_CONNECTIONS (50) and BENCH_LOG_LEVEL (info) tune it.
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const DURATION = Number(process.env.BENCH_DURATION_S ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = `svc_bench_${randomBytes(4).toString('hex')}`;
 const dbUrl = Object.assign(new URL(server), { pathname: `/${dbName}` }).toString();
@@ -37,45 +51,65 @@ async function waitReady(url) {
   throw new Error(`${url} not ready`);
 }
 
-function load(url, headers) {
-  return autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION, warmup: { connections: CONNECTIONS, duration: 2 } });
-}
-
-const summary = (r) => ({ requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors + r.non2xx });
+const load = (target, duration) => autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration });
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const round2 = (n) => Math.round(n * 100) / 100;
+const measured = (r) => ({ requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors + r.non2xx });
+const summary = (runs) => ({
+  requests_per_s: median(runs.map((r) => r.requests_per_s)),
+  p50_ms: median(runs.map((r) => r.p50_ms)),
+  p99_ms: median(runs.map((r) => r.p99_ms)),
+  errors: runs.reduce((sum, r) => sum + r.errors, 0),
+});
 
 await onServer(`CREATE DATABASE ${dbName}`);
-const env = { ...process.env, DATABASE_URL: dbUrl, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), PORT: '3900', HOST: '127.0.0.1', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
+const env = { ...process.env, DATABASE_URL: dbUrl, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), HOST: '127.0.0.1', LOG_LEVEL };
 const created = spawnSync(process.execPath, [join(root, 'dist/apps/admin/src/main.js'), 'account', 'create', '--name', 'Bench', '--plan', 'scale'], { env, encoding: 'utf8' });
 if (created.status !== 0) throw new Error(created.stderr);
 const { api_key: apiKey, account } = JSON.parse(created.stdout);
-
-const gateway = spawn(process.execPath, [join(root, 'dist/apps/gateway/src/main.js')], { env, stdio: ['ignore', openSync('/dev/null', 'w'), 'inherit'] });
 const body = { account, key: { id: '00000000-0000-0000-0000-000000000000', prefix: apiKey.slice(0, 13), created_at: '2026-11-21T10:04:05.123456+00:00' }, app_url: 'http://localhost:3000' };
-// Both servers are processes of their own, each beside this load generator: the same conditions.
-const bare = spawn(process.execPath, [join(root, 'bench/bare-whoami.mjs')], { env: { ...process.env, PORT: '3901', BODY: JSON.stringify(body) }, stdio: 'inherit' });
+
+// The access log goes to /dev/null: the gateway formats and writes every line, nothing reads them.
+const quiet = ['ignore', openSync('/dev/null', 'w'), 'inherit'];
+const children = [
+  spawn(process.execPath, [join(root, 'dist/apps/gateway/src/main.js')], { env: { ...env, PORT: '3900' }, stdio: quiet }),
+  spawn(process.execPath, [join(root, 'bench/bare-whoami.mjs')], { env: { ...env, PORT: '3901', BODY: JSON.stringify(body) }, stdio: quiet }),
+];
+const targets = {
+  bare: { url: 'http://127.0.0.1:3901/api/v1/whoami', headers: {} },
+  gateway: { url: 'http://127.0.0.1:3900/api/v1/whoami', headers: { authorization: `Bearer ${apiKey}` } },
+};
 
 try {
   await Promise.all([waitReady('http://127.0.0.1:3900'), waitReady('http://127.0.0.1:3901')]);
-  const bareResult = summary(await load('http://127.0.0.1:3901/api/v1/whoami', {}));
-  const gatewayResult = summary(await load('http://127.0.0.1:3900/api/v1/whoami', { authorization: `Bearer ${apiKey}` }));
+  for (const target of Object.values(targets)) await load(target, 2); // warm-up (JIT, key cache)
+  const runs = { bare: [], gateway: [] };
+  const ratios = [];
+  for (let i = 0; i < ROUNDS; i += 1) {
+    for (const name of i % 2 === 0 ? ['bare', 'gateway'] : ['gateway', 'bare']) runs[name].push(measured(await load(targets[name], DURATION)));
+    ratios.push(round2(runs.gateway[i].requests_per_s / runs.bare[i].requests_per_s));
+    console.log(`round ${i + 1}/${ROUNDS}: bare ${runs.bare[i].requests_per_s} rps, gateway ${runs.gateway[i].requests_per_s} rps, ratio ${ratios[i]}`);
+  }
   const result = {
     benchmark: 'GET /api/v1/whoami',
     at: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
-    settings: { duration_s: DURATION, connections: CONNECTIONS },
-    bare_fastify: bareResult,
-    gateway: gatewayResult,
-    throughput_ratio: Math.round((gatewayResult.requests_per_s / bareResult.requests_per_s) * 100) / 100,
-    target: 'gateway keeps at least 0.5 of the bare handler throughput',
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, load_average_1m: round2(loadavg()[0]) },
+    settings: { rounds: ROUNDS, duration_s: DURATION, connections: CONNECTIONS, node_env: 'production', gateway_log_level: LOG_LEVEL },
+    bare_fastify: summary(runs.bare),
+    gateway: summary(runs.gateway),
+    round_ratios: ratios,
+    throughput_ratio: median(ratios),
+    target: 'gateway keeps at least 0.5 of the bare handler throughput (median of the per-round ratios)',
+    rounds: runs,
   };
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   const file = join(root, 'bench/results', `gateway-${result.at.slice(0, 10)}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  console.table({ 'bare Fastify': bareResult, gateway: gatewayResult });
-  console.log(`throughput ratio gateway/bare: ${result.throughput_ratio} (target ≥ 0.5) — written to ${file}`);
-  if (gatewayResult.errors > 0) process.exitCode = 1;
+  console.table({ 'bare Fastify': result.bare_fastify, gateway: result.gateway });
+  console.log(`throughput ratio gateway/bare: ${result.throughput_ratio} (median of ${ratios.join(', ')}; target ≥ 0.5) — written to ${file}`);
+  if (result.gateway.errors > 0 || result.bare_fastify.errors > 0) process.exitCode = 1;
 } finally {
-  for (const child of [gateway, bare]) child.kill('SIGTERM');
-  await Promise.all([gateway, bare].map((child) => new Promise((r) => child.on('exit', r))));
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((child) => new Promise((r) => (child.exitCode !== null ? r() : child.on('exit', r)))));
   await onServer(`DROP DATABASE ${dbName} WITH (FORCE)`);
 }
