@@ -1,5 +1,5 @@
-import { ConsentInputDto, StoredConsent } from '@svc/contracts';
-import { consentProblems, CustomerFields, instantMicros, mergeCustomer, NEW_CUSTOMER, planConsents } from './contact-rules';
+import { ConsentInputDto, CustomerFields, StoredConsent } from '@svc/contracts';
+import { consentProblems, instantMicros, mergeCustomer, NEW_CUSTOMER, planConsents } from './contact-rules';
 
 const stored = (overrides: Partial<StoredConsent> = {}): StoredConsent => ({
   purpose: 'future_email',

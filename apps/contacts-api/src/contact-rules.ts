@@ -3,18 +3,9 @@
  * (confirmation included) and what a list of sent consents does to the stored ones. No I/O here:
  * the service loads the state, asks these functions, and has the repository write the answer.
  */
-import { canonicalLanguageTag, ConsentInputDto, ErrorDetail, isActiveConsent, StoredConsent, UpsertContactDto } from '@svc/contracts';
+import { canonicalLanguageTag, ConsentInputDto, CustomerFields, ErrorDetail, isActiveConsent, StoredConsent, UpsertContactDto } from '@svc/contracts';
 import { parseTimestampInput } from '@svc/persistence';
 
-/** The customer fields a PUT can set (everything but ref, svc_id and the timestamps). */
-export interface CustomerFields {
-  name: string;
-  email: string | null;
-  email_confirmed: boolean;
-  phone: string | null;
-  phone_confirmed: boolean;
-  lang: string | null;
-}
 
 /** A customer created by a PUT starts like this; the request's fields apply on top. */
 export const NEW_CUSTOMER: Readonly<CustomerFields> = {

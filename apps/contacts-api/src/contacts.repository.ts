@@ -1,7 +1,7 @@
-import { EventContact, StoredConsent } from '@svc/contracts';
+import { CustomerFields, EventContact, StoredConsent } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import { CustomerFields, Withdrawal } from './contact-rules';
+import { Withdrawal } from './contact-rules';
 import { CONTACTS_SCHEMA } from './migrations';
 
 const CUSTOMER_COLUMNS = 'svc_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang, created_at, updated_at';

@@ -1,6 +1,6 @@
 import { DomainMessage, ErrorBody, EVENT_KINDS, PublicEvent } from '@svc/contracts';
 import { DOMAIN_EXCHANGE, domainMessage, parkingQueue } from '@svc/messaging';
-import { REPO_ROOT, RunningProcess, Stack, startRelay, startStack, TestAccount, TestProducer } from '@svc/testing';
+import { REPO_ROOT, RunningProcess, Stack, startRelay, startStack, TestAccount, TestProducer, waitFor } from '@svc/testing';
 import { connect } from 'amqplib';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -12,16 +12,6 @@ interface Page {
   events: PublicEvent[];
   next_after: number;
   more: boolean;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 /** The n that made a sample distinct (message.received samples carry message.id = 90000 + n). */
@@ -52,7 +42,7 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
   };
 
   const feedHas = (account: TestAccount, count: number) =>
-    until(`${count} events in the feed`, async () => {
+    waitFor(`${count} events in the feed`, async () => {
       const events = await readAll(account);
       return events.length >= count ? events : undefined;
     });
@@ -149,7 +139,7 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
     await feedHas(account, 2);
     expect((await stack.call('/contacts/cust-erase', { method: 'DELETE', key: account.key })).status).toBe(204);
     const contactOf = (e: PublicEvent) => (e.data as unknown as { contact: { svc_id: number; name: string } }).contact;
-    const events = await until('the erasure to reach the feed', async () => {
+    const events = await waitFor('the erasure to reach the feed', async () => {
       const all = await readAll(account);
       return all.some((e) => contactOf(e).svc_id === svcId && contactOf(e).name === '') ? all : undefined;
     });
@@ -241,7 +231,7 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
       await producer.emit('message.sent', account.accountId, 77);
       const events = await feedHas(account, 1);
       expect(events.map((e) => e.event)).toEqual(['message.sent']);
-      const parked = await until('the parked messages', async () => {
+      const parked = await waitFor('the parked messages', async () => {
         const { messageCount } = await channel.checkQueue(parkingQueue('events-api.domain'));
         return messageCount >= garbage.length ? messageCount : undefined;
       });

@@ -1,5 +1,5 @@
 import { CreatedWebhookDto, PublicEvent } from '@svc/contracts';
-import { createTestCa, HttpsReceiver, ReceivedRequest, RunningProcess, Stack, startRelay, startStack, TestAccount, TestCa, TestProducer } from '@svc/testing';
+import { createTestCa, HttpsReceiver, ReceivedRequest, RunningProcess, Stack, startRelay, startStack, TestAccount, TestCa, TestProducer, waitFor } from '@svc/testing';
 import { verify } from '@svc/webhook-signing';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,16 +17,6 @@ interface AttemptRow {
   status_code: number | null;
   error: string | null;
   response_body: string | null;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 describe('webhook-dispatcher: signed deliveries to a real https receiver', () => {
@@ -151,7 +141,7 @@ describe('webhook-dispatcher: signed deliveries to a real https receiver', () =>
     const event = sampleEvent('message.sent');
     await feed(account, [event]);
     const requests = await receiver.waitFor(endpoint.path, 7, 40_000);
-    await until('the delivery to fail', async () => ((await statusesOf(endpoint.id))[0] === 'failed' ? true : undefined));
+    await waitFor('the delivery to fail', async () => ((await statusesOf(endpoint.id))[0] === 'failed' ? true : undefined));
     await sleep(2_000);
     expect(receiver.received(endpoint.path)).toHaveLength(7);
     for (const request of requests) {
@@ -177,7 +167,7 @@ describe('webhook-dispatcher: signed deliveries to a real https receiver', () =>
     await receiver.waitFor(endpoint.path, 2);
     receiver.respond(endpoint.path, { status: 204 });
     await receiver.waitFor(endpoint.path, 3);
-    await until('the delivery to succeed', async () => ((await statusesOf(endpoint.id))[0] === 'delivered' ? true : undefined));
+    await waitFor('the delivery to succeed', async () => ((await statusesOf(endpoint.id))[0] === 'delivered' ? true : undefined));
     await sleep(3_500);
     expect(receiver.received(endpoint.path)).toHaveLength(3);
     expect((await attemptsOf(endpoint.id)).map((a) => a.status_code)).toEqual([503, 503, 204]);
@@ -191,7 +181,7 @@ describe('webhook-dispatcher: signed deliveries to a real https receiver', () =>
     await feed(account, [sampleEvent()]);
     await receiver.waitFor(endpoint.path, 2);
     expect(receiver.received(target)).toHaveLength(0);
-    const [first] = await until('the attempt record', async () => {
+    const [first] = await waitFor('the attempt record', async () => {
       const rows = await attemptsOf(endpoint.id);
       return rows.length > 0 ? rows : undefined;
     });
@@ -233,14 +223,14 @@ describe('webhook-dispatcher: signed deliveries to a real https receiver', () =>
     receiver.respond(large.path, { status: 200, body: 'x'.repeat(100 * 1024) });
     const before = new Date();
     await feed(account, [sampleEvent()]);
-    const [attempt] = await until('the attempt record', async () => {
+    const [attempt] = await waitFor('the attempt record', async () => {
       const rows = await attemptsOf(endpoint.id);
       return rows.length > 0 ? rows : undefined;
     });
     expect(attempt).toMatchObject({ status_code: 201, error: null, response_body: 'thanks' });
     expect(Date.parse(attempt!.started_at)).toBeGreaterThanOrEqual(before.getTime() - 1_000);
     expect(attempt!.duration_ms).toBeGreaterThanOrEqual(0);
-    const [largeAttempt] = await until('the large answer record', async () => {
+    const [largeAttempt] = await waitFor('the large answer record', async () => {
       const rows = await attemptsOf(large.id);
       return rows.length > 0 ? rows : undefined;
     });
@@ -254,7 +244,7 @@ describe('webhook-dispatcher: signed deliveries to a real https receiver', () =>
     receiver.respond(endpoint.path, { status: 500 });
     await feed(account, [sampleEvent(), sampleEvent()]);
     await receiver.waitFor(endpoint.path, 2);
-    await until('the attempts to be recorded', async () => ((await attemptsOf(endpoint.id)).length === 2 ? true : undefined));
+    await waitFor('the attempts to be recorded', async () => ((await attemptsOf(endpoint.id)).length === 2 ? true : undefined));
     expect((await stack.call(`/webhooks/${endpoint.id}`, { method: 'DELETE', key: account.key })).status).toBe(204);
     expect(await statusesOf(endpoint.id)).toEqual(['cancelled', 'cancelled']);
     await sleep(SCHEDULE_MS[0]! + 1_500);

@@ -21,16 +21,20 @@ export function isEventKind(value: unknown): value is EventKind {
 export const HANDOVER_REASONS = ['nobody_answered', 'customer_asked', 'assistant_unsure'] as const;
 export type HandoverReason = (typeof HANDOVER_REASONS)[number];
 
-/** `data.contact`: the customer without consents. */
-export interface EventContact {
-  ref: string | null;
-  svc_id: number;
+/** The customer fields the business sets (everything but ref, svc_id and the timestamps). */
+export interface CustomerFields {
   name: string;
   email: string | null;
   email_confirmed: boolean;
   phone: string | null;
   phone_confirmed: boolean;
   lang: string | null;
+}
+
+/** `data.contact`: the customer without consents. */
+export interface EventContact extends CustomerFields {
+  ref: string | null;
+  svc_id: number;
   created_at: string;
   updated_at: string;
 }

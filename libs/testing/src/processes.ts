@@ -87,3 +87,14 @@ export async function startApp(name: string, env: Record<string, string>, timeou
   await app.stop('SIGKILL');
   throw new Error(`${name} was not ready within ${timeoutMs} ms:\n${app.output()}`);
 }
+
+/** Polls `probe` until it returns something other than undefined; fails naming `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
