@@ -4,6 +4,9 @@
 //      deliveries/s), p50/p99
 //   2. the highest sustained rate to one fast receiver: a backlog of deliveries drained by one
 //      dispatcher process, deliveries per second
+//   3. the whole path at a steady 200 events/s to 3 endpoints: from the producer's commit (its
+//      outbox) through its relay, RabbitMQ, events-api (feed id, its outbox and relay), RabbitMQ and
+//      the dispatcher to receipt, p50/p99
 // The dispatcher runs as in production (NODE_ENV=production, default delivery settings) except that
 // it may call 127.0.0.1 and trusts the test CA. Needs `npm run build`, PostgreSQL and RabbitMQ on
 // 127.0.0.1. Writes bench/results/webhooks-*.json.
@@ -17,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const { startStack, startApp, createTestCa, HttpsReceiver } = require(join(root, 'dist/libs/testing/src/index.js'));
+const { startStack, startApp, startRelay, createTestCa, HttpsReceiver, TestProducer } = require(join(root, 'dist/libs/testing/src/index.js'));
 const { createDataSource } = require(join(root, 'dist/libs/persistence/src/index.js'));
 const { sampleEventData } = require(join(root, 'dist/libs/contracts/src/index.js'));
 const { DeliveriesRepository } = require(join(root, 'dist/apps/webhook-dispatcher/src/delivery/deliveries.repository.js'));
@@ -41,9 +44,9 @@ const dispatcherEnv = {
   WEBHOOK_CA_FILE: ca.caFile,
 };
 // The stack's dispatcher serves the API only; deliveries are made by `worker`, started per phase.
-const stack = await startStack(['webhook-dispatcher'], {
+const stack = await startStack(['events-api', 'webhook-dispatcher'], {
   env: { LOG_LEVEL: 'warn' },
-  appEnv: { 'webhook-dispatcher': { ...dispatcherEnv, WEBHOOK_CONCURRENCY: '0' }, gateway: { NODE_ENV: 'production' } },
+  appEnv: { 'webhook-dispatcher': { ...dispatcherEnv, WEBHOOK_CONCURRENCY: '0' }, 'events-api': { NODE_ENV: 'production' }, gateway: { NODE_ENV: 'production' } },
 });
 const startWorker = () => startApp('webhook-dispatcher', { ...stack.env, ...dispatcherEnv });
 const db = await createDataSource({ schema: 'webhooks', url: stack.db.url, migrations: [], poolSize: 8 }).initialize();
@@ -75,6 +78,8 @@ async function waitForAll(paths, perPath, timeoutMs) {
 }
 
 let worker;
+let relay;
+let producer;
 try {
   // 1. Steady rate to 3 endpoints: insert → receipt.
   const steady = await stack.newAccount('Steady');
@@ -143,6 +148,41 @@ try {
   };
   console.log('sustained', burstResult);
 
+  // 3. The whole path at a steady rate: producer commit → receipt.
+  producer = await TestProducer.create(stack.db.url);
+  relay = await startRelay({ DATABASE_URL: stack.db.url, RABBITMQ_URL: stack.env.RABBITMQ_URL });
+  const full = await stack.newAccount('Full path');
+  const fullPaths = await registerEndpoints(full, ENDPOINTS);
+  const committedAt = new Map();
+  const fullTotal = STEADY_RATE * (WARMUP_SECONDS + STEADY_SECONDS);
+  const fullWarmup = STEADY_RATE * WARMUP_SECONDS;
+  const fullStart = performance.now();
+  const commits = [];
+  for (let n = 0; n < fullTotal; n++) {
+    const wait = fullStart + (n * 1000) / STEADY_RATE - performance.now();
+    if (wait > 0) await sleep(wait);
+    const measured = n >= fullWarmup;
+    commits.push(producer.emit('message.received', full.accountId, n).then(() => measured && committedAt.set(90_000 + n, Date.now())));
+  }
+  await Promise.all(commits);
+  await waitForAll(fullPaths, fullTotal, 120_000);
+  const fullLatencies = fullPaths
+    .flatMap((path) => receiver.received(path))
+    .map((r) => ({ r, marker: JSON.parse(r.body.toString('utf8')).data.message.id }))
+    .filter(({ marker }) => committedAt.has(marker))
+    .map(({ r, marker }) => r.receivedAt - committedAt.get(marker))
+    .sort((a, b) => a - b);
+  const fullResult = {
+    events_per_s: STEADY_RATE,
+    endpoints: ENDPOINTS,
+    seconds: STEADY_SECONDS,
+    deliveries: fullLatencies.length,
+    p50_ms: round(percentile(fullLatencies, 50)),
+    p99_ms: round(percentile(fullLatencies, 99)),
+    max_ms: round(fullLatencies.at(-1)),
+  };
+  console.log('whole path', fullResult);
+
   const result = {
     benchmark: 'webhook deliveries to a real https receiver',
     date: new Date().toISOString(),
@@ -150,12 +190,15 @@ try {
     settings: { dispatcher: 'NODE_ENV=production, default WEBHOOK_CONCURRENCY and WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', latency_from: 'the start of recordEvent (the insert transaction) to receipt' },
     steady: steadyResult,
     sustained_one_receiver: burstResult,
+    whole_path_from_producer_commit: fullResult,
     targets: { steady_p50_ms: 60, steady_p99_ms: 250, sustained_deliveries_per_s: 1000 },
   };
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, `bench/results/webhooks-${result.date.slice(0, 10)}.json`), `${JSON.stringify(result, null, 2)}\n`);
   console.log(JSON.stringify(result, null, 2));
 } finally {
+  await relay?.stop();
+  await producer?.close();
   await worker?.stop();
   await db.destroy();
   await stack.stop();

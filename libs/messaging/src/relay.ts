@@ -23,6 +23,8 @@ interface OutboxRow {
 
 const PRUNE_EVERY_MS = 60_000;
 const RETRY_AFTER_FAILURE_MS = 500;
+/** Rounds in flight at once in one relay. */
+const MAX_ROUNDS = 4;
 
 /**
  * Publishes a schema's outbox. Each round claims a batch of unsent rows with FOR UPDATE SKIP LOCKED
@@ -35,7 +37,7 @@ export class OutboxRelay {
   private listener?: Client;
   private pollTimer?: NodeJS.Timeout;
   private pruneTimer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly rounds = new Set<Promise<void>>();
   private again = false;
   private stopped = true;
 
@@ -56,27 +58,32 @@ export class OutboxRelay {
     this.wake();
   }
 
-  /** Runs a round now, or right after the current one. */
+  /**
+   * Starts a round unless MAX_ROUNDS are in flight (then one more runs when one ends). Rounds run
+   * side by side: a commit made while a round waits for its confirms is published at once by the
+   * next round, not after the first one (SKIP LOCKED keeps them apart).
+   */
   wake(): void {
     if (this.stopped) return;
-    if (this.running) {
+    if (this.rounds.size >= MAX_ROUNDS) {
       this.again = true;
       return;
     }
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
+    const round = this.runRound().finally(() => {
+      this.rounds.delete(round);
       if (this.again) {
         this.again = false;
         this.wake();
       }
     });
+    this.rounds.add(round);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.pollTimer);
     clearInterval(this.pruneTimer);
-    await this.running;
+    await Promise.all(this.rounds);
     await this.listener?.end().catch(() => undefined);
     this.listener = undefined;
   }
@@ -106,13 +113,11 @@ export class OutboxRelay {
     this.wake();
   }
 
-  /** Publishes rounds until the outbox is empty or publishing fails (the poll retries later). */
-  private async drain(): Promise<void> {
+  /** Publishes a batch; a full batch means more may wait, so another round follows. */
+  private async runRound(): Promise<void> {
+    if (!this.publisher.isReady) return;
     try {
-      while (!this.stopped && this.publisher.isReady) {
-        const published = await this.round();
-        if (published < this.options.batchSize) return;
-      }
+      if ((await this.round()) === this.options.batchSize) this.again = true;
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'outbox round failed; retrying');
       await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_FAILURE_MS));
