@@ -34,6 +34,9 @@ export class AmqpClient {
     if (this.model) return;
     this.model = await connect(this.url, {
       clientProperties: { connection_name: this.connectionName },
+      // amqplib leaves Nagle's algorithm on: a publish's frames then wait for the broker's delayed
+      // ACK, and every confirm and delivery takes ~40 ms instead of ~2 ms.
+      noDelay: true,
       recovery: {
         waitForConnect: false,
         initialDelay: 200,
