@@ -20,6 +20,11 @@ const PUBLIC_PATHS = new Set([`${API_PREFIX}/openapi.json`]);
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const BEARER = /^Bearer ([^\s]+)$/;
 
+/** The token of `Authorization: Bearer <token>`, or '' (never a valid key). */
+function bearerToken(authorization: string | undefined): string {
+  return BEARER.exec(authorization ?? '')?.[1] ?? '';
+}
+
 /** Every path under the API prefix except the public ones (the query string aside). */
 function needsKey(url: string): boolean {
   if (!url.startsWith(API_PREFIX)) return false;
@@ -48,8 +53,24 @@ export class GatewayPipeline {
   }
 
   install(fastify: FastifyInstance): void {
-    fastify.addHook('onRequest', async (request, reply) => {
-      if (needsKey(request.url)) await this.admit(request, reply);
+    // Declared up front, so that setting it keeps every request object of one shape.
+    fastify.decorateRequest('principal', undefined);
+    fastify.addHook('onRequest', (request, reply, done) => {
+      if (!needsKey(request.url)) return done();
+      const lookup = this.authenticator.authenticate(bearerToken(request.headers.authorization));
+      // A key in the cache is admitted without a promise: a read costs no microtask here.
+      if (lookup instanceof Promise) {
+        lookup.then((principal) => this.admit(request, reply, principal)).then(() => done(), done);
+        return;
+      }
+      let limiting: Promise<void> | undefined;
+      try {
+        limiting = this.admit(request, reply, lookup);
+      } catch (err) {
+        return done(err as Error);
+      }
+      if (limiting) limiting.then(() => done(), done);
+      else done();
     });
 
     // Bodies stay bytes: checked to be JSON here, relayed untouched to the service.
@@ -74,9 +95,8 @@ export class GatewayPipeline {
     }
   }
 
-  private async admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const match = BEARER.exec(request.headers.authorization ?? '');
-    const principal = match?.[1] ? await this.authenticator.authenticate(match[1]) : null;
+  /** 401, 402, then for a write the limit (the promise of its 429 or go-ahead). */
+  private admit(request: FastifyRequest, reply: FastifyReply, principal: Principal | null): Promise<void> | undefined {
     if (!principal) {
       throw new ApiError('unauthorized', 'Send a valid API key: Authorization: Bearer svc_cust_…', undefined, { 'www-authenticate': 'Bearer' });
     }
@@ -84,8 +104,11 @@ export class GatewayPipeline {
       throw new ApiError('plan_required', `The API needs the ${API_PLAN} plan; this account is on ${principal.account.plan}.`);
     }
     request.principal = principal;
-    if (!WRITES.has(request.method) || this.exempt.has(principal.account.id)) return;
+    if (!WRITES.has(request.method) || this.exempt.has(principal.account.id)) return undefined;
+    return this.limit(request, reply, principal);
+  }
 
+  private async limit(request: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<void> {
     const decision = await this.limiter.consume(principal.key.id, request.id).catch((err: unknown) => {
       request.log.error({ err }, 'write limiter unavailable');
       throw new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });

@@ -59,6 +59,8 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
     childLoggerFactory: (parent: FastifyBaseLogger, bindings: Bindings) => parent.child(bindings),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // No app uses Nest middleware; without it Nest leaves @fastify/middie and its hook out.
+    skipMiddie: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(definition.module(config, logger), adapter, {
     logger: new NestPinoLogger(logger),
@@ -72,11 +74,8 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
   fastify.removeContentTypeParser('text/plain');
   const metrics = app.get(MetricsService);
   const readiness = app.get(ReadinessService);
-  fastify.addHook('onRequest', (request, reply, done) => {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
-    done();
-  });
-  fastify.addHook('onSend', (_request, reply, payload, done) => {
     // A keep-alive connection would hold the closing server open until the client drops it.
     if (readiness.isDraining) reply.header('connection', 'close');
     done(null, payload);
