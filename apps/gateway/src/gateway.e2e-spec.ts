@@ -63,7 +63,7 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     scale = { accountId: created.account.id, key: created.apiKey };
     growthKey = (await accounts.createAccount('Small', 'growth')).apiKey;
     stub = await startStub();
-    [gateway, twin] = await Promise.all([startApp('gateway', env()), startApp('gateway', env())]);
+    [gateway, twin] = await Promise.all([startApp('gateway', { ...env(), LOG_LEVEL: 'info' }), startApp('gateway', env())]);
   });
 
   afterAll(async () => {
@@ -219,6 +219,39 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
       key: { id: expect.any(String), prefix: scale.key.slice(0, 13), created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/) },
       app_url: 'http://localhost:3000',
     });
+  });
+
+  it('logs one JSON line per call with its request id, route, status and duration; no key, no query string, no probes', async () => {
+    await call(gateway, '/whoami', { key: scale.key, headers: { 'x-request-id': 'access-log-1' } });
+    await call(gateway, '/nothing-here?email=ada@example.com', { key: scale.key, headers: { 'x-request-id': 'access-log-2' } });
+    const linesOf = (requestId: string) =>
+      gateway
+        .output()
+        .split('\n')
+        .filter((line) => line.includes(`"request_id":"${requestId}"`))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    for (let waited = 0; linesOf('access-log-2').length === 0 && waited < 2000; waited += 50) await sleep(50);
+    expect(linesOf('access-log-1')).toEqual([
+      {
+        level: 'info',
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        app: 'gateway',
+        name: 'gateway',
+        request_id: 'access-log-1',
+        method: 'GET',
+        path: '/api/v1/whoami',
+        route: '/api/v1/whoami',
+        status_code: 200,
+        duration_ms: expect.any(Number),
+        msg: 'request completed',
+      },
+    ]);
+    expect(linesOf('access-log-2')).toEqual([expect.objectContaining({ path: '/api/v1/nothing-here', status_code: 404, msg: 'request completed' })]);
+    expect(linesOf('access-log-2')[0]).not.toHaveProperty('route');
+    const output = gateway.output();
+    expect(output).not.toContain(scale.key);
+    expect(output).not.toContain('ada@example.com');
+    expect(output).not.toContain('"path":"/readyz"');
   });
 
   describe('proxying', () => {

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Bindings, Logger } from 'pino';
 import { Config, ConfigError, ConfigSpec, loadConfig } from './config';
 import { ApiExceptionFilter, ApiFastifyAdapter, RouteRegistry } from './http-errors';
-import { createLogger, NestPinoLogger } from './logger';
+import { accessLog, createLogger, NestPinoLogger } from './logger';
 import { ReadinessService } from './health';
 import { MetricsService } from './metrics';
 import { PlatformConfig } from './tokens';
@@ -73,6 +73,7 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
   // JSON only: a body of any other type is 415 (Fastify would otherwise accept text/plain).
   fastify.removeContentTypeParser('text/plain');
   const metrics = app.get(MetricsService);
+  const writeAccess = accessLog(logger);
   const readiness = app.get(ReadinessService);
   fastify.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
@@ -86,7 +87,7 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
     const ms = reply.elapsedTime;
     metrics.observe(request.method, route, reply.statusCode, ms);
     if (route === undefined || !QUIET_ROUTES.has(route)) {
-      request.log.info({ method: request.method, path: pathOf(request.url), route, status_code: reply.statusCode, duration_ms: Math.round(ms * 10) / 10 }, 'request completed');
+      writeAccess({ requestId: request.id, method: request.method, path: pathOf(request.url), route, statusCode: reply.statusCode, durationMs: Math.round(ms * 10) / 10 });
     }
     done();
   });
