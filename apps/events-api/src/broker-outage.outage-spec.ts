@@ -22,7 +22,7 @@ describe('broker outage (real RabbitMQ stopped for 10 s)', () => {
     await relay?.stop();
     await producer?.close();
     await stack?.stop();
-  });
+  }, 180_000); // the broker's quorum queues recover after start_app before the vhost can go
 
   it('delivers every event produced before, during and after the outage exactly once', async () => {
     const account = await stack.newAccount('Outage');
