@@ -3,6 +3,21 @@ import type { Logger } from 'pino';
 
 type Setup = (model: ChannelModel) => Promise<void>;
 
+const CLOSE_TIMEOUT_MS = 5_000;
+
+/**
+ * Closing a channel or connection whose socket is half dead can wait forever; shutdown must not.
+ * Resolves when `closing` settles or after CLOSE_TIMEOUT_MS, whichever comes first.
+ */
+export async function closeWithin(closing: Promise<unknown> | undefined): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    (closing ?? Promise.resolve()).catch(() => undefined),
+    new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS))),
+  ]);
+  clearTimeout(timer);
+}
+
 /**
  * One AMQP connection per process, recovered after a broker restart with backoff (amqplib's
  * recovery). Publishers and consumers register a setup that recreates their channels on every
@@ -61,6 +76,6 @@ export class AmqpClient {
     const model = this.model;
     this.model = undefined;
     this.current = undefined;
-    await model?.close().catch(() => undefined);
+    await closeWithin(model?.close());
   }
 }

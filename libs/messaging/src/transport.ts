@@ -2,7 +2,7 @@ import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microse
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
 import { lastValueFrom, Observable } from 'rxjs';
-import { AmqpClient } from './amqp-client';
+import { AmqpClient, closeWithin } from './amqp-client';
 import { declareQueue, QueueSpec } from './topology';
 
 /** Thrown by a handler (or the payload check) for a message that can never succeed: it is parked. */
@@ -88,7 +88,7 @@ export class AmqpTransport extends Server implements CustomTransportStrategy {
   async close(): Promise<void> {
     const channel = this.channel;
     this.channel = undefined;
-    await channel?.close().catch(() => undefined);
+    await closeWithin(channel?.close());
   }
 
   on(): void {

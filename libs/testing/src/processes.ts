@@ -35,6 +35,8 @@ export interface RunningApp extends RunningProcess {
   port: number;
 }
 
+const STOP_TIMEOUT_MS = 20_000;
+
 /** Collects a child's output and knows how to stop it. */
 function track(child: ChildProcess): RunningProcess {
   let output = '';
@@ -46,7 +48,17 @@ function track(child: ChildProcess): RunningProcess {
     output: () => output,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
+      // A process that does not end within STOP_TIMEOUT_MS is killed, and says so: teardown must
+      // not hang a suite, and a slow shutdown must not go unnoticed.
+      const timer = setTimeout(() => {
+        process.stderr.write(`process ${child.pid} did not end ${STOP_TIMEOUT_MS} ms after ${signal}; killing it. Its output:\n${output.slice(-2000)}\n`);
+        child.kill('SIGKILL');
+      }, STOP_TIMEOUT_MS);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

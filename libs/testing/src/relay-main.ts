@@ -15,7 +15,20 @@ async function main(): Promise<void> {
   await client.start();
   await relay.start();
   process.stdout.write('relay started\n');
-  process.once('SIGTERM', () => void relay.stop().then(() => client.close()).then(() => db.destroy()).then(() => process.exit(0)));
+  process.once('SIGTERM', () => {
+    const stop = async () => {
+      await relay.stop();
+      await client.close();
+      await db.destroy();
+    };
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`relay stop failed: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  });
 }
 
 void main();
