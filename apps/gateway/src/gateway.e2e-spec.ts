@@ -203,6 +203,14 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
       expect(await errorCode(wrong)).toBe('method_not_allowed');
     });
 
+    it('400 validation_failed in the error shape for a path the router cannot read', async () => {
+      for (const path of ['/contacts/%ZZ', `/contacts/${'a'.repeat(3100)}`]) {
+        const response = await call(gateway, path, { key: scale.key });
+        expect(response.status).toBe(400);
+        expect(await response.json()).toEqual({ error: { code: 'validation_failed', message: 'The URL path is not valid.', details: [{ path: 'path', message: expect.any(String) }] } });
+      }
+    });
+
     it('echoes X-Request-Id, or makes one', async () => {
       const echoed = await call(gateway, '/whoami', { key: scale.key, headers: { 'x-request-id': 'req-123' } });
       expect(echoed.headers.get('x-request-id')).toBe('req-123');

@@ -2,12 +2,13 @@ import 'reflect-metadata';
 import { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { FastifyBaseLogger, FastifyInstance, LogController } from 'fastify';
+import { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Bindings, Logger } from 'pino';
 import { Config, ConfigError, ConfigSpec, loadConfig } from './config';
-import { ApiExceptionFilter, ApiFastifyAdapter, RouteRegistry } from './http-errors';
+import { ApiError } from './errors';
+import { ApiExceptionFilter, ApiFastifyAdapter, RouteRegistry, sendError } from './http-errors';
 import { accessLog, createLogger, NestPinoLogger } from './logger';
 import { ReadinessService } from './health';
 import { MetricsService } from './metrics';
@@ -61,6 +62,10 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
     forceCloseConnections: 'idle',
     // No app uses Nest middleware; without it Nest leaves @fastify/middie and its hook out.
     skipMiddie: true,
+    // A path the router cannot read (bad percent-encoding, a parameter over the length limit) gets
+    // the contract's error shape too, not Fastify's.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) =>
+      sendError(request, reply, new ApiError('validation_failed', 'The URL path is not valid.', [{ path: 'path', message: error.message }])),
   });
   const app = await NestFactory.create<NestFastifyApplication>(definition.module(config, logger), adapter, {
     logger: new NestPinoLogger(logger),
