@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { sampleEventData } from './event-samples';
 import { EVENT_KINDS, EventKind } from './events';
 
 export const EVENTS_PAGE_DEFAULT = 100;
@@ -27,18 +28,8 @@ export class EventsQueryDto {
   limit?: number;
 }
 
-const SAMPLE_CONTACT = {
-  ref: 'cust-1042',
-  svc_id: 1042,
-  name: 'Ada Lovelace',
-  email: 'ada@example.com',
-  email_confirmed: true,
-  phone: '+447700900123',
-  phone_confirmed: false,
-  lang: 'en',
-  created_at: '2026-11-20T09:12:44.512907+00:00',
-  updated_at: '2026-11-21T10:04:05.123456+00:00',
-};
+/** The example of `data` in the docs: a fixed moment, so the generated document is stable. */
+const SAMPLE_DATA = sampleEventData('contact.confirmed', { now: new Date('2026-11-21T10:04:05.123Z'), n: 42, appUrl: 'https://app.example.com' });
 
 export class EventDto {
   @ApiProperty({ description: 'Increasing per account; the same id in the feed and in every webhook attempt.', example: 1287 })
@@ -55,7 +46,7 @@ export class EventDto {
     additionalProperties: true,
     description:
       'Depends on the kind. `contact` is the customer without consents; `conversation` is `{id, channel, url}`. See "Events" in the API guide for every kind.',
-    example: { contact: SAMPLE_CONTACT, confirmed: 'email', conversation: { id: 5531, channel: 'web', url: 'https://app.example.com/conversations/5531' } },
+    example: SAMPLE_DATA,
   })
   data!: Record<string, unknown>;
 }
