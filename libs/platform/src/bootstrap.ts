@@ -9,7 +9,7 @@ import type { Bindings, Logger } from 'pino';
 import { Config, ConfigError, ConfigSpec, loadConfig } from './config';
 import { ApiError } from './errors';
 import { ApiExceptionFilter, ApiFastifyAdapter, RouteRegistry, sendError } from './http-errors';
-import { accessLog, createLogger, NestPinoLogger } from './logger';
+import { accessLog, CallLogger, createLogger, NestPinoLogger } from './logger';
 import { ReadinessService } from './health';
 import { MetricsService } from './metrics';
 import { PlatformConfig } from './tokens';
@@ -54,10 +54,8 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     genReqId: requestId,
-    // Each call's child logger carries its request id. Fastify's own factory also passes the
-    // route's log level (none is set: ''), which makes pino rebuild the child's level methods on
-    // every call.
-    childLoggerFactory: (parent: FastifyBaseLogger, bindings: Bindings) => parent.child(bindings),
+    // Each call's logger carries its request id, made only if the call logs (`CallLogger`).
+    childLoggerFactory: (parent: FastifyBaseLogger, bindings: Bindings) => new CallLogger(parent, bindings),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // No app uses Nest middleware; without it Nest leaves @fastify/middie and its hook out.

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Writable } from 'node:stream';
-import { accessLog, createLogger, redactSecrets, TurnBufferedDestination } from './logger';
+import { accessLog, CallLogger, createLogger, redactSecrets, TurnBufferedDestination } from './logger';
 
 function sink(): { lines: string[]; stream: Writable } {
   const lines: string[] = [];
@@ -68,6 +68,24 @@ describe('logger', () => {
     const quiet = sink();
     accessLog(createLogger('gateway', 'warn', quiet.stream))({ requestId: 'r', method: 'GET', path: '/', route: '/', statusCode: 200, durationMs: 1 });
     expect(quiet.lines).toHaveLength(0);
+  });
+
+  it("writes a call's lines with its request id, making the child logger only when the call logs", () => {
+    const { lines, stream } = sink();
+    const parent = createLogger('gateway', 'info', stream);
+    const child = jest.spyOn(parent, 'child');
+    const quiet = new CallLogger(parent, { request_id: 'r-1' });
+    expect(quiet.level).toBe('info');
+    expect(child).not.toHaveBeenCalled();
+    const logging = new CallLogger(parent, { request_id: 'r-2' });
+    logging.warn({ reason: 'bad_signature' }, 'refused');
+    logging.error({ err: new Error('boom') }, 'unhandled error');
+    logging.debug('not at info');
+    expect(child).toHaveBeenCalledTimes(1);
+    expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual([
+      expect.objectContaining({ level: 'warn', request_id: 'r-2', reason: 'bad_signature', msg: 'refused' }),
+      expect.objectContaining({ level: 'error', request_id: 'r-2', err: expect.objectContaining({ message: 'boom' }), msg: 'unhandled error' }),
+    ]);
   });
 
   it('writes the lines of one event-loop turn together, in order, when the turn ends', async () => {

@@ -1,5 +1,6 @@
 import { LoggerService } from '@nestjs/common';
-import pino, { Logger } from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import pino, { Bindings, ChildLoggerOptions, LevelWithSilentOrString, Logger } from 'pino';
 
 /**
  * Never logged, at any depth: a field whose name ends like a credential (`authorization`,
@@ -142,6 +143,56 @@ export function accessLog(logger: Logger): (record: AccessRecord) => void {
   const writer = accessWriters.get(logger);
   if (!writer) throw new Error('accessLog needs a logger made by createLogger');
   return writer;
+}
+
+/**
+ * A call's logger (Fastify's `request.log`): the child logger with the call's request id, made the
+ * first time the call logs. Most calls log nothing but their access line (`accessLog`), so most
+ * never make one: a child per call was a visible share of a gateway call.
+ */
+export class CallLogger implements FastifyBaseLogger {
+  private made: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+  ) {}
+
+  private get logger(): FastifyBaseLogger {
+    return (this.made ??= this.parent.child(this.bindings));
+  }
+
+  get level(): LevelWithSilentOrString {
+    return (this.made ?? this.parent).level;
+  }
+  set level(level: LevelWithSilentOrString) {
+    this.logger.level = level;
+  }
+
+  fatal(...args: unknown[]): void {
+    Reflect.apply(this.logger.fatal, this.logger, args);
+  }
+  error(...args: unknown[]): void {
+    Reflect.apply(this.logger.error, this.logger, args);
+  }
+  warn(...args: unknown[]): void {
+    Reflect.apply(this.logger.warn, this.logger, args);
+  }
+  info(...args: unknown[]): void {
+    Reflect.apply(this.logger.info, this.logger, args);
+  }
+  debug(...args: unknown[]): void {
+    Reflect.apply(this.logger.debug, this.logger, args);
+  }
+  trace(...args: unknown[]): void {
+    Reflect.apply(this.logger.trace, this.logger, args);
+  }
+  silent(...args: unknown[]): void {
+    Reflect.apply(this.logger.silent, this.logger, args);
+  }
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.logger.child(bindings, options);
+  }
 }
 
 /** Nest's own messages (bootstrap, lifecycle) go to the same JSON log. */
