@@ -6,7 +6,6 @@
 import { canonicalLanguageTag, ConsentInputDto, CustomerFields, ErrorDetail, isActiveConsent, StoredConsent, UpsertContactDto } from '@svc/contracts';
 import { parseTimestampInput } from '@svc/persistence';
 
-
 /** A customer created by a PUT starts like this; the request's fields apply on top. */
 export const NEW_CUSTOMER: Readonly<CustomerFields> = {
   name: '',

@@ -1,5 +1,5 @@
 import { DomainMessage, EventKind, sampleEventData } from '@svc/contracts';
-import { domainMessage } from '@svc/messaging';
+import { domainMessage, OutboxRelay } from '@svc/messaging';
 import { createDataSource, migrate } from '@svc/persistence';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
@@ -11,12 +11,14 @@ describe('EventLog (real PostgreSQL)', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
   let log: EventLog;
+  /** Counts the wake-ups of the (in-process) relay that publishes the outbox rows. */
+  const relay = { wakes: 0, wake(): void { this.wakes += 1; } };
 
   beforeAll(async () => {
     db = await createTestDatabase();
     dataSource = await createDataSource({ schema: EVENTS_SCHEMA, url: db.url, migrations: EVENTS_MIGRATIONS, poolSize: 8 }).initialize();
     await migrate(dataSource);
-    log = new EventLog(dataSource);
+    log = new EventLog(dataSource, relay as unknown as OutboxRelay);
   });
 
   afterAll(async () => {
@@ -46,8 +48,12 @@ describe('EventLog (real PostgreSQL)', () => {
   it('ignores redelivered events, also inside one batch, without reusing an id', async () => {
     const account = randomUUID();
     const [a, b, c] = [1, 2, 3].map((n) => sample(account, n));
+    const wakes = relay.wakes;
     expect(await log.append(account, [a!, b!])).toBe(2);
     expect(await log.append(account, [a!, c!, c!, b!])).toBe(1);
+    expect(await log.append(account, [c!, a!])).toBe(0);
+    // The relay is woken after each append that queued something, not for a batch of repeats.
+    expect(relay.wakes - wakes).toBe(2);
     const stored = await ids(account);
     expect(stored.map((r) => r.eventId)).toEqual([a!.id, b!.id, c!.id]);
     expect(stored.map((r) => r.id)).toEqual([...stored.map((r) => r.id)].sort((x, y) => x - y));

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainMessage, EventKind, PublicEvent } from '@svc/contracts';
-import { EVENTS_EXCHANGE, outboxChannel } from '@svc/messaging';
+import { EVENTS_EXCHANGE, OutboxRelay } from '@svc/messaging';
 import { DataSource } from 'typeorm';
-import { EVENTS_SCHEMA } from './migrations';
 
 /** timestamptz as the contract writes it: UTC, six fraction digits, `+00:00`. */
 const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
@@ -12,7 +11,9 @@ const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')
  * producer id is known (redeliveries), take the next ids of the account (the upsert's row lock
  * makes the account's appends commit one after another, so ids become visible in increasing
  * order), append, and put each recorded event in the outbox for the dispatcher. A redelivery that
- * races its original costs a gap in the ids, never a duplicate.
+ * races its original costs a gap in the ids, never a duplicate. No NOTIFY: PostgreSQL serializes
+ * the commits of every notifying transaction (a database-wide lock held through the WAL flush), and
+ * the relay that publishes these rows runs in this process, woken directly after the commit.
  */
 const APPEND = `
   WITH input AS (
@@ -39,7 +40,7 @@ const APPEND = `
     FROM ev
     RETURNING 1
   )
-  SELECT (SELECT count(*) FROM outbox)::int AS appended, pg_notify('${outboxChannel(EVENTS_SCHEMA)}', '')`;
+  SELECT (SELECT count(*) FROM outbox)::int AS appended`;
 
 export interface EventsPage {
   events: PublicEvent[];
@@ -49,7 +50,10 @@ export interface EventsPage {
 
 @Injectable()
 export class EventLog {
-  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+  constructor(
+    @Inject(DataSource) private readonly db: DataSource,
+    private readonly relay: OutboxRelay,
+  ) {}
 
   /** Appends public events of one account, in the given order; returns how many were new. */
   async append(accountId: string, messages: ReadonlyArray<DomainMessage<EventKind>>): Promise<number> {
@@ -60,7 +64,9 @@ export class EventLog {
       messages.map((m) => m.at),
       messages.map((m) => JSON.stringify(m.data)),
     ]);
-    return row?.appended ?? 0;
+    const appended = row?.appended ?? 0;
+    if (appended > 0) this.relay.wake();
+    return appended;
   }
 
   /**

@@ -59,7 +59,7 @@ export const webhookDispatcherConfigSpec = {
   }),
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: count({ default: 32, desc: 'Attempts in flight to one endpoint at once, so a slow receiver cannot hold every worker.' }),
   WEBHOOK_CONCURRENCY: countOrZero({ default: 256, desc: 'Attempts in flight in this process; 0 serves the API only and delivers nothing.' }),
-  WEBHOOK_POLL_INTERVAL_MS: count({ default: 1000, desc: 'How often workers look for due retries (new deliveries wake them at once through LISTEN/NOTIFY).' }),
+  WEBHOOK_POLL_INTERVAL_MS: count({ default: 1000, desc: 'How often workers look for due deliveries: retries, and deliveries no process could take when they were made (new ones are sent at once by the process that makes them).' }),
   WEBHOOK_RETENTION_DAYS: count({ default: 30, desc: 'Days finished deliveries and their attempts are kept before the prune job removes them.' }),
   WEBHOOK_PRUNE_INTERVAL_MS: count({ default: 600_000, desc: 'How often the prune job runs.' }),
 };

@@ -1,4 +1,4 @@
-import { Catch, DynamicModule, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit, RpcExceptionFilter } from '@nestjs/common';
+import { Catch, DynamicModule, Injectable, Module, OnApplicationShutdown, OnModuleInit, Optional, RpcExceptionFilter } from '@nestjs/common';
 import { INestApplication } from '@nestjs/common';
 import { APP_LOGGER, ReadinessService } from '@svc/platform';
 import type { Logger } from 'pino';
@@ -19,19 +19,12 @@ export interface MessagingOptions {
   outbox?: RelayOptions;
 }
 
-const MESSAGING_OPTIONS = Symbol('MESSAGING_OPTIONS');
-
 @Injectable()
 class MessagingLifecycle implements OnModuleInit, OnApplicationShutdown {
-  private relay?: OutboxRelay;
-
   constructor(
-    @Inject(MESSAGING_OPTIONS) private readonly options: MessagingOptions,
-    @Inject(APP_LOGGER) private readonly logger: Logger,
     private readonly client: AmqpClient,
-    private readonly publisher: Publisher,
     private readonly readiness: ReadinessService,
-    @Inject(DataSource) private readonly db: DataSource,
+    @Optional() private readonly relay?: OutboxRelay,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -44,9 +37,8 @@ class MessagingLifecycle implements OnModuleInit, OnApplicationShutdown {
       { critical: false },
     );
     await this.client.start();
-    if (this.options.outbox) {
-      const relay = new OutboxRelay(this.db, this.publisher, this.logger.child({ component: 'outbox-relay' }), this.options.outbox);
-      this.relay = relay;
+    const relay = this.relay;
+    if (relay) {
       // After a reconnect the publisher's channel is back: publish what waited.
       await this.client.addSetup(async () => relay.wake());
       await relay.start();
@@ -71,7 +63,8 @@ export interface MessagingAppConfig {
 
 /**
  * RabbitMQ for an app: one recovering connection, a confirm-channel publisher, and the relay of the
- * app's transactional outbox. Needs the app's DataSource (PersistenceModule).
+ * app's transactional outbox (injectable as `OutboxRelay`, so that code that has just committed
+ * messages can wake it). Needs the app's DataSource (PersistenceModule).
  */
 @Module({})
 export class MessagingModule {
@@ -99,7 +92,6 @@ export class MessagingModule {
       module: MessagingModule,
       global: true,
       providers: [
-        { provide: MESSAGING_OPTIONS, useValue: options },
         {
           provide: AmqpClient,
           inject: [APP_LOGGER],
@@ -110,9 +102,19 @@ export class MessagingModule {
           inject: [AmqpClient, APP_LOGGER],
           useFactory: (client: AmqpClient, logger: Logger) => new Publisher(client, logger.child({ component: 'publisher' })),
         },
+        ...(options.outbox
+          ? [
+              {
+                provide: OutboxRelay,
+                inject: [DataSource, Publisher, APP_LOGGER],
+                useFactory: (db: DataSource, publisher: Publisher, logger: Logger) =>
+                  new OutboxRelay(db, publisher, logger.child({ component: 'outbox-relay' }), options.outbox as RelayOptions),
+              },
+            ]
+          : []),
         MessagingLifecycle,
       ],
-      exports: [AmqpClient, Publisher],
+      exports: [AmqpClient, Publisher, ...(options.outbox ? [OutboxRelay] : [])],
     };
   }
 }

@@ -53,19 +53,21 @@ export function outboxMigration(schema: string, timestamp = 1763800000000): new 
 }
 
 /**
- * Adds messages to `schema`'s outbox in the caller's transaction (one statement) and wakes the
- * relay when that transaction commits. Call it with the EntityManager or QueryRunner that writes
- * the change itself: the change and its messages commit together or not at all.
+ * Adds messages to `schema`'s outbox in the caller's transaction and wakes the relay when that
+ * transaction commits, in one statement (one round trip). Call it with the EntityManager or
+ * QueryRunner that writes the change itself: the change and its messages commit together or not at all.
  */
 export async function enqueue(db: Queryable, schema: string, messages: readonly OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
   await db.query(
-    `INSERT INTO "${schema}".outbox (id, exchange, routing_key, body)
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
-     ON CONFLICT (id) DO NOTHING`,
-    [messages.map((m) => m.id), messages.map((m) => m.exchange), messages.map((m) => m.routingKey), messages.map((m) => JSON.stringify(m.body))],
+    `WITH added AS (
+       INSERT INTO "${schema}".outbox (id, exchange, routing_key, body)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
+       ON CONFLICT (id) DO NOTHING
+     )
+     SELECT pg_notify($5, '')`,
+    [messages.map((m) => m.id), messages.map((m) => m.exchange), messages.map((m) => m.routingKey), messages.map((m) => JSON.stringify(m.body)), outboxChannel(schema)],
   );
-  await db.query('SELECT pg_notify($1, $2)', [outboxChannel(schema), '']);
 }
 
 /** A domain message with a fresh id, ready for `enqueueDomainMessages`. */

@@ -1,7 +1,7 @@
-import { Client } from 'pg';
+import { Client, PoolClient, QueryResult } from 'pg';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
-import { OutboxMessage, outboxChannel } from './outbox';
+import { outboxChannel } from './outbox';
 import { Publisher } from './publisher';
 
 export interface RelayOptions {
@@ -31,7 +31,8 @@ const MAX_ROUNDS = 4;
  * (so several relay processes share the work instead of repeating it), publishes them with
  * confirms, and marks them sent in the same transaction: a crash before the commit leaves the rows
  * unsent and they are published again (at least once; consumers deduplicate on the message id).
- * Woken by NOTIFY when a producer commits, and by a poll in case a notification was missed.
+ * Woken by NOTIFY when a producer commits (or directly, by `wake()`, in the process that committed),
+ * and by a poll in case a notification was missed.
  */
 export class OutboxRelay {
   private listener?: Client;
@@ -39,6 +40,9 @@ export class OutboxRelay {
   private pruneTimer?: NodeJS.Timeout;
   private readonly rounds = new Set<Promise<void>>();
   private again = false;
+  /** A round is between its start and the end of its claim. */
+  private claiming = false;
+  private wakeAfterClaim = false;
   private stopped = true;
 
   constructor(
@@ -61,14 +65,21 @@ export class OutboxRelay {
   /**
    * Starts a round unless MAX_ROUNDS are in flight (then one more runs when one ends). Rounds run
    * side by side: a commit made while a round waits for its confirms is published at once by the
-   * next round, not after the first one (SKIP LOCKED keeps them apart).
+   * next round, not after the first one (SKIP LOCKED keeps them apart). Claims are made one at a
+   * time: the wake-ups that come while a round is claiming start one round when that claim is done
+   * (the claim may have missed their rows), not one round each, most of which would find nothing.
    */
   wake(): void {
     if (this.stopped) return;
+    if (this.claiming) {
+      this.wakeAfterClaim = true;
+      return;
+    }
     if (this.rounds.size >= MAX_ROUNDS) {
       this.again = true;
       return;
     }
+    this.claiming = true;
     const round = this.runRound().finally(() => {
       this.rounds.delete(round);
       if (this.again) {
@@ -113,32 +124,70 @@ export class OutboxRelay {
     this.wake();
   }
 
-  /** Publishes a batch; a full batch means more may wait, so another round follows. */
-  private async runRound(): Promise<void> {
-    if (!this.publisher.isReady) return;
-    try {
-      if ((await this.round()) === this.options.batchSize) this.again = true;
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'outbox round failed; retrying');
-      await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_FAILURE_MS));
-      this.again = true;
+  /** The claim of the round in flight is done: wake-ups that came meanwhile start one round. */
+  private claimDone(): void {
+    this.claiming = false;
+    if (this.wakeAfterClaim) {
+      this.wakeAfterClaim = false;
+      this.wake();
     }
   }
 
-  private async round(): Promise<number> {
+  /** Publishes a batch; a full batch means more may wait, so another round follows. */
+  private async runRound(): Promise<void> {
+    let claimEnded = false;
+    const endClaim = () => {
+      if (claimEnded) return;
+      claimEnded = true;
+      this.claimDone();
+    };
+    try {
+      if (!this.publisher.isReady) return;
+      if ((await this.round(endClaim)) === this.options.batchSize) this.again = true;
+    } catch (err) {
+      endClaim();
+      this.logger.warn({ err: (err as Error).message }, 'outbox round failed; retrying');
+      await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_FAILURE_MS));
+      this.again = true;
+    } finally {
+      endClaim();
+    }
+  }
+
+  /**
+   * One round in two round trips to PostgreSQL (each a simple query of several statements): BEGIN
+   * and claim; then, after the confirms, mark sent and COMMIT. On this kind of machine a socket
+   * write costs more than the statement, and a relay makes one round per commit at low load. The
+   * commit does not wait for its WAL flush: a mark lost in a crash only means the rows are
+   * published again, which at-least-once delivery allows (consumers deduplicate). Calls
+   * `claimed` once its claim is answered.
+   */
+  private async round(claimed: () => void): Promise<number> {
     const { schema, batchSize } = this.options;
-    return this.db.transaction(async (manager) => {
-      const rows: OutboxRow[] = await manager.query(
-        `SELECT seq, id, exchange, routing_key, body FROM "${schema}".outbox
-         WHERE sent_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [batchSize],
-      );
-      if (rows.length === 0) return 0;
-      const messages: OutboxMessage[] = rows.map((r) => ({ id: r.id, exchange: r.exchange, routingKey: r.routing_key, body: r.body }));
-      await this.publisher.publish(messages);
-      await manager.query(`UPDATE "${schema}".outbox SET sent_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
+    const runner = this.db.createQueryRunner();
+    const client = (await runner.connect()) as PoolClient;
+    try {
+      const [, , claim] = (await client
+        .query(
+          `BEGIN; SET LOCAL synchronous_commit = off; SELECT seq, id, exchange, routing_key, body FROM "${schema}".outbox
+           WHERE sent_at IS NULL ORDER BY seq LIMIT ${Math.trunc(batchSize)} FOR UPDATE SKIP LOCKED`,
+        )
+        .finally(claimed)) as unknown as [QueryResult, QueryResult, QueryResult<OutboxRow>];
+      const rows = claim.rows;
+      if (rows.length === 0) {
+        await client.query('COMMIT');
+        return 0;
+      }
+      await this.publisher.publish(rows.map((r) => ({ id: r.id, exchange: r.exchange, routingKey: r.routing_key, body: r.body })));
+      // seq is a bigint PostgreSQL returned (digits only), so the list is written into the statement.
+      await client.query(`UPDATE "${schema}".outbox SET sent_at = now() WHERE seq = ANY('{${rows.map((r) => r.seq).join(',')}}'::bigint[]); COMMIT`);
       return rows.length;
-    });
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      await runner.release();
+    }
   }
 
   private async prune(): Promise<void> {

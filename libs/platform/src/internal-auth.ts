@@ -2,6 +2,7 @@ import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable
 import { GatewayContext, isPlan } from '@svc/contracts';
 import type { FastifyRequest } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
+import { createSecretKey, KeyObject } from 'node:crypto';
 import { ApiError } from './errors';
 import { secret } from './config';
 
@@ -25,10 +26,11 @@ export const internalAuthConfigSpec = {
  * HS256 JWT (jose), so a service refuses anything that did not pass the gateway's checks.
  */
 export class InternalAuth {
-  private readonly key: Uint8Array;
+  /** A KeyObject made once: given raw bytes, jose would make one on every call. */
+  private readonly key: KeyObject;
 
   constructor(secretValue: string) {
-    this.key = new TextEncoder().encode(secretValue);
+    this.key = createSecretKey(Buffer.from(secretValue, 'utf8'));
   }
 
   sign(context: GatewayContext): Promise<string> {

@@ -48,18 +48,21 @@ describe('logger', () => {
     expect(redactSecrets(line)).toBe(line);
   });
 
-  it('writes an access line exactly as pino writes the same fields on a child logger with the request id', () => {
-    const direct = sink();
-    const viaPino = sink();
-    accessLog(createLogger('gateway', 'info', direct.stream))({ requestId: 'req-1', method: 'GET', path: '/api/v1/contacts/"a\\b', route: '/api/v1/contacts/:ref', statusCode: 200, durationMs: 1.5 });
-    createLogger('gateway', 'info', viaPino.stream)
-      .child({ request_id: 'req-1' })
-      .info({ method: 'GET', path: '/api/v1/contacts/"a\\b', route: '/api/v1/contacts/:ref', status_code: 200, duration_ms: 1.5 }, 'request completed');
-    const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":"…"');
-    expect(direct.lines).toHaveLength(1);
-    expect(withoutTime(direct.lines[0] ?? '')).toBe(withoutTime(viaPino.lines[0] ?? ''));
-    expect(JSON.parse(direct.lines[0] ?? '')).toMatchObject({ request_id: 'req-1', path: '/api/v1/contacts/"a\\b', route: '/api/v1/contacts/:ref', status_code: 200, duration_ms: 1.5 });
-  });
+  it.each(['/api/v1/contacts/c-1', '/api/v1/contacts/"a\\b', '/api/v1/contacts/tab\there', '/api/v1/contacts/caf\u00e9'])(
+    'writes an access line exactly as pino writes the same fields on a child logger with the request id (path %j)',
+    (path) => {
+      const direct = sink();
+      const viaPino = sink();
+      accessLog(createLogger('gateway', 'info', direct.stream))({ requestId: 'req-1', method: 'GET', path, route: '/api/v1/contacts/:ref', statusCode: 200, durationMs: 1.5 });
+      createLogger('gateway', 'info', viaPino.stream)
+        .child({ request_id: 'req-1' })
+        .info({ method: 'GET', path, route: '/api/v1/contacts/:ref', status_code: 200, duration_ms: 1.5 }, 'request completed');
+      const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":"…"');
+      expect(direct.lines).toHaveLength(1);
+      expect(withoutTime(direct.lines[0] ?? '')).toBe(withoutTime(viaPino.lines[0] ?? ''));
+      expect(JSON.parse(direct.lines[0] ?? '')).toMatchObject({ request_id: 'req-1', path, route: '/api/v1/contacts/:ref', status_code: 200, duration_ms: 1.5 });
+    },
+  );
 
   it('leaves out the route of an unmatched path, and writes no access line above info', () => {
     const { lines, stream } = sink();

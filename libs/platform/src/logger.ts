@@ -103,6 +103,15 @@ export interface AccessRecord {
 
 const accessWriters = new WeakMap<Logger, (record: AccessRecord) => void>();
 
+/** What JSON.stringify would escape in a string: control characters, `"`, `\\`, lone surrogates. */
+// eslint-disable-next-line no-control-regex -- the control characters are exactly what must be escaped
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
+
+/** `JSON.stringify(value)`, without its cost (a third of an access line) for the usual string with nothing to escape. */
+function jsonString(value: string): string {
+  return NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
+}
+
 /**
  * JSON logs on stdout (every logger of the process shares one `TurnBufferedDestination`). Secrets are
  * removed from every logged object by `redactSecrets`; child-logger bindings (request id,
@@ -124,9 +133,9 @@ export function createLogger(name: string, level: string, destination?: pino.Des
   const names = `,"app":${JSON.stringify(name)},"name":${JSON.stringify(name)}`;
   accessWriters.set(logger, (r) => {
     if (!logger.isLevelEnabled('info')) return;
-    const route = r.route === undefined ? '' : `,"route":${JSON.stringify(r.route)}`;
+    const route = r.route === undefined ? '' : `,"route":${jsonString(r.route)}`;
     out.write(
-      `{"level":"info"${time()}${names},"request_id":${JSON.stringify(r.requestId)},"method":${JSON.stringify(r.method)},"path":${JSON.stringify(r.path)}${route},"status_code":${r.statusCode},"duration_ms":${r.durationMs},"msg":"request completed"}\n`,
+      `{"level":"info"${time()}${names},"request_id":${jsonString(r.requestId)},"method":${jsonString(r.method)},"path":${jsonString(r.path)}${route},"status_code":${r.statusCode},"duration_ms":${r.durationMs},"msg":"request completed"}\n`,
     );
   });
   return logger;

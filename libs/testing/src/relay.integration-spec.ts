@@ -1,10 +1,11 @@
-import { connect } from 'amqplib';
-import { DOMAIN_EXCHANGE } from '@svc/messaging';
+import { ChannelModel, connect } from 'amqplib';
+import { sampleEventData } from '@svc/contracts';
+import { DOMAIN_EXCHANGE, domainMessage, enqueueDomainMessages } from '@svc/messaging';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, TestDatabase } from './database';
 import { RunningProcess } from './processes';
-import { startRelay, TestProducer } from './producer';
+import { PRODUCER_SCHEMA, startRelay, TestProducer } from './producer';
 import { createTestVhost, TestVhost } from './rabbitmq';
 
 describe('outbox relay (real PostgreSQL and RabbitMQ)', () => {
@@ -24,7 +25,8 @@ describe('outbox relay (real PostgreSQL and RabbitMQ)', () => {
     await Promise.all([db?.drop(), vhost?.drop()]);
   });
 
-  it('three relays share one outbox: every message is published once, and sent rows are marked', async () => {
+  /** The ids of every message published to the domain exchange from now on, in arrival order. */
+  async function collectDomainMessages(): Promise<{ connection: ChannelModel; received: string[] }> {
     const connection = await connect(vhost.url);
     const channel = await connection.createChannel();
     await channel.assertExchange(DOMAIN_EXCHANGE, 'topic', { durable: true });
@@ -32,6 +34,11 @@ describe('outbox relay (real PostgreSQL and RabbitMQ)', () => {
     await channel.bindQueue(queue, DOMAIN_EXCHANGE, '#');
     const received: string[] = [];
     await channel.consume(queue, (m) => m && received.push(m.properties.messageId as string), { noAck: true });
+    return { connection, received };
+  }
+
+  it('three relays share one outbox: every message is published once, and sent rows are marked', async () => {
+    const { connection, received } = await collectDomainMessages();
 
     const account = randomUUID();
     const env = { DATABASE_URL: db.url, RABBITMQ_URL: vhost.url };
@@ -46,4 +53,47 @@ describe('outbox relay (real PostgreSQL and RabbitMQ)', () => {
     expect(await producer.pending()).toBe(0);
     await connection.close();
   }, 60_000);
+
+  it('publishes bursts of commits through their notifications alone, without waiting for the poll', async () => {
+    const { connection, received } = await collectDomainMessages();
+    // One relay alone, whose poll would take a minute: only the notifications (and the rounds they
+    // start) can publish in time.
+    await Promise.all(relays.splice(0).map((r) => r.stop()));
+    const relay = await startRelay({ DATABASE_URL: db.url, RABBITMQ_URL: vhost.url, OUTBOX_POLL_INTERVAL_MS: '60000' });
+    relays.push(relay);
+    const account = randomUUID();
+    const sent: string[] = [];
+    for (let burst = 0; burst < 5; burst += 1) {
+      sent.push(...(await Promise.all(Array.from({ length: 40 }, (_, n) => producer.emit('message.sent', account, burst * 100 + n).then((m) => m.id)))));
+      await sleep(30);
+    }
+    const deadline = Date.now() + 10_000;
+    while (sent.some((id) => !received.includes(id)) && Date.now() < deadline) await sleep(20);
+    expect(sent.filter((id) => !received.includes(id))).toEqual([]);
+    await relay.stop();
+    await connection.close();
+  }, 30_000);
+
+  it('publishes what a transaction committed, never what it rolled back', async () => {
+    const { connection, received } = await collectDomainMessages();
+    relays.push(await startRelay({ DATABASE_URL: db.url, RABBITMQ_URL: vhost.url }));
+    const account = randomUUID();
+    const rolledBack = domainMessage('message.sent', account, sampleEventData('message.sent', { n: 1 }));
+    const committed = domainMessage('message.sent', account, sampleEventData('message.sent', { n: 2 }));
+
+    await producer.db
+      .transaction(async (manager) => {
+        await enqueueDomainMessages(manager, PRODUCER_SCHEMA, [rolledBack]);
+        throw new Error('the change failed');
+      })
+      .catch(() => undefined);
+    await producer.db.transaction((manager) => enqueueDomainMessages(manager, PRODUCER_SCHEMA, [committed]));
+
+    const deadline = Date.now() + 10_000;
+    while (received.length === 0 && Date.now() < deadline) await sleep(20);
+    await sleep(300);
+    expect(received).toEqual([committed.id]);
+    expect(await producer.pending()).toBe(0);
+    await connection.close();
+  }, 30_000);
 });

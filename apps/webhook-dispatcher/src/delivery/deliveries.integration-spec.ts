@@ -37,6 +37,20 @@ describe('deliveries (real PostgreSQL)', () => {
   /** Nothing else due: earlier tests' deliveries are finished off so that each test claims only its own. */
   const settle = () => dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered' WHERE status = 'pending'`);
 
+  /** Counts NOTIFYs on the deliveries channel; `settle` waits for those sent before it. */
+  const listenForDeliveries = async () => {
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    const counter = {
+      notifications: 0,
+      settle: async () => void (await client.query('SELECT 1')), // notifications sent before this answer have arrived
+      close: () => client.end(),
+    };
+    client.on('notification', () => (counter.notifications += 1));
+    await client.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+    return counter;
+  };
+
   beforeAll(async () => {
     db = await createTestDatabase();
     dataSource = await createDataSource({ schema: WEBHOOKS_SCHEMA, url: db.url, migrations: WEBHOOKS_MIGRATIONS, poolSize: 6 }).initialize();
@@ -74,22 +88,75 @@ describe('deliveries (real PostgreSQL)', () => {
     it('adds nothing for a redelivered event, and notifies only when it made deliveries', async () => {
       const account = randomUUID();
       const e = await endpoint(account);
-      const listener = new Client({ connectionString: db.url });
-      await listener.connect();
-      let notifications = 0;
-      listener.on('notification', () => (notifications += 1));
-      await listener.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+      const listener = await listenForDeliveries();
       try {
         const event = recorded(account);
         await service.recordEvent(event);
         await service.recordEvent(event);
         await service.recordEvent(recorded(randomUUID()));
-        await listener.query('SELECT 1'); // notifications sent before this answer have arrived
+        await listener.settle();
         expect(await rowsOf(e.id)).toHaveLength(1);
-        expect(notifications).toBe(1);
+        expect(listener.notifications).toBe(1);
       } finally {
-        await listener.end();
+        await listener.close();
       }
+    });
+
+    it('leases what it makes to the caller, up to its room and each endpoint\'s cap, and notifies for nothing it leased', async () => {
+      const account = randomUUID();
+      const [a, b, c] = [await endpoint(account), await endpoint(account), await endpoint(account)];
+      // Endpoint c is at its cap of 1 leased delivery already.
+      await deliveries.insertForEvents([{ accountId: account, eventId: 900, kind: 'message.received', body: Buffer.from('{}') }], { notify: false });
+      await dataSource.query(`UPDATE webhooks.deliveries SET locked_until = now() + interval '1 minute', claim_token = $2 WHERE endpoint_id = $1`, [c.id, randomUUID()]);
+      await dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered' WHERE endpoint_id <> $1 AND account_id = $2`, [c.id, account]);
+      const listener = await listenForDeliveries();
+      try {
+        const token = randomUUID();
+        const body = Buffer.from('{"id":901}');
+        const made = await deliveries.insertForEvents([{ accountId: account, eventId: 901, kind: 'message.received', body }], { lease: { token, leaseMs: 60_000, maxInFlightPerEndpoint: 1, room: 1 }, notify: false });
+        expect(made.inserted).toBe(3);
+        // Room for one: the first endpoint below its cap (a) is leased; b waits for a claim; c is at its cap.
+        expect(made.leased).toHaveLength(1);
+        expect(made.leased[0]).toMatchObject({ endpoint_id: a.id, event_id: '901', url: 'https://example.com/hook', claim_token: token, attempts: 0 });
+        expect(box.open(made.leased[0]!.secret_sealed, account)).toBe('whsec_x');
+        expect(Buffer.from(made.leased[0]!.body).equals(body)).toBe(true);
+        const leasedRows = (await dataSource.query(`SELECT endpoint_id::text, claim_token, locked_until > now() AS held FROM webhooks.deliveries WHERE event_id = 901 AND account_id = $1 ORDER BY endpoint_id`, [account])) as Array<{ endpoint_id: string; claim_token: string | null; held: boolean | null }>;
+        expect(leasedRows).toEqual([
+          { endpoint_id: a.id, claim_token: token, held: true },
+          { endpoint_id: b.id, claim_token: null, held: null },
+          { endpoint_id: c.id, claim_token: null, held: null },
+        ]);
+        // Not leased twice: a claim takes b (and c is still at its cap).
+        expect((await claim(100, 1)).map((d) => d.endpoint_id)).toEqual([b.id]);
+
+        const more = await deliveries.insertForEvents([{ accountId: account, eventId: 902, kind: 'message.received', body }], { lease: { token, leaseMs: 60_000, maxInFlightPerEndpoint: 5, room: 10 }, notify: false });
+        expect(more.leased.map((d) => d.endpoint_id).sort()).toEqual([a.id, b.id, c.id].sort());
+        await listener.settle();
+        expect(listener.notifications).toBe(0);
+        await deliveries.insertForEvents([{ accountId: account, eventId: 903, kind: 'message.received', body }], { notify: true });
+        await listener.settle();
+        expect(listener.notifications).toBe(1);
+      } finally {
+        await listener.close();
+      }
+    });
+
+    it('makes the deliveries of many events of several accounts in one statement, a repeat within the batch included, each endpoint leased up to its cap', async () => {
+      const [first, second] = [randomUUID(), randomUUID()];
+      const [a, b] = [await endpoint(first), await endpoint(second, ['consent.granted'])];
+      const event = (accountId: string, eventId: number, kind = 'message.received') => ({ accountId, eventId, kind, body: Buffer.from(`{"id":${eventId}}`) });
+      const token = randomUUID();
+      const made = await deliveries.insertForEvents(
+        [event(first, 1), event(second, 1), event(first, 2), event(second, 2, 'consent.granted'), event(first, 3), event(first, 2)],
+        { lease: { token, leaseMs: 60_000, maxInFlightPerEndpoint: 2, room: 10 }, notify: false },
+      );
+      // first: events 1, 2, 3 (2 repeated); second: only its consent.granted event 2.
+      expect(made.inserted).toBe(4);
+      expect((await rowsOf(a.id)).map((r) => Number(r.event_id))).toEqual([1, 2, 3]);
+      expect((await rowsOf(b.id)).map((r) => Number(r.event_id))).toEqual([2]);
+      // Endpoint a's cap of 2 counts the deliveries of this very batch: events 1 and 2 are leased, 3 waits.
+      expect(made.leased.map((d) => [d.endpoint_id, Number(d.event_id)]).sort()).toEqual([[a.id, 1], [a.id, 2], [b.id, 2]].sort());
+      expect(made.leased.find((d) => d.endpoint_id === b.id)?.body.toString()).toBe('{"id":2}');
     });
 
     it.each([

@@ -27,11 +27,36 @@ export interface Claim {
   leftBehind: boolean;
 }
 
-export interface ClaimOptions {
-  limit: number;
+export interface LeaseOptions {
   maxInFlightPerEndpoint: number;
   leaseMs: number;
+  /** Identifies the holder of the lease when its attempt is recorded. */
   token: string;
+}
+
+export interface ClaimOptions extends LeaseOptions {
+  limit: number;
+}
+
+/** Deliveries leased as they are made (`insertForEvents`): at most `room` of them. */
+export interface InsertLease extends LeaseOptions {
+  room: number;
+}
+
+/** A recorded event to make deliveries of (`insertForEvents`). */
+export interface NewEvent {
+  accountId: string;
+  /** The event's feed id. */
+  eventId: number;
+  kind: string;
+  /** The bytes every attempt sends. */
+  body: Buffer;
+}
+
+export interface InsertedDeliveries {
+  inserted: number;
+  /** The inserted deliveries leased to the caller. */
+  leased: ClaimedDelivery[];
 }
 
 export interface CompletedAttempt {
@@ -48,6 +73,14 @@ export interface CompletedAttempt {
   responseBody: string | null;
 }
 
+/**
+ * A CTE that makes its statement's commit not wait for the WAL flush (`set_config(…, true)` lasts
+ * until the end of the statement's own transaction). For the lease bookkeeping only: a lease or a
+ * result lost in a crash of PostgreSQL itself means a delivery is sent again after its lease, which
+ * at-least-once delivery allows. Making deliveries stays synchronous: a message is acked after it.
+ */
+const ASYNC_COMMIT = `async_commit AS (SELECT set_config('synchronous_commit', 'off', true))`;
+
 /** Deliveries and attempts of schema `webhooks`: the delivery outbox the workers drain. */
 @Injectable()
 export class DeliveriesRepository {
@@ -63,26 +96,64 @@ export class DeliveriesRepository {
   }
 
   /**
-   * One delivery per active endpoint of the account that takes this kind, with the body bytes
-   * every attempt will send; a repeated event adds nothing (unique endpoint + event). The endpoint
-   * rows are share-locked, so a concurrent deletion either sees these deliveries (and cancels
-   * them) or commits first (and none is made). Wakes the workers when it made any.
+   * For each event, one delivery per active endpoint of its account that takes its kind, with the
+   * body bytes every attempt will send; a repeated event adds nothing (unique endpoint + event).
+   * One statement for the whole batch. The endpoint rows are share-locked, so a concurrent deletion
+   * either sees these deliveries (and cancels them) or commits first (and none is made).
+   *
+   * With `lease`, up to `lease.room` deliveries are leased to the caller in the same statement
+   * (each endpoint up to its cap of leased deliveries, counting those of this batch) and returned
+   * with what an attempt needs, so that its process sends them at once. With `notify`, the
+   * deliveries not leased wake the workers of every process (NOTIFY on commit). A process that
+   * delivers does not notify: PostgreSQL serializes the commits of all notifying transactions (a
+   * database-wide lock held through the WAL flush), and under load that queue is what makes
+   * deliveries late; its own worker claims what it could not lease as soon as it has room, and the
+   * other processes' poll finds the rest.
    */
-  async insertForEvent(accountId: string, eventId: number, kind: string, body: Buffer): Promise<number> {
-    const rows = await this.prepared<{ n: number }>(
+  async insertForEvents(events: readonly NewEvent[], options: { lease?: InsertLease; notify: boolean }): Promise<InsertedDeliveries> {
+    const { lease, notify } = options;
+    const rows = await this.prepared<ClaimedDelivery & { claim_token: string | null }>(
       'webhooks_insert_deliveries',
-      `WITH inserted AS (
-         INSERT INTO webhooks.deliveries (account_id, endpoint_id, event_id, event_kind, body)
-         SELECT e.account_id, e.id, $2, $3, $4 FROM webhooks.endpoints e
-         WHERE e.account_id = $1 AND e.deleted_at IS NULL AND (e.events IS NULL OR $3 = ANY (e.events))
-         FOR SHARE
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bytea[]) WITH ORDINALITY AS i (account_id, event_id, kind, body, ord)
+       ), matching AS (
+         SELECT e.id AS endpoint_id, e.account_id, e.url, e.secret_sealed, i.event_id, i.kind, i.body, i.ord
+         FROM input i JOIN webhooks.endpoints e
+           ON e.account_id = i.account_id AND e.deleted_at IS NULL AND (e.events IS NULL OR i.kind = ANY (e.events))
+         FOR SHARE OF e
+       ), capped AS (
+         SELECT m.*, $6::uuid IS NOT NULL AND (
+                  SELECT count(*) FROM webhooks.deliveries d
+                  WHERE d.endpoint_id = m.endpoint_id AND d.status = 'pending' AND d.locked_until > now()
+                ) + row_number() OVER (PARTITION BY m.endpoint_id ORDER BY m.ord) <= $7 AS open
+         FROM matching m
+       ), targets AS (
+         SELECT c.*, c.open AND count(*) FILTER (WHERE c.open) OVER (ORDER BY c.ord, c.endpoint_id) <= $9 AS leased FROM capped c
+       ), inserted AS (
+         INSERT INTO webhooks.deliveries (account_id, endpoint_id, event_id, event_kind, body, locked_until, claim_token)
+         SELECT t.account_id, t.endpoint_id, t.event_id, t.kind, t.body,
+                CASE WHEN t.leased THEN now() + $8 * interval '1 millisecond' END,
+                CASE WHEN t.leased THEN $6::uuid END
+         FROM targets t
          ON CONFLICT (endpoint_id, event_id) DO NOTHING
-         RETURNING 1
+         RETURNING id, account_id, endpoint_id, event_id, event_kind, body, attempts, claim_token
        )
-       SELECT c.n, pg_notify($5, '') FROM (SELECT count(*)::int AS n FROM inserted) c WHERE c.n > 0`,
-      [accountId, eventId, kind, body, DELIVERIES_CHANNEL],
+       SELECT i.*, e.url, e.secret_sealed, CASE WHEN i.claim_token IS NULL AND $10 THEN pg_notify($5, '') END AS notified
+       FROM inserted i JOIN webhooks.endpoints e ON e.id = i.endpoint_id`,
+      [
+        events.map((e) => e.accountId),
+        events.map((e) => e.eventId),
+        events.map((e) => e.kind),
+        events.map((e) => e.body),
+        DELIVERIES_CHANNEL,
+        lease?.token ?? null,
+        lease?.maxInFlightPerEndpoint ?? 0,
+        lease?.leaseMs ?? 0,
+        lease?.room ?? 0,
+        notify,
+      ],
     );
-    return rows[0]?.n ?? 0;
+    return { inserted: rows.length, leased: rows.filter((row): row is ClaimedDelivery => row.claim_token !== null) };
   }
 
   /**
@@ -97,7 +168,7 @@ export class DeliveriesRepository {
   async claim(options: ClaimOptions): Promise<Claim> {
     const rows = await this.prepared<ClaimedDelivery & { left_behind: boolean }>(
       'webhooks_claim',
-      `WITH RECURSIVE pending_endpoints AS (
+      `WITH RECURSIVE ${ASYNC_COMMIT}, pending_endpoints AS (
          (SELECT endpoint_id FROM webhooks.deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
          UNION ALL
          SELECT (SELECT d.endpoint_id FROM webhooks.deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
@@ -139,7 +210,7 @@ export class DeliveriesRepository {
          WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
            AND d.id NOT IN (SELECT id FROM locked)
        ) AS left_behind
-       FROM (VALUES (1)) AS one LEFT JOIN claimed ON true`,
+       FROM async_commit LEFT JOIN claimed ON true`,
       [options.limit, options.maxInFlightPerEndpoint, options.leaseMs, options.token],
     );
     return { deliveries: rows.filter((row) => row.id !== null), leftBehind: rows[0]?.left_behind ?? false };
@@ -154,7 +225,7 @@ export class DeliveriesRepository {
     const column = <T>(pick: (a: CompletedAttempt) => T): T[] => attempts.map(pick);
     await this.prepared(
       'webhooks_complete',
-      `WITH r AS (
+      `WITH ${ASYNC_COMMIT}, r AS (
          SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::timestamptz[], $7::int[], $8::int[], $9::text[], $10::text[])
            AS r (id, account_id, token, outcome, retry_ms, started_at, duration_ms, status_code, error, response_body)
        ), recorded AS (
@@ -168,7 +239,7 @@ export class DeliveriesRepository {
          finished_at = CASE WHEN r.outcome = 'retry' THEN NULL ELSE now() END,
          locked_until = NULL,
          claim_token = NULL
-       FROM r
+       FROM r, async_commit
        WHERE d.id = r.id AND d.claim_token = r.token AND d.status = 'pending'`,
       [
         column((a) => a.deliveryId),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { SecretBox } from '../security/secret-box';
-import { ClaimedDelivery, CompletedAttempt, DeliveriesRepository } from './deliveries.repository';
+import { ClaimedDelivery, CompletedAttempt, DeliveriesRepository, InsertLease } from './deliveries.repository';
 import { nextAfterFailure } from './retry-schedule';
 import { AttemptResult, WebhookSender } from './webhook-sender';
 
@@ -15,22 +15,36 @@ export interface WorkerOptions {
   retrySchedule: readonly number[];
 }
 
+/** Room held in a worker for deliveries leased to it as they are made (`DeliveryWorker.reserve`). */
+export interface Reservation {
+  lease: InsertLease;
+  /** Sends what was leased and gives back the room left unused. Call it once, whatever happened. */
+  settle(leased: readonly ClaimedDelivery[]): void;
+}
+
 /** Deliveries claimed in one query at most. */
 const CLAIM_BATCH = 64;
 const FLUSH_RETRY_MS = 1_000;
 
 /**
- * The delivery loop of one process. Claims due deliveries when woken (a NOTIFY of new ones, its
- * poll for due retries, or finished attempts freeing room while work was left behind), sends
- * each, and records results in batches: whatever finished while the previous batch was being
- * written goes in the next one. Nothing is held only in memory: a delivery whose worker dies is
- * claimed again once its lease ends.
+ * The delivery loop of one process. Sends the deliveries this process leased as it made them
+ * (`reserve`), and claims due ones when woken (new deliveries it could not lease, a NOTIFY from a
+ * process that does not deliver, its poll for due retries, or finished attempts freeing room while
+ * work was left behind). Records results in batches: whatever finished while the previous batch was
+ * being written goes in the next one. Nothing is held only in memory: a delivery whose worker dies
+ * is claimed again once its lease ends.
  */
 export class DeliveryWorker {
   private inFlight = 0;
   /** Due deliveries may be waiting for this process to finish attempts. */
   private backlog = false;
-  private claiming = false;
+  /**
+   * A statement that leases deliveries (a claim, or an insert with a reservation) is in flight. One
+   * at a time: each then counts the leases the one before it made, so no endpoint goes over its cap
+   * of attempts in flight from this process.
+   */
+  private leasing = false;
+  /** Woken while leasing: claim once it is done. */
   private claimAgain = false;
   private stopped = true;
   private flushing = false;
@@ -57,10 +71,10 @@ export class DeliveryWorker {
     this.wake();
   }
 
-  /** Looks for due deliveries now (coalesced: one claim query at a time). */
+  /** Looks for due deliveries now, or right after the leasing statement in flight. */
   wake(): void {
     if (this.stopped) return;
-    if (this.claiming) {
+    if (this.leasing) {
       this.claimAgain = true;
       return;
     }
@@ -68,7 +82,7 @@ export class DeliveryWorker {
   }
 
   private async claimLoop(): Promise<void> {
-    this.claiming = true;
+    this.leasing = true;
     try {
       do {
         this.claimAgain = false;
@@ -84,7 +98,7 @@ export class DeliveryWorker {
           token: randomUUID(),
         });
         this.inFlight += claimed.length;
-        // Work left behind waits for room: claim again as attempts finish. New work announces itself (NOTIFY).
+        // Work left behind waits for room: claim again as attempts finish. New work wakes the worker itself.
         this.backlog = leftBehind;
         for (const delivery of claimed) void this.attempt(delivery);
         if (claimed.length === room) this.claimAgain = true;
@@ -92,8 +106,41 @@ export class DeliveryWorker {
     } catch (err) {
       this.logger.error({ err }, 'claiming deliveries failed; the poll retries');
     } finally {
-      this.claiming = false;
+      this.leasing = false;
     }
+  }
+
+  /**
+   * Holds room for up to `wanted` attempts (as much as is free) for deliveries about to be made, so
+   * that they are leased to this process in the statement that makes them and sent at once (no
+   * NOTIFY, no claim). Undefined when this process does not deliver, is stopping, has no room, or
+   * is leasing already (the caller then makes the deliveries unleased and wakes the worker).
+   */
+  reserve(wanted: number): Reservation | undefined {
+    const room = Math.min(wanted, this.options.concurrency - this.inFlight);
+    if (this.stopped || this.leasing || room <= 0) return undefined;
+    this.leasing = true;
+    this.inFlight += room;
+    let settled = false;
+    const { leaseMs, maxInFlightPerEndpoint } = this.options;
+    return {
+      lease: { token: randomUUID(), leaseMs, maxInFlightPerEndpoint, room },
+      settle: (leased) => {
+        if (settled) return;
+        settled = true;
+        this.leasing = false;
+        for (const delivery of leased) void this.attempt(delivery);
+        this.release(room - leased.length);
+        if (this.claimAgain) this.wake();
+      },
+    };
+  }
+
+  /** Room given back: whoever waits for it (stop, claims left behind) goes on. */
+  private release(room: number): void {
+    this.inFlight -= room;
+    if (this.inFlight === 0) this.drained?.();
+    if (this.backlog) this.wake();
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -127,6 +174,11 @@ export class DeliveryWorker {
     this.flush();
   }
 
+  /**
+   * Records what finished, one batch at a time: what finishes meanwhile goes in the next. Until its
+   * result is recorded an attempt still counts against the room of this process and the cap of its
+   * endpoint, so the recording does not wait for the WAL flush (see ASYNC_COMMIT).
+   */
   private flush(): void {
     if (this.flushing || this.finished.length === 0) return;
     this.flushing = true;
@@ -135,10 +187,8 @@ export class DeliveryWorker {
     this.deliveries.complete(batch).then(
       () => {
         this.flushing = false;
-        this.inFlight -= batch.length;
-        if (this.inFlight === 0) this.drained?.();
         this.flush();
-        if (this.backlog) this.wake();
+        this.release(batch.length);
       },
       (err: unknown) => {
         this.logger.error({ err, attempts: batch.length }, 'recording attempts failed; retrying');

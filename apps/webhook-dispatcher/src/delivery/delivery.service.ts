@@ -1,23 +1,83 @@
-import { Injectable } from '@nestjs/common';
-import { RecordedEvent } from '@svc/contracts';
-import { DeliveriesRepository } from './deliveries.repository';
+import { Injectable, Optional } from '@nestjs/common';
+import { RecordedEvent, WEBHOOK_ENDPOINTS_MAX } from '@svc/contracts';
+import { ClaimedDelivery, DeliveriesRepository, NewEvent } from './deliveries.repository';
+import { DeliveryWorker } from './delivery-worker';
 import { parseRecordedEvent } from './recorded-event';
 
-/** Turns recorded events into deliveries: the entry point of the events consumer. */
+interface Waiting {
+  event: NewEvent;
+  done: (err?: unknown) => void;
+}
+
+/** Events in one insert at most. */
+const MAX_BATCH = 100;
+/** Inserts in flight at once. */
+const MAX_INSERTS = 2;
+
+/**
+ * Turns recorded events into deliveries: the entry point of the events consumer. Events handled at
+ * the same time (up to the consumer's prefetch) go into one insert: no timer, so at low load each
+ * is inserted at once, and under load those that arrive while the inserts run go together in the
+ * next one. Each call resolves when its own event's deliveries are committed.
+ */
 @Injectable()
 export class DeliveryService {
-  constructor(private readonly deliveries: DeliveriesRepository) {}
+  private waiting: Waiting[] = [];
+  private inserting = 0;
+
+  constructor(
+    private readonly deliveries: DeliveriesRepository,
+    /** This process's worker, if it delivers: it sends what it can take of the new deliveries at once. */
+    @Optional() private readonly worker?: DeliveryWorker,
+  ) {}
 
   /**
-   * One delivery per matching active endpoint of the event's account, in one transaction; a
-   * redelivered event adds nothing. The body is the event's JSON, fixed now: every attempt sends
-   * these bytes. Throws InvalidRecordedEventError for a malformed event (it can never succeed).
+   * One delivery per matching active endpoint of the event's account; a redelivered event adds
+   * nothing. The body is the event's JSON, fixed now: every attempt sends these bytes. Throws
+   * InvalidRecordedEventError for a malformed event (it can never succeed). The deliveries this
+   * process's worker has room for are leased to it as they are made and sent right after the
+   * commit; it claims the rest when it has room (or any worker does: a process that does not
+   * deliver wakes them all).
    */
   async recordEvent(recorded: RecordedEvent): Promise<void> {
     const { account_id: accountId, event } = parseRecordedEvent(recorded);
     // The contract's field order, whatever order the message had its keys in (it passed through jsonb).
     const { id, event: kind, at, data, ...later } = event;
     const body = Buffer.from(JSON.stringify({ id, event: kind, at, data, ...later }), 'utf8');
-    await this.deliveries.insertForEvent(accountId, id, kind, body);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ event: { accountId, eventId: id, kind, body }, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      if (this.inserting < MAX_INSERTS) void this.insertWaiting();
+    });
+  }
+
+  private async insertWaiting(): Promise<void> {
+    this.inserting += 1;
+    try {
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0, MAX_BATCH);
+        try {
+          await this.insert(batch.map((w) => w.event));
+          for (const w of batch) w.done();
+        } catch (err) {
+          for (const w of batch) w.done(err);
+        }
+      }
+    } finally {
+      this.inserting -= 1;
+    }
+  }
+
+  private async insert(events: NewEvent[]): Promise<void> {
+    const worker = this.worker?.enabled ? this.worker : undefined;
+    const reservation = worker?.reserve(WEBHOOK_ENDPOINTS_MAX * events.length);
+    let leased: ClaimedDelivery[] = [];
+    let inserted = 0;
+    try {
+      ({ inserted, leased } = await this.deliveries.insertForEvents(events, { lease: reservation?.lease, notify: !worker }));
+    } finally {
+      reservation?.settle(leased);
+    }
+    // What this process could not take now, it claims as soon as it has room.
+    if (worker && inserted > leased.length) worker.wake();
   }
 }
