@@ -102,17 +102,14 @@ export class EventLog {
     return count;
   }
 
-  /** Removes events recorded more than `days` ago, in batches; returns how many. */
-  async prune(days: number): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const [, count]: [unknown, number] = await this.db.query(
-        `DELETE FROM events.events WHERE ctid IN (
-           SELECT ctid FROM events.events WHERE recorded_at < now() - make_interval(days => $1) LIMIT 5000)`,
-        [days],
-      );
-      total += count;
-      if (count < 5000) return total;
-    }
+  /** Removes up to `batch` events recorded more than `days` ago (`PruneJob` calls it); returns how many. */
+  async prune(days: number, batch: number): Promise<number> {
+    const [, count]: [unknown, number] = await this.db.query(
+      `DELETE FROM events.events WHERE ctid IN (
+         SELECT ctid FROM events.events WHERE recorded_at < now() - make_interval(days => $1) LIMIT $2)`,
+      [days, batch],
+    );
+    return count;
   }
+
 }

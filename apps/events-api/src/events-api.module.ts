@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { MessagingModule } from '@svc/messaging';
 import { PersistenceModule } from '@svc/persistence';
-import { PlatformModule } from '@svc/platform';
+import { PlatformModule, PruneJob } from '@svc/platform';
 import type { Logger } from 'pino';
 import { AppendBatcher } from './append-batcher';
 import { DomainConsumer } from './domain.consumer';
@@ -9,7 +9,6 @@ import { EventLog } from './event-log';
 import { EventsApiConfig } from './events-api.config';
 import { EventsController } from './events.controller';
 import { EVENTS_MIGRATIONS, EVENTS_SCHEMA } from './migrations';
-import { RetentionJob } from './retention';
 
 @Module({})
 export class EventsApiModule {
@@ -22,7 +21,19 @@ export class EventsApiModule {
         MessagingModule.forApp('events-api', config, EVENTS_SCHEMA),
       ],
       controllers: [EventsController, DomainConsumer],
-      providers: [EventLog, AppendBatcher, RetentionJob],
+      providers: [
+        EventLog,
+        AppendBatcher,
+        {
+          provide: PruneJob,
+          inject: [EventLog],
+          useFactory: (log: EventLog) =>
+            new PruneJob(
+              { what: 'events', retentionDays: config.EVENTS_RETENTION_DAYS, intervalMs: config.EVENTS_PRUNE_INTERVAL_MS, batch: 5_000, prune: (days, batch) => log.prune(days, batch) },
+              logger.child({ component: 'events-retention' }),
+            ),
+        },
+      ],
     };
   }
 }

@@ -1,5 +1,5 @@
 import { databaseConfigSpec } from '@svc/persistence';
-import { baseConfigSpec, Config, internalAuthConfigSpec, millis, port, str, url } from '@svc/platform';
+import { baseConfigSpec, Config, count, internalAuthConfigSpec, millis, port, str, url } from '@svc/platform';
 import { makeValidator } from 'envalid';
 import { readSigningKeys, SigningKey } from './keys/signing-keys';
 
@@ -20,6 +20,8 @@ export const identityIssuerConfigSpec = {
   IDENTITY_ACTIVE_KID: str({ default: '', desc: 'The `kid` of the key in IDENTITY_SIGNING_KEYS that signs new passes (it needs its private part); empty: the first key.' }),
   IDENTITY_TOKEN_ISSUER: str({ default: 'svc-identity-issuer', desc: 'The `iss` claim of same-browser passes.' }),
   IDENTITY_TOKEN_AUDIENCE: str({ default: 'svc-chat', desc: 'The `aud` claim of same-browser passes: the chat, which verifies them.' }),
+  IDENTITY_PASS_RETENTION_DAYS: count({ default: 30, desc: 'Days the record of an issued pass (ids and times, never the token) is kept after the pass expires, before the prune job removes it.' }),
+  IDENTITY_PRUNE_INTERVAL_MS: millis()({ default: 600_000, desc: 'How often the prune job runs.' }),
 };
 
 export type IdentityIssuerConfig = Config<typeof identityIssuerConfigSpec>;

@@ -1,6 +1,6 @@
 import { DynamicModule, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { PersistenceModule } from '@svc/persistence';
-import { InternalAuth, PlatformModule } from '@svc/platform';
+import { InternalAuth, PlatformModule, PruneJob } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { ContactsClient } from './contacts/contacts.client';
@@ -57,9 +57,29 @@ export class IdentityIssuerModule {
           useFactory: (auth: InternalAuth) => new ContactsClient(config.CONTACTS_API_URL, auth, config.CONTACTS_API_TIMEOUT_MS, logger),
         },
         {
+          provide: IssuedPassesRepository,
+          inject: [DataSource],
+          useFactory: (db: DataSource) => new IssuedPassesRepository(db),
+        },
+        {
           provide: IdentityService,
-          inject: [ContactsClient, PassTokenService, DataSource],
-          useFactory: (contacts: ContactsClient, tokens: PassTokenService, db: DataSource) => new IdentityService(contacts, tokens, new IssuedPassesRepository(db), logger),
+          inject: [ContactsClient, PassTokenService, IssuedPassesRepository],
+          useFactory: (contacts: ContactsClient, tokens: PassTokenService, passes: IssuedPassesRepository) => new IdentityService(contacts, tokens, passes, logger),
+        },
+        {
+          provide: PruneJob,
+          inject: [IssuedPassesRepository],
+          useFactory: (passes: IssuedPassesRepository) =>
+            new PruneJob(
+              {
+                what: 'pass records',
+                retentionDays: config.IDENTITY_PASS_RETENTION_DAYS,
+                intervalMs: config.IDENTITY_PRUNE_INTERVAL_MS,
+                batch: 5_000,
+                prune: (days, batch) => passes.prune(days, batch),
+              },
+              logger.child({ component: 'pass-retention' }),
+            ),
         },
         ContactsClientLifecycle,
       ],

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, DynamicModule, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { MessagingModule } from '@svc/messaging';
 import { PersistenceModule } from '@svc/persistence';
-import { PlatformModule } from '@svc/platform';
+import { PlatformModule, PruneJob } from '@svc/platform';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
@@ -10,7 +10,6 @@ import { DeliveryService } from './delivery/delivery.service';
 import { DeliveryWorker } from './delivery/delivery-worker';
 import { EventsConsumer } from './delivery/events.consumer';
 import { InternalEventsController } from './delivery/internal-events.controller';
-import { DeliveryRetentionJob } from './delivery/retention';
 import { parseRetrySchedule } from './delivery/retry-schedule';
 import { WebhookSender } from './delivery/webhook-sender';
 import { EndpointsRepository } from './endpoints/endpoints.repository';
@@ -35,12 +34,10 @@ class DeliveryLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly worker: DeliveryWorker,
     private readonly notifications: DeliveryNotifications,
     private readonly sender: WebhookSender,
-    private readonly retention: DeliveryRetentionJob,
     private readonly graceMs: number,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.retention.start();
     if (!this.worker.enabled) return;
     this.notifications.onNotify(() => this.worker.wake());
     this.notifications.start();
@@ -48,7 +45,6 @@ class DeliveryLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.retention.stop();
     await this.worker.stop(this.graceMs);
     await this.notifications.close();
     await this.sender.close();
@@ -100,16 +96,26 @@ export class WebhookDispatcherModule {
             ),
         },
         {
-          provide: DeliveryRetentionJob,
+          // Finished deliveries and their attempts are kept like the feed's events.
+          provide: PruneJob,
           inject: [DeliveriesRepository],
           useFactory: (deliveries: DeliveriesRepository) =>
-            new DeliveryRetentionJob(deliveries, { retentionDays: config.WEBHOOK_RETENTION_DAYS, intervalMs: config.WEBHOOK_PRUNE_INTERVAL_MS }, logger.child({ component: 'delivery-retention' })),
+            new PruneJob(
+              {
+                what: 'deliveries',
+                retentionDays: config.WEBHOOK_RETENTION_DAYS,
+                intervalMs: config.WEBHOOK_PRUNE_INTERVAL_MS,
+                batch: 5_000,
+                prune: (days, batch) => deliveries.prune(days, batch),
+              },
+              logger.child({ component: 'delivery-retention' }),
+            ),
         },
         {
           provide: DeliveryLifecycle,
-          inject: [DeliveryWorker, DeliveryNotifications, WebhookSender, DeliveryRetentionJob],
-          useFactory: (worker: DeliveryWorker, notifications: DeliveryNotifications, sender: WebhookSender, retention: DeliveryRetentionJob) =>
-            new DeliveryLifecycle(worker, notifications, sender, retention, leaseMs),
+          inject: [DeliveryWorker, DeliveryNotifications, WebhookSender],
+          useFactory: (worker: DeliveryWorker, notifications: DeliveryNotifications, sender: WebhookSender) =>
+            new DeliveryLifecycle(worker, notifications, sender, leaseMs),
         },
       ],
       exports: [DeliveryService],

@@ -8,6 +8,7 @@ export * from './logger';
 export * from './metrics';
 export * from './openapi';
 export * from './platform.module';
+export * from './prune-job';
 export * from './public';
 export * from './tokens';
 export * from './validation';

@@ -24,4 +24,14 @@ export class IssuedPassesRepository {
     )) as Array<{ expires_at: string }>;
     return row as { expires_at: string };
   }
+
+  /** Removes up to `batch` records of passes that expired more than `days` ago (`PruneJob` calls it); returns how many. */
+  async prune(days: number, batch: number): Promise<number> {
+    const [, count]: [unknown, number] = await this.db.query(
+      `DELETE FROM identity.issued_passes WHERE jti IN (
+         SELECT jti FROM identity.issued_passes WHERE expires_at < now() - make_interval(days => $1) ORDER BY expires_at LIMIT $2)`,
+      [days, batch],
+    );
+    return count;
+  }
 }

@@ -1,0 +1,64 @@
+import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import type { Logger } from 'pino';
+
+export interface PruneJobOptions {
+  /** What is removed, for the log line: `pruned old ${what}`. */
+  what: string;
+  retentionDays: number;
+  intervalMs: number;
+  /** Rows one call of `prune` removes at most. */
+  batch: number;
+  /** Removes at most `batch` rows older than `retentionDays`; returns how many it removed. */
+  prune: (retentionDays: number, batch: number) => Promise<number>;
+}
+
+/**
+ * A service's retention: every `intervalMs` it removes what is older than `retentionDays`, one
+ * bounded batch per statement (so a large backlog never holds locks for long) until a batch comes
+ * back short. A failure is logged and the next interval tries again. As a Nest provider it starts
+ * with the application and stops before it shuts down.
+ */
+export class PruneJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly options: PruneJobOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.run(), this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  /** One pass; resolves with the number of rows removed (never rejects). */
+  async run(): Promise<number> {
+    const { what, retentionDays, batch, prune } = this.options;
+    let removed = 0;
+    try {
+      let n: number;
+      do {
+        n = await prune(retentionDays, batch);
+        removed += n;
+      } while (n === batch);
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, removed }, `pruning old ${what} failed`);
+      return removed;
+    }
+    if (removed > 0) this.logger.info({ removed, retention_days: retentionDays }, `pruned old ${what}`);
+    return removed;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  onApplicationBootstrap(): void {
+    this.start();
+  }
+
+  beforeApplicationShutdown(): void {
+    this.stop();
+  }
+}
