@@ -111,5 +111,4 @@ export class EventLog {
     );
     return count;
   }
-
 }

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { MessagingModule } from '@svc/messaging';
 import { PersistenceModule } from '@svc/persistence';
-import { PlatformModule, PruneJob } from '@svc/platform';
+import { PlatformModule, pruneJobProvider } from '@svc/platform';
 import type { Logger } from 'pino';
 import { AppendBatcher } from './append-batcher';
 import { DomainConsumer } from './domain.consumer';
@@ -24,15 +24,11 @@ export class EventsApiModule {
       providers: [
         EventLog,
         AppendBatcher,
-        {
-          provide: PruneJob,
-          inject: [EventLog],
-          useFactory: (log: EventLog) =>
-            new PruneJob(
-              { what: 'events', retentionDays: config.EVENTS_RETENTION_DAYS, intervalMs: config.EVENTS_PRUNE_INTERVAL_MS, batch: 5_000, prune: (days, batch) => log.prune(days, batch) },
-              logger.child({ component: 'events-retention' }),
-            ),
-        },
+        pruneJobProvider(
+          EventLog,
+          { what: 'events', retentionDays: config.EVENTS_RETENTION_DAYS, intervalMs: config.EVENTS_PRUNE_INTERVAL_MS },
+          logger.child({ component: 'events-retention' }),
+        ),
       ],
     };
   }

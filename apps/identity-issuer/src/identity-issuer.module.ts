@@ -1,6 +1,6 @@
 import { DynamicModule, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { PersistenceModule } from '@svc/persistence';
-import { InternalAuth, PlatformModule, PruneJob } from '@svc/platform';
+import { InternalAuth, PlatformModule, pruneJobProvider } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { ContactsClient } from './contacts/contacts.client';
@@ -66,21 +66,11 @@ export class IdentityIssuerModule {
           inject: [ContactsClient, PassTokenService, IssuedPassesRepository],
           useFactory: (contacts: ContactsClient, tokens: PassTokenService, passes: IssuedPassesRepository) => new IdentityService(contacts, tokens, passes, logger),
         },
-        {
-          provide: PruneJob,
-          inject: [IssuedPassesRepository],
-          useFactory: (passes: IssuedPassesRepository) =>
-            new PruneJob(
-              {
-                what: 'pass records',
-                retentionDays: config.IDENTITY_PASS_RETENTION_DAYS,
-                intervalMs: config.IDENTITY_PRUNE_INTERVAL_MS,
-                batch: 5_000,
-                prune: (days, batch) => passes.prune(days, batch),
-              },
-              logger.child({ component: 'pass-retention' }),
-            ),
-        },
+        pruneJobProvider(
+          IssuedPassesRepository,
+          { what: 'pass records', retentionDays: config.IDENTITY_PASS_RETENTION_DAYS, intervalMs: config.IDENTITY_PRUNE_INTERVAL_MS },
+          logger.child({ component: 'pass-retention' }),
+        ),
         ContactsClientLifecycle,
       ],
     };

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, DynamicModule, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { MessagingModule } from '@svc/messaging';
 import { PersistenceModule } from '@svc/persistence';
-import { PlatformModule, PruneJob } from '@svc/platform';
+import { PlatformModule, pruneJobProvider } from '@svc/platform';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
@@ -95,22 +95,12 @@ export class WebhookDispatcherModule {
               logger.child({ component: 'delivery-worker' }),
             ),
         },
-        {
-          // Finished deliveries and their attempts are kept like the feed's events.
-          provide: PruneJob,
-          inject: [DeliveriesRepository],
-          useFactory: (deliveries: DeliveriesRepository) =>
-            new PruneJob(
-              {
-                what: 'deliveries',
-                retentionDays: config.WEBHOOK_RETENTION_DAYS,
-                intervalMs: config.WEBHOOK_PRUNE_INTERVAL_MS,
-                batch: 5_000,
-                prune: (days, batch) => deliveries.prune(days, batch),
-              },
-              logger.child({ component: 'delivery-retention' }),
-            ),
-        },
+        // Finished deliveries and their attempts are kept like the feed's events.
+        pruneJobProvider(
+          DeliveriesRepository,
+          { what: 'deliveries', retentionDays: config.WEBHOOK_RETENTION_DAYS, intervalMs: config.WEBHOOK_PRUNE_INTERVAL_MS },
+          logger.child({ component: 'delivery-retention' }),
+        ),
         {
           provide: DeliveryLifecycle,
           inject: [DeliveryWorker, DeliveryNotifications, WebhookSender],

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import pino from 'pino';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PruneJob, PruneJobOptions } from './prune-job';
+import { PRUNE_BATCH, PruneJob, PruneJobOptions, pruneJobProvider } from './prune-job';
 
 describe('PruneJob', () => {
   const lines: Array<{ level: number; msg: string; removed?: number }> = [];
@@ -52,15 +52,18 @@ describe('PruneJob', () => {
     }
   });
 
-  it('as a Nest provider made by a factory, starts with the application and stops when it closes', async () => {
+  it('as the provider of pruneJobProvider, prunes its source from the start of the application until it closes', async () => {
     const prune = jest.fn(async () => 0);
-    @Module({ providers: [{ provide: PruneJob, useFactory: () => new PruneJob({ what: 'things', retentionDays: 30, intervalMs: 10, batch: 3, prune }, logger) }] })
+    class Things {
+      prune = prune;
+    }
+    @Module({ providers: [Things, pruneJobProvider(Things, { what: 'things', retentionDays: 30, intervalMs: 10 }, logger)] })
     class AppModule {}
     const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
     expect(prune).not.toHaveBeenCalled();
     await app.init();
     await sleep(100);
-    expect(prune).toHaveBeenCalled();
+    expect(prune).toHaveBeenCalledWith(30, PRUNE_BATCH);
     await app.close();
     const calls = prune.mock.calls.length;
     await sleep(50);

@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, FactoryProvider, InjectionToken, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 
 export interface PruneJobOptions {
@@ -61,4 +61,21 @@ export class PruneJob implements OnApplicationBootstrap, BeforeApplicationShutdo
   beforeApplicationShutdown(): void {
     this.stop();
   }
+}
+
+/** Rows one prune statement removes at most. */
+export const PRUNE_BATCH = 5_000;
+
+/** A repository that removes, one bounded batch per call, what is older than its retention. */
+export interface Prunable {
+  prune(retentionDays: number, batch: number): Promise<number>;
+}
+
+/** An app's retention as a Nest provider: a `PruneJob` over the `Prunable` provided as `source`, PRUNE_BATCH rows at a time. */
+export function pruneJobProvider(source: InjectionToken, options: Omit<PruneJobOptions, 'batch' | 'prune'>, logger: Logger): FactoryProvider<PruneJob> {
+  return {
+    provide: PruneJob,
+    inject: [source],
+    useFactory: (prunable: Prunable) => new PruneJob({ ...options, batch: PRUNE_BATCH, prune: (days, batch) => prunable.prune(days, batch) }, logger),
+  };
 }
