@@ -7,13 +7,17 @@
 // (NODE_ENV=production), and both are driven by the same autocannon settings. The machine is
 // shared (2 cores, other work running), so one long run of each, one after the other, would
 // compare two different loads: instead the two are measured in alternating rounds (ABBA order,
-// BENCH_ROUNDS rounds of BENCH_DURATION_S seconds each), each round's ratio compares two
-// measurements taken seconds apart, and the figure reported is the median of those ratios.
+// BENCH_ROUNDS rounds of BENCH_DURATION_S seconds each), and each round's ratio compares two
+// measurements taken seconds apart. A process also keeps the speed it settles into at start for its
+// lifetime (two identical gateway processes side by side differ by up to 15%), so one pair of
+// processes would measure their luck: the rounds are repeated over BENCH_FORKS fresh pairs, which
+// take turns starting first, and the figure reported is the median of all the rounds' ratios.
 // The bare handler stays bare: the target compares the gateway, access log included, with the
 // least a Fastify process can do.
 //
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/gateway-*.json.
-// BENCH_ROUNDS (5), BENCH_DURATION_S (4), BENCH_CONNECTIONS (50) and BENCH_LOG_LEVEL (info) tune it.
+// BENCH_FORKS (3), BENCH_ROUNDS (4), BENCH_DURATION_S (4), BENCH_CONNECTIONS (50) and
+// BENCH_LOG_LEVEL (info) tune it.
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -25,7 +29,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const FORKS = Number(process.env.BENCH_FORKS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
@@ -51,7 +56,6 @@ async function waitReady(url) {
   throw new Error(`${url} not ready`);
 }
 
-const load = (target, duration) => autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration });
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round2 = (n) => Math.round(n * 100) / 100;
 const measured = (r) => ({ requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors + r.non2xx });
@@ -71,45 +75,70 @@ const body = { account, key: { id: '00000000-0000-0000-0000-000000000000', prefi
 
 // The access log goes to /dev/null: the gateway formats and writes every line, nothing reads them.
 const quiet = ['ignore', openSync('/dev/null', 'w'), 'inherit'];
-const children = [
-  spawn(process.execPath, [join(root, 'dist/apps/gateway/src/main.js')], { env: { ...env, PORT: '3900' }, stdio: quiet }),
-  spawn(process.execPath, [join(root, 'bench/bare-whoami.mjs')], { env: { ...env, PORT: '3901', BODY: JSON.stringify(body) }, stdio: quiet }),
-];
-const targets = {
-  bare: { url: 'http://127.0.0.1:3901/api/v1/whoami', headers: {} },
-  gateway: { url: 'http://127.0.0.1:3900/api/v1/whoami', headers: { authorization: `Bearer ${apiKey}` } },
+const servers = {
+  gateway: { script: join(root, 'dist/apps/gateway/src/main.js'), port: 3900, headers: { authorization: `Bearer ${apiKey}` } },
+  bare: { script: join(root, 'bench/bare-whoami.mjs'), port: 3901, headers: {}, env: { BODY: JSON.stringify(body) } },
 };
+const url = (name) => `http://127.0.0.1:${servers[name].port}`;
+let children = [];
+
+/** Stops this fork's servers and waits until they have exited. */
+async function stopServers() {
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((child) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)))));
+  children = [];
+}
+
+/** One fresh pair of processes: warm-up, then ROUNDS rounds in ABBA order. */
+async function fork(index, runs, ratios) {
+  const order = index % 2 === 0 ? ['gateway', 'bare'] : ['bare', 'gateway'];
+  for (const name of order) {
+    const { script, port, env: own } = servers[name];
+    children.push(spawn(process.execPath, [script], { env: { ...env, ...own, PORT: String(port) }, stdio: quiet }));
+    await waitReady(url(name));
+  }
+  const load = (name, duration) => autocannon({ url: `${url(name)}/api/v1/whoami`, headers: servers[name].headers, connections: CONNECTIONS, duration });
+  for (const name of order) await load(name, 2); // warm-up (JIT, key cache)
+  for (let i = 0; i < ROUNDS; i += 1) {
+    const round = {};
+    for (const name of i % 2 === 0 ? order : [...order].reverse()) round[name] = measured(await load(name, DURATION));
+    runs.bare.push(round.bare);
+    runs.gateway.push(round.gateway);
+    ratios.push(round2(round.gateway.requests_per_s / round.bare.requests_per_s));
+    console.log(`fork ${index + 1}/${FORKS} round ${i + 1}/${ROUNDS}: bare ${round.bare.requests_per_s} rps, gateway ${round.gateway.requests_per_s} rps, ratio ${ratios.at(-1)}`);
+  }
+  await stopServers();
+}
 
 try {
-  await Promise.all([waitReady('http://127.0.0.1:3900'), waitReady('http://127.0.0.1:3901')]);
-  for (const target of Object.values(targets)) await load(target, 2); // warm-up (JIT, key cache)
   const runs = { bare: [], gateway: [] };
   const ratios = [];
-  for (let i = 0; i < ROUNDS; i += 1) {
-    for (const name of i % 2 === 0 ? ['bare', 'gateway'] : ['gateway', 'bare']) runs[name].push(measured(await load(targets[name], DURATION)));
-    ratios.push(round2(runs.gateway[i].requests_per_s / runs.bare[i].requests_per_s));
-    console.log(`round ${i + 1}/${ROUNDS}: bare ${runs.bare[i].requests_per_s} rps, gateway ${runs.gateway[i].requests_per_s} rps, ratio ${ratios[i]}`);
+  const forkRatios = [];
+  for (let f = 0; f < FORKS; f += 1) {
+    const before = ratios.length;
+    await fork(f, runs, ratios);
+    forkRatios.push(median(ratios.slice(before)));
   }
   const result = {
     benchmark: 'GET /api/v1/whoami',
     at: new Date().toISOString(),
     machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, load_average_1m: round2(loadavg()[0]) },
-    settings: { rounds: ROUNDS, duration_s: DURATION, connections: CONNECTIONS, node_env: 'production', gateway_log_level: LOG_LEVEL },
+    settings: { forks: FORKS, rounds_per_fork: ROUNDS, duration_s: DURATION, connections: CONNECTIONS, node_env: 'production', gateway_log_level: LOG_LEVEL },
     bare_fastify: summary(runs.bare),
     gateway: summary(runs.gateway),
     round_ratios: ratios,
+    fork_ratios: forkRatios,
     throughput_ratio: median(ratios),
-    target: 'gateway keeps at least 0.5 of the bare handler throughput (median of the per-round ratios)',
+    target: 'gateway keeps at least 0.5 of the bare handler throughput (median of the per-round ratios over all forks)',
     rounds: runs,
   };
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   const file = join(root, 'bench/results', `gateway-${result.at.slice(0, 10)}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   console.table({ 'bare Fastify': result.bare_fastify, gateway: result.gateway });
-  console.log(`throughput ratio gateway/bare: ${result.throughput_ratio} (median of ${ratios.join(', ')}; target ≥ 0.5) — written to ${file}`);
+  console.log(`throughput ratio gateway/bare: ${result.throughput_ratio} (median of ${ratios.length} rounds over ${FORKS} process pairs, whose medians were ${forkRatios.join(', ')}; target ≥ 0.5) — written to ${file}`);
   if (result.gateway.errors > 0 || result.bare_fastify.errors > 0) process.exitCode = 1;
 } finally {
-  for (const child of children) child.kill('SIGTERM');
-  await Promise.all(children.map((child) => new Promise((r) => (child.exitCode !== null ? r() : child.on('exit', r)))));
+  await stopServers();
   await onServer(`DROP DATABASE ${dbName} WITH (FORCE)`);
 }
