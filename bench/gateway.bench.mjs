@@ -16,8 +16,8 @@
 // least a Fastify process can do.
 //
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/gateway-*.json.
-// BENCH_FORKS (3), BENCH_ROUNDS (4), BENCH_DURATION_S (4), BENCH_CONNECTIONS (50) and
-// BENCH_LOG_LEVEL (info) tune it.
+// BENCH_FORKS (4; even, so that each server starts first as often), BENCH_ROUNDS (4 per pair),
+// BENCH_DURATION_S (4), BENCH_CONNECTIONS (50) and BENCH_LOG_LEVEL (info) tune it.
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const FORKS = Number(process.env.BENCH_FORKS ?? 3);
+const FORKS = Number(process.env.BENCH_FORKS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
