@@ -1,15 +1,15 @@
 import { ConfigError, loadConfig } from '@svc/platform';
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { identityIssuerConfigSpec } from './identity-issuer.config';
 import { configuredKeyRing } from './keys/key-ring';
+import { generateEd25519 } from './keys/signing-keys';
 
 const PRODUCTION = { NODE_ENV: 'production', INTERNAL_AUTH_SECRET: 'p'.repeat(40) };
 
 function privateJwk(kid: string): Record<string, string> {
-  const { privateKey } = generateKeyPairSync('ed25519');
+  const { privateKey } = generateEd25519();
   return { ...(privateKey.export({ format: 'jwk' }) as Record<string, string>), kid, alg: 'EdDSA', use: 'sig' };
 }
 

@@ -2,7 +2,8 @@ import { ErrorBody, IdentityPassResponseDto, VerifyIdentityPassResponse } from '
 import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import { freePort, RunningApp, Stack, startApp, startStack, TEST_SERVER_URL } from '@svc/testing';
 import { createLocalJWKSet, decodeProtectedHeader, JSONWebKeySet, jwtVerify } from 'jose';
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { generateEd25519 } from './keys/signing-keys';
 
 const errorCode = async (response: Response) => ((await response.json()) as ErrorBody).error.code;
 
@@ -169,7 +170,7 @@ describe('identity-issuer keys in production', () => {
   });
 
   it('publishes every configured key, and only their public halves', async () => {
-    const jwk = (kid: string) => ({ ...(generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) as object), kid });
+    const jwk = (kid: string) => ({ ...(generateEd25519().privateKey.export({ format: 'jwk' }) as object), kid });
     const app = await startApp('identity-issuer', production({ IDENTITY_SIGNING_KEYS: JSON.stringify([jwk('2026-11'), jwk('2026-10')]) }), 20_000, '/healthz');
     try {
       const jwks = (await (await fetch(`${app.url}/internal/identity/jwks.json`)).json()) as { keys: Array<Record<string, string>> };

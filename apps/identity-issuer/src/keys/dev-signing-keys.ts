@@ -1,9 +1,9 @@
 import { calculateJwkThumbprint } from 'jose';
-import { createCipheriv, createDecipheriv, createPrivateKey, generateKeyPairSync, hkdfSync, JsonWebKey, KeyObject, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createPrivateKey, hkdfSync, JsonWebKey, KeyObject, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { DevSigningKeysRepository } from './dev-signing-keys.repository';
 import { KeyRing } from './key-ring';
-import { keyFromJwk, publicJwk, SigningKey } from './signing-keys';
+import { generateEd25519, keyFromJwk, publicJwk, SigningKey } from './signing-keys';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -41,7 +41,7 @@ export class KeySealer {
 }
 
 async function generateKey(): Promise<SigningKey & { privateKey: KeyObject }> {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const { publicKey, privateKey } = generateEd25519();
   // RFC 7638 thumbprint: a kid that names the key material itself.
   const kid = `dev-${await calculateJwkThumbprint(publicKey.export({ format: 'jwk' }) as Parameters<typeof calculateJwkThumbprint>[0])}`;
   return { kid, publicKey, privateKey };

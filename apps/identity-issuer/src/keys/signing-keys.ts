@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -18,6 +18,21 @@ export interface PublicJwk {
   kid: string;
   alg: 'EdDSA';
   use: 'sig';
+}
+
+/**
+ * A new Ed25519 key pair, as keys of their own. The private key is encoded (PKCS #8) inside the
+ * generation job and imported again: exporting a key that `generateKeyPairSync` returned can
+ * deadlock Node 20 if a garbage collection destroys the finished generation job during the export
+ * (its destructor waits for the lock the export holds; seen hanging a test run).
+ */
+export function generateEd25519(): { publicKey: KeyObject; privateKey: KeyObject } {
+  const { privateKey: pkcs8 } = generateKeyPairSync('ed25519', {
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  const privateKey = createPrivateKey(pkcs8);
+  return { publicKey: createPublicKey(privateKey), privateKey };
 }
 
 export function publicJwk(key: SigningKey): PublicJwk {
