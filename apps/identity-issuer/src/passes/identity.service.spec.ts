@@ -1,9 +1,9 @@
 import { EventContact, GatewayContext } from '@svc/contracts';
 import { ApiError, createLogger } from '@svc/platform';
-import { generateKeyPairSync } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { ContactsClient } from '../contacts/contacts.client';
 import { KeyRing } from '../keys/key-ring';
+import { generateEd25519 } from '../keys/signing-keys';
 import { IdentityService } from './identity.service';
 import { IssuedPassesRepository, PassRecord } from './issued-passes.repository';
 import { PassTokenService } from './pass-token.service';
@@ -27,7 +27,7 @@ const ada: EventContact = {
 };
 
 function setup() {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const { publicKey, privateKey } = generateEd25519();
   const tokens = new PassTokenService(new KeyRing([{ kid: 'k1', publicKey, privateKey }], 'k1'), { issuer: 'svc-identity-issuer', audience: 'svc-chat' });
   const byRef = jest.fn<Promise<EventContact | null>, [string, GatewayContext]>();
   const bySvcId = jest.fn<Promise<EventContact | null>, [number, GatewayContext]>();

@@ -1,7 +1,6 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { generateKeyPairSync } from 'node:crypto';
 import { KeyRing } from '../keys/key-ring';
-import { SigningKey } from '../keys/signing-keys';
+import { generateEd25519, SigningKey } from '../keys/signing-keys';
 import { PASS_LIFETIME_S, PassTokenService } from './pass-token.service';
 
 const ACCOUNT = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -10,7 +9,7 @@ const ISSUED_AT = new Date('2026-11-21T10:04:05.678Z');
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 function newKey(kid: string): SigningKey {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const { publicKey, privateKey } = generateEd25519();
   return { kid, publicKey, privateKey };
 }
 
