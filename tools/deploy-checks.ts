@@ -61,7 +61,8 @@ export function effective(spec: ConfigSpec, env: ReadonlyMap<string, string>, na
 
 /**
  * How long after SIGTERM an app may still be busy: SHUTDOWN_DELAY_MS of reporting not-ready, then
- * the longest request in flight, bounded by the longest outbound timeout it has (`*_TIMEOUT_MS`).
+ * the longest of its timeouts (`*_TIMEOUT_MS`): SHUTDOWN_TIMEOUT_MS for the requests in flight, and
+ * its outbound calls (a proxied call, a webhook attempt) if they may take longer.
  */
 export function drainMs(spec: ConfigSpec, env: ReadonlyMap<string, string>): { delay: number; inFlight: number } {
   const delay = Number(effective(spec, env, 'SHUTDOWN_DELAY_MS') ?? 0);

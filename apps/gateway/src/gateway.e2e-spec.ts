@@ -3,6 +3,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ErrorBody, GatewayContext } from '@svc/contracts';
 import { baseConfigSpec, Caller, createApp, createLogger, internalAuthConfigSpec, loadConfig, PlatformModule, port } from '@svc/platform';
 import { accountsFor, createTestDatabase, freePort, RunningApp, startApp, TestDatabase } from '@svc/testing';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { ROUTES } from './proxy/route-table';
@@ -15,9 +17,9 @@ const errorCode = async (response: Response) => ((await response.json()) as Erro
 @Controller('contacts')
 class StubContactsController {
   @Get(':ref')
-  async get(@Caller() caller: GatewayContext, @Param('ref') ref: string, @Query('delay_ms') delay?: string): Promise<object> {
+  async get(@Caller() caller: GatewayContext, @Param('ref') ref: string, @Query('delay_ms') delay?: string, @Query('pad_bytes') pad?: string): Promise<object> {
     if (delay) await sleep(Number(delay));
-    return { ref, caller };
+    return pad ? { ref, caller, pad: 'x'.repeat(Number(pad)) } : { ref, caller };
   }
 
   @Put(':ref')
@@ -313,6 +315,23 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     expect(await exited).toBe('SIGTERM');
     await expect(fetch(`${draining.url}/healthz`)).rejects.toThrow();
   });
+
+  it('cuts a connection still busy SHUTDOWN_TIMEOUT_MS after SIGTERM (a client that stopped reading), then exits', async () => {
+    const draining = await startApp('gateway', { ...env(), SHUTDOWN_TIMEOUT_MS: '500' });
+    const size = 64 * 1024 * 1024; // far more than the sockets' buffers hold
+    const socket = connect(draining.port, '127.0.0.1');
+    socket.write(`GET /api/v1/contacts/big?pad_bytes=${size} HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ${scale.key}\r\n\r\n`);
+    const [first] = (await once(socket, 'data')) as [Buffer];
+    socket.pause();
+    expect(first.toString('latin1')).toMatch(/^HTTP\/1\.1 200/);
+    expect(await draining.stop('SIGTERM')).toBe('SIGTERM'); // not SIGKILL: it did not wait for the reader
+    let received = first.length;
+    socket.on('data', (chunk: Buffer) => (received += chunk.length));
+    socket.on('error', () => undefined); // the cut may arrive as a reset
+    socket.resume();
+    await once(socket, 'close');
+    expect(received).toBeLessThan(size);
+  }, 40_000);
 
   it('is live but not ready while Redis is unreachable, and says which check fails', async () => {
     const cut = await startApp('gateway', { ...env(), REDIS_URL: 'redis://127.0.0.1:9' }, 20_000, '/healthz');

@@ -94,6 +94,21 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
     }
     done();
   });
+  // Closing the listener waits for the calls in flight, however long they take: a call that hangs
+  // or a client that stopped reading its response would hold the process past its grace period.
+  const { SHUTDOWN_TIMEOUT_MS } = config as unknown as PlatformConfig;
+  let drainDeadline: NodeJS.Timeout | undefined;
+  fastify.addHook('preClose', (done) => {
+    drainDeadline = setTimeout(() => {
+      logger.warn({ shutdown_timeout_ms: SHUTDOWN_TIMEOUT_MS }, 'connections still busy after SHUTDOWN_TIMEOUT_MS; closing them');
+      fastify.server.closeAllConnections();
+    }, SHUTDOWN_TIMEOUT_MS).unref();
+    done();
+  });
+  fastify.addHook('onClose', (_instance, done) => {
+    clearTimeout(drainDeadline);
+    done();
+  });
   app.useGlobalFilters(new ApiExceptionFilter(routes));
   app.useGlobalPipes(new ApiValidationPipe());
   if (definition.globalPrefix) app.setGlobalPrefix(definition.globalPrefix, { exclude: ['healthz', 'readyz', 'metrics'] });

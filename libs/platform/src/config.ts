@@ -38,6 +38,10 @@ export const baseConfigSpec = {
   HOST: str({ default: '0.0.0.0', desc: 'Interface the HTTP server listens on.' }),
   LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', desc: 'Minimum level of the JSON logs on stdout.' }),
   SHUTDOWN_DELAY_MS: millis(60_000)({ default: 0, desc: 'On SIGTERM, how long to report not-ready before closing the listener (let load balancers notice). Set to ~5000 in Kubernetes.' }),
+  SHUTDOWN_TIMEOUT_MS: millis(600_000)({
+    default: 10_000,
+    desc: 'After the listener closed, how long in-flight requests may still run; connections busy after that (a hung call, a client that stopped reading) are cut, so that the process exits.',
+  }),
 } satisfies ConfigSpec;
 
 /** Reads and validates `specs` from `env`; throws a ConfigError naming every bad variable. */

@@ -51,7 +51,7 @@ function track(child: ChildProcess): RunningProcess {
       // A process that does not end within STOP_TIMEOUT_MS is killed, and says so: teardown must
       // not hang a suite, and a slow shutdown must not go unnoticed.
       const timer = setTimeout(() => {
-        process.stderr.write(`process ${child.pid} did not end ${STOP_TIMEOUT_MS} ms after ${signal}; killing it. Its output:\n${output.slice(-2000)}\n`);
+        process.stderr.write(`process ${child.pid} (${child.spawnargs.slice(1).join(' ')}) did not end ${STOP_TIMEOUT_MS} ms after ${signal}; killing it. Its output:\n${output.slice(-2000)}\n`);
         child.kill('SIGKILL');
       }, STOP_TIMEOUT_MS);
       try {
