@@ -325,6 +325,7 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     socket.pause();
     expect(first.toString('latin1')).toMatch(/^HTTP\/1\.1 200/);
     expect(await draining.stop('SIGTERM')).toBe('SIGTERM'); // not SIGKILL: it did not wait for the reader
+    expect(draining.output()).toContain('connections still busy after SHUTDOWN_TIMEOUT_MS; closing them');
     let received = first.length;
     socket.on('data', (chunk: Buffer) => (received += chunk.length));
     socket.on('error', () => undefined); // the cut may arrive as a reset
