@@ -15,6 +15,12 @@ export function formatTimestamp(pgText: string): string {
   return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(6, '0')}+00:00`;
 }
 
+/** PostgreSQL's timestamptz holds offsets up to ±15:59; anything beyond is refused as input, never a 500. */
+function isStorableOffset(zone: string): boolean {
+  const digits = zone.slice(1).replace(':', '');
+  return Number(digits.slice(0, 2)) <= 15 && Number(digits.slice(2, 4)) <= 59;
+}
+
 /**
  * Checks an incoming ISO 8601 timestamp: calendar-valid, with `Z` or an offset, at most microseconds.
  * Returns it unchanged (PostgreSQL parses it exactly), or undefined when it is not acceptable.
@@ -26,7 +32,7 @@ export function parseTimestampInput(value: string): string | undefined {
   const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)));
   const sameCalendar = date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(mo) - 1 && date.getUTCDate() === Number(d);
   if (!sameCalendar || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
-  if (zone !== 'Z' && zone && Math.abs(Number(zone.slice(1, 3))) > 18) return undefined;
+  if (zone !== 'Z' && zone && !isStorableOffset(zone)) return undefined;
   return value;
 }
 
