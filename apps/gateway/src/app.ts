@@ -1,5 +1,5 @@
 import { AppDefinition } from '@svc/platform';
-import { gatewayConfigSpec } from './gateway.config';
+import { gatewayConfigSpec, trustProxyOption } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { GatewayPipeline } from './gateway.pipeline';
 import { serveWhoamiFromFastify, WhoamiController } from './whoami.controller';
@@ -8,6 +8,8 @@ export const app: AppDefinition<typeof gatewayConfigSpec> = {
   name: 'gateway',
   configSpec: gatewayConfigSpec,
   globalPrefix: 'api/v1',
+  // The client address that failed authentications are counted by (request.ip).
+  serverOptions: (config) => ({ trustProxy: trustProxyOption(config.TRUST_PROXY) }),
   module: (config, logger) => GatewayModule.forRoot(config, logger),
   configure: (nest, fastify) => {
     nest.get(GatewayPipeline).install(fastify);

@@ -2,8 +2,10 @@ import { Body, Controller, DynamicModule, Get, Module, Param, Put, Query } from 
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ErrorBody, GatewayContext } from '@svc/contracts';
 import { baseConfigSpec, Caller, createApp, createLogger, internalAuthConfigSpec, loadConfig, PlatformModule, port } from '@svc/platform';
-import { accountsFor, createTestDatabase, freePort, RunningApp, startApp, TestDatabase } from '@svc/testing';
+import { accountsFor, createTestDatabase, freePort, PrivateRedis, RunningApp, startApp, startPrivateRedis, TestDatabase, waitFor } from '@svc/testing';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { IncomingMessage, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
@@ -12,6 +14,19 @@ import { ROUTES } from './proxy/route-table';
 const SECRET = 'e2e-internal-secret-0123456789-abcdefghij';
 
 const errorCode = async (response: Response) => ((await response.json()) as ErrorBody).error.code;
+
+/** A request whose path is sent exactly as given (fetch would resolve dot segments first). */
+async function rawGet(base: RunningApp, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+  const request = httpRequest({ host: '127.0.0.1', port: base.port, path, headers });
+  request.end();
+  const [response] = (await once(request, 'response')) as [IncomingMessage];
+  let text = '';
+  for await (const chunk of response) text += String(chunk);
+  return { status: response.statusCode ?? 0, body: text ? JSON.parse(text) : undefined };
+}
+
+/** A well-formed key nobody was given. */
+const guessedKey = () => `svc_cust_${randomBytes(32).toString('base64url')}`;
 
 /** A service behind the gateway, built with the platform like the real ones. */
 @Controller('contacts')
@@ -51,14 +66,26 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
   let twin: RunningApp;
   let scale: { accountId: string; key: string };
   let growthKey: string;
+  // The suite's own Redis: its failed authentications (from 127.0.0.1) must not throttle other suites.
+  let redis: PrivateRedis;
 
-  const env = () => ({ DATABASE_URL: db.url, INTERNAL_AUTH_SECRET: SECRET, CONTACTS_API_URL: stub.url, KNOWLEDGE_API_URL: 'http://127.0.0.1:9' });
+  const env = () => ({
+    DATABASE_URL: db.url,
+    REDIS_URL: redis.url,
+    INTERNAL_AUTH_SECRET: SECRET,
+    CONTACTS_API_URL: stub.url,
+    KNOWLEDGE_API_URL: 'http://127.0.0.1:9',
+    EVENTS_API_URL: 'http://127.0.0.1:9',
+    // The revocation tests below fail many lookups from one address; the throttle has its own tests.
+    AUTH_FAILURES_PER_ADDRESS: '100000',
+  });
   const call = (base: RunningApp, path: string, init: RequestInit & { key?: string } = {}) =>
     fetch(`${base.url}/api/v1${path}`, { ...init, headers: { ...(init.key ? { authorization: `Bearer ${init.key}` } : {}), ...(init.headers as Record<string, string>) } });
   const newKey = async () => (await accounts.createKey(scale.accountId)).apiKey;
   const put = (base: RunningApp, key: string, ref = 'c-1') => call(base, `/contacts/${ref}`, { method: 'PUT', key, headers: { 'content-type': 'application/json' }, body: '{"name":"Ada"}' });
 
   beforeAll(async () => {
+    redis = await startPrivateRedis();
     db = await createTestDatabase();
     ({ accounts, dataSource } = await accountsFor(db.url));
     const created = await accounts.createAccount('Acme', 'scale');
@@ -73,6 +100,7 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     await stub?.app.close();
     await dataSource?.destroy();
     await db?.drop();
+    await redis?.stop();
   });
 
   describe('401 before anything else', () => {
@@ -133,6 +161,47 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     });
   });
 
+  describe('failed authentications, throttled per client address', () => {
+    const LIMIT = 3;
+    let throttled: RunningApp;
+    let direct: RunningApp;
+    // Their own Redis: the other gateways of this suite fail lookups from 127.0.0.1 too.
+    let own: PrivateRedis;
+    // Client addresses of this run only (documentation range), so that reruns start clean.
+    const address = () => `2001:db8::${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
+    const from = (base: RunningApp, ip: string, key: string) => call(base, '/whoami', { key, headers: { 'x-forwarded-for': ip } });
+
+    beforeAll(async () => {
+      own = await startPrivateRedis();
+      const throttleEnv = { ...env(), REDIS_URL: own.url, AUTH_FAILURES_PER_ADDRESS: String(LIMIT), AUTH_FAILURE_WINDOW_MS: '60000' };
+      [throttled, direct] = await Promise.all([startApp('gateway', { ...throttleEnv, TRUST_PROXY: 'loopback' }), startApp('gateway', throttleEnv)]);
+    });
+    afterAll(async () => {
+      await Promise.all([throttled?.stop(), direct?.stop()]);
+      await own?.stop();
+    });
+
+    it('answers the failure after the limit from one address with 429 before any lookup; another address still gets 401, and a valid key works from it', async () => {
+      const [guesser, other] = [address(), address()];
+      for (let i = 0; i < LIMIT; i += 1) expect((await from(throttled, guesser, guessedKey())).status).toBe(401);
+      const refused = await from(throttled, guesser, guessedKey());
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toEqual({ error: { code: 'rate_limited', message: expect.any(String) } });
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      // A valid key not yet looked up is not looked up from that address either.
+      expect((await from(throttled, guesser, await newKey())).status).toBe(429);
+      expect((await from(throttled, other, guessedKey())).status).toBe(401);
+      expect((await from(throttled, other, await newKey())).status).toBe(200);
+    });
+
+    it('believes X-Forwarded-For only from TRUST_PROXY: without it every address sent is the peer’s own', async () => {
+      for (let i = 0; i < LIMIT; i += 1) expect((await from(direct, address(), guessedKey())).status).toBe(401);
+      expect((await from(direct, address(), guessedKey())).status).toBe(429);
+    });
+  });
+
   describe('write limits', () => {
     it('accepts 120 writes in a minute, refuses the 121st with Retry-After, and sends RateLimit headers', async () => {
       const key = await newKey();
@@ -155,6 +224,17 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
       const responses = await Promise.all(Array.from({ length: 200 }, (_, i) => put(i % 2 ? gateway : twin, key, `t-${i}`)));
       expect(responses.filter((r) => r.status === 200)).toHaveLength(120);
       expect(responses.filter((r) => r.status === 429)).toHaveLength(80);
+    });
+
+    it('counts every write whatever X-Request-Id the caller sends: 130 writes with one id → exactly 10 refused', async () => {
+      const key = await newKey();
+      const responses = await Promise.all(
+        Array.from({ length: 130 }, (_, i) =>
+          call(gateway, `/contacts/same-${i}`, { method: 'PUT', key, headers: { 'content-type': 'application/json', 'x-request-id': 'same' }, body: '{}' }),
+        ),
+      );
+      expect(responses.filter((r) => r.status === 200)).toHaveLength(120);
+      expect(responses.filter((r) => r.status === 429)).toHaveLength(10);
     });
 
     it('accepts a write sent after Retry-After', async () => {
@@ -211,6 +291,40 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
         expect(response.status).toBe(400);
         expect(await response.json()).toEqual({ error: { code: 'validation_failed', message: 'The URL path is not valid.', details: [{ path: 'path', message: expect.any(String) }] } });
       }
+    });
+
+    describe('one idea of the path: the key check, the route and the service see the same one', () => {
+      it('reads escaped unreserved characters as plain ones: GET /%61pi/v1/events needs a key, and with one reaches the feed', async () => {
+        expect(await rawGet(gateway, '/%61pi/v1/events')).toEqual({ status: 401, body: { error: { code: 'unauthorized', message: expect.any(String) } } });
+        expect(await rawGet(gateway, '/api/v1/%65vents', { authorization: 'Bearer nope' })).toMatchObject({ status: 401 });
+        // Authenticated, forwarded to events-api, which is down in this suite: 503, not 500.
+        expect(await rawGet(gateway, '/%61pi/v1/events', { authorization: `Bearer ${scale.key}` })).toEqual({
+          status: 503,
+          body: { error: { code: 'unavailable', message: expect.any(String) } },
+        });
+      });
+
+      it('forwards the canonical path to the service', async () => {
+        const { status, body } = await rawGet(gateway, '/%61pi/v1/contact%73/a%7Eb%2Fc?delay_ms=1', { authorization: `Bearer ${scale.key}` });
+        expect(status).toBe(200);
+        expect(body).toMatchObject({ ref: 'a~b/c', caller: { account: { id: scale.accountId } } });
+      });
+
+      it.each([
+        '/api/v1/%2e%2e/whoami',
+        '/api/v1/contacts/%2E%2E',
+        '/api/v1/%2e%2e/%61pi/v1/whoami',
+        '/api/v1/./whoami',
+        '/api/v1/contacts/../whoami',
+        '//api/v1',
+        '//api/v1/whoami',
+        '/api/v1//whoami',
+        '/%61pi//v1/events',
+      ])('refuses %s with 400 validation_failed, with or without a key', async (path) => {
+        const refused = { status: 400, body: { error: { code: 'validation_failed', message: 'The URL path is not valid.', details: [{ path: 'path', message: expect.any(String) }] } } };
+        expect(await rawGet(gateway, path)).toEqual(refused);
+        expect(await rawGet(gateway, path, { authorization: `Bearer ${scale.key}` })).toEqual(refused);
+      });
     });
 
     it('echoes X-Request-Id, or makes one', async () => {
@@ -334,18 +448,66 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     expect(received).toBeLessThan(size);
   }, 40_000);
 
-  it('is live but not ready while Redis is unreachable, and says which check fails', async () => {
-    const cut = await startApp('gateway', { ...env(), REDIS_URL: 'redis://127.0.0.1:9' }, 20_000, '/healthz');
-    try {
-      const response = await fetch(`${cut.url}/readyz`);
-      expect(response.status).toBe(503);
-      expect(await response.json()).toEqual({ status: 'not_ready', checks: { postgres: 'ok', redis: expect.not.stringMatching(/^ok$/) } });
-      // Writes fail closed (never past the limit), reads go on.
-      expect((await put(cut, scale.key)).status).toBe(503);
-      expect((await call(cut, '/whoami', { key: scale.key })).status).toBe(200);
-    } finally {
-      await cut.stop();
-    }
+  describe('Redis unreachable: reads go on, writes fail closed, /readyz says degraded', () => {
+    it('starts without Redis and serves reads', async () => {
+      const cut = await startApp('gateway', { ...env(), REDIS_URL: 'redis://127.0.0.1:9' });
+      try {
+        const response = await fetch(`${cut.url}/readyz`);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ status: 'degraded', degraded: ['redis'], checks: { postgres: 'ok', redis: expect.not.stringMatching(/^ok$/) } });
+        expect((await put(cut, scale.key)).status).toBe(503);
+        expect((await call(cut, '/whoami', { key: scale.key })).status).toBe(200);
+      } finally {
+        await cut.stop();
+      }
+    });
+
+    it('when its Redis stops: 503 unavailable on writes at once, reads and authentication go on; all back when Redis returns', async () => {
+      const own = await startPrivateRedis();
+      const app = await startApp('gateway', { ...env(), REDIS_URL: own.url, LOG_LEVEL: 'info' });
+      try {
+        expect(await (await fetch(`${app.url}/readyz`)).json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
+        const key = await newKey();
+        expect((await put(app, key)).status).toBe(200);
+
+        // A Redis that holds the connection but answers nothing: 503 after the command timeout.
+        own.pause();
+        try {
+          const started = Date.now();
+          const stalled = await put(app, key);
+          expect(stalled.status).toBe(503);
+          expect(Date.now() - started).toBeLessThan(2500);
+          expect((await call(app, '/whoami', { key })).status).toBe(200);
+        } finally {
+          own.resume();
+        }
+        await waitFor('writes accepted after the pause', async () => ((await put(app, key)).status === 200 ? true : undefined), 10_000);
+
+        await own.stop();
+        const ready = await fetch(`${app.url}/readyz`);
+        expect(ready.status).toBe(200);
+        expect(await ready.json()).toEqual({ status: 'degraded', degraded: ['redis'], checks: { postgres: 'ok', redis: expect.not.stringMatching(/^ok$/) } });
+        const started = Date.now();
+        const refused = await put(app, key);
+        expect(Date.now() - started).toBeLessThan(2000);
+        expect(refused.status).toBe(503);
+        expect(refused.headers.get('retry-after')).toBe('1');
+        expect(await refused.json()).toEqual({ error: { code: 'unavailable', message: expect.any(String) } });
+        expect((await call(app, '/contacts/read-on', { key })).status).toBe(200);
+        // A key this process has not seen yet: looked up in the database, failures counted in memory.
+        expect((await call(app, '/whoami', { key: await newKey() })).status).toBe(200);
+        expect((await call(app, '/whoami', { key: guessedKey() })).status).toBe(401);
+        expect(app.output()).toContain('Redis unavailable: writes answer 503 until it is back');
+
+        await own.start();
+        await waitFor('writes accepted again', async () => ((await put(app, key)).status === 200 ? true : undefined), 15_000);
+        expect(await (await fetch(`${app.url}/readyz`)).json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
+        expect(app.output()).toContain('Redis available again');
+      } finally {
+        await app.stop();
+        await own.stop();
+      }
+    }, 60_000);
   });
 
   it('refuses to boot on an invalid setting, naming it', async () => {

@@ -1,10 +1,11 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ACCOUNTS_MIGRATIONS, ACCOUNTS_SCHEMA, AccountsRepository } from '@svc/accounts';
 import { PersistenceModule } from '@svc/persistence';
-import { PlatformModule, ReadinessService } from '@svc/platform';
+import { APP_LOGGER, PlatformModule, ReadinessService } from '@svc/platform';
 import Redis from 'ioredis';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { AuthFailureThrottle } from './auth/auth-failure-throttle';
 import { ApiKeyAuthenticator } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
 import { GatewayPipeline } from './gateway.pipeline';
@@ -13,24 +14,50 @@ import { UpstreamProxy } from './proxy/upstream-proxy';
 import { WriteLimiter } from './rate-limit/write-limiter';
 import { WhoamiController } from './whoami.controller';
 
-/** Redis and the upstream pools: checked for readiness, closed after the listener has drained. */
+/**
+ * Redis and the upstream pools: reported for readiness, closed after the listener has drained.
+ * Redis is reported, not required: without it reads go on and only writes are refused (503),
+ * so a Redis outage must not take every gateway out of the load balancer.
+ */
 @Injectable()
 class GatewayResources implements OnModuleInit, OnApplicationShutdown {
+  private redisDown = false;
+  private closing = false;
+
   constructor(
     @Inject(Redis) private readonly redis: Redis,
     private readonly proxy: UpstreamProxy,
     private readonly readiness: ReadinessService,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
   onModuleInit(): void {
-    this.readiness.register('redis', () => this.redis.ping());
+    this.readiness.register('redis', () => this.redis.ping(), { critical: false });
+    // One line when Redis goes away and one when it is back (ioredis reconnects by itself).
+    this.redis.on('error', (err: Error) => this.redisLost(err.message));
+    this.redis.on('close', () => this.redisLost('connection closed'));
+    this.redis.on('ready', () => {
+      if (!this.redisDown) return;
+      this.redisDown = false;
+      this.logger.info('Redis available again: writes accepted');
+    });
+  }
+
+  private redisLost(reason: string): void {
+    if (this.redisDown || this.closing) return;
+    this.redisDown = true;
+    this.logger.error({ reason }, 'Redis unavailable: writes answer 503 until it is back; reads go on');
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
     await this.proxy.close();
     this.redis.disconnect();
   }
 }
+
+/** A Redis that accepts the connection but does not answer must not hold a write either. */
+const REDIS_COMMAND_TIMEOUT_MS = 1_000;
 
 @Module({})
 export class GatewayModule {
@@ -52,7 +79,15 @@ export class GatewayModule {
       providers: [
         {
           provide: Redis,
-          useFactory: () => new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectionName: 'gateway' }),
+          // No offline queue and a command timeout: while Redis is away a write gets its 503 at once,
+          // never a queued command; ioredis keeps reconnecting (backoff up to 2 s) by itself.
+          useFactory: () =>
+            new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectionName: 'gateway' }),
+        },
+        {
+          provide: AuthFailureThrottle,
+          inject: [Redis],
+          useFactory: (redis: Redis) => new AuthFailureThrottle(redis, { failures: config.AUTH_FAILURES_PER_ADDRESS, windowMs: config.AUTH_FAILURE_WINDOW_MS }),
         },
         {
           provide: ApiKeyAuthenticator,

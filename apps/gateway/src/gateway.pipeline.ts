@@ -2,8 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { API_PLAN } from '@svc/contracts';
 import { ApiError, APP_CONFIG, BODY_LIMIT_BYTES, InternalAuth } from '@svc/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AuthFailureThrottle } from './auth/auth-failure-throttle';
 import { ApiKeyAuthenticator, Principal } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
+import { canonicalPath } from './proxy/canonical-path';
 import { ROUTES } from './proxy/route-table';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { WriteLimiter } from './rate-limit/write-limiter';
@@ -11,6 +13,8 @@ import { WriteLimiter } from './rate-limit/write-limiter';
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
+    /** The path (canonical, see canonicalPath) and query string the gateway checks and forwards. */
+    canonicalUrl: string;
   }
 }
 
@@ -25,17 +29,26 @@ function bearerToken(authorization: string | undefined): string {
   return authorization?.startsWith(BEARER) ? authorization.slice(BEARER.length) : '';
 }
 
-/** Every path under the API prefix except the public ones (the query string aside). */
-function needsKey(url: string): boolean {
-  if (!url.startsWith(API_PREFIX)) return false;
-  const query = url.indexOf('?');
-  const path = query === -1 ? url : url.slice(0, query);
+/** Every canonical path under the API prefix except the public ones. */
+function needsKey(path: string): boolean {
   return (path === API_PREFIX || path.startsWith(UNDER_PREFIX)) && !PUBLIC_PATHS.has(path);
 }
 
+/** The request target with its path made canonical, or a 400 for a path that has no single meaning. */
+function canonicalUrlOf(url: string): { url: string; path: string } {
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  const canonical = canonicalPath(path);
+  if ('refused' in canonical) {
+    throw new ApiError('validation_failed', 'The URL path is not valid.', [{ path: 'path', message: canonical.refused }]);
+  }
+  return { url: query === -1 ? canonical.path : canonical.path + url.slice(query), path: canonical.path };
+}
+
 /**
- * The checks every public call passes, in the contract's order: 401, 402, 429 (writes) in an
- * onRequest hook, before the body is read; then 415 / 413 / 400 `invalid_json` while Fastify reads
+ * The checks every public call passes, in the contract's order, in an onRequest hook before the
+ * body is read: a path with no single meaning is refused (400), then 401 (with failed
+ * authentications throttled per client address: 429), 402, 429 (writes); then 415 / 413 / 400 `invalid_json` while Fastify reads
  * the body; then the route (the gateway's own, or a proxied service).
  */
 @Injectable()
@@ -45,6 +58,7 @@ export class GatewayPipeline {
   constructor(
     @Inject(APP_CONFIG) config: GatewayConfig,
     private readonly authenticator: ApiKeyAuthenticator,
+    private readonly authFailures: AuthFailureThrottle,
     private readonly limiter: WriteLimiter,
     private readonly proxy: UpstreamProxy,
     private readonly internalAuth: InternalAuth,
@@ -55,17 +69,28 @@ export class GatewayPipeline {
   install(fastify: FastifyInstance): void {
     // Declared up front, so that setting it keeps every request object of one shape.
     fastify.decorateRequest('principal', undefined);
+    fastify.decorateRequest('canonicalUrl', '');
     fastify.addHook('onRequest', (request, reply, done) => {
-      if (!needsKey(request.url)) return done();
-      const lookup = this.authenticator.authenticate(bearerToken(request.headers.authorization));
-      // A key in the cache is admitted without a promise: a read costs no microtask here.
-      if (lookup instanceof Promise) {
-        lookup.then((principal) => this.admit(request, reply, principal)).then(() => done(), done);
+      let principal: Principal | undefined;
+      let apiKey: string;
+      try {
+        // The router reads escaped unreserved characters as plain ones too: both see one path.
+        const { url, path } = canonicalUrlOf(request.url);
+        request.canonicalUrl = url;
+        if (!needsKey(path)) return done();
+        apiKey = bearerToken(request.headers.authorization);
+        // A key in the cache is admitted without a promise: a read costs no microtask here.
+        principal = this.authenticator.cached(apiKey);
+      } catch (err) {
+        return done(err as Error);
+      }
+      if (!principal) {
+        this.authenticate(request, reply, apiKey).then(() => done(), done);
         return;
       }
       let limiting: Promise<void> | undefined;
       try {
-        limiting = this.admit(request, reply, lookup);
+        limiting = this.admit(request, reply, principal);
       } catch (err) {
         return done(err as Error);
       }
@@ -90,9 +115,26 @@ export class GatewayPipeline {
       fastify.route({
         method: route.method,
         url: API_PREFIX + route.path,
-        handler: async (request, reply) => this.proxy.forward(route.upstream, request, reply, await this.contextFor(request)),
+        handler: async (request, reply) =>
+          this.proxy.forward(route.upstream, request, reply, request.canonicalUrl.slice(API_PREFIX.length), await this.contextFor(request)),
       });
     }
+  }
+
+  /**
+   * A key not in the cache: a client address with too many failed authentications gets 429 before
+   * its key is looked up; a well-formed key that is not found counts as a failure of its address.
+   * A missing or malformed key costs no lookup and is not counted.
+   */
+  private async authenticate(request: FastifyRequest, reply: FastifyReply, apiKey: string): Promise<void> {
+    if (!this.authenticator.isWellFormed(apiKey)) return this.admit(request, reply, null);
+    const wait = await this.authFailures.retryAfterSeconds(request.ip);
+    if (wait > 0) {
+      throw new ApiError('rate_limited', `Too many failed authentications from this address; retry in ${wait} s.`, undefined, { 'retry-after': String(wait) });
+    }
+    const principal = await this.authenticator.lookup(apiKey);
+    if (!principal) await this.authFailures.recordFailure(request.ip);
+    return this.admit(request, reply, principal);
   }
 
   /** 401, 402, then for a write the limit (the promise of its 429 or go-ahead). */
@@ -109,8 +151,9 @@ export class GatewayPipeline {
   }
 
   private async limit(request: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<void> {
-    const decision = await this.limiter.consume(principal.key.id, request.id).catch((err: unknown) => {
-      request.log.error({ err }, 'write limiter unavailable');
+    const decision = await this.limiter.consume(principal.key.id).catch((err: unknown) => {
+      // Fail closed: a write is never let past a limit that cannot be counted.
+      request.log.warn({ reason: err instanceof Error ? err.message : String(err) }, 'write refused: Redis unavailable');
       throw new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
     });
     reply.headers({
@@ -126,7 +169,9 @@ export class GatewayPipeline {
   }
 
   private contextFor(request: FastifyRequest): Promise<string> {
-    const principal = request.principal as Principal;
+    const principal = request.principal;
+    // Every routed path needs a key (see needsKey); a call without one is never forwarded.
+    if (!principal) throw new ApiError('unauthorized', 'Send a valid API key: Authorization: Bearer svc_cust_…', undefined, { 'www-authenticate': 'Bearer' });
     return this.internalAuth.sign({ account: principal.account, keyId: principal.key.id, requestId: request.id });
   }
 }

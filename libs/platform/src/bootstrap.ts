@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, LogController } from 'fastify';
+import { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Bindings, Logger } from 'pino';
@@ -32,6 +32,8 @@ export interface AppDefinition<S extends ConfigSpec> {
   configure?: (app: NestFastifyApplication, fastify: FastifyInstance, config: Config<S>) => void | Promise<void>;
   /** Path prefix of the app's controllers, except health and metrics. */
   globalPrefix?: string;
+  /** Server options from the app's settings: `trustProxy` for the app that faces clients. */
+  serverOptions?: (config: Config<S>) => Pick<FastifyServerOptions, 'trustProxy'>;
 }
 
 /** Echoes a caller's X-Request-Id when it is safe to log, otherwise makes one. */
@@ -49,6 +51,7 @@ function pathOf(url: string): string {
 /** Builds a NestJS app on Fastify with everything every app does the same way. Does not listen. */
 export async function createApp<S extends ConfigSpec>(definition: AppDefinition<S>, config: Config<S>, logger: Logger): Promise<NestFastifyApplication> {
   const adapter = new ApiFastifyAdapter({
+    ...definition.serverOptions?.(config),
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     bodyLimit: BODY_LIMIT_BYTES,

@@ -35,10 +35,15 @@ export class ReadinessService implements BeforeApplicationShutdown {
     this.checks.set(name, { check, critical: options.critical ?? true });
   }
 
-  async report(): Promise<{ ready: boolean; checks: Record<string, string> }> {
+  /**
+   * `ready` false when a critical check fails; `degraded` names the non-critical ones that fail
+   * (the app serves, without what they provide).
+   */
+  async report(): Promise<{ ready: boolean; degraded: string[]; checks: Record<string, string> }> {
     const results: Record<string, string> = {};
-    if (this.draining) return { ready: false, checks: { shutdown: 'draining' } };
+    if (this.draining) return { ready: false, degraded: [], checks: { shutdown: 'draining' } };
     let ready = true;
+    const degraded: string[] = [];
     await Promise.all(
       [...this.checks].map(async ([name, { check, critical }]) => {
         try {
@@ -47,10 +52,11 @@ export class ReadinessService implements BeforeApplicationShutdown {
         } catch (err) {
           results[name] = err instanceof Error ? err.message : 'failed';
           if (critical) ready = false;
+          else degraded.push(name);
         }
       }),
     );
-    return { ready, checks: results };
+    return { ready, degraded: degraded.sort(), checks: results };
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -71,9 +77,14 @@ export class HealthController {
     return { status: 'ok' };
   }
 
+  /**
+   * 200 `ready`; 200 `degraded` with `degraded: [names]` when only non-critical checks fail (keep
+   * the app in the load balancer, fix what is named); 503 `not_ready` otherwise.
+   */
   @Get('readyz')
   async ready(@Res() reply: FastifyReply): Promise<void> {
-    const report = await this.readiness.report();
-    await reply.code(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not_ready', checks: report.checks });
+    const { ready, degraded, checks } = await this.readiness.report();
+    if (ready && degraded.length > 0) await reply.code(200).send({ status: 'degraded', degraded, checks });
+    else await reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
   }
 }

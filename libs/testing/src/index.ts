@@ -1,6 +1,7 @@
 export * from './accounts';
 export * from './database';
 export * from './processes';
+export * from './private-redis';
 export * from './stack';
 export * from './rabbitmq';
 export * from './producer';

@@ -9,47 +9,81 @@ export interface Principal {
   key: { id: string; prefix: string; created_at: string };
 }
 
-interface Lookup {
-  principal: Principal | null;
+export interface KeyCacheSizes {
+  /** Keys found (active keys and their accounts). */
+  known: number;
+  /** Keys not found: unknown, revoked. Apart, so that guessed keys cannot push real ones out. */
+  unknown: number;
 }
 
+const DEFAULT_SIZES: KeyCacheSizes = { known: 50_000, unknown: 10_000 };
+
 /**
- * Resolves a bearer key to its principal. Lookups (hits and misses) are cached per process for at
- * most AUTH_CACHE_TTL_MS (≤ 5 s), so a revocation or plan change is seen within that time by every
- * gateway; concurrent lookups of one key share one query.
+ * Resolves a bearer key to its principal. Every answer of the database, found or not, is cached
+ * per process for at most AUTH_CACHE_TTL_MS (≤ 5 s), so a revocation or plan change is seen within
+ * that time by every gateway and a key costs at most one query per process in that time;
+ * concurrent lookups of one key share one query. Found and not-found keys are cached in two
+ * bounded structures, so any number of guessed keys cannot push the real keys out of theirs.
  */
 export class ApiKeyAuthenticator {
-  /** Keyed by a digest of the key, never the key itself; the key is the lookup's fetch context. */
-  private readonly cache: LRUCache<string, Lookup, string>;
+  /** Keyed by a digest of the key, never the key itself. */
+  private readonly known: LRUCache<string, Principal>;
+  private readonly unknown: LRUCache<string, true>;
+  private readonly inFlight = new Map<string, Promise<Principal | null>>();
 
-  constructor(repository: AccountsRepository, ttlMs: number) {
-    this.cache = new LRUCache<string, Lookup, string>({
-      max: 50_000,
-      ttl: Math.max(ttlMs, 1),
-      fetchMethod: async (_digest, _stale, { context: apiKey }) => {
-        const keyHash = hashApiKey(apiKey);
-        const row = await repository.findPrincipal(keyHash);
-        if (!row || !sameHash(row.key_hash, keyHash)) return { principal: null };
-        return {
-          principal: {
-            account: { id: row.account_id, name: row.account_name, plan: row.account_plan },
-            key: { id: row.key_id, prefix: row.key_prefix, created_at: row.key_created_at },
-          },
-        };
-      },
-    });
+  constructor(
+    private readonly repository: AccountsRepository,
+    ttlMs: number,
+    sizes: KeyCacheSizes = DEFAULT_SIZES,
+  ) {
+    const ttl = Math.max(ttlMs, 1);
+    this.known = new LRUCache<string, Principal>({ max: sizes.known, ttl });
+    this.unknown = new LRUCache<string, true>({ max: sizes.unknown, ttl });
   }
 
-  /**
-   * The principal, or null for a key that is malformed, unknown or revoked. A cached lookup is
-   * answered synchronously (no promise on the hot path); only a miss returns a promise.
-   */
-  authenticate(apiKey: string): Principal | null | Promise<Principal | null> {
-    if (!API_KEY_PATTERN.test(apiKey)) return null;
-    // One-shot crypto.hash: a tenth of the cost of a Hash object per call.
-    const digest = hash('sha256', apiKey, 'base64');
-    const cached = this.cache.get(digest);
-    if (cached) return cached.principal;
-    return this.cache.fetch(digest, { context: apiKey }).then((lookup) => lookup?.principal ?? null);
+  /** True for a token shaped like a key: only those are looked up (and count as failures). */
+  isWellFormed(apiKey: string): boolean {
+    return API_KEY_PATTERN.test(apiKey);
   }
+
+  /** The principal of a key found in the last AUTH_CACHE_TTL_MS, synchronously (no promise on the hot path). */
+  cached(apiKey: string): Principal | undefined {
+    if (!API_KEY_PATTERN.test(apiKey)) return undefined;
+    return this.known.get(digestOf(apiKey));
+  }
+
+  /** The principal, or null for a key that is malformed, unknown or revoked. */
+  lookup(apiKey: string): Promise<Principal | null> {
+    if (!API_KEY_PATTERN.test(apiKey)) return Promise.resolve(null);
+    const digest = digestOf(apiKey);
+    const found = this.known.get(digest);
+    if (found) return Promise.resolve(found);
+    if (this.unknown.has(digest)) return Promise.resolve(null);
+    let pending = this.inFlight.get(digest);
+    if (!pending) {
+      pending = this.query(apiKey, digest).finally(() => this.inFlight.delete(digest));
+      this.inFlight.set(digest, pending);
+    }
+    return pending;
+  }
+
+  private async query(apiKey: string, digest: string): Promise<Principal | null> {
+    const keyHash = hashApiKey(apiKey);
+    const row = await this.repository.findPrincipal(keyHash);
+    if (!row || !sameHash(row.key_hash, keyHash)) {
+      this.unknown.set(digest, true);
+      return null;
+    }
+    const principal: Principal = {
+      account: { id: row.account_id, name: row.account_name, plan: row.account_plan },
+      key: { id: row.key_id, prefix: row.key_prefix, created_at: row.key_created_at },
+    };
+    this.known.set(digest, principal);
+    return principal;
+  }
+}
+
+/** One-shot crypto.hash: a tenth of the cost of a Hash object per call. */
+function digestOf(apiKey: string): string {
+  return hash('sha256', apiKey, 'base64');
 }

@@ -29,7 +29,8 @@ export class UpstreamProxy {
     }
   }
 
-  async forward(upstream: Upstream, request: FastifyRequest, reply: FastifyReply, context: string): Promise<FastifyReply> {
+  /** `path`: the service's path and query string (the canonical request target below `/api/v1`). */
+  async forward(upstream: Upstream, request: FastifyRequest, reply: FastifyReply, path: string, context: string): Promise<FastifyReply> {
     const pool = this.pools.get(upstream) as Pool;
     const headers: Record<string, string> = { [GATEWAY_CONTEXT_HEADER]: context, 'x-request-id': request.id };
     for (const name of FORWARDED_REQUEST_HEADERS) {
@@ -41,7 +42,7 @@ export class UpstreamProxy {
     try {
       response = await pool.request({
         method: request.method as 'GET',
-        path: request.url.slice('/api/v1'.length),
+        path,
         headers,
         body,
       });

@@ -12,7 +12,7 @@ describe('WriteLimiter (real Redis)', () => {
     connections.push(redis);
     return new WriteLimiter(redis, limits);
   };
-  const burst = (l: WriteLimiter, key: string, n: number) => Promise.all(Array.from({ length: n }, () => l.consume(key, randomUUID())));
+  const burst = (l: WriteLimiter, key: string, n: number) => Promise.all(Array.from({ length: n }, () => l.consume(key)));
 
   afterAll(() => connections.forEach((c) => c.disconnect()));
 
@@ -22,7 +22,7 @@ describe('WriteLimiter (real Redis)', () => {
     const decisions = await burst(l, key, 120);
     expect(decisions.every((d) => d.allowed)).toBe(true);
     expect(Math.min(...decisions.map((d) => d.remaining))).toBe(0);
-    const refused = await l.consume(key, randomUUID());
+    const refused = await l.consume(key);
     expect(refused.allowed).toBe(false);
     expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(59);
     expect(refused.retryAfterSeconds).toBeLessThanOrEqual(60);
@@ -51,7 +51,7 @@ describe('WriteLimiter (real Redis)', () => {
       await sleep(45);
     }
     expect(accepted).toBe(3000);
-    const refused = await l.consume(key, randomUUID());
+    const refused = await l.consume(key);
     expect(refused.allowed).toBe(false);
     expect(refused).toMatchObject({ limit: 3000, remaining: 0 });
     expect(refused.retryAfterSeconds).toBeGreaterThan(100);

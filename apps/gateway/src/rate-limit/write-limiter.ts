@@ -1,4 +1,5 @@
 import type Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
 
 export interface WriteLimits {
   perMinute: number;
@@ -19,7 +20,8 @@ export interface LimitDecision {
 
 /**
  * A sliding log per key in one sorted set (score = acceptance time in ms, by Redis's clock so every
- * gateway process agrees). Atomically: drop entries older than the long window, count both windows,
+ * gateway process agrees; member = a random id made here for each write, never anything the caller
+ * sent, so that every accepted write is its own entry). Atomically: drop entries older than the long window, count both windows,
  * and record the write only if both have room, so refused writes never count. When refused, the
  * wait is exact: the time until enough of the oldest entries leave the full window(s).
  */
@@ -81,12 +83,12 @@ export class WriteLimiter {
     this.redis = redis as LimiterRedis;
   }
 
-  /** Counts one write of `keyId` if it is within both limits. `writeId` must be unique. */
-  async consume(keyId: string, writeId: string): Promise<LimitDecision> {
+  /** Counts one write of `keyId` if it is within both limits. */
+  async consume(keyId: string): Promise<LimitDecision> {
     const { perMinute, minuteWindowMs, perHour, hourWindowMs } = this.limits;
     const [allowed, limit, remaining, resetMs, waitMs] = await this.redis.consumeWrite(
       `ratelimit:writes:${keyId}`,
-      writeId,
+      randomUUID(),
       perMinute,
       minuteWindowMs,
       perHour,

@@ -1,0 +1,76 @@
+import { AccountsRepository, generateApiKey, hashApiKey, PrincipalRow } from '@svc/accounts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiKeyAuthenticator } from './authenticator';
+
+/** A repository that knows `keys` and counts the queries it answers. */
+function fakeRepository(keys: string[]) {
+  const rows = new Map<string, PrincipalRow>();
+  const add = (key: string) =>
+    rows.set(hashApiKey(key).toString('hex'), {
+      key_id: String(rows.size + 1),
+      key_hash: hashApiKey(key),
+      key_prefix: key.slice(0, 13),
+      key_created_at: '2026-11-21T10:04:05.123456+00:00',
+      account_id: '7',
+      account_name: 'Acme',
+      account_plan: 'scale',
+    });
+  keys.forEach(add);
+  const findPrincipal = jest.fn(async (hash: Buffer) => rows.get(hash.toString('hex')));
+  return { add, findPrincipal, repository: { findPrincipal } as unknown as AccountsRepository };
+}
+
+describe('ApiKeyAuthenticator', () => {
+  it('asks the database at most once per unknown key within the cache time, however often or concurrently it is sent', async () => {
+    const { findPrincipal, repository } = fakeRepository([]);
+    const authenticator = new ApiKeyAuthenticator(repository, 60_000);
+    const guesses = Array.from({ length: 200 }, () => generateApiKey());
+    const answers = await Promise.all([...guesses, ...guesses].map((key) => authenticator.lookup(key)));
+    for (const key of guesses) expect(await authenticator.lookup(key)).toBeNull();
+    expect(answers.every((answer) => answer === null)).toBe(true);
+    expect(findPrincipal).toHaveBeenCalledTimes(200);
+  });
+
+  it('asks the database once per known key, then answers it synchronously from the cache', async () => {
+    const key = generateApiKey();
+    const { findPrincipal, repository } = fakeRepository([key]);
+    const authenticator = new ApiKeyAuthenticator(repository, 60_000);
+    expect(authenticator.cached(key)).toBeUndefined();
+    const [first, second] = await Promise.all([authenticator.lookup(key), authenticator.lookup(key)]);
+    expect(first).toEqual({ account: { id: '7', name: 'Acme', plan: 'scale' }, key: { id: '1', prefix: key.slice(0, 13), created_at: expect.any(String) } });
+    expect(second).toBe(first);
+    expect(authenticator.cached(key)).toBe(first);
+    expect(findPrincipal).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps real keys cached however many unknown keys are tried (separate, bounded caches)', async () => {
+    const real = Array.from({ length: 50 }, () => generateApiKey());
+    const { findPrincipal, repository } = fakeRepository(real);
+    const authenticator = new ApiKeyAuthenticator(repository, 60_000, { known: 100, unknown: 20 });
+    for (const key of real) await authenticator.lookup(key);
+    for (let i = 0; i < 1_000; i += 1) await authenticator.lookup(generateApiKey());
+    expect(real.every((key) => authenticator.cached(key) !== undefined)).toBe(true);
+    expect(findPrincipal).toHaveBeenCalledTimes(50 + 1_000);
+  });
+
+  it('forgets an unknown key once the cache time has passed, so a key created later is found', async () => {
+    const key = generateApiKey();
+    const { add, findPrincipal, repository } = fakeRepository([]);
+    const authenticator = new ApiKeyAuthenticator(repository, 50);
+    expect(await authenticator.lookup(key)).toBeNull();
+    add(key);
+    expect(await authenticator.lookup(key)).toBeNull(); // remembered: no second query
+    expect(findPrincipal).toHaveBeenCalledTimes(1);
+    await sleep(60);
+    expect(await authenticator.lookup(key)).not.toBeNull();
+    expect(findPrincipal).toHaveBeenCalledTimes(2);
+  });
+
+  it('answers null without a query for a token that is not shaped like a key', async () => {
+    const { findPrincipal, repository } = fakeRepository([]);
+    const authenticator = new ApiKeyAuthenticator(repository, 60_000);
+    expect(authenticator.isWellFormed('svc_cust_short')).toBe(false);
+    expect(await authenticator.lookup('svc_cust_short')).toBeNull();
+    expect(findPrincipal).not.toHaveBeenCalled();
+  });
+});
