@@ -167,8 +167,8 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     let direct: RunningApp;
     // Their own Redis: the other gateways of this suite fail lookups from 127.0.0.1 too.
     let own: PrivateRedis;
-    // Client addresses of this run only (documentation range), so that reruns start clean.
-    const address = () => `2001:db8::${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
+    // Client addresses (each its own /64, documentation range) of this run only.
+    const address = () => `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}::1`;
     const from = (base: RunningApp, ip: string, key: string) => call(base, '/whoami', { key, headers: { 'x-forwarded-for': ip } });
 
     beforeAll(async () => {
