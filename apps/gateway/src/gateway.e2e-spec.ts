@@ -196,6 +196,15 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
       expect((await from(throttled, other, await newKey())).status).toBe(200);
     });
 
+    it('does not count a missing or malformed key (no lookup is made for it)', async () => {
+      const client = address();
+      for (let i = 0; i < LIMIT + 2; i += 1) {
+        expect((await call(throttled, '/whoami', { headers: { 'x-forwarded-for': client } })).status).toBe(401);
+        expect((await from(throttled, client, 'svc_cust_short')).status).toBe(401);
+      }
+      expect((await from(throttled, client, guessedKey())).status).toBe(401);
+    });
+
     it('believes X-Forwarded-For only from TRUST_PROXY: without it every address sent is the peer’s own', async () => {
       for (let i = 0; i < LIMIT; i += 1) expect((await from(direct, address(), guessedKey())).status).toBe(401);
       expect((await from(direct, address(), guessedKey())).status).toBe(429);
