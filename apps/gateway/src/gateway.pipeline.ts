@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { API_PLAN } from '@svc/contracts';
-import { ApiError, APP_CONFIG, BODY_LIMIT_BYTES, InternalAuth } from '@svc/platform';
+import { ApiError, APP_CONFIG, BODY_LIMIT_BYTES, checkJsonBody, InternalAuth } from '@svc/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeyAuthenticator, Principal } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
@@ -73,17 +73,24 @@ export class GatewayPipeline {
       else done();
     });
 
-    // Bodies stay bytes: checked to be JSON here, relayed untouched to the service.
+    // Bodies stay bytes: checked to be JSON (and storable: `checkJsonBody`) here, relayed untouched to the service.
     fastify.removeContentTypeParser('application/json');
     fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
       const bytes = body as Buffer;
       if (bytes.length === 0) return done(null, undefined);
+      let parsed: unknown;
       try {
-        JSON.parse(bytes.toString('utf8'));
-        done(null, bytes);
+        parsed = JSON.parse(bytes.toString('utf8'));
       } catch {
-        done(new ApiError('invalid_json', 'The request body is not valid JSON.'), undefined);
+        return done(new ApiError('invalid_json', 'The request body is not valid JSON.'), undefined);
       }
+      try {
+        // Refused here already (a NUL, nesting too deep), before the body travels to a service.
+        checkJsonBody(parsed);
+      } catch (err) {
+        return done(err as Error, undefined);
+      }
+      done(null, bytes);
     });
 
     for (const route of ROUTES) {

@@ -9,9 +9,10 @@ import type { Bindings, Logger } from 'pino';
 import { Config, ConfigError, ConfigSpec, loadConfig } from './config';
 import { ApiError } from './errors';
 import { ApiExceptionFilter, ApiFastifyAdapter, RouteRegistry, sendError } from './http-errors';
-import { accessLog, CallLogger, createLogger, NestPinoLogger } from './logger';
+import { AccessPathRedactor, accessLog, CallLogger, createLogger, NestPinoLogger } from './logger';
 import { ReadinessService } from './health';
 import { MetricsService } from './metrics';
+import { checkJsonBody, checkPathParameters, checkQueryParameters } from './request-input';
 import { PlatformConfig } from './tokens';
 import { ApiValidationPipe } from './validation';
 
@@ -38,12 +39,6 @@ export interface AppDefinition<S extends ConfigSpec> {
 function requestId(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-}
-
-/** The path of a request target, without its query string (which can hold emails). */
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
 }
 
 /** Builds a NestJS app on Fastify with everything every app does the same way. Does not listen. */
@@ -73,6 +68,21 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
   });
   const fastify = app.getHttpAdapter().getInstance();
   const routes = new RouteRegistry(fastify);
+  // Access lines name a call by its route's words; refs and anything else in a path are hashed.
+  const accessPaths = new AccessPathRedactor((config as { INTERNAL_AUTH_SECRET?: string }).INTERNAL_AUTH_SECRET);
+  fastify.addHook('onRoute', (route) => accessPaths.learnRoute(route.url));
+  // What no service can store or transform safely (a NUL, a body nested too deep) is refused here,
+  // for every route of every app, before any DTO transformation.
+  fastify.addHook('preValidation', (request, _reply, done) => {
+    try {
+      checkPathParameters(request.params);
+      checkQueryParameters(request.query);
+      checkJsonBody(request.body);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  });
   // JSON only: a body of any other type is 415 (Fastify would otherwise accept text/plain).
   fastify.removeContentTypeParser('text/plain');
   const metrics = app.get(MetricsService);
@@ -90,7 +100,7 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
     const ms = reply.elapsedTime;
     metrics.observe(request.method, route, reply.statusCode, ms);
     if (route === undefined || !QUIET_ROUTES.has(route)) {
-      writeAccess({ requestId: request.id, method: request.method, path: pathOf(request.url), route, statusCode: reply.statusCode, durationMs: Math.round(ms * 10) / 10 });
+      writeAccess({ requestId: request.id, method: request.method, path: accessPaths.redact(request.url), route, statusCode: reply.statusCode, durationMs: Math.round(ms * 10) / 10 });
     }
     done();
   });

@@ -1,0 +1,84 @@
+import { ErrorDetail } from '@svc/contracts';
+import { ApiError } from './errors';
+
+/**
+ * How deeply a JSON body may nest (the top-level object is level 1). Every DTO of the API nests
+ * at most four levels; a body nested thousands deep would make class-transformer and
+ * class-validator recurse until the stack overflows (a 500).
+ */
+export const MAX_JSON_DEPTH = 32;
+
+const NUL = '\u0000';
+const NUL_MESSAGE = 'must not contain the NUL character (\\u0000)';
+
+function childPath(parent: string, key: string | number): string {
+  if (typeof key === 'number') return `${parent}[${key}]`;
+  return parent ? `${parent}.${key}` : key;
+}
+
+/**
+ * The first problem of a decoded value that no service can store or safely transform: a NUL
+ * character in a string or a key (PostgreSQL's text cannot hold it), or nesting deeper than
+ * MAX_JSON_DEPTH. Stops at MAX_JSON_DEPTH, so the walk itself never recurses deeply.
+ */
+export function unstorableInput(value: unknown, path: string, depth = 1): { path: string; problem: 'nul' | 'depth' } | undefined {
+  if (typeof value === 'string') return value.includes(NUL) ? { path, problem: 'nul' } : undefined;
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return undefined;
+  if (depth > MAX_JSON_DEPTH) return { path, problem: 'depth' };
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = unstorableInput(value[i], childPath(path, i), depth + 1);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  for (const key of Object.keys(value)) {
+    const at = childPath(path, key);
+    if (key.includes(NUL)) return { path: at, problem: 'nul' };
+    const found = unstorableInput((value as Record<string, unknown>)[key], at, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** A problem's path as `details` shows it: the NUL escaped, so the path itself is printable. */
+function shownPath(path: string): string {
+  return path.replaceAll(NUL, '\\u0000');
+}
+
+/**
+ * Refuses a parsed JSON body that no route can take: nested deeper than MAX_JSON_DEPTH (400
+ * `invalid_json`), or holding a NUL character (400 `validation_failed` naming the field). The one
+ * rule for every body, run before any DTO transformation (by the gateway's body check and by
+ * every service's request hook).
+ */
+export function checkJsonBody(body: unknown): void {
+  const found = unstorableInput(body, '');
+  if (!found) return;
+  if (found.problem === 'depth') {
+    throw new ApiError('invalid_json', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
+  const path = shownPath(found.path) || 'body';
+  throw new ApiError('validation_failed', 'The request has invalid fields.', [{ path, message: `${path} ${NUL_MESSAGE}` }]);
+}
+
+/** Path parameters and query strings: a NUL in any value or name is refused like a bad field. */
+function checkTextValues(values: unknown, code: 'validation_failed' | 'invalid_parameter', message: string): void {
+  if (values === null || typeof values !== 'object') return;
+  const details: ErrorDetail[] = [];
+  for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
+    const found = name.includes(NUL) ? { path: name } : unstorableInput(value, name);
+    if (found) details.push({ path: shownPath(found.path), message: `${shownPath(name)} ${NUL_MESSAGE}` });
+  }
+  if (details.length > 0) throw new ApiError(code, message, details);
+}
+
+/** The path parameters of a call (`{ref}`): a NUL is 400 `validation_failed` on that parameter. */
+export function checkPathParameters(params: unknown): void {
+  checkTextValues(params, 'validation_failed', 'The request has invalid fields.');
+}
+
+/** The query string of a call: a NUL is 400 `invalid_parameter` on that parameter. */
+export function checkQueryParameters(query: unknown): void {
+  checkTextValues(query, 'invalid_parameter', 'The query string has invalid parameters.');
+}
