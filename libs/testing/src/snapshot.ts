@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 
-/** The schemas that hold what the public API writes (`gateway` is the accounts, written by the harness). */
-const API_SCHEMAS = ['contacts', 'identity', 'knowledge', 'events', 'webhooks'];
+/** The schemas the public API writes in its own transactions (`events` is written by consumers, later; `gateway` holds the accounts). */
+const API_SCHEMAS = ['contacts', 'identity', 'knowledge', 'webhooks'];
 
 /**
  * A fingerprint of everything the API has written: per table, a hash of its rows (outboxes only
