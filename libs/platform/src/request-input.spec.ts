@@ -1,0 +1,66 @@
+import { ApiError } from './errors';
+import { checkJsonBody, checkPathParameters, checkQueryParameters, MAX_JSON_DEPTH } from './request-input';
+
+function refusal(check: () => void): ApiError {
+  try {
+    check();
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
+  throw new Error('expected a refusal');
+}
+
+/** `depth` levels of objects, built without recursion. */
+function nested(depth: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < depth; i++) value = { a: value };
+  return value;
+}
+
+describe('checkJsonBody', () => {
+  it('takes an ordinary body, Unicode, control characters other than NUL and all', () => {
+    expect(() => checkJsonBody({ name: 'Ada\t✓ 😀', consents: [{ text: 'line\nbreak', given_at: '2026-11-21T10:04:05Z' }], n: 1, b: null })).not.toThrow();
+    expect(() => checkJsonBody(undefined)).not.toThrow();
+    expect(() => checkJsonBody(Buffer.from('{"a":"\\u0000"}'))).not.toThrow();
+  });
+
+  it.each([
+    [{ name: 'Ada\u0000' }, 'name'],
+    [{ consents: [{ text: 'ok' }, { text: '\u0000' }] }, 'consents[1].text'],
+    [{ items: [{ external_ref: 'a\u0000b' }] }, 'items[0].external_ref'],
+    [{ 'na\u0000me': 'Ada' }, 'na\\u0000me'],
+    ['\u0000', 'body'],
+  ])('refuses a NUL as validation_failed naming where it is (%j)', (body, path) => {
+    const err = refusal(() => checkJsonBody(body));
+    expect(err.code).toBe('validation_failed');
+    expect(err.details).toEqual([{ path, message: `${path} must not contain the NUL character (\\u0000)` }]);
+  });
+
+  it(`takes ${MAX_JSON_DEPTH} levels and refuses one more as invalid_json, objects and arrays alike`, () => {
+    expect(() => checkJsonBody(nested(MAX_JSON_DEPTH))).not.toThrow();
+    expect(refusal(() => checkJsonBody(nested(MAX_JSON_DEPTH + 1))).code).toBe('invalid_json');
+    let array: unknown = [];
+    for (let i = 1; i < MAX_JSON_DEPTH + 1; i++) array = [array];
+    expect(refusal(() => checkJsonBody(array)).code).toBe('invalid_json');
+  });
+
+  it('refuses 50,000 levels at once, without recursing through them', () => {
+    expect(refusal(() => checkJsonBody(nested(50_000))).code).toBe('invalid_json');
+    expect(refusal(() => checkJsonBody(JSON.parse(`${'['.repeat(50_000)}${']'.repeat(50_000)}`))).code).toBe('invalid_json');
+  });
+});
+
+describe('checkPathParameters and checkQueryParameters', () => {
+  it('refuse a NUL in a path parameter as validation_failed, in a query value or name as invalid_parameter', () => {
+    expect(refusal(() => checkPathParameters({ ref: 'a\u0000' }))).toMatchObject({ code: 'validation_failed', details: [{ path: 'ref' }] });
+    expect(refusal(() => checkQueryParameters({ email: ['a@example.com', 'b\u0000'] }))).toMatchObject({ code: 'invalid_parameter', details: [{ path: 'email[1]' }] });
+    expect(refusal(() => checkQueryParameters({ 'x\u0000': '1' }))).toMatchObject({ code: 'invalid_parameter', details: [{ path: 'x\\u0000' }] });
+  });
+
+  it('take anything else', () => {
+    expect(() => checkPathParameters({ ref: 'cust-1042 ✓' })).not.toThrow();
+    expect(() => checkQueryParameters({ email: 'a@example.com', limit: '10' })).not.toThrow();
+    expect(() => checkQueryParameters(undefined)).not.toThrow();
+  });
+});
