@@ -156,6 +156,12 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
         await refused(path, { method, headers: { 'content-type': 'application/json' }, body }, 'validation_failed', 'body');
       }
     });
+
+    it('an empty body is no body (as the README says): PUT /contacts/{ref} creates the customer with the defaults', async () => {
+      const response = await stack.call('/contacts/c-empty', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '' });
+      expect(response.status).toBe(201);
+      expect(await response.json()).toMatchObject({ ref: 'c-empty', name: '', consents: [] });
+    });
   });
 
   describe('a timestamp offset PostgreSQL cannot store', () => {
