@@ -67,7 +67,7 @@ const withNul = fc.tuple(anyText(0, 8), anyText(0, 8)).map(([a, b]) => `${a}${NU
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
 /** ISO 8601 timestamps: mostly well formed, with offsets PostgreSQL can and cannot hold, years at both ends. */
-const timestamp = fc
+const randomTimestamp = fc
   .record({
     year: fc.oneof(fc.integer({ min: 1900, max: 2100 }), fc.constantFrom(1, 99, 100, 999, 1000, 9999)),
     month: fc.integer({ min: 1, max: 12 }),
@@ -83,6 +83,11 @@ const timestamp = fc
     ),
   })
   .map((t) => `${pad(t.year, 4)}-${pad(t.month)}-${pad(t.day)}T${pad(t.hour)}:${pad(t.minute)}:${pad(t.second)}${t.fraction === undefined ? '' : `.${t.fraction}`}${t.zone}`);
+/** …and the instants at the ends of what a four-digit year holds, written with offsets that cross them. */
+const timestamp = fc.oneof(
+  { weight: 4, arbitrary: randomTimestamp },
+  fc.constantFrom('9999-12-31T23:59:59.999999Z', '9999-12-31T23:00:00-05:00', '9999-12-31T23:59:59-00:01', '1000-01-01T00:00:00+15:59', '0100-01-01T00:00:00+01:00'),
+);
 
 /** Plain text within the length limits, for a body meant to pass every rule. */
 const plainText = (minLength: number, maxLength: number) => fc.stringMatching(new RegExp(`^[A-Za-z0-9 ._-]{${minLength},${maxLength}}$`));

@@ -179,6 +179,13 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
       expect((await stack.call(`/contacts/${ref}`)).status).toBe(404);
     });
 
+    it.each(['given_at', 'withdrawn_at'])('in %s, an instant after year 9999 in UTC (9999-12-31T23:00:00-05:00) is 400 naming the field', async (field) => {
+      const ref = `c-year-${randomUUID()}`;
+      const fields = field === 'given_at' ? { given_at: '9999-12-31T23:00:00-05:00' } : { given_at: '9999-12-31T10:00:00Z', withdrawn_at: '9999-12-31T23:00:00-05:00' };
+      await refused(`/contacts/${ref}`, { method: 'PUT', json: { consents: [consent(fields)] } }, 'validation_failed', `consents[0].${field}`);
+      expect((await stack.call(`/contacts/${ref}`)).status).toBe(404);
+    });
+
     it('takes the extreme offsets PostgreSQL holds (+15:59, -15:59)', async () => {
       const response = await stack.call(`/contacts/c-offset-ok-${randomUUID()}`, {
         method: 'PUT',
