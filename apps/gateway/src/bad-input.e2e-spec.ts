@@ -116,6 +116,14 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     });
   });
 
+  it.each([
+    ['PUT', '/contacts/c-inherited', { name: 'Ada', toString: {} }, 'toString'],
+    ['POST', '/knowledge/bulk', { items: [{ external_ref: 'k-inherited', heading: 'Shipping', text: TEXT, constructor: 1 }] }, 'items[0].constructor'],
+    ['POST', '/webhooks', { url: 'https://127.0.0.1/hook', valueOf: 1 }, 'valueOf'],
+  ])('a field every object inherits (%s %s; class-transformer dropped it silently) is 400 validation_failed as unknown', async (method, path, json, field) => {
+    await refused(path, { method, json }, 'validation_failed', field);
+  });
+
   describe('deep nesting (class-transformer would recurse until the stack overflows)', () => {
     it.each([
       ['PUT', '/contacts/c-deep'],

@@ -37,6 +37,16 @@ describe('checkJsonBody', () => {
     expect(err.details).toEqual([{ path, message: `${path} must not contain the NUL character (\\u0000)` }]);
   });
 
+  it.each([
+    [{ toString: {} }, 'toString'],
+    [{ items: [{ external_ref: 'a', constructor: 1 }] }, 'items[0].constructor'],
+    [JSON.parse('{"consents":[{"__proto__":{"x":1}}]}'), 'consents[0].__proto__'],
+  ])('refuses a field every object inherits (class-transformer would drop it silently) as validation_failed (%j)', (body, path) => {
+    const err = refusal(() => checkJsonBody(body));
+    expect(err.code).toBe('validation_failed');
+    expect(err.details).toEqual([{ path, message: `property ${path} should not exist` }]);
+  });
+
   it(`takes ${MAX_JSON_DEPTH} levels and refuses one more as invalid_json, objects and arrays alike`, () => {
     expect(() => checkJsonBody(nested(MAX_JSON_DEPTH))).not.toThrow();
     expect(refusal(() => checkJsonBody(nested(MAX_JSON_DEPTH + 1))).code).toBe('invalid_json');
@@ -56,6 +66,7 @@ describe('checkPathParameters and checkQueryParameters', () => {
     expect(refusal(() => checkPathParameters({ ref: 'a\u0000' }))).toMatchObject({ code: 'validation_failed', details: [{ path: 'ref' }] });
     expect(refusal(() => checkQueryParameters({ email: ['a@example.com', 'b\u0000'] }))).toMatchObject({ code: 'invalid_parameter', details: [{ path: 'email[1]' }] });
     expect(refusal(() => checkQueryParameters({ 'x\u0000': '1' }))).toMatchObject({ code: 'invalid_parameter', details: [{ path: 'x\\u0000' }] });
+    expect(refusal(() => checkQueryParameters({ email: 'a@example.com', toString: '1' }))).toMatchObject({ code: 'invalid_parameter', details: [{ path: 'toString' }] });
   });
 
   it('take anything else', () => {

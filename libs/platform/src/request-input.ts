@@ -18,10 +18,20 @@ function childPath(parent: string, key: string | number): string {
 
 /**
  * The first problem of a decoded value that no service can store or safely transform: a NUL
- * character in a string or a key (PostgreSQL's text cannot hold it), or nesting deeper than
- * MAX_JSON_DEPTH. Stops at MAX_JSON_DEPTH, so the walk itself never recurses deeply.
+ * character in a string or a key (PostgreSQL's text cannot hold it), a key every object inherits,
+ * or nesting deeper than MAX_JSON_DEPTH. Stops at MAX_JSON_DEPTH, so the walk itself never
+ * recurses deeply.
  */
-export function unstorableInput(value: unknown, path: string, depth = 1): { path: string; problem: 'nul' | 'depth' } | undefined {
+type Problem = 'nul' | 'depth' | 'inherited';
+
+/**
+ * A field named like a property every object inherits (`toString`, `constructor`, `__proto__`):
+ * class-transformer skips it without a word, so it would pass as known instead of being refused as
+ * an unknown field.
+ */
+const isInheritedName = (key: string): boolean => Object.prototype.hasOwnProperty.call(Object.prototype, key);
+
+export function unstorableInput(value: unknown, path: string, depth = 1): { path: string; problem: Problem } | undefined {
   if (typeof value === 'string') return value.includes(NUL) ? { path, problem: 'nul' } : undefined;
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return undefined;
   if (depth > MAX_JSON_DEPTH) return { path, problem: 'depth' };
@@ -35,10 +45,15 @@ export function unstorableInput(value: unknown, path: string, depth = 1): { path
   for (const key of Object.keys(value)) {
     const at = childPath(path, key);
     if (key.includes(NUL)) return { path: at, problem: 'nul' };
+    if (isInheritedName(key)) return { path: at, problem: 'inherited' };
     const found = unstorableInput((value as Record<string, unknown>)[key], at, depth + 1);
     if (found) return found;
   }
   return undefined;
+}
+
+function messageFor(problem: Problem, path: string): string {
+  return problem === 'inherited' ? `property ${path} should not exist` : `${path} ${NUL_MESSAGE}`;
 }
 
 /** A problem's path as `details` shows it: the NUL escaped, so the path itself is printable. */
@@ -48,9 +63,9 @@ function shownPath(path: string): string {
 
 /**
  * Refuses a parsed JSON body that no route can take: nested deeper than MAX_JSON_DEPTH (400
- * `invalid_json`), or holding a NUL character (400 `validation_failed` naming the field). The one
- * rule for every body, run before any DTO transformation (by the gateway's body check and by
- * every service's request hook).
+ * `invalid_json`), holding a NUL character or a field named like an inherited property (400
+ * `validation_failed` naming the field). The one rule for every body, run before any DTO
+ * transformation (by the gateway's body check and by every service's request hook).
  */
 export function checkJsonBody(body: unknown): void {
   const found = unstorableInput(body, '');
@@ -59,16 +74,20 @@ export function checkJsonBody(body: unknown): void {
     throw new ApiError('invalid_json', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
   }
   const path = shownPath(found.path) || 'body';
-  throw new ApiError('validation_failed', 'The request has invalid fields.', [{ path, message: `${path} ${NUL_MESSAGE}` }]);
+  throw new ApiError('validation_failed', 'The request has invalid fields.', [{ path, message: messageFor(found.problem, path) }]);
 }
 
-/** Path parameters and query strings: a NUL in any value or name is refused like a bad field. */
+/** Path parameters and query strings: a NUL in any value or name, or an inherited name, is refused like a bad field. */
 function checkTextValues(values: unknown, code: 'validation_failed' | 'invalid_parameter', message: string): void {
   if (values === null || typeof values !== 'object') return;
   const details: ErrorDetail[] = [];
   for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
-    const found = name.includes(NUL) ? { path: name } : unstorableInput(value, name);
-    if (found) details.push({ path: shownPath(found.path), message: `${shownPath(name)} ${NUL_MESSAGE}` });
+    const found: { path: string; problem: Problem } | undefined = name.includes(NUL)
+      ? { path: name, problem: 'nul' }
+      : isInheritedName(name)
+        ? { path: name, problem: 'inherited' }
+        : unstorableInput(value, name);
+    if (found) details.push({ path: shownPath(found.path), message: messageFor(found.problem, shownPath(found.path)) });
   }
   if (details.length > 0) throw new ApiError(code, message, details);
 }
