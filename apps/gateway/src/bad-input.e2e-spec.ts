@@ -40,7 +40,8 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
         'webhook-dispatcher': { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CONCURRENCY: '0' },
       },
     });
-  });
+    // Six processes start one after the other; on a busy two-core machine that can pass a minute.
+  }, 120_000);
 
   afterAll(async () => {
     await stack?.stop();

@@ -12,7 +12,7 @@ import { ApiExceptionFilter, ApiFastifyAdapter, RouteRegistry, sendError } from 
 import { AccessPathRedactor, accessLog, CallLogger, createLogger, NestPinoLogger } from './logger';
 import { ReadinessService } from './health';
 import { MetricsService } from './metrics';
-import { checkJsonBody, checkPathParameters, checkQueryParameters } from './request-input';
+import { checkPathParameters, checkQueryParameters, parseJsonBody } from './request-input';
 import { PlatformConfig } from './tokens';
 import { ApiValidationPipe } from './validation';
 
@@ -63,7 +63,7 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
   const app = await NestFactory.create<NestFastifyApplication>(definition.module(config, logger), adapter, {
     logger: new NestPinoLogger(logger),
     abortOnError: false,
-    // Fastify's own JSON parser stays (its errors map to invalid_json); the gateway replaces it.
+    // Bodies are read by our own JSON parser (below); the gateway keeps them as bytes.
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
@@ -71,13 +71,22 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
   // Access lines name a call by its route's words; refs and anything else in a path are hashed.
   const accessPaths = new AccessPathRedactor((config as { INTERNAL_AUTH_SECRET?: string }).INTERNAL_AUTH_SECRET);
   fastify.addHook('onRoute', (route) => accessPaths.learnRoute(route.url));
-  // What no service can store or transform safely (a NUL, a body nested too deep) is refused here,
-  // for every route of every app, before any DTO transformation.
+  // What no service can store or transform safely (a NUL, a body nested too deep, an inherited
+  // field name) is refused for every route of every app, before any DTO transformation: bodies by
+  // the one JSON reader (`parseJsonBody`; the gateway checks with it too), path parameters and
+  // query strings here.
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as Buffer));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
   fastify.addHook('preValidation', (request, _reply, done) => {
     try {
       checkPathParameters(request.params);
       checkQueryParameters(request.query);
-      checkJsonBody(request.body);
       done();
     } catch (err) {
       done(err as Error);

@@ -1,5 +1,5 @@
 import { ApiError } from './errors';
-import { checkJsonBody, checkPathParameters, checkQueryParameters, MAX_JSON_DEPTH } from './request-input';
+import { checkJsonBody, checkPathParameters, checkQueryParameters, MAX_JSON_DEPTH, nestedTooDeep, parseJsonBody } from './request-input';
 
 function refusal(check: () => void): ApiError {
   try {
@@ -73,5 +73,38 @@ describe('checkPathParameters and checkQueryParameters', () => {
     expect(() => checkPathParameters({ ref: 'cust-1042 ✓' })).not.toThrow();
     expect(() => checkQueryParameters({ email: 'a@example.com', limit: '10' })).not.toThrow();
     expect(() => checkQueryParameters(undefined)).not.toThrow();
+  });
+});
+
+describe('parseJsonBody', () => {
+  const bytes = (text: string) => Buffer.from(text, 'utf8');
+
+  it('reads a JSON body, and an empty one as no body', () => {
+    expect(parseJsonBody(bytes('{"name":"Ada ✓","n":[1,{"a":null}]}'))).toEqual({ name: 'Ada ✓', n: [1, { a: null }] });
+    expect(parseJsonBody(bytes('null'))).toBeNull();
+    expect(parseJsonBody(Buffer.alloc(0))).toBeUndefined();
+  });
+
+  it('refuses text that does not parse as invalid_json', () => {
+    expect(refusal(() => parseJsonBody(bytes('{"name":')))).toMatchObject({ code: 'invalid_json', message: 'The request body is not valid JSON.' });
+  });
+
+  it('refuses nesting beyond the limit from the bytes, before parsing (the rest of the text is never read)', () => {
+    const err = refusal(() => parseJsonBody(bytes(`${'['.repeat(MAX_JSON_DEPTH + 1)} not JSON at all`)));
+    expect(err).toMatchObject({ code: 'invalid_json', message: `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.` });
+    expect(nestedTooDeep(bytes(`${'{"a":'.repeat(MAX_JSON_DEPTH)}1${'}'.repeat(MAX_JSON_DEPTH)}`))).toBe(false);
+    expect(nestedTooDeep(bytes(`${'{"a":'.repeat(MAX_JSON_DEPTH + 1)}1${'}'.repeat(MAX_JSON_DEPTH + 1)}`))).toBe(true);
+    expect(nestedTooDeep(bytes(`[${'[]'.repeat(10_000)}]`))).toBe(false);
+  });
+
+  it('does not count brackets inside strings, escaped quotes and backslashes included', () => {
+    const inString = JSON.stringify({ a: '['.repeat(100), b: 'say \\"[[[[\\" \\\\', c: ['{'.repeat(100)] });
+    expect(nestedTooDeep(bytes(inString))).toBe(false);
+    expect(parseJsonBody(bytes(inString))).toEqual(JSON.parse(inString));
+  });
+
+  it('refuses a NUL and an inherited field name as checkJsonBody does', () => {
+    expect(refusal(() => parseJsonBody(bytes('{"name":"a\\u0000"}')))).toMatchObject({ code: 'validation_failed', details: [{ path: 'name' }] });
+    expect(refusal(() => parseJsonBody(bytes('{"__proto__":{"admin":true}}')))).toMatchObject({ code: 'validation_failed', details: [{ path: '__proto__' }] });
   });
 });
