@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { API_PLAN } from '@svc/contracts';
-import { ApiError, APP_CONFIG, BODY_LIMIT_BYTES, InternalAuth } from '@svc/platform';
+import { ApiError, APP_CONFIG, BODY_LIMIT_BYTES, InternalAuth, parseJsonBody } from '@svc/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthFailureThrottle } from './auth/auth-failure-throttle';
 import { ApiKeyAuthenticator, Principal } from './auth/authenticator';
@@ -98,17 +98,17 @@ export class GatewayPipeline {
       else done();
     });
 
-    // Bodies stay bytes: checked to be JSON here, relayed untouched to the service.
+    // Bodies stay bytes: checked by the one JSON reader (`parseJsonBody`) here, relayed untouched to the service.
     fastify.removeContentTypeParser('application/json');
     fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
       const bytes = body as Buffer;
-      if (bytes.length === 0) return done(null, undefined);
       try {
-        JSON.parse(bytes.toString('utf8'));
-        done(null, bytes);
-      } catch {
-        done(new ApiError('invalid_json', 'The request body is not valid JSON.'), undefined);
+        // Refused here already (not JSON, nested too deep, a NUL), before the body travels to a service.
+        parseJsonBody(bytes);
+      } catch (err) {
+        return done(err as Error, undefined);
       }
+      done(null, bytes.length === 0 ? undefined : bytes);
     });
 
     for (const route of ROUTES) {

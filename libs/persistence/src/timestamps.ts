@@ -33,6 +33,14 @@ export function parseTimestampInput(value: string): string | undefined {
   const sameCalendar = date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(mo) - 1 && date.getUTCDate() === Number(d);
   if (!sameCalendar || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
   if (zone !== 'Z' && zone && !isStorableOffset(zone)) return undefined;
+  // The instant in UTC must still have a four-digit year (`9999-12-31T23:00:00-05:00` is in 10000),
+  // as every timestamp we return does.
+  if (zone && zone !== 'Z' && Number(y) === 9999) {
+    const sign = zone.startsWith('-') ? 1 : -1;
+    const digits = zone.slice(1).replace(':', '');
+    const utc = date.getTime() + sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4))) * 60_000;
+    if (new Date(utc).getUTCFullYear() > 9999) return undefined;
+  }
   return value;
 }
 

@@ -9,9 +9,10 @@ import type { Bindings, Logger } from 'pino';
 import { Config, ConfigError, ConfigSpec, loadConfig } from './config';
 import { ApiError } from './errors';
 import { ApiExceptionFilter, ApiFastifyAdapter, RouteRegistry, sendError } from './http-errors';
-import { accessLog, CallLogger, createLogger, NestPinoLogger } from './logger';
+import { AccessPathRedactor, accessLog, CallLogger, createLogger, NestPinoLogger } from './logger';
 import { ReadinessService } from './health';
 import { MetricsService } from './metrics';
+import { checkPathParameters, checkQueryParameters, parseJsonBody } from './request-input';
 import { PlatformConfig } from './tokens';
 import { ApiValidationPipe } from './validation';
 
@@ -42,12 +43,6 @@ function requestId(req: IncomingMessage): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-/** The path of a request target, without its query string (which can hold emails). */
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
-
 /** Builds a NestJS app on Fastify with everything every app does the same way. Does not listen. */
 export async function createApp<S extends ConfigSpec>(definition: AppDefinition<S>, config: Config<S>, logger: Logger): Promise<NestFastifyApplication> {
   const adapter = new ApiFastifyAdapter({
@@ -71,11 +66,35 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
   const app = await NestFactory.create<NestFastifyApplication>(definition.module(config, logger), adapter, {
     logger: new NestPinoLogger(logger),
     abortOnError: false,
-    // Fastify's own JSON parser stays (its errors map to invalid_json); the gateway replaces it.
+    // Bodies are read by our own JSON parser (below); the gateway keeps them as bytes.
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
   const routes = new RouteRegistry(fastify);
+  // Access lines name a call by its route's words; refs and anything else in a path are hashed.
+  const accessPaths = new AccessPathRedactor((config as { INTERNAL_AUTH_SECRET?: string }).INTERNAL_AUTH_SECRET);
+  fastify.addHook('onRoute', (route) => accessPaths.learnRoute(route.url));
+  // What no service can store or transform safely (a NUL, a body nested too deep, an inherited
+  // field name) is refused for every route of every app, before any DTO transformation: bodies by
+  // the one JSON reader (`parseJsonBody`; the gateway checks with it too), path parameters and
+  // query strings here.
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as Buffer));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+  fastify.addHook('preValidation', (request, _reply, done) => {
+    try {
+      checkPathParameters(request.params);
+      checkQueryParameters(request.query);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  });
   // JSON only: a body of any other type is 415 (Fastify would otherwise accept text/plain).
   fastify.removeContentTypeParser('text/plain');
   const metrics = app.get(MetricsService);
@@ -93,7 +112,7 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
     const ms = reply.elapsedTime;
     metrics.observe(request.method, route, reply.statusCode, ms);
     if (route === undefined || !QUIET_ROUTES.has(route)) {
-      writeAccess({ requestId: request.id, method: request.method, path: pathOf(request.url), route, statusCode: reply.statusCode, durationMs: Math.round(ms * 10) / 10 });
+      writeAccess({ requestId: request.id, method: request.method, path: accessPaths.redact(request.url), route, statusCode: reply.statusCode, durationMs: Math.round(ms * 10) / 10 });
     }
     done();
   });

@@ -10,5 +10,6 @@ export * from './openapi';
 export * from './platform.module';
 export * from './prune-job';
 export * from './public';
+export * from './request-input';
 export * from './tokens';
 export * from './validation';

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Writable } from 'node:stream';
-import { accessLog, CallLogger, createLogger, redactSecrets, TurnBufferedDestination } from './logger';
+import { DatabaseError } from 'pg';
+import { QueryFailedError } from 'typeorm';
+import { AccessPathRedactor, accessLog, CallLogger, createLogger, redactSecrets, serializeError, TurnBufferedDestination } from './logger';
 
 function sink(): { lines: string[]; stream: Writable } {
   const lines: string[] = [];
@@ -107,5 +109,109 @@ describe('logger', () => {
     } finally {
       closeSync(fd);
     }
+  });
+
+  describe('personal data', () => {
+    const EMAIL = 'ada.lovelace@example.com';
+    const PHONE = '+447700900123';
+
+    /** What pg raises for a unique violation, wrapped by TypeORM with the query and its parameters, as a repository throws it. */
+    function uniqueViolation(): QueryFailedError {
+      const driverError = Object.assign(new DatabaseError(`duplicate key value violates unique constraint "customers_email_key"`, 200, 'error'), {
+        severity: 'ERROR',
+        code: '23505',
+        detail: `Key (account_id, lower(email))=(7, ${EMAIL}) already exists.`,
+        schema: 'contacts',
+        table: 'customers',
+        constraint: 'customers_email_key',
+        routine: '_bt_check_unique',
+        where: `SQL statement "INSERT ..." with ${PHONE}`,
+      });
+      return new QueryFailedError('INSERT INTO contacts.customers (account_id, name, email, phone) VALUES ($1, $2, $3, $4)', ['7', 'Ada Lovelace', EMAIL, PHONE], driverError);
+    }
+
+    it("logs a database error with its code, constraint and stack, never the query's parameters, PostgreSQL's detail or quoted values", () => {
+      const { lines, stream } = sink();
+      const err = uniqueViolation();
+      createLogger('contacts-api', 'info', stream).error({ err }, 'unhandled error');
+      const line = lines.join('');
+      expect(line).not.toContain(EMAIL);
+      expect(line).not.toContain(PHONE);
+      expect(line).not.toContain('Ada Lovelace');
+      expect(line).not.toContain('already exists');
+      expect(JSON.parse(line).err).toEqual({
+        type: 'QueryFailedError',
+        message: 'duplicate key value violates unique constraint "…"',
+        code: '23505',
+        severity: 'ERROR',
+        routine: '_bt_check_unique',
+        schema: 'contacts',
+        table: 'customers',
+        constraint: 'customers_email_key',
+        stack: expect.stringMatching(/^QueryFailedError: duplicate key value violates unique constraint "…"\n {4}at /),
+      });
+    });
+
+    it("cuts the values PostgreSQL quotes in a message (invalid input syntax), in the error and in its cause", () => {
+      const driverError = Object.assign(new DatabaseError(`invalid input syntax for type timestamp with time zone: "2026-11-21T10:04:05+16:00 ${EMAIL}"`, 100, 'error'), { code: '22007', severity: 'ERROR', routine: 'DateTimeParseError' });
+      const wrapped = new Error('could not save the customer', { cause: new QueryFailedError('UPDATE …', [EMAIL], driverError) });
+      const serialized = JSON.stringify(serializeError(wrapped));
+      expect(serialized).not.toContain(EMAIL);
+      expect(serialized).not.toContain('+16:00');
+      expect(serialized).toContain('"code":"22007"');
+      expect(serialized).toContain('invalid input syntax for type timestamp with time zone: \\"…\\"');
+    });
+
+    it('keeps what an ordinary error needs (type, message, code, stack) and hides emails and phone numbers in its message', () => {
+      const err = Object.assign(new Error(`connect ECONNREFUSED 127.0.0.1:5432 for ${EMAIL} ${PHONE}`), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 5432, config: { body: 'x' } });
+      expect(serializeError(err)).toEqual({
+        type: 'Error',
+        message: 'connect ECONNREFUSED 127.0.0.1:5432 for [email] [phone]',
+        code: 'ECONNREFUSED',
+        address: '127.0.0.1',
+        port: 5432,
+        stack: expect.stringMatching(/^Error: connect ECONNREFUSED 127.0.0.1:5432 for \[email\] \[phone\]\n {4}at /),
+      });
+      expect(serializeError(`could not parse "${EMAIL}"`)).toBe('could not parse "…"');
+    });
+
+    it('writes fields named like personal data or input [redacted], at any depth', () => {
+      const { lines, stream } = sink();
+      createLogger('test', 'info', stream).warn(
+        { contact: { email: EMAIL, phone: PHONE, name: 'Ada Lovelace' }, consents: [{ text: 'Yes, email me' }], body: '{"x":1}', parameters: ['a'], data: { x: 1 }, ref_count: 2 },
+        'something',
+      );
+      const line = JSON.parse(lines.join('')) as Record<string, unknown>;
+      expect(line).toMatchObject({
+        contact: { email: '[redacted]', phone: '[redacted]', name: '[redacted]' },
+        consents: '[redacted]',
+        body: '[redacted]',
+        parameters: '[redacted]',
+        data: '[redacted]',
+        ref_count: 2,
+      });
+    });
+
+    describe('access-log paths', () => {
+      const redactor = new AccessPathRedactor('a-secret-of-at-least-32-characters!!');
+      for (const route of ['/api/v1/contacts/:ref', '/api/v1/contacts/:ref/identity', '/api/v1/knowledge/bulk', '/healthz']) redactor.learnRoute(route);
+
+      it("keeps the routes' words and replaces every other segment by a keyed hash, without the query string", () => {
+        const path = redactor.redact(`/api/v1/contacts/${encodeURIComponent(EMAIL)}/identity?email=${encodeURIComponent(EMAIL)}`);
+        expect(path).toMatch(/^\/api\/v1\/contacts\/~[A-Za-z0-9_-]{16}\/identity$/);
+        expect(path).not.toContain('ada');
+        expect(redactor.redact('/api/v1/knowledge/bulk')).toBe('/api/v1/knowledge/bulk');
+        expect(redactor.redact('/api/v1/nothing/here')).toMatch(/^\/api\/v1\/~[\w-]{16}\/~[\w-]{16}$/);
+      });
+
+      it('gives one ref the same hash in every app that shares the secret, and another hash under another secret', () => {
+        const gateway = redactor.redact('/api/v1/contacts/cust-1042');
+        const service = new AccessPathRedactor('a-secret-of-at-least-32-characters!!');
+        service.learnRoute('/contacts/:ref');
+        expect(service.redact('/contacts/cust-1042').split('/').pop()).toBe(gateway.split('/').pop());
+        const other = new AccessPathRedactor('another-secret-of-at-least-32-chars!');
+        expect(other.redact('/contacts/cust-1042').split('/').pop()).not.toBe(gateway.split('/').pop());
+      });
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import type { FastifyBaseLogger } from 'fastify';
+import { createHmac, randomBytes } from 'node:crypto';
 import pino, { Bindings, ChildLoggerOptions, LevelWithSilentOrString, Logger } from 'pino';
 
 /**
@@ -8,6 +9,12 @@ import pino, { Bindings, ChildLoggerOptions, LevelWithSilentOrString, Logger } f
  * gateway's `x-svc-context`), compared case-insensitively.
  */
 export const SECRET_FIELD = /(?:authorization|api_?key|secret|token|password|x-svc-context)$/i;
+/**
+ * Never logged either: fields that hold a customer's data or a call's input, whatever the code
+ * that logs them meant (`email`, `phone`, `name`, consent `text`, request and response `body`,
+ * a query's `parameters`, an event's `data`, a pass).
+ */
+export const PERSONAL_FIELD = /^(?:email|phone|name|text|body|payload|data|parameters|params|query|consents?|pass|identity)$/i;
 export const REDACTED = '[redacted]';
 /** Deep enough for `{ err: { config: { headers: { authorization } } } }`; bounds cyclic objects. */
 const MAX_DEPTH = 6;
@@ -30,12 +37,65 @@ export function redactSecrets<T>(value: T, depth = 0): T {
   const fields = value as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
     const field = fields[key];
-    const logged = field !== undefined && SECRET_FIELD.test(key) ? REDACTED : redactSecrets(field, depth + 1);
+    const logged = field !== undefined && (SECRET_FIELD.test(key) || PERSONAL_FIELD.test(key)) ? REDACTED : redactSecrets(field, depth + 1);
     if (logged === field) continue;
     copy ??= shallowCopy(fields);
     copy[key] = logged;
   }
   return (copy ?? value) as T;
+}
+
+/** Fields of an error that describe the fault, never the data: codes, names of schema objects, places. */
+const ERROR_FIELDS = ['code', 'errno', 'syscall', 'address', 'port', 'statusCode', 'severity', 'routine', 'schema', 'table', 'column', 'dataType', 'constraint'] as const;
+/** A PostgreSQL error code (SQLSTATE): five digits or capitals. */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+/** Anything between double quotes in a database message: a value (`invalid input syntax for type uuid: "…"`) as often as a name. */
+const QUOTED = /"(?:[^"\\]|\\.)*"/g;
+const EMAIL = /[^\s@"'<>()[\],;:]+@[^\s@"'<>()[\],;:]+\.[^\s@"'<>()[\],;:]+/g;
+const PHONE = /\+[1-9][0-9]{6,14}/g;
+
+function isDatabaseError(err: Record<string, unknown>): boolean {
+  const code = err['code'];
+  return (typeof code === 'string' && SQLSTATE.test(code) && ('severity' in err || 'routine' in err)) || 'driverError' in err || 'parameters' in err;
+}
+
+/** An error's message without the values it may quote: emails and phone numbers always, quoted text of database errors. */
+function safeMessage(message: string, database: boolean): string {
+  const cut = database ? message.replace(QUOTED, '"…"') : message;
+  return cut.replace(EMAIL, '[email]').replace(PHONE, '[phone]');
+}
+
+/**
+ * The `err` of a log line: its type, message, stack and the fields that say what failed (codes,
+ * constraint, table), never what was sent. pino's standard serializer copied every field, so a
+ * database error logged its query's parameters (a customer's email) and PostgreSQL's `detail`
+ * (`Key (email)=(…)`); TypeORM's `QueryFailedError` carries the driver's error, whose fields are
+ * taken instead. Messages lose the values they quote.
+ */
+export function serializeError(value: unknown, depth = 0): unknown {
+  // A message logged as text (`{ err: err.message }`) may be a database's: its quotes are cut too.
+  if (value === null || typeof value !== 'object') return typeof value === 'string' ? safeMessage(value, true) : value;
+  const err = value as Record<string, unknown>;
+  const driver = err['driverError'];
+  const source = driver !== null && typeof driver === 'object' ? (driver as Record<string, unknown>) : err;
+  const database = isDatabaseError(err) || isDatabaseError(source);
+  const message = typeof err['message'] === 'string' ? safeMessage(err['message'], database) : undefined;
+  const type = (value as object).constructor?.name ?? 'Object';
+  const out: Record<string, unknown> = { type };
+  if (message !== undefined) out['message'] = message;
+  for (const field of ERROR_FIELDS) {
+    const fieldValue = source[field] ?? err[field];
+    if (typeof fieldValue === 'string' || typeof fieldValue === 'number') out[field] = fieldValue;
+  }
+  const stack = err['stack'];
+  if (typeof stack === 'string') {
+    // The stack's first lines repeat the message; the frames after them hold no data.
+    const frames = stack.indexOf('\n    at ');
+    out['stack'] = `${type}: ${message ?? ''}${frames === -1 ? '' : stack.slice(frames)}`;
+  }
+  if (depth < 3 && err['cause'] !== undefined) out['cause'] = serializeError(err['cause'], depth + 1);
+  if (depth < 3 && Array.isArray(err['errors'])) out['errors'] = err['errors'].slice(0, 5).map((inner: unknown) => serializeError(inner, depth + 1));
+  return out;
 }
 
 /**
@@ -101,6 +161,46 @@ export interface AccessRecord {
   durationMs: number;
 }
 
+/**
+ * The path an access line shows: the words of the app's routes as they are (`/api/v1/contacts`),
+ * every other segment (a ref, an id, a typo) as `~` and 16 characters of its HMAC-SHA256, keyed
+ * with `log-path:` + INTERNAL_AUTH_SECRET (the same in every app, so one ref gives the same hash
+ * in the gateway's and the service's lines). The query string is never shown.
+ */
+export class AccessPathRedactor {
+  private readonly words = new Set<string>(['']);
+  private readonly key: Buffer | string;
+
+  constructor(secret: string | undefined) {
+    this.key = secret ? `log-path:${secret}` : randomBytes(32);
+  }
+
+  /** Notes the fixed segments of a route (`/api/v1/contacts/:ref/identity` → api, v1, contacts, identity). */
+  learnRoute(url: string): void {
+    for (const segment of url.split('/')) {
+      if (!segment.startsWith(':') && !segment.includes('*')) this.words.add(segment);
+    }
+  }
+
+  hash(segment: string): string {
+    return `~${createHmac('sha256', this.key).update(segment).digest('base64url').slice(0, 16)}`;
+  }
+
+  redact(url: string): string {
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    const segments = path.split('/');
+    let changed = false;
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i] as string;
+      if (this.words.has(segment)) continue;
+      segments[i] = this.hash(segment);
+      changed = true;
+    }
+    return changed ? segments.join('/') : path;
+  }
+}
+
 const accessWriters = new WeakMap<Logger, (record: AccessRecord) => void>();
 
 /** What JSON.stringify would escape in a string: control characters, `"`, `\\`, lone surrogates. */
@@ -127,6 +227,7 @@ export function createLogger(name: string, level: string, destination?: pino.Des
       base: { app: name },
       timestamp: time,
       formatters: { level: (label) => ({ level: label }), log: (object) => redactSecrets(object) },
+      serializers: { err: serializeError },
     },
     out,
   );

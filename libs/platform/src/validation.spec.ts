@@ -46,4 +46,15 @@ describe('ApiValidationPipe', () => {
   it('accepts a valid body', async () => {
     await expect(pipe.transform({ email: 'a@example.com', items: [] }, { type: 'body', metatype: BodyDto })).resolves.toBeInstanceOf(BodyDto);
   });
+
+  it.each([null, 12, 'Ada', true, [{ email: 'a@example.com' }]])('refuses a body of %j where the DTO is an object (Nest would make null an empty object)', async (value) => {
+    const err = await failure(value, 'body');
+    expect(err.code).toBe('validation_failed');
+    expect(err.details).toEqual([{ path: 'body', message: 'body must be a JSON object' }]);
+  });
+
+  it('leaves a missing body (undefined) to the DTO, as before', async () => {
+    const err = await failure(undefined, 'body');
+    expect(err.details?.map((d) => d.path)).toEqual(expect.arrayContaining(['email']));
+  });
 });

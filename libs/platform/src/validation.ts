@@ -34,6 +34,10 @@ export class ApiValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // Nest would turn a body of `null` into `{}` (a PUT of nothing but defaults); a DTO body is an object.
+    if (metadata.type === 'body' && value !== undefined && this.toValidate(metadata) && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+      throw new ApiError('validation_failed', 'The request has invalid fields.', [{ path: 'body', message: 'body must be a JSON object' }]);
+    }
     try {
       return await super.transform(value, metadata);
     } catch (err) {

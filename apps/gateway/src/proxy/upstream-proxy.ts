@@ -33,11 +33,12 @@ export class UpstreamProxy {
   async forward(upstream: Upstream, request: FastifyRequest, reply: FastifyReply, path: string, context: string): Promise<FastifyReply> {
     const pool = this.pools.get(upstream) as Pool;
     const headers: Record<string, string> = { [GATEWAY_CONTEXT_HEADER]: context, 'x-request-id': request.id };
+    const body = request.body instanceof Buffer ? request.body : undefined;
     for (const name of FORWARDED_REQUEST_HEADERS) {
       const value = request.headers[name];
-      if (typeof value === 'string') headers[name] = value;
+      // An empty JSON body is no body: the service must not be told one is coming.
+      if (typeof value === 'string' && !(name === 'content-type' && body === undefined)) headers[name] = value;
     }
-    const body = request.body instanceof Buffer ? request.body : undefined;
     let response;
     try {
       response = await pool.request({

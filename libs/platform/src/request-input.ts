@@ -1,0 +1,152 @@
+import { ErrorDetail } from '@svc/contracts';
+import { ApiError } from './errors';
+
+/**
+ * How deeply a JSON body may nest (the top-level object is level 1). Every DTO of the API nests
+ * at most four levels; a body nested thousands deep would make class-transformer and
+ * class-validator recurse until the stack overflows (a 500).
+ */
+export const MAX_JSON_DEPTH = 32;
+
+const NUL = '\u0000';
+const NUL_MESSAGE = 'must not contain the NUL character (\\u0000)';
+
+function childPath(parent: string, key: string | number): string {
+  if (typeof key === 'number') return `${parent}[${key}]`;
+  return parent ? `${parent}.${key}` : key;
+}
+
+/**
+ * The first problem of a decoded value that no service can store or safely transform: a NUL
+ * character in a string or a key (PostgreSQL's text cannot hold it), a key every object inherits,
+ * or nesting deeper than MAX_JSON_DEPTH. Stops at MAX_JSON_DEPTH, so the walk itself never
+ * recurses deeply.
+ */
+type Problem = 'nul' | 'depth' | 'inherited';
+
+/**
+ * A field named like a property every object inherits (`toString`, `constructor`, `__proto__`):
+ * class-transformer skips it without a word, so it would pass as known instead of being refused as
+ * an unknown field.
+ */
+const isInheritedName = (key: string): boolean => Object.prototype.hasOwnProperty.call(Object.prototype, key);
+
+export function unstorableInput(value: unknown, path: string, depth = 1): { path: string; problem: Problem } | undefined {
+  if (typeof value === 'string') return value.includes(NUL) ? { path, problem: 'nul' } : undefined;
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return undefined;
+  if (depth > MAX_JSON_DEPTH) return { path, problem: 'depth' };
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = unstorableInput(value[i], childPath(path, i), depth + 1);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  for (const key of Object.keys(value)) {
+    const at = childPath(path, key);
+    if (key.includes(NUL)) return { path: at, problem: 'nul' };
+    if (isInheritedName(key)) return { path: at, problem: 'inherited' };
+    const found = unstorableInput((value as Record<string, unknown>)[key], at, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function messageFor(problem: Problem, path: string): string {
+  return problem === 'inherited' ? `property ${path} should not exist` : `${path} ${NUL_MESSAGE}`;
+}
+
+/** A problem's path as `details` shows it: the NUL escaped, so the path itself is printable. */
+function shownPath(path: string): string {
+  return path.replaceAll(NUL, '\\u0000');
+}
+
+/**
+ * Refuses a parsed JSON body that no route can take: nested deeper than MAX_JSON_DEPTH (400
+ * `invalid_json`), holding a NUL character or a field named like an inherited property (400
+ * `validation_failed` naming the field). Part of `parseJsonBody`, the one body reader.
+ */
+export function checkJsonBody(body: unknown): void {
+  const found = unstorableInput(body, '');
+  if (!found) return;
+  if (found.problem === 'depth') {
+    throw new ApiError('invalid_json', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
+  const path = shownPath(found.path) || 'body';
+  throw new ApiError('validation_failed', 'The request has invalid fields.', [{ path, message: messageFor(found.problem, path) }]);
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_ARRAY = 0x5d;
+const CLOSE_OBJECT = 0x7d;
+
+/**
+ * Whether JSON text opens more than MAX_JSON_DEPTH arrays or objects inside one another, read
+ * from the bytes before parsing: JSON.parse of a 1 MiB body of `[` takes most of a second, this
+ * scan a millisecond, and it stops at the first level too many. (UTF-8 never uses these ASCII
+ * bytes inside a multi-byte character.)
+ */
+export function nestedTooDeep(bytes: Uint8Array): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) {
+      inString = true;
+    } else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
+      if (++depth > MAX_JSON_DEPTH) return true;
+    } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/**
+ * The one JSON body reader of every app (the gateway checks with it too): an empty body is no
+ * body; nesting beyond MAX_JSON_DEPTH or text that does not parse is 400 `invalid_json`; then
+ * `checkJsonBody`. Refused before anything transforms the value.
+ */
+export function parseJsonBody(bytes: Buffer): unknown {
+  if (bytes.length === 0) return undefined;
+  if (nestedTooDeep(bytes)) throw new ApiError('invalid_json', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+  let body: unknown;
+  try {
+    body = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new ApiError('invalid_json', 'The request body is not valid JSON.');
+  }
+  checkJsonBody(body);
+  return body;
+}
+
+/** Path parameters and query strings: a NUL in any value or name, or an inherited name, is refused like a bad field. */
+function checkTextValues(values: unknown, code: 'validation_failed' | 'invalid_parameter', message: string): void {
+  if (values === null || typeof values !== 'object') return;
+  const details: ErrorDetail[] = [];
+  for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
+    const found: { path: string; problem: Problem } | undefined = name.includes(NUL)
+      ? { path: name, problem: 'nul' }
+      : isInheritedName(name)
+        ? { path: name, problem: 'inherited' }
+        : unstorableInput(value, name);
+    if (found) details.push({ path: shownPath(found.path), message: messageFor(found.problem, shownPath(found.path)) });
+  }
+  if (details.length > 0) throw new ApiError(code, message, details);
+}
+
+/** The path parameters of a call (`{ref}`): a NUL is 400 `validation_failed` on that parameter. */
+export function checkPathParameters(params: unknown): void {
+  checkTextValues(params, 'validation_failed', 'The request has invalid fields.');
+}
+
+/** The query string of a call: a NUL is 400 `invalid_parameter` on that parameter. */
+export function checkQueryParameters(query: unknown): void {
+  checkTextValues(query, 'invalid_parameter', 'The query string has invalid parameters.');
+}
