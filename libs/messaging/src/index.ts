@@ -1,4 +1,5 @@
 export * from './amqp-client';
+export * from './failures';
 export * from './messaging.config';
 export * from './messaging.module';
 export * from './outbox';
