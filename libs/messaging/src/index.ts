@@ -8,3 +8,4 @@ export * from './relay';
 export * from './topology';
 export * from './transport';
 export * from './validation';
+export * from './parked';
