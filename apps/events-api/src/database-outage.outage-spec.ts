@@ -88,6 +88,10 @@ describe('database outage (a private PostgreSQL stopped under events-api)', () =
     const events = await feedOf(account, 20, 90_000);
     expect(markers(events)).toEqual(markers(sent));
     expect(await parked()).toBe(0);
+    // They waited in the retry tiers, and every failure of the outage was recognised as transient.
+    const output = stack.services['events-api']!.output();
+    expect(output).toMatch(/failed for a transient reason; it will be retried/);
+    expect(output).not.toMatch(/failed unexpectedly/);
     const health = await fetch(`${stack.services['events-api']!.url}/healthz`);
     expect(health.status).toBe(200);
   }, 180_000);

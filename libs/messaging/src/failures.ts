@@ -76,8 +76,8 @@ export function classifyFailure(err: unknown): Failure {
     if (code.startsWith('22') || code.startsWith('23')) return { kind: 'permanent', reason: `the database refused the message (SQLSTATE ${code})`, recognised: true };
     return { kind: 'transient', reason: `database error (SQLSTATE ${code})`, recognised: isTransientSqlState(code) };
   }
-  const networkCode = typeof err['code'] === 'string' ? err['code'] : undefined;
-  if (networkCode !== undefined && NETWORK_CODES.has(networkCode)) return { kind: 'transient', reason: `connection failed (${networkCode})`, recognised: true };
+  const networkCode = [err, err['driverError'], err['cause']].map((c) => (isObject(c) && typeof c['code'] === 'string' ? c['code'] : undefined)).find((c) => c !== undefined && NETWORK_CODES.has(c));
+  if (networkCode !== undefined) return { kind: 'transient', reason: `connection failed (${networkCode})`, recognised: true };
   const name = typeof err['name'] === 'string' ? err['name'] : '';
   const message = typeof err['message'] === 'string' ? err['message'] : '';
   if (BROKER_ERRORS.has(name) || CONNECTION_MESSAGES.some((pattern) => pattern.test(message))) {

@@ -75,7 +75,7 @@ function routingKeyOf(message: GetMessage): string {
 }
 
 /** Kind and account from the payload (a domain message or a recorded event), nothing else of it. */
-function describe(message: GetMessage): ParkedMessage {
+function describeParked(message: GetMessage): ParkedMessage {
   const headers = headersOf(message);
   const deaths = deathsOf(headers);
   const firstDeath = deaths.at(-1);
@@ -110,7 +110,7 @@ export async function showParked(model: ChannelModel, queue: string, limit: numb
       taken.push(message);
     }
     for (const message of taken) channel.nack(message, false, true);
-    return { messages, shown: taken.map(describe) };
+    return { messages, shown: taken.map(describeParked) };
   } finally {
     await channel.close().catch(() => undefined);
   }
