@@ -1,8 +1,10 @@
 import { ACCOUNTS_MIGRATIONS, ACCOUNTS_SCHEMA, AccountNotFoundError, AccountsRepository, AccountsService, KeyNotFoundError } from '@svc/accounts';
 import { EVENT_KINDS, EventKind, isEventKind, isPlan, Plan, PLANS, sampleEventData } from '@svc/contracts';
-import { AmqpClient, domainMessage, DOMAIN_EXCHANGE, Publisher } from '@svc/messaging';
+import { AmqpClient, consumerQueueOf, countParked, domainMessage, DOMAIN_EXCHANGE, Publisher, replayParked, showParked, UnknownQueueError } from '@svc/messaging';
 import { createDataSource, migrate } from '@svc/persistence';
 import { Config, createLogger, loadConfig } from '@svc/platform';
+import { connect } from 'amqplib';
+import type { ChannelModel } from 'amqplib';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { adminConfigSpec } from './admin.config';
@@ -27,12 +29,18 @@ function eventKind(value: string): EventKind {
   return value;
 }
 
+function positive(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a whole number above 0');
+  return Number(value);
+}
+
 function nonEmpty(value: string): string {
   if (!value.trim()) throw new InvalidArgumentError('must not be empty');
   return value.trim();
 }
 
 type Work = (accounts: AccountsService, config: AdminConfig) => Promise<Output>;
+type BrokerWork = (broker: ChannelModel) => Promise<Output>;
 
 async function withAccounts(config: AdminConfig, work: Work): Promise<Output> {
   const dataSource = await createDataSource({ schema: ACCOUNTS_SCHEMA, url: config.DATABASE_URL, migrations: ACCOUNTS_MIGRATIONS, poolSize: 2, applicationName: 'admin' }).initialize();
@@ -45,6 +53,18 @@ async function withAccounts(config: AdminConfig, work: Work): Promise<Output> {
 }
 
 const BROKER_WAIT_MS = 10_000;
+
+/** One connection to RabbitMQ for a command (the parking queues), closed after it. */
+async function withBroker(config: AdminConfig, work: BrokerWork): Promise<Output> {
+  const broker = await connect(config.RABBITMQ_URL, { timeout: BROKER_WAIT_MS, clientProperties: { connection_name: 'admin' } }).catch((err: Error) => {
+    throw new Error(`RabbitMQ did not answer at ${new URL(config.RABBITMQ_URL).host}: ${err.message}`);
+  });
+  try {
+    return await work(broker);
+  } finally {
+    await broker.close().catch(() => undefined);
+  }
+}
 
 /**
  * A sample event of `kind` for the account, published to the domain exchange exactly as an outbox
@@ -69,8 +89,8 @@ async function trigger(config: AdminConfig, accountId: string, kind: EventKind):
   }
 }
 
-function program(run: (work: Work) => Promise<void>): Command {
-  const root = new Command('admin').description('Operator commands: accounts, plans, API keys.').exitOverride();
+function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWork) => Promise<void>): Command {
+  const root = new Command('admin').description('Operator commands: accounts, plans, API keys, parked messages.').exitOverride();
   const account = root.command('account').description('Accounts and their plans.');
   account
     .command('create')
@@ -113,6 +133,32 @@ function program(run: (work: Work) => Promise<void>): Command {
     .action((kind: EventKind, opts: { account: string }) =>
       run(async (accounts, config) => trigger(config, (await accounts.getAccount(opts.account)).id, kind)),
     );
+  const parked = root.command('parked').description('Messages a consumer parked because they can never succeed as they are.');
+  parked
+    .command('list')
+    .description('Each parking queue with its count; with --queue and --show, the first messages (where they belong and why, never their personal data).')
+    .option('--queue <queue>', 'a consumer queue or its parking queue, e.g. events-api.domain')
+    .option('--show <n>', 'how many messages of --queue to show', positive)
+    .action((opts: { queue?: string; show?: number }) =>
+      runBroker(async (broker) => {
+        if (opts.show !== undefined && opts.queue === undefined) throw new InvalidArgumentError('--show needs --queue');
+        if (opts.queue === undefined) return { queues: await countParked(broker) };
+        const queue = consumerQueueOf(opts.queue);
+        const { messages, shown } = await showParked(broker, queue, opts.show ?? 0);
+        return { queue, parking_queue: `${queue}.parked`, messages, shown };
+      }),
+    );
+  parked
+    .command('replay')
+    .description('Move parked messages back to their queue, to be processed again (after fixing what made them fail).')
+    .requiredOption('--queue <queue>', 'a consumer queue or its parking queue, e.g. events-api.domain')
+    .option('--limit <n>', 'at most this many (default: all parked now)', positive)
+    .action((opts: { queue: string; limit?: number }) =>
+      runBroker(async (broker) => {
+        const queue = consumerQueueOf(opts.queue);
+        return { queue, replayed: await replayParked(broker, queue, opts.limit) };
+      }),
+    );
   return root;
 }
 
@@ -129,7 +175,21 @@ export async function runCli(argv: string[], io: Io, env: NodeJS.ProcessEnv = pr
       exitCode = 1;
     }
   };
-  const cli = program(run);
+  const runBroker = async (work: BrokerWork) => {
+    try {
+      io.out(`${JSON.stringify(await withBroker(loadConfig(adminConfigSpec, env), work))}\n`);
+    } catch (err) {
+      if (err instanceof InvalidArgumentError) {
+        io.err(`error: ${err.message}\n`);
+        exitCode = 2;
+        return;
+      }
+      if (!(err instanceof UnknownQueueError)) throw err;
+      io.err(`error: ${err.message}\n`);
+      exitCode = 1;
+    }
+  };
+  const cli = program(run, runBroker);
   // Help and usage errors go to stderr (stdout is the JSON result) and return instead of exiting.
   const quiet = (command: Command): void => {
     command.exitOverride().configureOutput({ writeOut: io.err, writeErr: io.err });

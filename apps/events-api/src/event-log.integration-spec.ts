@@ -1,9 +1,10 @@
 import { DomainMessage, EventKind, sampleEventData } from '@svc/contracts';
-import { domainMessage, OutboxRelay } from '@svc/messaging';
+import { classifyFailure, domainMessage, OutboxRelay } from '@svc/messaging';
 import { createDataSource, migrate } from '@svc/persistence';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { AppendBatcher } from './append-batcher';
 import { EventLog } from './event-log';
 import { EVENTS_MIGRATIONS, EVENTS_SCHEMA } from './migrations';
 
@@ -74,5 +75,18 @@ describe('EventLog (real PostgreSQL)', () => {
     await dataSource.query(`UPDATE events.events SET recorded_at = now() - interval '31 days' WHERE account_id = $1 AND id = 1`, [account]);
     expect(await log.prune(30, 1_000_000)).toBeGreaterThanOrEqual(1);
     expect((await ids(account)).map((r) => r.id)).toEqual([2]);
+  });
+
+  it('a batch with one message the database refuses (an offset of +16:00 past an older validator) appends its neighbours; only that one fails, as permanent', async () => {
+    const account = randomUUID();
+    const batcher = new AppendBatcher(log);
+    const [first, good1, good2] = [1, 2, 3].map((n) => sample(account, n));
+    const bad = { ...sample(account, 4), at: '2026-11-21T10:04:05.123456+16:00' };
+    // The first goes alone at once; the next three wait for it and go together.
+    const results = [first!, good1!, bad, good2!].map((m) => batcher.append(m).then(() => 'appended', (err: unknown) => err));
+    const [r0, r1, rBad, r2] = await Promise.all(results);
+    expect([r0, r1, r2]).toEqual(['appended', 'appended', 'appended']);
+    expect(classifyFailure(rBad)).toMatchObject({ kind: 'permanent' });
+    expect((await ids(account)).map((r) => r.eventId)).toEqual([first!.id, good1!.id, good2!.id]);
   });
 });

@@ -1,6 +1,5 @@
-import { consumeQueues } from '@svc/messaging';
+import { consumeQueues, WEBHOOK_DISPATCHER_QUEUE } from '@svc/messaging';
 import { AppDefinition } from '@svc/platform';
-import { WEBHOOK_DISPATCHER_QUEUE } from './delivery/events.consumer';
 import { webhookDispatcherConfigSpec } from './webhook-dispatcher.config';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module';
 

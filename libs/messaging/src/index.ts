@@ -1,4 +1,5 @@
 export * from './amqp-client';
+export * from './failures';
 export * from './messaging.config';
 export * from './messaging.module';
 export * from './outbox';
@@ -7,3 +8,4 @@ export * from './relay';
 export * from './topology';
 export * from './transport';
 export * from './validation';
+export * from './parked';

@@ -1,5 +1,6 @@
 import { Catch, DynamicModule, Injectable, Module, OnApplicationShutdown, OnModuleInit, Optional, RpcExceptionFilter } from '@nestjs/common';
 import { INestApplication } from '@nestjs/common';
+import type { NestMicroservice } from '@nestjs/microservices';
 import { APP_LOGGER, ReadinessService } from '@svc/platform';
 import type { Logger } from 'pino';
 import { Observable, throwError } from 'rxjs';
@@ -134,7 +135,13 @@ class RethrowFilter implements RpcExceptionFilter<unknown> {
 export async function consumeQueues(app: INestApplication, queues: QueueSpec[], prefetch: number): Promise<void> {
   const logger = app.get<Logger>(APP_LOGGER);
   const strategy = new AmqpTransport({ client: app.get(AmqpClient), queues, prefetch, logger: logger.child({ component: 'consumer' }) });
-  const microservice = app.connectMicroservice({ strategy }, { inheritAppConfig: false });
+  // The filter must be in place before the handlers are wrapped (registerListeners); otherwise Nest's
+  // default filter replaces every error with a generic object and no failure can be classified.
+  const microservice = app.connectMicroservice({ strategy }, { inheritAppConfig: false, deferInitialization: true }) as NestMicroservice;
   microservice.useGlobalFilters(new RethrowFilter());
+  microservice.registerListeners();
+  // The app's modules are initialised with the app: what connectMicroservice does without deferral.
+  microservice.setIsInitialized(true);
+  microservice.setIsInitHookCalled(true);
   await app.startAllMicroservices();
 }

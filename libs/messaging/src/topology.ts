@@ -1,3 +1,4 @@
+import { EVENT_KINDS } from '@svc/contracts';
 import type { Channel } from 'amqplib';
 
 /** Domain messages from producers (routing key = kind), consumed by events-api and others. */
@@ -7,19 +8,66 @@ export const EVENTS_EXCHANGE = 'svc.events';
 /** Where a queue's rejected and over-delivered messages go, to the queue's parking lot. */
 export const DEAD_LETTER_EXCHANGE = 'svc.dead-letter';
 
+/**
+ * Waits of the retry tiers, in order: a message's first transient failure waits the first, the
+ * second the next, and every later one the last (attempts are unlimited).
+ */
+export const RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 30_000, 120_000, 600_000];
+
+/** Headers the consumer sets on a message it moves to a retry tier or to the parking queue. */
+export const MESSAGE_HEADERS = {
+  /** Transient failures so far. */
+  attempt: 'x-svc-attempt',
+  /** The routing key the message was published with (moving it through queues replaces it). */
+  routingKey: 'x-svc-routing-key',
+  /** When the message first failed (ISO 8601). */
+  firstFailureAt: 'x-svc-first-failure-at',
+  /** Why it was parked (never personal data). */
+  parkReason: 'x-svc-park-reason',
+  /** When it was parked (ISO 8601). */
+  parkedAt: 'x-svc-parked-at',
+} as const;
+
 export interface QueueSpec {
   /** Durable quorum queue, named after the consuming app: `events-api.domain`. */
   queue: string;
   exchange: string;
   /** Topic patterns bound on `exchange`. */
   bindings: string[];
-  /** Deliveries before a message is dead-lettered (poison message). Default 5. */
+  /**
+   * Deliveries before a message is dead-lettered: only a safety net for a process that dies while
+   * handling a message (failures are retried through the retry tiers). Default 5.
+   */
   deliveryLimit?: number;
+  /** Waits of the retry tiers (tests shorten them). Default RETRY_DELAYS_MS. */
+  retryDelaysMs?: readonly number[];
 }
+
+/*
+ * The consumers' queues. Their names are part of the deployed topology: do not rename them without
+ * moving what waits in them (their retry tiers and parking queues are named after them).
+ */
+/** events-api: every domain message (public events are appended, erasures applied). */
+export const EVENTS_API_QUEUE: QueueSpec = { queue: 'events-api.domain', exchange: DOMAIN_EXCHANGE, bindings: [...EVENT_KINDS, 'contact.erased'] };
+/** webhook-dispatcher: every recorded public event events-api publishes. */
+export const WEBHOOK_DISPATCHER_QUEUE: QueueSpec = { queue: 'webhook-dispatcher.events', exchange: EVENTS_EXCHANGE, bindings: [...EVENT_KINDS] };
+/** Every consumer queue (the operator's `admin parked` commands look at their parking queues). */
+export const CONSUMER_QUEUES: readonly QueueSpec[] = [EVENTS_API_QUEUE, WEBHOOK_DISPATCHER_QUEUE];
 
 /** The parking queue of `queue`: dead-lettered messages wait there for an operator. */
 export function parkingQueue(queue: string): string {
   return `${queue}.parked`;
+}
+
+/** The retry tier of `queue` that holds a message `delayMs` before it goes back to `queue`. */
+export function retryQueue(queue: string, delayMs: number): string {
+  return `${queue}.retry.${delayMs}`;
+}
+
+/** The wait before attempt `attempt + 1` after `attempt` transient failures (1-based): the tier's, capped at the longest. */
+export function retryDelay(delays: readonly number[], attempt: number): number {
+  const index = Math.min(Math.max(attempt, 1), delays.length) - 1;
+  return delays[index] as number;
 }
 
 export async function declareExchanges(channel: Channel): Promise<void> {
@@ -28,7 +76,11 @@ export async function declareExchanges(channel: Channel): Promise<void> {
   await channel.assertExchange(DEAD_LETTER_EXCHANGE, 'direct', { durable: true });
 }
 
-/** Declares the queue (quorum, dead-lettered to its parking queue) and its bindings. Idempotent. */
+/**
+ * Declares the queue (quorum, dead-lettered to its parking queue), its bindings and its retry tiers
+ * (durable queues with a fixed message TTL, dead-lettering back to the queue through the default
+ * exchange). Idempotent.
+ */
 export async function declareQueue(channel: Channel, spec: QueueSpec): Promise<void> {
   await declareExchanges(channel);
   const parked = parkingQueue(spec.queue);
@@ -43,5 +95,11 @@ export async function declareQueue(channel: Channel, spec: QueueSpec): Promise<v
       'x-dead-letter-routing-key': spec.queue,
     },
   });
+  for (const delayMs of spec.retryDelaysMs ?? RETRY_DELAYS_MS) {
+    await channel.assertQueue(retryQueue(spec.queue, delayMs), {
+      durable: true,
+      arguments: { 'x-message-ttl': delayMs, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': spec.queue },
+    });
+  }
   for (const pattern of spec.bindings) await channel.bindQueue(spec.queue, spec.exchange, pattern);
 }

@@ -1,14 +1,10 @@
 import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
-import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
+import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, MessagePropertyHeaders } from 'amqplib';
 import type { Logger } from 'pino';
 import { lastValueFrom, Observable } from 'rxjs';
 import { AmqpClient, closeWithin } from './amqp-client';
-import { declareQueue, QueueSpec } from './topology';
-
-/** Thrown by a handler (or the payload check) for a message that can never succeed: it is parked. */
-export class InvalidMessageError extends Error {
-  override readonly name = 'InvalidMessageError';
-}
+import { classifyFailure, Failure, InvalidMessageError } from './failures';
+import { declareQueue, MESSAGE_HEADERS, parkingQueue, QueueSpec, RETRY_DELAYS_MS, retryDelay, retryQueue } from './topology';
 
 export interface AmqpTransportOptions {
   client: AmqpClient;
@@ -24,20 +20,51 @@ export interface AmqpMessageContext {
   queue: string;
   messageId?: string;
   redelivered: boolean;
+  /** Transient failures of this message so far (0 on its first delivery). */
+  attempt: number;
+}
+
+/** The channels of one connection: deliveries come on `channel`, moves are published on `confirm`. */
+export interface ConsumerChannels {
+  channel: Pick<Channel, 'ack' | 'nack'>;
+  confirm: Pick<ConfirmChannel, 'publish'>;
+}
+
+/** Headers the broker adds on dead-lettering and delivery: a moved message starts without them. */
+const BROKER_HEADERS = ['x-death', 'x-first-death-exchange', 'x-first-death-queue', 'x-first-death-reason', 'x-last-death-exchange', 'x-last-death-queue', 'x-last-death-reason', 'x-delivery-count'];
+/** How long a message whose move failed is held before it goes back to its queue (no hot loop). */
+const MOVE_FAILED_HOLD_MS = 5_000;
+
+/** The routing key a message was published with, even after moves through retry tiers. */
+export function originalRoutingKey(message: Pick<ConsumeMessage, 'fields' | 'properties'>): string {
+  const stored = (message.properties.headers as MessagePropertyHeaders | undefined)?.[MESSAGE_HEADERS.routingKey];
+  return typeof stored === 'string' ? stored : message.fields.routingKey;
+}
+
+/** Transient failures a message has had so far (its attempt header). */
+export function attemptOf(message: Pick<ConsumeMessage, 'properties'>): number {
+  const value = Number((message.properties.headers as MessagePropertyHeaders | undefined)?.[MESSAGE_HEADERS.attempt] ?? 0);
+  return Number.isInteger(value) && value > 0 ? value : 0;
 }
 
 /**
  * A NestJS microservice transport on RabbitMQ for `@EventPattern(routingKey)` handlers.
  *
- * - Topology is declared on every (re)connect (quorum queues, dead-letter to a parking queue).
- * - The handler for a message is the one whose pattern equals its routing key.
- * - Ack only after the handler resolved (its transaction committed). A handler that throws gets the
- *   message back (nack, requeue); the quorum queue's delivery limit parks a message that keeps
- *   failing. A message that is not JSON, has no handler, or fails validation
- *   (`InvalidMessageError`) is parked at once.
+ * - Topology is declared on every (re)connect (quorum queues, retry tiers, parking queues).
+ * - The handler for a message is the one whose pattern equals its (original) routing key.
+ * - Ack only after the handler resolved (its transaction committed).
+ * - A handler that fails for a transient reason (`classifyFailure`) gets its message moved to the
+ *   queue's retry tier for its attempt (`<queue>.retry.<ms>`), from which it comes back after the
+ *   tier's wait; attempts are unlimited and other messages go on meanwhile. A message that can
+ *   never succeed (not JSON, no handler, `InvalidMessageError`, refused by the database for its
+ *   data) is moved to `<queue>.parked`. A move is published on a confirm channel and confirmed
+ *   before the original is acked: a crash in between duplicates the message, never loses it.
+ * - An ack or nack on a channel that has closed is logged and dropped: the broker redelivers
+ *   whatever was not acked.
  */
 export class AmqpTransport extends Server implements CustomTransportStrategy {
   private channel?: Channel;
+  private confirm?: ConfirmChannel;
 
   constructor(private readonly options: AmqpTransportOptions) {
     super();
@@ -50,17 +77,23 @@ export class AmqpTransport extends Server implements CustomTransportStrategy {
   private async consume(model: ChannelModel): Promise<void> {
     const channel = await model.createChannel();
     channel.on('error', (err: Error) => this.options.logger.warn({ err: err.message }, 'consumer channel error'));
+    const confirm = await model.createConfirmChannel();
+    confirm.on('error', (err: Error) => this.options.logger.warn({ err: err.message }, 'consumer confirm channel error'));
     await channel.prefetch(this.options.prefetch);
+    const channels: ConsumerChannels = { channel, confirm };
     for (const spec of this.options.queues) {
       await declareQueue(channel, spec);
-      await channel.consume(spec.queue, (message) => message && void this.handle(channel, spec.queue, message));
+      await channel.consume(spec.queue, (message) => message && void this.handle(channels, spec, message));
     }
     this.channel = channel;
+    this.confirm = confirm;
   }
 
-  private async handle(channel: Channel, queue: string, message: ConsumeMessage): Promise<void> {
-    const routingKey = message.fields.routingKey;
-    const log = this.options.logger.child({ queue, routing_key: routingKey, message_id: message.properties.messageId });
+  /** Handles one delivery from `spec.queue`. Never rejects: every outcome is settled or logged. */
+  async handle(channels: ConsumerChannels, spec: QueueSpec, message: ConsumeMessage): Promise<void> {
+    const routingKey = originalRoutingKey(message);
+    const attempt = attemptOf(message);
+    const log = this.options.logger.child({ queue: spec.queue, routing_key: routingKey, message_id: message.properties.messageId, attempt });
     try {
       const handler: MessageHandler | undefined = this.getHandlerByPattern(routingKey) ?? undefined;
       if (!handler) throw new InvalidMessageError(`no handler for routing key ${routingKey}`);
@@ -70,25 +103,79 @@ export class AmqpTransport extends Server implements CustomTransportStrategy {
       } catch {
         throw new InvalidMessageError('the body is not JSON');
       }
-      const context: AmqpMessageContext = { routingKey, queue, messageId: message.properties.messageId, redelivered: message.fields.redelivered };
+      const context: AmqpMessageContext = { routingKey, queue: spec.queue, messageId: message.properties.messageId, redelivered: message.fields.redelivered, attempt };
       const result = await handler(payload, context);
       if (result instanceof Observable) await lastValueFrom(result, { defaultValue: undefined });
-      channel.ack(message);
+      this.settle(log, 'ack', () => channels.channel.ack(message));
     } catch (err) {
-      if (err instanceof InvalidMessageError) {
-        log.error({ err: err.message }, 'message parked: it cannot be processed');
-        channel.nack(message, false, false);
-      } else {
-        log.warn({ err: (err as Error).message }, 'message handling failed; it will be redelivered');
-        channel.nack(message, false, true);
+      try {
+        await this.failed(channels, spec, message, classifyFailure(err), err, log);
+      } catch (unexpected) {
+        log.error({ err: (unexpected as Error)?.message }, 'could not settle a failed message; the broker redelivers it');
       }
     }
   }
 
+  private async failed(channels: ConsumerChannels, spec: QueueSpec, message: ConsumeMessage, failure: Failure, err: unknown, log: Logger): Promise<void> {
+    const routingKey = originalRoutingKey(message);
+    const headers: MessagePropertyHeaders = { ...(message.properties.headers as MessagePropertyHeaders | undefined) };
+    for (const name of BROKER_HEADERS) delete headers[name];
+    headers[MESSAGE_HEADERS.routingKey] = routingKey;
+    headers[MESSAGE_HEADERS.firstFailureAt] ??= new Date().toISOString();
+    if (failure.kind === 'permanent') {
+      log.error({ reason: failure.reason }, 'message parked: it can never be processed');
+      headers[MESSAGE_HEADERS.parkReason] = failure.reason.slice(0, 500);
+      headers[MESSAGE_HEADERS.parkedAt] = new Date().toISOString();
+      const moved = await this.move(channels.confirm, parkingQueue(spec.queue), message, headers, log);
+      // Without the move, the queue dead-letters it to the same parking queue.
+      this.settle(log, moved ? 'ack' : 'nack', () => (moved ? channels.channel.ack(message) : channels.channel.nack(message, false, false)));
+      return;
+    }
+    const attempt = attemptOf(message) + 1;
+    const delayMs = retryDelay(spec.retryDelaysMs ?? RETRY_DELAYS_MS, attempt);
+    const details = { reason: failure.reason, retry_in_ms: delayMs };
+    if (failure.recognised) log.warn(details, 'message handling failed for a transient reason; it will be retried');
+    else log.error({ ...details, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, 'message handling failed unexpectedly; it will be retried');
+    headers[MESSAGE_HEADERS.attempt] = attempt;
+    if (await this.move(channels.confirm, retryQueue(spec.queue, delayMs), message, headers, log)) {
+      this.settle(log, 'ack', () => channels.channel.ack(message));
+      return;
+    }
+    // The broker is away or refused the move: hold the message a while, then give it back.
+    await new Promise((resolve) => setTimeout(resolve, Math.min(delayMs, MOVE_FAILED_HOLD_MS)));
+    this.settle(log, 'nack', () => channels.channel.nack(message, false, true));
+  }
+
+  /** Publishes a copy of `message` to `queue` (default exchange) and waits for the confirm; false if it was not confirmed. */
+  private async move(confirm: ConsumerChannels['confirm'], queue: string, message: ConsumeMessage, headers: MessagePropertyHeaders, log: Logger): Promise<boolean> {
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const { messageId, contentType, correlationId, timestamp, type, appId } = message.properties;
+        confirm.publish('', queue, message.content, { persistent: true, messageId, contentType, correlationId, timestamp, type, appId, headers }, (err: unknown) =>
+          err ? reject(err instanceof Error ? err : new Error('not confirmed')) : resolve(),
+        );
+      });
+      return true;
+    } catch (err) {
+      log.warn({ err: (err as Error)?.message, to: queue }, 'could not move the message; it stays with the broker');
+      return false;
+    }
+  }
+
+  /** An ack or nack on a closed channel throws: the broker redelivers the message, so log and go on. */
+  private settle(log: Logger, what: 'ack' | 'nack', action: () => void): void {
+    try {
+      action();
+    } catch (err) {
+      log.warn({ err: (err as Error)?.message }, `${what} failed (the channel is closed); the broker redelivers the message`);
+    }
+  }
+
   async close(): Promise<void> {
-    const channel = this.channel;
+    const [channel, confirm] = [this.channel, this.confirm];
     this.channel = undefined;
-    await closeWithin(channel?.close());
+    this.confirm = undefined;
+    await Promise.all([closeWithin(channel?.close()), closeWithin(confirm?.close())]);
   }
 
   on(): void {

@@ -1,6 +1,6 @@
 import { sampleEventData } from '@svc/contracts';
 import { domainMessage } from './outbox';
-import { InvalidMessageError } from './transport';
+import { InvalidMessageError } from './failures';
 import { parseDomainMessage } from './validation';
 
 const ACCOUNT = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -22,6 +22,9 @@ describe('parseDomainMessage', () => {
     ['an unknown kind', { ...valid, kind: 'contact.deleted' }],
     ['a kind the consumer does not handle', { ...valid, kind: 'knowledge.changed', data: { external_ref: 'x', change: 'deleted' } }],
     ['a timestamp without a zone', { ...valid, at: '2026-11-21T10:04:05.123456' }],
+    ['an offset PostgreSQL cannot store (+16:00)', { ...valid, at: '2026-11-21T10:04:05.123456+16:00' }],
+    ['an offset with 60 minutes', { ...valid, at: '2026-11-21T10:04:05+05:60' }],
+    ['a day the calendar does not have', { ...valid, at: '2026-02-30T10:04:05Z' }],
     ['an account that is not a UUID', { ...valid, account_id: 'acme' }],
     ['data that is not an object', { ...valid, data: 'x' }],
     ['a public event without its contact', { ...valid, data: { message: {} } }],

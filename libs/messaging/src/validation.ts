@@ -1,8 +1,8 @@
 import { DomainKind, DomainMessage, EVENT_KINDS } from '@svc/contracts';
-import { InvalidMessageError } from './transport';
+import { parseTimestampInput } from '@svc/persistence';
+import { InvalidMessageError } from './failures';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ZONED_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/;
 const DOMAIN_KINDS: readonly string[] = [...EVENT_KINDS, 'contact.erased', 'knowledge.changed'];
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -18,7 +18,8 @@ export function parseDomainMessage<K extends DomainKind = DomainKind>(payload: u
   if (typeof payload['account_id'] !== 'string' || !UUID.test(payload['account_id'])) problems.push('account_id is not a UUID');
   if (typeof payload['kind'] !== 'string' || !DOMAIN_KINDS.includes(payload['kind'])) problems.push('kind is unknown');
   else if (expected && !(expected as readonly string[]).includes(payload['kind'])) problems.push(`kind ${payload['kind']} is not handled here`);
-  if (typeof payload['at'] !== 'string' || !ZONED_TIMESTAMP.test(payload['at']) || Number.isNaN(Date.parse(payload['at']))) problems.push('at is not a timestamp with a zone');
+  // The same check as the API's timestamps: an offset PostgreSQL cannot store (+16:00) never reaches an append.
+  if (typeof payload['at'] !== 'string' || parseTimestampInput(payload['at']) === undefined) problems.push('at is not a timestamp with a zone');
   const data = payload['data'];
   if (!isObject(data)) problems.push('data is not an object');
   else if ((EVENT_KINDS as readonly unknown[]).includes(payload['kind'])) {

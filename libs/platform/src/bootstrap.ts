@@ -139,6 +139,30 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
   return app;
 }
 
+/**
+ * Process-level safety net, installed once per app: a promise of a background task (a consumer's
+ * settle, a relay round, a timer) that rejects with nobody awaiting it is logged and the process
+ * goes on, since its HTTP API and its other work are still sound. An uncaught exception leaves the
+ * process in an unknown state: it is logged and the process ends (Node's advice), to be restarted.
+ * Returns a function that removes the handlers.
+ */
+export function installProcessHandlers(logger: Pick<Logger, 'error' | 'fatal'>, exit: (code: number) => void = (code) => process.exit(code)): () => void {
+  const onRejection = (reason: unknown): void => {
+    const err = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
+    logger.error({ err }, 'unhandled promise rejection in a background task; the process goes on');
+  };
+  const onException = (error: Error): void => {
+    logger.fatal({ err: `${error.name}: ${error.message}`, stack: error.stack }, 'uncaught exception; the process ends');
+    exit(1);
+  };
+  process.on('unhandledRejection', onRejection);
+  process.on('uncaughtException', onException);
+  return () => {
+    process.off('unhandledRejection', onRejection);
+    process.off('uncaughtException', onException);
+  };
+}
+
 /** An app's whole main.ts: validate config (exit 1 naming the bad variable), build, listen. */
 export async function runApp<S extends ConfigSpec>(definition: AppDefinition<S>): Promise<NestFastifyApplication | undefined> {
   let config: Config<S>;
@@ -152,6 +176,7 @@ export async function runApp<S extends ConfigSpec>(definition: AppDefinition<S>)
   }
   const appConfig = config as unknown as AppConfig;
   const logger = createLogger(definition.name, appConfig.LOG_LEVEL);
+  installProcessHandlers(logger);
   try {
     const app = await createApp(definition, config, logger);
     await app.listen({ port: appConfig.PORT, host: appConfig.HOST });

@@ -9,8 +9,8 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-async function withServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: TEST_SERVER_URL });
+async function withServer<T>(serverUrl: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: serverUrl });
   await client.connect();
   try {
     return await work(client);
@@ -19,14 +19,17 @@ async function withServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** A new, empty database for one suite; `drop()` removes it (closing what still holds it). */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A new, empty database for one suite; `drop()` removes it (closing what still holds it).
+ * `serverUrl`: another server than the shared one (a `PrivatePostgres` a fault test stops).
+ */
+export async function createTestDatabase(serverUrl = TEST_SERVER_URL): Promise<TestDatabase> {
   const name = `svc_test_${randomBytes(6).toString('hex')}`;
-  await withServer((client) => client.query(`CREATE DATABASE ${name}`));
-  const url = new URL(TEST_SERVER_URL);
+  await withServer(serverUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => withServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () => withServer(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }

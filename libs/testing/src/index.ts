@@ -7,3 +7,4 @@ export * from './rabbitmq';
 export * from './producer';
 export * from './https-receiver';
 export * from './snapshot';
+export * from './private-postgres';

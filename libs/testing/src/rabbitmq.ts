@@ -33,3 +33,18 @@ export async function createTestVhost(): Promise<TestVhost> {
 /** Stops the broker's application (connections drop, the node stays up) and starts it again. */
 export const stopBroker = () => rabbitmqctl('stop_app').then(() => undefined);
 export const startBroker = () => rabbitmqctl('start_app').then(() => undefined);
+
+/**
+ * Closes every client connection of one vhost (the suite's own), as a broker restart or a network
+ * cut would, without touching anyone else's. Returns how many were closed.
+ */
+export async function closeVhostConnections(vhost: string): Promise<number> {
+  const { stdout } = await rabbitmqctl('list_connections', 'pid', 'vhost');
+  const pids = stdout
+    .split('\n')
+    .map((line) => line.trim().split('\t'))
+    .filter(([pid, name]) => pid?.startsWith('<') && name === vhost)
+    .map(([pid]) => pid as string);
+  for (const pid of pids) await rabbitmqctl('close_connection', pid, 'test: connection closed by the suite').catch(() => undefined);
+  return pids.length;
+}

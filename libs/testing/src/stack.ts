@@ -53,6 +53,8 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Extra environment per app name (`gateway` included). */
   appEnv?: Record<string, Record<string, string>>;
+  /** The PostgreSQL server of the stack's database (default: the shared one), e.g. a `PrivatePostgres` to stop. */
+  databaseServerUrl?: string;
 }
 
 /**
@@ -60,7 +62,7 @@ export interface StackOptions {
  * with two `scale` accounts: the whole path a business's call takes, over real connections.
  */
 export async function startStack(serviceNames: string[], options: StackOptions = {}): Promise<Stack> {
-  const [db, vhost] = await Promise.all([createTestDatabase(), createTestVhost()]);
+  const [db, vhost] = await Promise.all([createTestDatabase(options.databaseServerUrl), createTestVhost()]);
   const env = {
     DATABASE_URL: db.url,
     RABBITMQ_URL: vhost.url,

@@ -41,4 +41,23 @@ describe('DeliveryService batching', () => {
     await expect(one).rejects.toThrow('connection lost');
     await expect(two).resolves.toBeUndefined();
   });
+
+  it('inserts the events of a batch the database refused one by one: only the bad one fails', async () => {
+    const { calls, repository } = heldRepository();
+    const service = new DeliveryService(repository);
+    const held = [1, 2].map((id) => service.recordEvent(recorded(id)));
+    const batch = [3, 4, 5].map((id) => service.recordEvent(recorded(id)).then(() => 'ok', (err: Error) => err));
+    calls[0]!.answer();
+    await held[0];
+    await new Promise(setImmediate);
+    expect(calls[2]!.events.map((e) => e.eventId)).toEqual([3, 4, 5]);
+    calls[2]!.answer(Object.assign(new Error('invalid byte sequence'), { code: '22021' }));
+    for (const [index, id] of [[3, 3], [4, 4], [5, 5]] as const) {
+      await new Promise(setImmediate);
+      expect(calls[index]!.events.map((e) => e.eventId)).toEqual([id]);
+      calls[index]!.answer(id === 4 ? Object.assign(new Error('invalid byte sequence'), { code: '22021' }) : undefined);
+    }
+    calls[1]!.answer();
+    expect(await Promise.all(batch)).toEqual(['ok', expect.objectContaining({ code: '22021' }), 'ok']);
+  });
 });

@@ -1,5 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { RecordedEvent, WEBHOOK_ENDPOINTS_MAX } from '@svc/contracts';
+import { classifyFailure } from '@svc/messaging';
 import { ClaimedDelivery, DeliveriesRepository, NewEvent } from './deliveries.repository';
 import { DeliveryWorker } from './delivery-worker';
 import { parseRecordedEvent } from './recorded-event';
@@ -18,7 +19,9 @@ const MAX_INSERTS = 2;
  * Turns recorded events into deliveries: the entry point of the events consumer. Events handled at
  * the same time (up to the consumer's prefetch) go into one insert: no timer, so at low load each
  * is inserted at once, and under load those that arrive while the inserts run go together in the
- * next one. Each call resolves when its own event's deliveries are committed.
+ * next one. Each call resolves when its own event's deliveries are committed. A batch that fails
+ * for a reason other than a dependency being away is inserted again event by event, so that an
+ * event the database refuses fails (and is parked) alone.
  */
 @Injectable()
 export class DeliveryService {
@@ -59,7 +62,12 @@ export class DeliveryService {
           await this.insert(batch.map((w) => w.event));
           for (const w of batch) w.done();
         } catch (err) {
-          for (const w of batch) w.done(err);
+          const failure = classifyFailure(err);
+          if (batch.length === 1 || (failure.kind === 'transient' && failure.recognised)) {
+            for (const w of batch) w.done(err);
+          } else {
+            for (const w of batch) await this.insert([w.event]).then(() => w.done(), (alone: unknown) => w.done(alone));
+          }
         }
       }
     } finally {

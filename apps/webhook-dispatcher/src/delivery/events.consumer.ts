@@ -1,12 +1,9 @@
 import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EVENT_KINDS, RecordedEvent } from '@svc/contracts';
-import { EVENTS_EXCHANGE, InvalidMessageError, QueueSpec } from '@svc/messaging';
+import { InvalidMessageError } from '@svc/messaging';
 import { DeliveryService } from './delivery.service';
 import { InvalidRecordedEventError } from './recorded-event';
-
-/** The dispatcher's queue: every recorded public event events-api publishes. */
-export const WEBHOOK_DISPATCHER_QUEUE: QueueSpec = { queue: 'webhook-dispatcher.events', exchange: EVENTS_EXCHANGE, bindings: [...EVENT_KINDS] };
 
 /**
  * Recorded events from events-api become deliveries. The message is acknowledged after the
