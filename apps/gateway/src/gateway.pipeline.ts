@@ -4,7 +4,7 @@ import { ApiError, APP_CONFIG, BODY_LIMIT_BYTES, InternalAuth } from '@svc/platf
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeyAuthenticator, Principal } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
-import { ROUTES } from './proxy/route-table';
+import { ROUTES, Upstream } from './proxy/route-table';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { WriteLimiter } from './rate-limit/write-limiter';
 
@@ -90,7 +90,7 @@ export class GatewayPipeline {
       fastify.route({
         method: route.method,
         url: API_PREFIX + route.path,
-        handler: async (request, reply) => this.proxy.forward(route.upstream, request, reply, await this.contextFor(request)),
+        handler: async (request, reply) => this.proxy.forward(route.upstream, request, reply, await this.contextFor(route.upstream, request)),
       });
     }
   }
@@ -125,8 +125,9 @@ export class GatewayPipeline {
     }
   }
 
-  private contextFor(request: FastifyRequest): Promise<string> {
+  /** The signed context for the service called (its audience): no other service accepts it. */
+  private contextFor(upstream: Upstream, request: FastifyRequest): Promise<string> {
     const principal = request.principal as Principal;
-    return this.internalAuth.sign({ account: principal.account, keyId: principal.key.id, requestId: request.id });
+    return this.internalAuth.sign(upstream, { account: principal.account, keyId: principal.key.id, requestId: request.id });
   }
 }

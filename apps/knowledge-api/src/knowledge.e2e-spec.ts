@@ -200,7 +200,7 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
   describe('the assistant search (internal)', () => {
     const searchAs = async (account: TestAccount, question: string, lang: string) => {
       const auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
-      const context = await auth.sign({ account: { id: account.accountId, name: 'Acme', plan: 'scale' }, keyId: 'chat', requestId: 'search-test' });
+      const context = await auth.sign('knowledge-api', { account: { id: account.accountId, name: 'Acme', plan: 'scale' }, keyId: 'chat', requestId: 'search-test' });
       return fetch(`${stack.services['knowledge-api']?.url}/internal/knowledge/search`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-svc-context': context },

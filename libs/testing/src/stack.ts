@@ -64,7 +64,9 @@ export async function startStack(serviceNames: string[], options: StackOptions =
   const env = {
     DATABASE_URL: db.url,
     RABBITMQ_URL: vhost.url,
+    // Real random secrets: apps refuse the published development defaults.
     INTERNAL_AUTH_SECRET: `test-${randomBytes(24).toString('hex')}`,
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'warn',
     ...options.env,
   };
