@@ -198,9 +198,9 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
   });
 
   describe('the assistant search (internal)', () => {
-    const searchAs = async (account: TestAccount, question: string, lang: string) => {
+    const searchAs = async (account: TestAccount, question: string, lang: string, audience = 'knowledge-api') => {
       const auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
-      const context = await auth.sign('knowledge-api', { account: { id: account.accountId, name: 'Acme', plan: 'scale' }, keyId: 'chat', requestId: 'search-test' });
+      const context = await auth.sign(audience, { account: { id: account.accountId, name: 'Acme', plan: 'scale' }, keyId: 'chat', requestId: 'search-test' });
       return fetch(`${stack.services['knowledge-api']?.url}/internal/knowledge/search`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-svc-context': context },
@@ -225,6 +225,13 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
         body: JSON.stringify({ question: 'shoes', lang: 'en' }),
       });
       expect(direct.status).toBe(401);
+    });
+
+    it('refuses a context signed for another service (its audience) with 401 in the error shape', async () => {
+      const response = await searchAs(stack.account, 'shoes', 'en', 'contacts-api');
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+      expect((await searchAs(stack.account, 'shoes', 'en')).status).toBe(200);
     });
   });
 });

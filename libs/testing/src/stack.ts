@@ -43,8 +43,8 @@ export interface Stack {
   newAccount(name?: string): Promise<TestAccount>;
   /** A call to the public API through the gateway: `call('/contacts/x', { method: 'PUT', json: {...} })`. */
   call(path: string, init?: CallInit): Promise<Response>;
-  /** Restarts one service (same port), e.g. after a kill -9. */
-  restart(name: string, signal?: NodeJS.Signals): Promise<RunningApp>;
+  /** Restarts one service (same port), e.g. after a kill -9; `env` is added to its environment from now on (a rotated key). */
+  restart(name: string, signal?: NodeJS.Signals, env?: Record<string, string>): Promise<RunningApp>;
   stop(): Promise<void>;
 }
 
@@ -110,10 +110,11 @@ export async function startStack(serviceNames: string[], options: StackOptions =
     dataSource,
     newAccount,
     call,
-    restart: async (name, signal = 'SIGKILL') => {
+    restart: async (name, signal = 'SIGKILL', extra = {}) => {
       const running = services[name];
       if (!running) throw new Error(`${name} is not part of this stack`);
       await running.stop(signal);
+      options.appEnv = { ...options.appEnv, [name]: { ...options.appEnv?.[name], ...extra } };
       services[name] = await startApp(name, { ...appEnv(name), PORT: String(running.port) });
       return services[name];
     },
