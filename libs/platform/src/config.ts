@@ -29,6 +29,11 @@ export function asSecret<T>(validator: BaseValidator<T>): BaseValidator<T> {
   return marked as BaseValidator<T>;
 }
 
+/** True for a secret's spec whose `devDefault` is published (see `asSecret`). */
+export function hasPublishedDefault(spec: object): boolean {
+  return publishedDefaults.has(spec);
+}
+
 /** A string of at least `min` characters: for secrets that must not be guessable; `orEmpty` also accepts '' (an optional one). */
 export const secret = (min: number, { orEmpty = false } = {}) =>
   asSecret(
@@ -78,7 +83,7 @@ export function loadConfig<S extends ConfigSpec>(specs: S, env: NodeJS.ProcessEn
   // Unset NODE_ENV means development (envalid applies devDefault only when NODE_ENV is set).
   const effective = { NODE_ENV: 'development', ...env };
   // Secrets left unset that would take their published development default.
-  const defaulted = effective.NODE_ENV === 'production' ? [] : Object.keys(specs).filter((name) => env[name] === undefined && publishedDefaults.has(specs[name] as object));
+  const defaulted = effective.NODE_ENV === 'production' ? [] : Object.keys(specs).filter((name) => env[name] === undefined && hasPublishedDefault(specs[name] as object));
   const cleaned = cleanEnv(effective, specs, {
     reporter: ({ errors, env: values }) => {
       const lines = Object.entries(errors).map(([name, error]) => `${name} ${(error as Error).name === 'EnvMissingError' ? 'is required' : (error as Error).message}`);

@@ -16,11 +16,11 @@ const LIFETIME_S = 60;
 export const internalAuthConfigSpec = {
   INTERNAL_AUTH_SECRET: secret(32)({
     devDefault: 'development-only-internal-secret-0123456789',
-    desc: 'Shared secret (32+ chars) with which the gateway signs the caller context it passes to services. Required in production; the same value in every app.',
+    desc: 'Shared secret (32+ chars) with which the gateway signs the caller context it passes to a service (audience: that service). The same value in every app; rotation: README "Secrets".',
   }),
   INTERNAL_AUTH_SECRET_PREVIOUS: secret(32, { orEmpty: true })({
     default: '',
-    desc: 'During a rotation of INTERNAL_AUTH_SECRET, the value before it: contexts signed with it are still accepted (new ones are signed with INTERNAL_AUTH_SECRET). Empty when no rotation is under way.',
+    desc: 'A second value accepted (never used to sign) while INTERNAL_AUTH_SECRET is rotated: the next one in the first step, then the previous one (README "Secrets"). Empty otherwise.',
   }),
 };
 
