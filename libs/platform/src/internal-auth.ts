@@ -24,7 +24,7 @@ export const internalAuthConfigSpec = {
   }),
 };
 
-/** An app's internal-auth settings: the secret that signs, and optionally the previous one that still verifies. */
+/** An app's internal-auth settings: the secret that signs, and optionally a second one that only verifies (a rotation). */
 export interface InternalAuthSecrets {
   INTERNAL_AUTH_SECRET: string;
   INTERNAL_AUTH_SECRET_PREVIOUS?: string;
@@ -35,7 +35,7 @@ export interface InternalAuthSecrets {
  * HS256 JWT (jose), so a service refuses anything that did not pass the gateway's checks. Its
  * audience is the one service it is for (`aud` = the app's name), so a context sent to one service
  * cannot be replayed to another. Signed with INTERNAL_AUTH_SECRET; verified with it or, during a
- * rotation, with INTERNAL_AUTH_SECRET_PREVIOUS.
+ * rotation, with INTERNAL_AUTH_SECRET_PREVIOUS (README "Secrets").
  */
 export class InternalAuth {
   /** KeyObjects made once: given raw bytes, jose would make one on every call. */
@@ -63,7 +63,7 @@ export class InternalAuth {
   async verify(token: string, audience: string): Promise<GatewayContext> {
     const options = { issuer: ISSUER, audience, algorithms: ['HS256'] };
     const { payload } = await jwtVerify(token, this.key, options).catch((err: unknown) => {
-      // Only a bad signature may be the previous secret's; an expired or misaddressed token is refused as it is.
+      // Only a bad signature may be the other secret's; an expired or misaddressed token is refused as it is.
       if (this.previous && err instanceof errors.JWSSignatureVerificationFailed) return jwtVerify(token, this.previous, options);
       throw err;
     });
