@@ -235,7 +235,7 @@ try {
   let signedAt = 0;
   const contextHeader = async () => {
     if (context === undefined || performance.now() - signedAt > 30_000) {
-      context = await auth.sign({ account, keyId: 'bench-chat', requestId: 'bench' });
+      context = await auth.sign('knowledge-api', { account, keyId: 'bench-chat', requestId: 'bench' });
       signedAt = performance.now();
     }
     return context;

@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NX_DAEMON=false NX_NO_CLOUD=true
+# A development machine: a secret left unset takes its development default, published in this
+# repository (every app refuses that without this flag). Services listen on 127.0.0.1 (HOST).
+export ALLOW_INSECURE_DEV_DEFAULTS="${ALLOW_INSECURE_DEV_DEFAULTS:-true}"
 [ -d node_modules ] || bash scripts/install.sh
 bash scripts/services.sh
 node tools/ensure-database.mjs

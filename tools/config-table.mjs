@@ -13,6 +13,9 @@ const require = createRequire(import.meta.url);
 const START = '<!-- config-table:start -->';
 const END = '<!-- config-table:end -->';
 
+// The same module instance the apps' config files load, so that it knows which specs are secrets.
+const { hasPublishedDefault } = require(join(root, 'dist/libs/platform/src/index.js'));
+
 const rows = new Map();
 for (const app of readdirSync(join(root, 'apps')).sort()) {
   const dir = join(root, 'dist/apps', app, 'src');
@@ -29,8 +32,10 @@ for (const app of readdirSync(join(root, 'apps')).sort()) {
   }
 }
 
-const defaultOf = ({ default: value, devDefault }) => {
+const defaultOf = (validator) => {
+  const { default: value, devDefault } = validator;
   if (value !== undefined) return value === '' ? '(empty)' : `\`${value}\``;
+  if (hasPublishedDefault(validator)) return 'required (a development value with `ALLOW_INSECURE_DEV_DEFAULTS=true`)';
   return devDefault !== undefined ? 'required in production' : 'required';
 };
 const table = [

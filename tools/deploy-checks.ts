@@ -28,12 +28,13 @@ export function defaultPort(spec: ConfigSpec): number {
   return port;
 }
 
-const THIS_MACHINE = /\/\/(127\.0\.0\.1|localhost)[:/]/;
+const THIS_MACHINE = /\/\/(127\.0\.0\.1|localhost)[:/]|^(127\.0\.0\.1|localhost)$/;
 
 /**
  * What a deployment must set for an app: every variable without a default (required in
  * production, where development defaults do not apply) and every address whose default points at
- * this machine (right on a laptop, wrong in a container).
+ * this machine (right on a laptop, wrong in a container): a service's URL, or HOST, the interface
+ * an app listens on.
  */
 export function mustBeSet(spec: ConfigSpec): string[] {
   return Object.entries(spec)

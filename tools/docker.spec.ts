@@ -301,6 +301,8 @@ describe('docker/Dockerfile', () => {
     expect(user).toBeDefined();
     expect(['0', 'root']).not.toContain(user);
     expect(all(runtime, 'ENV').map((i) => i.args)).toContain('NODE_ENV=production');
+    // The apps listen on 127.0.0.1 unless told otherwise: in a container, every interface.
+    expect(all(runtime, 'ENV').map((i) => i.args)).toContain('HOST=0.0.0.0');
     expect(all(runtime, 'RUN').some((i) => /apt-get install .*\btini\b/.test(i.args))).toBe(true);
     expect(execForm(all(runtime, 'ENTRYPOINT').at(-1)!.args)).toEqual(['/usr/bin/tini', '--']);
     // `exec` hands the shell's PID to node, so tini's SIGTERM reaches it.

@@ -176,8 +176,10 @@ function resolveEnv(variant: Variant, container: IContainer): ResolvedEnv {
     if (secretRef) {
       const found = secret(secretRef.name ?? '');
       const keys = [...Object.keys(found?.secret.data ?? {}), ...Object.keys(found?.secret.stringData ?? {})];
-      if (!found || !keys.includes(secretRef.key)) problems.push(`${variable.name}: Secret ${secretRef.name} has no key ${secretRef.key}`);
-      values.set(variable.name, found && !found.external ? decode(found.secret, secretRef.key) : undefined);
+      // An optional key (a rotation's previous secret) may be absent: the variable is then unset.
+      const present = found !== undefined && keys.includes(secretRef.key);
+      if (!present && !secretRef.optional) problems.push(`${variable.name}: Secret ${secretRef.name} has no key ${secretRef.key}`);
+      if (present || !secretRef.optional) values.set(variable.name, found && !found.external ? decode(found.secret, secretRef.key) : undefined);
     } else if (configMapRef) {
       const value = configMap(configMapRef.name ?? '')?.data?.[configMapRef.key];
       if (value === undefined) problems.push(`${variable.name}: ConfigMap ${configMapRef.name} has no key ${configMapRef.key}`);
@@ -279,7 +281,10 @@ describe('Kubernetes manifests: overlays', () => {
       for (const volume of spec.volumes ?? []) add(volume.secret?.secretName);
       for (const container of spec.containers) {
         for (const source of container.envFrom ?? []) add(source.secretRef?.name);
-        for (const variable of container.env ?? []) add(variable.valueFrom?.secretKeyRef?.name, variable.valueFrom?.secretKeyRef?.key);
+        for (const variable of container.env ?? []) {
+          const ref = variable.valueFrom?.secretKeyRef;
+          add(ref?.name, ref?.optional ? undefined : ref?.key);
+        }
       }
     }
     return refs;

@@ -17,7 +17,7 @@ export class ContactsApiModule {
     return {
       module: ContactsApiModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, behindGateway: true }),
+        PlatformModule.forRoot({ config, logger, behindGateway: 'contacts-api' }),
         PersistenceModule.forApp('contacts-api', config, CONTACTS_SCHEMA, CONTACTS_MIGRATIONS),
         MessagingModule.forApp('contacts-api', config, CONTACTS_SCHEMA),
       ],

@@ -429,7 +429,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
     let auth: InternalAuth;
     const context = (account: TestAccount): GatewayContext => ({ account: { id: account.accountId, name: 'Acme', plan: 'scale' }, keyId: randomUUID(), requestId: randomUUID() });
     const internal = async (route: string, account: TestAccount | null = stack.account) =>
-      fetch(`${stack.services['contacts-api']?.url}${route}`, { headers: account ? { [GATEWAY_CONTEXT_HEADER]: await auth.sign(context(account)) } : {} });
+      fetch(`${stack.services['contacts-api']?.url}${route}`, { headers: account ? { [GATEWAY_CONTEXT_HEADER]: await auth.sign('contacts-api', context(account)) } : {} });
 
     beforeAll(() => {
       auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);

@@ -16,7 +16,7 @@ export class EventsApiModule {
     return {
       module: EventsApiModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, behindGateway: true }),
+        PlatformModule.forRoot({ config, logger, behindGateway: 'events-api' }),
         PersistenceModule.forApp('events-api', config, EVENTS_SCHEMA, EVENTS_MIGRATIONS),
         MessagingModule.forApp('events-api', config, EVENTS_SCHEMA),
       ],

@@ -108,7 +108,7 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
       const before = await dataSnapshot(stack.dataSource);
       const response = await fetch(`${stack.services['contacts-api']?.url}/contacts/c-direct`, {
         method: 'PUT',
-        headers: { 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: await auth.sign(context) },
+        headers: { 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: await auth.sign('contacts-api', context) },
         body: JSON.stringify({ consents: [consent({ text: `a${NUL}` })] }),
       });
       expect(response.status).toBe(400);
@@ -146,7 +146,7 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
       const context: GatewayContext = { account: { id: stack.account.accountId, name: 'Acme', plan: 'scale' }, keyId: 'k', requestId: randomUUID() };
       const response = await fetch(`${stack.services['knowledge-api']?.url}/knowledge/k-deep`, {
         method: 'PUT',
-        headers: { 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: await auth.sign(context) },
+        headers: { 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: await auth.sign('knowledge-api', context) },
         body: `{"heading":${nested(50_000)}}`,
       });
       expect(response.status).toBe(400);

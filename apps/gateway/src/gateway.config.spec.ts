@@ -3,7 +3,7 @@ import { gatewayConfigSpec, trustProxyOption } from './gateway.config';
 
 describe('gateway configuration', () => {
   it('defaults to the contract: 120 writes a minute, 3,000 an hour, key cache within 5 s', () => {
-    const config = loadConfig(gatewayConfigSpec, {});
+    const config = loadConfig(gatewayConfigSpec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true' });
     expect(config.WRITE_LIMIT_PER_MINUTE).toBe(120);
     expect(config.WRITE_LIMIT_PER_HOUR).toBe(3000);
     expect(config.WRITE_LIMIT_MINUTE_WINDOW_MS).toBe(60_000);

@@ -51,7 +51,7 @@ const stubSpec = { ...baseConfigSpec, ...internalAuthConfigSpec, PORT: port() };
 async function startStub(): Promise<{ app: NestFastifyApplication; url: string }> {
   const config = loadConfig(stubSpec, { INTERNAL_AUTH_SECRET: SECRET, PORT: String(await freePort()), LOG_LEVEL: 'silent' });
   const logger = createLogger('stub', 'silent');
-  const module = (): DynamicModule => ({ module: StubModule, imports: [PlatformModule.forRoot({ config, logger, behindGateway: true })], controllers: [StubContactsController] });
+  const module = (): DynamicModule => ({ module: StubModule, imports: [PlatformModule.forRoot({ config, logger, behindGateway: 'contacts-api' })], controllers: [StubContactsController] });
   const app = await createApp({ name: 'stub', configSpec: stubSpec, module }, config, logger);
   await app.listen({ port: config.PORT, host: '127.0.0.1' });
   return { app, url: `http://127.0.0.1:${config.PORT}` };

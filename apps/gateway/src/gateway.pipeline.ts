@@ -6,7 +6,7 @@ import { AuthFailureThrottle } from './auth/auth-failure-throttle';
 import { ApiKeyAuthenticator, Principal } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
 import { canonicalPath } from './proxy/canonical-path';
-import { ROUTES } from './proxy/route-table';
+import { ROUTES, Upstream } from './proxy/route-table';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { WriteLimiter } from './rate-limit/write-limiter';
 
@@ -116,7 +116,7 @@ export class GatewayPipeline {
         method: route.method,
         url: API_PREFIX + route.path,
         handler: async (request, reply) =>
-          this.proxy.forward(route.upstream, request, reply, request.canonicalUrl.slice(API_PREFIX.length), await this.contextFor(request)),
+          this.proxy.forward(route.upstream, request, reply, request.canonicalUrl.slice(API_PREFIX.length), await this.contextFor(route.upstream, request)),
       });
     }
   }
@@ -168,10 +168,11 @@ export class GatewayPipeline {
     }
   }
 
-  private contextFor(request: FastifyRequest): Promise<string> {
+  /** The signed context for the service called (its audience): no other service accepts it. */
+  private contextFor(upstream: Upstream, request: FastifyRequest): Promise<string> {
     const principal = request.principal;
     // Every routed path needs a key (see needsKey); a call without one is never forwarded.
     if (!principal) throw new ApiError('unauthorized', 'Send a valid API key: Authorization: Bearer svc_cust_…', undefined, { 'www-authenticate': 'Bearer' });
-    return this.internalAuth.sign({ account: principal.account, keyId: principal.key.id, requestId: request.id });
+    return this.internalAuth.sign(upstream, { account: principal.account, keyId: principal.key.id, requestId: request.id });
   }
 }

@@ -17,7 +17,7 @@ function publicOnly(jwk: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(jwk).filter(([name]) => name !== 'd'));
 }
 
-const load = (env: Record<string, string>) => loadConfig(identityIssuerConfigSpec, env);
+const load = (env: Record<string, string>) => loadConfig(identityIssuerConfigSpec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true', ...env });
 const failure = (env: Record<string, string>): string => {
   try {
     load(env);

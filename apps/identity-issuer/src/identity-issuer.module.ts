@@ -31,7 +31,7 @@ export class IdentityIssuerModule {
     return {
       module: IdentityIssuerModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, behindGateway: true }),
+        PlatformModule.forRoot({ config, logger, behindGateway: 'identity-issuer' }),
         PersistenceModule.forApp('identity-issuer', config, IDENTITY_SCHEMA, IDENTITY_MIGRATIONS),
       ],
       controllers: [IdentityController, InternalIdentityController],

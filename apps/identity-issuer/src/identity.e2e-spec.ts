@@ -17,7 +17,7 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
 
   /** What the chat does: ask identity-issuer, with a context signed like every internal call. */
   const verify = async (body: unknown, signed = true): Promise<Response> => {
-    const context = await internal.sign({ account: { id: stack.account.accountId, name: 'chat', plan: 'scale' }, keyId: 'chat', requestId: randomUUID() });
+    const context = await internal.sign('identity-issuer', { account: { id: stack.account.accountId, name: 'chat', plan: 'scale' }, keyId: 'chat', requestId: randomUUID() });
     return fetch(`${issuer().url}/internal/identity/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(signed ? { [GATEWAY_CONTEXT_HEADER]: context } : {}) },

@@ -19,7 +19,7 @@ export class KnowledgeApiModule {
     return {
       module: KnowledgeApiModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, behindGateway: true }),
+        PlatformModule.forRoot({ config, logger, behindGateway: 'knowledge-api' }),
         PersistenceModule.forApp('knowledge-api', config, KNOWLEDGE_SCHEMA, KNOWLEDGE_MIGRATIONS),
         MessagingModule.forApp('knowledge-api', config, KNOWLEDGE_SCHEMA),
       ],

@@ -1,6 +1,7 @@
 import { BulkUpsertKnowledgeResponseDto, ErrorBody, KnowledgeListResponseDto, KnowledgePieceDto, KnowledgeSearchResponse } from '@svc/contracts';
 import { InternalAuth } from '@svc/platform';
 import { Stack, startStack, TestAccount } from '@svc/testing';
+import { randomBytes } from 'node:crypto';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 
@@ -198,9 +199,9 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
   });
 
   describe('the assistant search (internal)', () => {
-    const searchAs = async (account: TestAccount, question: string, lang: string) => {
-      const auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
-      const context = await auth.sign({ account: { id: account.accountId, name: 'Acme', plan: 'scale' }, keyId: 'chat', requestId: 'search-test' });
+    const searchAs = async (account: TestAccount, question: string, lang: string, audience = 'knowledge-api', secret = stack.env['INTERNAL_AUTH_SECRET'] as string) => {
+      const auth = new InternalAuth(secret);
+      const context = await auth.sign(audience, { account: { id: account.accountId, name: 'Acme', plan: 'scale' }, keyId: 'chat', requestId: 'search-test' });
       return fetch(`${stack.services['knowledge-api']?.url}/internal/knowledge/search`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-svc-context': context },
@@ -225,6 +226,25 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
         body: JSON.stringify({ question: 'shoes', lang: 'en' }),
       });
       expect(direct.status).toBe(401);
+    });
+
+    it('refuses a context signed for another service (its audience) with 401 in the error shape', async () => {
+      const response = await searchAs(stack.account, 'shoes', 'en', 'contacts-api');
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+      expect((await searchAs(stack.account, 'shoes', 'en')).status).toBe(200);
+    });
+
+    // Last in the suite: knowledge-api keeps the rotated secret from here on.
+    it('during a rotation of INTERNAL_AUTH_SECRET accepts contexts signed with the new secret and with INTERNAL_AUTH_SECRET_PREVIOUS, and no other', async () => {
+      const old = stack.env['INTERNAL_AUTH_SECRET'] as string;
+      const rotated = `rotated-${randomBytes(24).toString('hex')}`;
+      await stack.restart('knowledge-api', 'SIGTERM', { INTERNAL_AUTH_SECRET: rotated, INTERNAL_AUTH_SECRET_PREVIOUS: old });
+      expect((await searchAs(stack.account, 'shoes', 'en', 'knowledge-api', rotated)).status).toBe(200);
+      expect((await searchAs(stack.account, 'shoes', 'en', 'knowledge-api', old)).status).toBe(200);
+      // The gateway, not restarted, still signs with the old secret: its calls go through.
+      expect((await stack.call('/knowledge?external_ref=faq-returns')).status).toBe(200);
+      expect((await searchAs(stack.account, 'shoes', 'en', 'knowledge-api', `stranger-${randomBytes(24).toString('hex')}`)).status).toBe(401);
     });
   });
 });

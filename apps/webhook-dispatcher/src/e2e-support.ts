@@ -13,7 +13,7 @@ export function sampleEvent(kind: EventKind = 'message.received', id = nextEvent
 
 /** Calls a dispatcher process directly with the gateway's signed context for `accountId`. */
 export async function callService(serviceUrl: string, internalSecret: string, accountId: string, path: string, init: { method: string; json?: unknown }): Promise<Response> {
-  const context = await new InternalAuth(internalSecret).sign({ account: { id: accountId, name: 'Test', plan: 'scale' }, keyId: 'test', requestId: randomUUID() });
+  const context = await new InternalAuth(internalSecret).sign('webhook-dispatcher', { account: { id: accountId, name: 'Test', plan: 'scale' }, keyId: 'test', requestId: randomUUID() });
   return fetch(`${serviceUrl}${path}`, {
     method: init.method,
     headers: { [GATEWAY_CONTEXT_HEADER]: context, ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },

@@ -1,14 +1,27 @@
 import { consumerConfigSpec, messagingConfigSpec } from '@svc/messaging';
 import { databaseConfigSpec } from '@svc/persistence';
-import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, port } from '@svc/platform';
+import { asSecret, baseConfigSpec, bool, Config, count, internalAuthConfigSpec, port } from '@svc/platform';
 import { makeValidator } from 'envalid';
 import { readFileSync } from 'node:fs';
 import { parseRetrySchedule } from './delivery/retry-schedule';
-import { decodeAesKey } from './security/secret-box';
+import { decodeAesKey, KEY_ID, LEGACY_KEY_ID, parseKeyList } from './security/secret-box';
 
 /** 32 bytes as hex or base64: the AES-256-GCM key of the signing secrets at rest. */
-const aesKey = makeValidator<string>((value) => {
-  if (!decodeAesKey(value)) throw new Error('must be 32 bytes written as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)');
+const aesKey = asSecret(
+  makeValidator<string>((value) => {
+    if (!decodeAesKey(value)) throw new Error('must be 32 bytes written as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)');
+    return value;
+  }),
+);
+
+const keyId = makeValidator<string>((value) => {
+  if (!KEY_ID.test(value)) throw new Error("must be 1 to 64 letters, digits, '.', '_' or '-'");
+  return value;
+});
+
+/** `id:key,id:key`: keys that still open what they sealed. */
+const keyList = makeValidator<string>((value) => {
+  parseKeyList(value);
   return value;
 });
 
@@ -45,7 +58,15 @@ export const webhookDispatcherConfigSpec = {
   ...databaseConfigSpec('webhook-dispatcher owns schema `webhooks` (endpoints, deliveries, attempts)'),
   WEBHOOK_SECRET_KEY: aesKey({
     devDefault: '825c7fabe970d711434486fba8fe969156bc5ffa0653a2125453c09baadb3c23',
-    desc: 'AES-256-GCM key (32 bytes, hex or base64) that encrypts webhook signing secrets at rest. Required in production; changing it makes existing secrets unusable.',
+    desc: 'AES-256-GCM key (32 bytes, hex or base64) that encrypts webhook signing secrets at rest; new secrets are sealed with it. To rotate it, move the old one to WEBHOOK_SECRET_KEYS_PREVIOUS (README "Secrets").',
+  }),
+  WEBHOOK_SECRET_KEY_ID: keyId({
+    default: LEGACY_KEY_ID,
+    desc: 'Id of WEBHOOK_SECRET_KEY, recorded in every secret it seals (1 to 64 of `A-Za-z0-9._-`). Secrets sealed before key ids existed count as id `1`.',
+  }),
+  WEBHOOK_SECRET_KEYS_PREVIOUS: keyList({
+    default: '',
+    desc: 'Other keys that open (never seal) webhook secrets, as comma-separated `id:key` pairs (e.g. `1:<old key>`): earlier keys, kept while any endpoint sealed with them exists, and during a rotation the next one (README "Secrets").',
   }),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool({
     default: false,

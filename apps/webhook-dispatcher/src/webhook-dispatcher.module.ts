@@ -17,7 +17,7 @@ import { EndpointsService } from './endpoints/endpoints.service';
 import { WebhooksController } from './endpoints/webhooks.controller';
 import { WEBHOOKS_MIGRATIONS, WEBHOOKS_SCHEMA } from './migrations';
 import { AddressPolicy } from './security/address-policy';
-import { SecretBox } from './security/secret-box';
+import { parseKeyList, SecretBox } from './security/secret-box';
 import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
 
 /** A lease outlasts the longest attempt by this much (time to record its result). */
@@ -59,14 +59,17 @@ export class WebhookDispatcherModule {
     return {
       module: WebhookDispatcherModule,
       imports: [
-        PlatformModule.forRoot({ config, logger, behindGateway: true }),
+        PlatformModule.forRoot({ config, logger, behindGateway: 'webhook-dispatcher' }),
         PersistenceModule.forApp('webhook-dispatcher', config, WEBHOOKS_SCHEMA, WEBHOOKS_MIGRATIONS),
         MessagingModule.forRoot({ url: config.RABBITMQ_URL, connectionName: 'webhook-dispatcher' }),
       ],
       controllers: [WebhooksController, InternalEventsController, EventsConsumer],
       providers: [
         { provide: AddressPolicy, useValue: policy },
-        { provide: SecretBox, useFactory: () => new SecretBox(config.WEBHOOK_SECRET_KEY) },
+        {
+          provide: SecretBox,
+          useFactory: () => new SecretBox({ current: config.WEBHOOK_SECRET_KEY, currentId: config.WEBHOOK_SECRET_KEY_ID, previous: parseKeyList(config.WEBHOOK_SECRET_KEYS_PREVIOUS) }),
+        },
         EndpointsRepository,
         EndpointsService,
         DeliveriesRepository,

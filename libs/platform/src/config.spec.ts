@@ -4,11 +4,43 @@ import { internalAuthConfigSpec } from './internal-auth';
 const spec = { ...baseConfigSpec, ...internalAuthConfigSpec, PORT: port({ default: 3000 }), LIMIT: count({ default: 5 }) };
 
 describe('loadConfig', () => {
-  it('applies defaults', () => {
-    const config = loadConfig(spec, {});
+  const SECRET = 'a-real-secret-of-forty-characters-0123456';
+
+  it('applies defaults, listening on this machine only', () => {
+    const config = loadConfig(spec, { INTERNAL_AUTH_SECRET: SECRET });
     expect(config.PORT).toBe(3000);
     expect(config.LIMIT).toBe(5);
     expect(config.NODE_ENV).toBe('development');
+    expect(config.HOST).toBe('127.0.0.1');
+    expect(config.INTERNAL_AUTH_SECRET_PREVIOUS).toBe('');
+    expect(config.ALLOW_INSECURE_DEV_DEFAULTS).toBe(false);
+  });
+
+  it.each([
+    ['NODE_ENV unset', {}],
+    ['NODE_ENV=development', { NODE_ENV: 'development' }],
+    ['NODE_ENV=test', { NODE_ENV: 'test' }],
+    ['the flag not true', { ALLOW_INSECURE_DEV_DEFAULTS: 'false' }],
+  ])('refuses the published development default of a secret (%s), naming the variable and the flag', (_case, env: Record<string, string>) => {
+    expect(() => loadConfig(spec, env)).toThrow(ConfigError);
+    expect(() => loadConfig(spec, env)).toThrow(
+      'INTERNAL_AUTH_SECRET is not set and its development default is published in the repository: set INTERNAL_AUTH_SECRET, or ALLOW_INSECURE_DEV_DEFAULTS=true on a development machine',
+    );
+  });
+
+  it('uses the development default with ALLOW_INSECURE_DEV_DEFAULTS=true, and a secret that is set without it', () => {
+    expect(loadConfig(spec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true' }).INTERNAL_AUTH_SECRET).toBe(internalAuthConfigSpec.INTERNAL_AUTH_SECRET.devDefault);
+    expect(loadConfig(spec, { INTERNAL_AUTH_SECRET: SECRET }).INTERNAL_AUTH_SECRET).toBe(SECRET);
+  });
+
+  it('lists a refused default together with the other bad variables', () => {
+    expect(() => loadConfig(spec, { PORT: 'abc' })).toThrow(/PORT.*INTERNAL_AUTH_SECRET is not set/);
+  });
+
+  it('takes an optional previous secret: empty, or 32+ characters', () => {
+    expect(loadConfig(spec, { INTERNAL_AUTH_SECRET: SECRET, INTERNAL_AUTH_SECRET_PREVIOUS: '' }).INTERNAL_AUTH_SECRET_PREVIOUS).toBe('');
+    expect(loadConfig(spec, { INTERNAL_AUTH_SECRET: SECRET, INTERNAL_AUTH_SECRET_PREVIOUS: SECRET.toUpperCase() }).INTERNAL_AUTH_SECRET_PREVIOUS).toBe(SECRET.toUpperCase());
+    expect(() => loadConfig(spec, { INTERNAL_AUTH_SECRET: SECRET, INTERNAL_AUTH_SECRET_PREVIOUS: 'short' })).toThrow(/INTERNAL_AUTH_SECRET_PREVIOUS must be at least 32/);
   });
 
   it('fails naming every bad variable', () => {

@@ -1,4 +1,4 @@
-import { bool, cleanEnv, makeValidator, num, port, str, url, ValidatorSpec } from 'envalid';
+import { BaseValidator, bool, cleanEnv, makeValidator, num, port, str, url, ValidatorSpec } from 'envalid';
 
 export { bool, num, port, str, url };
 
@@ -10,12 +10,38 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-/** A string of at least `min` characters: for secrets that must not be guessable. */
-export const secret = (min: number) =>
-  makeValidator<string>((value) => {
-    if (value.length < min) throw new Error(`must be at least ${min} characters`);
-    return value;
-  });
+/** The flag that lets an app start with the development defaults of its secrets. */
+export const DEV_DEFAULTS_FLAG = 'ALLOW_INSECURE_DEV_DEFAULTS';
+
+/** Specs of secrets whose `devDefault` is published in the repository (see `asSecret`). */
+const publishedDefaults = new WeakSet<object>();
+
+/**
+ * Marks a validator as a secret's: a `devDefault` given to it is published in this repository, so
+ * an app uses it only with ALLOW_INSECURE_DEV_DEFAULTS=true, and refuses to start otherwise.
+ */
+export function asSecret<T>(validator: BaseValidator<T>): BaseValidator<T> {
+  const marked = (spec?: object): ValidatorSpec<T> => {
+    const made = (validator as (spec?: object) => ValidatorSpec<T>)(spec);
+    if (spec && 'devDefault' in spec) publishedDefaults.add(made);
+    return made;
+  };
+  return marked as BaseValidator<T>;
+}
+
+/** True for a secret's spec whose `devDefault` is published (see `asSecret`). */
+export function hasPublishedDefault(spec: object): boolean {
+  return publishedDefaults.has(spec);
+}
+
+/** A string of at least `min` characters: for secrets that must not be guessable; `orEmpty` also accepts '' (an optional one). */
+export const secret = (min: number, { orEmpty = false } = {}) =>
+  asSecret(
+    makeValidator<string>((value) => {
+      if (value.length < min && !(orEmpty && value === '')) throw new Error(`must be at least ${min} characters`);
+      return value;
+    }),
+  );
 
 /** A non-negative whole number of milliseconds, at most `max`. */
 export const millis = (max = Number.MAX_SAFE_INTEGER) =>
@@ -34,8 +60,16 @@ export const count = makeValidator<number>((value) => {
 
 /** Settings every app has. Each app adds its own and picks its PORT default. */
 export const baseConfigSpec = {
-  NODE_ENV: str({ choices: ['development', 'test', 'production'], default: 'development', desc: 'Runtime mode; `production` removes development defaults for secrets.' }),
-  HOST: str({ default: '0.0.0.0', desc: 'Interface the HTTP server listens on.' }),
+  NODE_ENV: str({
+    choices: ['development', 'test', 'production'],
+    default: 'development',
+    desc: 'Runtime mode; `production` removes development defaults for secrets (elsewhere they need ALLOW_INSECURE_DEV_DEFAULTS=true).',
+  }),
+  [DEV_DEFAULTS_FLAG]: bool({
+    default: false,
+    desc: 'Development machines only (`npm start` sets it): start with the development default of a secret that is not set (INTERNAL_AUTH_SECRET, WEBHOOK_SECRET_KEY); those values are published in this repository. Without it, an app with an unset secret refuses to start, naming it.',
+  }),
+  HOST: str({ default: '127.0.0.1', desc: 'Interface the HTTP server listens on: this machine only unless set (containers and Kubernetes set `0.0.0.0`).' }),
   LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', desc: 'Minimum level of the JSON logs on stdout.' }),
   SHUTDOWN_DELAY_MS: millis(60_000)({ default: 0, desc: 'On SIGTERM, how long to report not-ready before closing the listener (let load balancers notice). Set to ~5000 in Kubernetes.' }),
   SHUTDOWN_TIMEOUT_MS: millis(600_000)({
@@ -47,12 +81,18 @@ export const baseConfigSpec = {
 /** Reads and validates `specs` from `env`; throws a ConfigError naming every bad variable. */
 export function loadConfig<S extends ConfigSpec>(specs: S, env: NodeJS.ProcessEnv = process.env): Config<S> {
   // Unset NODE_ENV means development (envalid applies devDefault only when NODE_ENV is set).
-  const cleaned = cleanEnv({ NODE_ENV: 'development', ...env }, specs, {
-    reporter: ({ errors }) => {
-      const bad = Object.entries(errors);
-      if (bad.length === 0) return;
-      const lines = bad.map(([name, error]) => `${name} ${(error as Error).name === 'EnvMissingError' ? 'is required' : (error as Error).message}`);
-      throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
+  const effective = { NODE_ENV: 'development', ...env };
+  // Secrets left unset that would take their published development default.
+  const defaulted = effective.NODE_ENV === 'production' ? [] : Object.keys(specs).filter((name) => env[name] === undefined && hasPublishedDefault(specs[name] as object));
+  const cleaned = cleanEnv(effective, specs, {
+    reporter: ({ errors, env: values }) => {
+      const lines = Object.entries(errors).map(([name, error]) => `${name} ${(error as Error).name === 'EnvMissingError' ? 'is required' : (error as Error).message}`);
+      if ((values as Record<string, unknown>)[DEV_DEFAULTS_FLAG] !== true) {
+        for (const name of defaulted) {
+          lines.push(`${name} is not set and its development default is published in the repository: set ${name}, or ${DEV_DEFAULTS_FLAG}=true on a development machine`);
+        }
+      }
+      if (lines.length > 0) throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
     },
   });
   // A plain frozen object: envalid's strict proxy throws on reads of unknown keys, which Nest does.

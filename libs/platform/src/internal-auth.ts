@@ -1,7 +1,7 @@
-import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { GatewayContext, isPlan } from '@svc/contracts';
 import type { FastifyRequest } from 'fastify';
-import { jwtVerify, SignJWT } from 'jose';
+import { errors, jwtVerify, SignJWT } from 'jose';
 import { createSecretKey, KeyObject } from 'node:crypto';
 import { ApiError } from './errors';
 import { secret } from './config';
@@ -10,41 +10,63 @@ import { secret } from './config';
 export const GATEWAY_CONTEXT_HEADER = 'x-svc-context';
 
 const ISSUER = 'svc-gateway';
-const AUDIENCE = 'svc-internal';
 const LIFETIME_S = 60;
 
 /** Configuration shared by the gateway (signs) and every service behind it (verifies). */
 export const internalAuthConfigSpec = {
   INTERNAL_AUTH_SECRET: secret(32)({
     devDefault: 'development-only-internal-secret-0123456789',
-    desc: 'Shared secret (32+ chars) with which the gateway signs the caller context it passes to services. Required in production; the same value in every app.',
+    desc: 'Shared secret (32+ chars) with which the gateway signs the caller context it passes to a service (audience: that service). The same value in every app; rotation: README "Secrets".',
+  }),
+  INTERNAL_AUTH_SECRET_PREVIOUS: secret(32, { orEmpty: true })({
+    default: '',
+    desc: 'A second value accepted (never used to sign) while INTERNAL_AUTH_SECRET is rotated: the next one in the first step, then the previous one (README "Secrets"). Empty otherwise.',
   }),
 };
 
+/** An app's internal-auth settings: the secret that signs, and optionally a second one that only verifies (a rotation). */
+export interface InternalAuthSecrets {
+  INTERNAL_AUTH_SECRET: string;
+  INTERNAL_AUTH_SECRET_PREVIOUS?: string;
+}
+
 /**
  * The gateway's statement to a service: "this call came through me, for this account". A short-lived
- * HS256 JWT (jose), so a service refuses anything that did not pass the gateway's checks.
+ * HS256 JWT (jose), so a service refuses anything that did not pass the gateway's checks. Its
+ * audience is the one service it is for (`aud` = the app's name), so a context sent to one service
+ * cannot be replayed to another. Signed with INTERNAL_AUTH_SECRET; verified with it or, during a
+ * rotation, with INTERNAL_AUTH_SECRET_PREVIOUS (README "Secrets").
  */
 export class InternalAuth {
-  /** A KeyObject made once: given raw bytes, jose would make one on every call. */
+  /** KeyObjects made once: given raw bytes, jose would make one on every call. */
   private readonly key: KeyObject;
+  private readonly previous: KeyObject | undefined;
 
-  constructor(secretValue: string) {
-    this.key = createSecretKey(Buffer.from(secretValue, 'utf8'));
+  constructor(secrets: InternalAuthSecrets | string) {
+    const { INTERNAL_AUTH_SECRET: current, INTERNAL_AUTH_SECRET_PREVIOUS: previous } = typeof secrets === 'string' ? { INTERNAL_AUTH_SECRET: secrets } : secrets;
+    this.key = createSecretKey(Buffer.from(current, 'utf8'));
+    this.previous = previous ? createSecretKey(Buffer.from(previous, 'utf8')) : undefined;
   }
 
-  sign(context: GatewayContext): Promise<string> {
+  /** A context for `audience`, the name of the service called (`contacts-api`, …). */
+  sign(audience: string, context: GatewayContext): Promise<string> {
     return new SignJWT({ acc: context.account, kid: context.keyId, rid: context.requestId })
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
+      .setAudience(audience)
       .setIssuedAt()
       .setExpirationTime(`${LIFETIME_S}s`)
       .sign(this.key);
   }
 
-  async verify(token: string): Promise<GatewayContext> {
-    const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+  /** The context of a token signed for `audience` (this service's name); throws otherwise. */
+  async verify(token: string, audience: string): Promise<GatewayContext> {
+    const options = { issuer: ISSUER, audience, algorithms: ['HS256'] };
+    const { payload } = await jwtVerify(token, this.key, options).catch((err: unknown) => {
+      // Only a bad signature may be the other secret's; an expired or misaddressed token is refused as it is.
+      if (this.previous && err instanceof errors.JWSSignatureVerificationFailed) return jwtVerify(token, this.previous, options);
+      throw err;
+    });
     const account = payload['acc'] as GatewayContext['account'] | undefined;
     if (!account || typeof account.id !== 'string' || typeof account.name !== 'string' || !isPlan(String(account.plan))) {
       throw new Error('malformed context');
@@ -55,17 +77,19 @@ export class InternalAuth {
 
 type RequestWithContext = FastifyRequest & { gatewayContext?: GatewayContext };
 
-/** Guard for every service behind the gateway: no valid signed context, no entry. */
-@Injectable()
+/** Guard for every service behind the gateway: no valid context signed for this service (`audience`), no entry. */
 export class GatewayContextGuard implements CanActivate {
-  constructor(@Inject(InternalAuth) private readonly auth: InternalAuth) {}
+  constructor(
+    private readonly auth: InternalAuth,
+    private readonly audience: string,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<RequestWithContext>();
     const token = request.headers[GATEWAY_CONTEXT_HEADER];
     if (typeof token !== 'string') throw new ApiError('unauthorized', 'This service is reached only through the API gateway.');
     try {
-      request.gatewayContext = await this.auth.verify(token);
+      request.gatewayContext = await this.auth.verify(token, this.audience);
       return true;
     } catch (err) {
       request.log.warn({ reason: err instanceof Error ? err.message : 'invalid' }, 'refused a call without a valid gateway context');

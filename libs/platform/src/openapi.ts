@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ErrorResponseDto } from '@svc/contracts';
-import { Config, ConfigSpec, loadConfig } from './config';
+import { Config, ConfigSpec, DEV_DEFAULTS_FLAG, loadConfig } from './config';
 import { createLogger } from './logger';
 import { AppDefinition } from './bootstrap';
 
@@ -12,7 +12,8 @@ import { AppDefinition } from './bootstrap';
  * built in Nest's preview mode: nothing is instantiated, so no database or broker is needed.
  */
 export async function describeApi<S extends ConfigSpec>(definition: AppDefinition<S>): Promise<OpenAPIObject> {
-  const config: Config<S> = loadConfig(definition.configSpec, { NODE_ENV: 'development' });
+  // Nothing runs and nothing is signed: the development defaults of secrets are harmless here.
+  const config: Config<S> = loadConfig(definition.configSpec, { NODE_ENV: 'development', [DEV_DEFAULTS_FLAG]: 'true' });
   const module: DynamicModule = definition.module(config, createLogger(definition.name, 'silent'));
   const app = await NestFactory.create(module, new FastifyAdapter(), { preview: true, logger: false, abortOnError: false });
   if (definition.globalPrefix) app.setGlobalPrefix(definition.globalPrefix);

@@ -2,7 +2,7 @@ import { CanActivate, DynamicModule, ExecutionContext, Global, Injectable, Modul
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { HealthController, ReadinessService } from './health';
-import { GatewayContextGuard, InternalAuth } from './internal-auth';
+import { GatewayContextGuard, InternalAuth, InternalAuthSecrets } from './internal-auth';
 import { PUBLIC } from './public';
 import { MetricsController, MetricsService } from './metrics';
 import { APP_CONFIG, APP_LOGGER, PlatformConfig } from './tokens';
@@ -23,10 +23,13 @@ class BehindGatewayGuard implements CanActivate {
 }
 
 export interface PlatformOptions {
-  config: PlatformConfig & { INTERNAL_AUTH_SECRET?: string };
+  config: PlatformConfig & Partial<InternalAuthSecrets>;
   logger: Logger;
-  /** A service reached only through the gateway: refuse calls without its signed context. */
-  behindGateway?: boolean;
+  /**
+   * A service reached only through the gateway: its name (`contacts-api`, …), the audience a
+   * context must be signed for; calls without one are refused.
+   */
+  behindGateway?: string;
 }
 
 @Global()
@@ -39,10 +42,17 @@ export class PlatformModule {
       ReadinessService,
       MetricsService,
     ];
-    if (options.config.INTERNAL_AUTH_SECRET) {
-      providers.push({ provide: InternalAuth, useValue: new InternalAuth(options.config.INTERNAL_AUTH_SECRET) });
+    const { INTERNAL_AUTH_SECRET, INTERNAL_AUTH_SECRET_PREVIOUS } = options.config;
+    if (INTERNAL_AUTH_SECRET) {
+      providers.push({ provide: InternalAuth, useValue: new InternalAuth({ INTERNAL_AUTH_SECRET, INTERNAL_AUTH_SECRET_PREVIOUS }) });
     }
-    if (options.behindGateway) providers.push(GatewayContextGuard, { provide: APP_GUARD, useClass: BehindGatewayGuard });
+    const audience = options.behindGateway;
+    if (audience) {
+      providers.push(
+        { provide: GatewayContextGuard, inject: [InternalAuth], useFactory: (auth: InternalAuth) => new GatewayContextGuard(auth, audience) },
+        { provide: APP_GUARD, useClass: BehindGatewayGuard },
+      );
+    }
     return {
       module: PlatformModule,
       controllers: [HealthController, MetricsController],

@@ -43,8 +43,8 @@ export interface Stack {
   newAccount(name?: string): Promise<TestAccount>;
   /** A call to the public API through the gateway: `call('/contacts/x', { method: 'PUT', json: {...} })`. */
   call(path: string, init?: CallInit): Promise<Response>;
-  /** Restarts one service (same port), e.g. after a kill -9. */
-  restart(name: string, signal?: NodeJS.Signals): Promise<RunningApp>;
+  /** Restarts one service (same port), e.g. after a kill -9; `env` is added to its environment from now on (a rotated key). */
+  restart(name: string, signal?: NodeJS.Signals, env?: Record<string, string>): Promise<RunningApp>;
   stop(): Promise<void>;
 }
 
@@ -66,7 +66,9 @@ export async function startStack(serviceNames: string[], options: StackOptions =
   const env = {
     DATABASE_URL: db.url,
     RABBITMQ_URL: vhost.url,
+    // Real random secrets: apps refuse the published development defaults.
     INTERNAL_AUTH_SECRET: `test-${randomBytes(24).toString('hex')}`,
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'warn',
     ...options.env,
   };
@@ -112,10 +114,11 @@ export async function startStack(serviceNames: string[], options: StackOptions =
     dataSource,
     newAccount,
     call,
-    restart: async (name, signal = 'SIGKILL') => {
+    restart: async (name, signal = 'SIGKILL', extra = {}) => {
       const running = services[name];
       if (!running) throw new Error(`${name} is not part of this stack`);
       await running.stop(signal);
+      options.appEnv = { ...options.appEnv, [name]: { ...options.appEnv?.[name], ...extra } };
       services[name] = await startApp(name, { ...appEnv(name), PORT: String(running.port) });
       return services[name];
     },

@@ -50,7 +50,7 @@ export class ContactsClient {
   }
 
   private async get(path: string, context: GatewayContext): Promise<EventContact | null> {
-    const headers = { [GATEWAY_CONTEXT_HEADER]: await this.auth.sign(context), 'x-request-id': context.requestId, accept: 'application/json' };
+    const headers = { [GATEWAY_CONTEXT_HEADER]: await this.auth.sign('contacts-api', context), 'x-request-id': context.requestId, accept: 'application/json' };
     let response;
     try {
       response = await this.pool.request({ method: 'GET', path, headers });

@@ -1,8 +1,16 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
-const VERSION = 1;
+/** Sealed before key ids existed: version ‖ IV ‖ tag ‖ ciphertext, under the key with LEGACY_KEY_ID. */
+const LEGACY_VERSION = 1;
+/** With a key id: version ‖ id length (1) ‖ id (ASCII) ‖ IV ‖ tag ‖ ciphertext. */
+const KEYED_VERSION = 2;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+
+/** The key id of values sealed before key ids existed, and of WEBHOOK_SECRET_KEY when WEBHOOK_SECRET_KEY_ID is not set. */
+export const LEGACY_KEY_ID = '1';
+/** A key id: short and printable, so it can be read back from the sealed bytes (and by SQL). */
+export const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** A 32-byte key written as 64 hex characters or as base64 / base64url; undefined when it is neither. */
 export function decodeAesKey(text: string): Buffer | undefined {
@@ -12,32 +20,80 @@ export function decodeAesKey(text: string): Buffer | undefined {
 }
 
 /**
- * Webhook signing secrets at rest: AES-256-GCM. Sealed = version (1 byte) ‖ IV (12) ‖ tag (16) ‖
- * ciphertext. The account id is authenticated data, so a sealed secret copied to another
- * account's row does not open.
+ * `id:key` pairs separated by commas (WEBHOOK_SECRET_KEYS_PREVIOUS), each key as `decodeAesKey`
+ * reads it. Throws naming the bad entry by its position, never echoing a key.
+ */
+export function parseKeyList(text: string): Map<string, string> {
+  const keys = new Map<string, string>();
+  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  entries.forEach((entry, index) => {
+    const colon = entry.indexOf(':');
+    const id = colon === -1 ? '' : entry.slice(0, colon);
+    const key = entry.slice(colon + 1);
+    if (!KEY_ID.test(id)) throw new Error(`entry ${index + 1} must be id:key with an id of 1 to 64 letters, digits, '.', '_' or '-'`);
+    if (!decodeAesKey(key)) throw new Error(`entry ${index + 1} (id ${id}) must have a key of 32 bytes (64 hex characters or base64)`);
+    if (keys.has(id)) throw new Error(`key id ${id} is listed twice`);
+    keys.set(id, key);
+  });
+  return keys;
+}
+
+export interface SecretBoxKeys {
+  /** The key that seals new values (WEBHOOK_SECRET_KEY). */
+  current: string;
+  /** Its id, recorded in what it seals (WEBHOOK_SECRET_KEY_ID); LEGACY_KEY_ID by default. */
+  currentId?: string;
+  /** Keys that only open, by id (WEBHOOK_SECRET_KEYS_PREVIOUS). */
+  previous?: ReadonlyMap<string, string>;
+}
+
+/**
+ * Webhook signing secrets at rest: AES-256-GCM, the account id as authenticated data (a sealed
+ * secret copied to another account's row does not open). Each sealed value records the id of the
+ * key that sealed it, so that the key can be rotated: new values are sealed with the current key,
+ * older ones open with the previous key of their id. Values sealed before key ids existed open
+ * with the key of id LEGACY_KEY_ID.
  */
 export class SecretBox {
-  private readonly key: Buffer;
+  private readonly currentId: string;
+  private readonly keys = new Map<string, Buffer>();
 
-  constructor(keyText: string) {
-    const key = decodeAesKey(keyText);
-    if (!key) throw new Error('the key must be 32 bytes (64 hex characters or base64)');
-    this.key = key;
+  constructor(keys: SecretBoxKeys | string) {
+    const { current, currentId = LEGACY_KEY_ID, previous = new Map<string, string>() } = typeof keys === 'string' ? { current: keys } : keys;
+    if (!KEY_ID.test(currentId)) throw new Error('the key id must be 1 to 64 letters, digits, ".", "_" or "-"');
+    for (const [id, text] of [...previous, [currentId, current] as const]) {
+      const key = decodeAesKey(text);
+      if (!key) throw new Error(`the key of id ${id} must be 32 bytes (64 hex characters or base64)`);
+      this.keys.set(id, key);
+    }
+    this.currentId = currentId;
   }
 
   seal(plaintext: string, accountId: string): Buffer {
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv).setAAD(Buffer.from(accountId, 'utf8'));
+    const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentId) as Buffer, iv).setAAD(Buffer.from(accountId, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return Buffer.concat([Buffer.of(VERSION), iv, cipher.getAuthTag(), ciphertext]);
+    const id = Buffer.from(this.currentId, 'ascii');
+    return Buffer.concat([Buffer.of(KEYED_VERSION, id.length), id, iv, cipher.getAuthTag(), ciphertext]);
   }
 
-  /** Throws when the value was not sealed with this key for this account, or was altered. */
+  /** The id of the key that sealed `sealed` (LEGACY_KEY_ID for values without one). */
+  static keyIdOf(sealed: Buffer): string {
+    if (sealed[0] === LEGACY_VERSION) return LEGACY_KEY_ID;
+    if (sealed[0] === KEYED_VERSION && sealed.length > 2 && sealed.length >= 2 + (sealed[1] as number)) return sealed.subarray(2, 2 + (sealed[1] as number)).toString('ascii');
+    throw new Error('not a sealed secret of a known version');
+  }
+
+  /** Throws when the value was not sealed with a key of this box for this account, or was altered. */
   open(sealed: Buffer, accountId: string): string {
-    if (sealed[0] !== VERSION || sealed.length < 1 + IV_BYTES + TAG_BYTES) throw new Error('not a sealed secret of a known version');
-    const iv = sealed.subarray(1, 1 + IV_BYTES);
-    const tag = sealed.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES);
-    const decipher = createDecipheriv('aes-256-gcm', this.key, iv).setAAD(Buffer.from(accountId, 'utf8')).setAuthTag(tag);
-    return Buffer.concat([decipher.update(sealed.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    const id = SecretBox.keyIdOf(sealed);
+    const key = this.keys.get(id);
+    if (!key) throw new Error(`sealed with key id ${id}, which is neither WEBHOOK_SECRET_KEY_ID nor in WEBHOOK_SECRET_KEYS_PREVIOUS`);
+    const start = sealed[0] === LEGACY_VERSION ? 1 : 2 + id.length;
+    if (sealed.length < start + IV_BYTES + TAG_BYTES) throw new Error('not a sealed secret of a known version');
+    const iv = sealed.subarray(start, start + IV_BYTES);
+    const tag = sealed.subarray(start + IV_BYTES, start + IV_BYTES + TAG_BYTES);
+    const decipher = createDecipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(accountId, 'utf8')).setAuthTag(tag);
+    return Buffer.concat([decipher.update(sealed.subarray(start + IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
   }
 }
