@@ -43,7 +43,12 @@ describe('outbox relay (real PostgreSQL and RabbitMQ)', () => {
     const account = randomUUID();
     const env = { DATABASE_URL: db.url, RABBITMQ_URL: vhost.url };
     relays.push(...(await Promise.all([startRelay(env), startRelay(env), startRelay(env)])));
-    const sent = await Promise.all(Array.from({ length: 600 }, (_, n) => producer.emit('message.sent', account, n).then((m) => m.id)));
+    // 600 commits, 16 at a time: the producer's pool (8) must not make them wait past its connect timeout.
+    const sent: string[] = [];
+    for (let n = 0; n < 600; n += 16) {
+      const batch = Array.from({ length: Math.min(16, 600 - n) }, (_, i) => producer.emit('message.sent', account, n + i).then((m) => m.id));
+      sent.push(...(await Promise.all(batch)));
+    }
 
     const deadline = Date.now() + 30_000;
     while (received.length < sent.length && Date.now() < deadline) await sleep(50);
