@@ -5,3 +5,4 @@ export * from './stack';
 export * from './rabbitmq';
 export * from './producer';
 export * from './https-receiver';
+export * from './chat-visitor';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { accountsFor } from './accounts';
 import { createTestDatabase, TestDatabase } from './database';
-import { RunningApp, startApp } from './processes';
+import { freePort, RunningApp, startApp } from './processes';
 import { createTestVhost, TestVhost } from './rabbitmq';
 
 /** The gateway setting that points at each service (the upstream name is the app's directory). */
@@ -12,6 +12,7 @@ const UPSTREAM_URL_VARIABLE: Record<string, string> = {
   'knowledge-api': 'KNOWLEDGE_API_URL',
   'events-api': 'EVENTS_API_URL',
   'webhook-dispatcher': 'WEBHOOK_DISPATCHER_URL',
+  chat: 'CHAT_URL',
 };
 
 export interface TestAccount {
@@ -43,8 +44,8 @@ export interface Stack {
   newAccount(name?: string): Promise<TestAccount>;
   /** A call to the public API through the gateway: `call('/contacts/x', { method: 'PUT', json: {...} })`. */
   call(path: string, init?: CallInit): Promise<Response>;
-  /** Restarts one service (same port), e.g. after a kill -9. */
-  restart(name: string, signal?: NodeJS.Signals): Promise<RunningApp>;
+  /** Restarts one service (same port), e.g. after a kill -9; `extraEnv` overrides its settings. */
+  restart(name: string, signal?: NodeJS.Signals, extraEnv?: Record<string, string>): Promise<RunningApp>;
   stop(): Promise<void>;
 }
 
@@ -74,13 +75,17 @@ export async function startStack(serviceNames: string[], options: StackOptions =
     return { accountId: created.account.id, key: created.apiKey };
   };
   const services: Record<string, RunningApp> = {};
-  const appEnv = (name: string) => ({ ...env, ...options.appEnv?.[name] });
+  // The gateway's port is known up front: the chat asks the gateway which account a widget is.
+  const gatewayPort = options.appEnv?.['gateway']?.['PORT'] ?? String(await freePort());
+  // Each service is told where the ones started before it listen (list a service after those it calls).
+  const upstreams: Record<string, string> = {};
+  const appEnv = (name: string) => ({ ...env, ...upstreams, GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`, ...options.appEnv?.[name] });
   // One at a time: each migrates its own schema at start.
-  for (const name of serviceNames) services[name] = await startApp(name, appEnv(name));
-  const upstreams = Object.fromEntries(
-    Object.entries(services).map(([name, app]) => [UPSTREAM_URL_VARIABLE[name] ?? `${name.toUpperCase().replace(/-/g, '_')}_URL`, app.url]),
-  );
-  const gateway = await startApp('gateway', { ...appEnv('gateway'), ...upstreams });
+  for (const name of serviceNames) {
+    services[name] = await startApp(name, appEnv(name));
+    upstreams[UPSTREAM_URL_VARIABLE[name] ?? `${name.toUpperCase().replace(/-/g, '_')}_URL`] = services[name].url;
+  }
+  const gateway = await startApp('gateway', { ...appEnv('gateway'), PORT: gatewayPort });
   const [account, other] = [await newAccount('Acme'), await newAccount('Other')];
 
   const call = (path: string, init: CallInit = {}): Promise<Response> => {
@@ -108,11 +113,11 @@ export async function startStack(serviceNames: string[], options: StackOptions =
     dataSource,
     newAccount,
     call,
-    restart: async (name, signal = 'SIGKILL') => {
+    restart: async (name, signal = 'SIGKILL', extraEnv = {}) => {
       const running = services[name];
       if (!running) throw new Error(`${name} is not part of this stack`);
       await running.stop(signal);
-      services[name] = await startApp(name, { ...appEnv(name), PORT: String(running.port) });
+      services[name] = await startApp(name, { ...appEnv(name), ...extraEnv, PORT: String(running.port) });
       return services[name];
     },
     stop: async () => {

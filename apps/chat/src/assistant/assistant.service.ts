@@ -1,0 +1,102 @@
+import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { ChatMessage } from '@svc/contracts';
+import { KnowledgeClient } from '@svc/internal-clients';
+import type { Logger } from 'pino';
+import { randomUUID } from 'node:crypto';
+import { ChatEvents } from '../conversations/chat-events';
+import { ConversationRow, ConversationsRepository, PendingReply } from '../conversations/conversations.repository';
+import { ReplyQueue } from '../conversations/conversation.service';
+import { accountContext, CustomersService } from '../conversations/customers.service';
+import { textsFor } from '../texts/texts';
+import { extractiveReply, goodMatch, Reply, searchQuestion, writtenReply } from './assistant-rules';
+import { LlmClient } from './llm.client';
+
+/** A replica answers a claimed message within this time, or another takes it over. */
+export const REPLY_LEASE_MS = 30_000;
+/** Messages still unanswered this long after they were written are claimed by the sweep (their process died, a service was down). */
+const STALE_AFTER_MS = 5_000;
+const SWEEP_INTERVAL_MS = 2_000;
+const SEARCH_RESULTS = 3;
+
+/**
+ * The assistant: answers each customer message from the account's knowledge pieces
+ * (knowledge-api's search in the conversation's language), citing the piece, with
+ * `message.sent` (author `assistant`) in the same transaction as the reply. A message is answered
+ * once: it is claimed with a lease, and marked answered with the reply; a sweep takes over what a
+ * dead process or an unreachable service left.
+ */
+export class AssistantService implements ReplyQueue, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly conversations: ConversationsRepository,
+    private readonly customers: CustomersService,
+    private readonly knowledge: KnowledgeClient,
+    private readonly events: ChatEvents,
+    private readonly llm: LlmClient | null,
+    private readonly logger: Logger,
+  ) {}
+
+  answerSoon(accountId: string, conversationId: number, messageId: number): void {
+    this.track(
+      this.conversations.claimReply(accountId, conversationId, messageId, REPLY_LEASE_MS).then((claimed) => (claimed ? this.answer(claimed) : undefined)),
+    );
+  }
+
+  /** One sweep: claims and answers what waited too long. */
+  async sweep(): Promise<number> {
+    const claimed = await this.conversations.claimStaleReplies(STALE_AFTER_MS, REPLY_LEASE_MS, 20);
+    await Promise.all(claimed.map((pending) => this.answer(pending)));
+    return claimed.length;
+  }
+
+  /** The reply to a customer's question (exported for the knowledge "ask as a customer" view later). */
+  async reply(row: ConversationRow, question: string, requestId: string): Promise<Reply> {
+    const words = textsFor(row.lang);
+    const results = await this.knowledge.search(searchQuestion(question), row.lang, SEARCH_RESULTS, accountContext(row.account_id, requestId));
+    const match = goodMatch(results);
+    const extractive = extractiveReply(match, words);
+    if (!match || !this.llm) return extractive;
+    const written = await this.llm.write(question, row.lang, results.filter((r) => r === match || goodMatch([r])));
+    return written === null ? extractive : writtenReply(written, extractive, words);
+  }
+
+  private async answer(pending: PendingReply): Promise<void> {
+    const requestId = randomUUID();
+    try {
+      const row = await this.conversations.get(pending.account_id, pending.conversation_id);
+      if (!row) return;
+      const reply = await this.reply(row, pending.text, requestId);
+      const { contact } = await this.customers.contactFor(row, requestId);
+      await this.conversations.transaction(async (tx) => {
+        if (!(await tx.finishReply(row.account_id, row.id, pending.id))) return;
+        const message = await tx.addMessage(row.account_id, row.id, { author: 'assistant', text: reply.text, citation: reply.citation, offersPerson: reply.offersPerson });
+        await tx.enqueue([this.events.sent(row, contact, message as ChatMessage & { author: 'assistant' })]);
+        this.logger.info(
+          { request_id: requestId, conversation_id: row.id, message_id: pending.id, cited: reply.citation?.external_ref ?? null },
+          reply.citation ? 'assistant answered from a piece' : 'assistant found no good match',
+        );
+      });
+    } catch (err) {
+      // The lease runs out and the sweep tries again: a service that is down delays the answer.
+      this.logger.warn({ request_id: requestId, conversation_id: pending.conversation_id, message_id: pending.id, err: (err as Error).message }, 'assistant reply failed; retried later');
+    }
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work.catch((err: unknown) => this.logger.warn({ err: (err as Error).message }, 'assistant claim failed; retried later'));
+    this.inFlight.add(tracked);
+    void tracked.finally(() => this.inFlight.delete(tracked));
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.track(this.sweep().then(() => undefined)), SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await Promise.all([...this.inFlight]);
+  }
+}
