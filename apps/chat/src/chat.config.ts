@@ -31,7 +31,7 @@ export const chatConfigSpec = {
   ...messagingConfigSpec,
   ...outboxConfigSpec,
   ...consumerConfigSpec,
-  PORT: port({ default: 3006, desc: 'Port of the chat (its widget and visitor API, reached under `{APP_URL}/chat/`).' }),
+  PORT: port({ default: 3006, desc: 'Port the app listens on (the chat: 3006; visitors reach it under `{APP_URL}/chat/` through the gateway or the Ingress).' }),
   ...databaseConfigSpec('the chat owns schema `chat` (conversations, messages, widget settings)'),
   APP_URL: url({ default: 'http://localhost:3000', desc: 'Address of the web application: conversation links in events (`{APP_URL}/inbox/{id}`); its origin may always use the widget.' }),
   GATEWAY_URL: url({ default: 'http://127.0.0.1:3000', desc: 'The gateway, which owns accounts: the chat asks it which account a widget id belongs to.' }),
