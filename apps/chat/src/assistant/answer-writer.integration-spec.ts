@@ -27,25 +27,26 @@ class FakeUpstreams {
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<FakeUpstreams> {
-    let fake: FakeUpstreams | undefined;
+    const holder: { fake?: FakeUpstreams } = {};
     const server = createServer((request, response) => {
       let raw = '';
       request.on('data', (chunk: Buffer) => (raw += chunk.toString()));
       request.on('end', () => {
         const body = (raw ? JSON.parse(raw) : {}) as Record<string, unknown>;
+        const fake = holder.fake as FakeUpstreams;
         if (request.url === '/internal/knowledge/search' && typeof request.headers[GATEWAY_CONTEXT_HEADER] === 'string') {
-          fake!.searchCalls.push(body);
-          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: fake!.search }));
+          fake.searchCalls.push(body);
+          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: fake.search }));
         } else if (request.url === '/v1/chat/completions') {
-          fake!.llmCalls.push({ body, authorization: request.headers.authorization });
-          fake!.llm(body, request, response);
+          fake.llmCalls.push({ body, authorization: request.headers.authorization });
+          fake.llm(body, request, response);
         } else response.writeHead(404).end();
       });
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    fake = new FakeUpstreams(server);
-    return fake;
+    holder.fake = new FakeUpstreams(server);
+    return holder.fake;
   }
 
   get url(): string {
