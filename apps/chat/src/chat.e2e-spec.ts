@@ -283,6 +283,14 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     });
     expect(admin.status).toBe(0);
     expect(JSON.parse(admin.stdout)).toEqual({ widget: { account_id: account.accountId, allowed_origins: ['https://a.example', 'https://b.example'] } });
+    // The settings route is for the product's own services: no signed context, no entry.
+    const unsigned = await fetch(`${stack.services['chat']?.url}/internal/chat/widget-settings`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"origins":[]}' });
+    expect(unsigned.status).toBe(401);
+    const badOrigin = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), 'widget', 'origins', '--account', account.accountId, '--origins', 'https://a.example/path'], {
+      env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: stack.db.url, CHAT_URL: stack.services['chat']?.url, INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'] },
+      encoding: 'utf8',
+    });
+    expect(badOrigin.status).toBe(2);
 
     const allowed = visitor({ origin: 'https://a.example' });
     const session = await allowed.session({ widget: accountWidget });
