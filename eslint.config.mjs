@@ -38,6 +38,8 @@ export default tseslint.config(
             { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
             { sourceTag: 'type:messaging', onlyDependOnLibsWithTags: ['type:data', 'type:platform', 'type:contracts'] },
             { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:data', 'type:platform', 'type:contracts'] },
+            // clients: one service's internal HTTP routes, for the apps that call them.
+            { sourceTag: 'type:clients', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
             {
               sourceTag: 'type:testing',
               onlyDependOnLibsWithTags: ['type:domain', 'type:messaging', 'type:data', 'type:platform', 'type:contracts', 'type:util'],
@@ -45,7 +47,7 @@ export default tseslint.config(
             // The testing harness is for tests; runtime code of an app never needs it.
             {
               sourceTag: 'type:service',
-              onlyDependOnLibsWithTags: ['type:domain', 'type:messaging', 'type:data', 'type:platform', 'type:contracts', 'type:util', 'type:testing'],
+              onlyDependOnLibsWithTags: ['type:domain', 'type:messaging', 'type:data', 'type:platform', 'type:contracts', 'type:util', 'type:clients', 'type:testing'],
             },
             {
               sourceTag: 'type:cli',

@@ -26,6 +26,8 @@ const SECRET_TEMPLATE = join(K8S, 'secrets.template.yaml');
 const OVERLAYS = readdirSync(join(K8S, 'overlays')).sort();
 const AUTOSCALED = ['gateway', 'webhook-dispatcher'];
 const PUBLIC_APP = 'gateway';
+/** The one public origin's paths and the app each goes to (CONTRACT.md "One public origin"). */
+const PUBLIC_PATHS: Record<string, string> = { '/api/v1': PUBLIC_APP, '/chat/': 'chat' };
 const PRODUCT_LABEL = 'app.kubernetes.io/part-of';
 const PRODUCT = 'svc-chat';
 
@@ -464,12 +466,12 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     for (const autoscaler of autoscalers) expect(autoscaler.spec?.maxReplicas).toBeGreaterThanOrEqual(autoscaler.spec?.minReplicas ?? 1);
   });
 
-  it('exposes only the gateway, and only /api/v1, through an Ingress', () => {
+  it('exposes only the public paths through an Ingress: /api/v1 to the gateway, /chat/ to the chat', () => {
     const ingresses = ofKind<IIngress>(variant.objects, 'Ingress');
     expect(ingresses).toHaveLength(1);
     const paths = ingresses.flatMap((i) => i.spec?.rules ?? []).flatMap((rule) => rule.http?.paths ?? []);
-    expect(paths.length).toBeGreaterThan(0);
-    for (const path of paths) expect([path.path, path.backend.service?.name]).toEqual(['/api/v1', PUBLIC_APP]);
+    expect(paths.map((path) => path.path).sort()).toEqual(Object.keys(PUBLIC_PATHS).sort());
+    for (const path of paths) expect([path.path, path.backend.service?.name]).toEqual([path.path, PUBLIC_PATHS[path.path as string]]);
   });
 
   it('lets the services behind the gateway accept traffic only from the gateway and each other, and the gateway only from the ingress controller', () => {
@@ -486,7 +488,10 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
       const labels = podLabels(deploymentOf(variant, app));
       const isolated = policies.some((p) => matches(p.spec?.podSelector, labels));
       expect(isolated ? app : `${app} is selected by no NetworkPolicy`).toBe(app);
-      const peers = allowedPeers(labels);
+      const ingressPeer = (peer: Peer | 'anyone') => peer !== 'anyone' && !!peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] && !peer.podSelector && !peer.ipBlock;
+      // An app behind an Ingress path (the chat) also admits the ingress controller's namespace.
+      const peers = allowedPeers(labels).filter((peer) => app === PUBLIC_APP || !Object.values(PUBLIC_PATHS).includes(app) || !ingressPeer(peer));
+      if (Object.values(PUBLIC_PATHS).includes(app) && app !== PUBLIC_APP) expect([app, allowedPeers(labels).some(ingressPeer)]).toEqual([app, true]);
       if (app === PUBLIC_APP) {
         // The ingress controller's namespace, by name; nothing else.
         for (const peer of peers) {

@@ -2,9 +2,10 @@ import { ACCOUNTS_MIGRATIONS, ACCOUNTS_SCHEMA, AccountNotFoundError, AccountsRep
 import { EVENT_KINDS, EventKind, isEventKind, isPlan, Plan, PLANS, sampleEventData } from '@svc/contracts';
 import { AmqpClient, consumerQueueOf, countParked, domainMessage, DOMAIN_EXCHANGE, Publisher, replayParked, showParked, UnknownQueueError } from '@svc/messaging';
 import { createDataSource, migrate } from '@svc/persistence';
-import { Config, createLogger, loadConfig } from '@svc/platform';
+import { Config, createLogger, GATEWAY_CONTEXT_HEADER, InternalAuth, loadConfig } from '@svc/platform';
 import { connect } from 'amqplib';
 import type { ChannelModel } from 'amqplib';
+import { randomUUID } from 'node:crypto';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { adminConfigSpec } from './admin.config';
@@ -89,8 +90,41 @@ async function trigger(config: AdminConfig, accountId: string, kind: EventKind):
   }
 }
 
+/** `https://a.example,https://b.example` → origins (scheme and host); '' → none (any page). */
+function origins(value: string): string[] {
+  const list = value.split(',').map((o) => o.trim()).filter(Boolean);
+  return list.map((origin) => {
+    const url = URL.canParse(origin) ? new URL(origin) : undefined;
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.pathname.replace(/\/$/, '') !== '' || url.search || url.hash || url.username) {
+      throw new InvalidArgumentError(`${JSON.stringify(origin)} is not an origin such as https://shop.example`);
+    }
+    return url.origin;
+  });
+}
+
+/**
+ * The pages allowed to use an account's widget, stored by the chat (schema `chat`, which only the
+ * chat writes): set through its internal route with a context signed like every internal call.
+ */
+async function setWidgetOrigins(config: AdminConfig, account: { id: string; name: string; plan: Plan }, list: string[]): Promise<Output> {
+  const context = await new InternalAuth(config.INTERNAL_AUTH_SECRET).sign('chat', { account, keyId: 'admin', requestId: randomUUID() });
+  let response: Response;
+  try {
+    response = await fetch(`${config.CHAT_URL}/internal/chat/widget-settings`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: context },
+      body: JSON.stringify({ origins: list }),
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (err) {
+    throw new Error(`the chat did not answer at ${config.CHAT_URL}: ${(err as Error).message}`);
+  }
+  if (!response.ok) throw new Error(`the chat refused the settings: ${response.status} ${await response.text()}`);
+  return { widget: await response.json() };
+}
+
 function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWork) => Promise<void>): Command {
-  const root = new Command('admin').description('Operator commands: accounts, plans, API keys, parked messages.').exitOverride();
+  const root = new Command('admin').description('Operator commands: accounts, plans, API keys, widget settings, parked messages.').exitOverride();
   const account = root.command('account').description('Accounts and their plans.');
   account
     .command('create')
@@ -159,6 +193,13 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
         return { queue, replayed: await replayParked(broker, queue, opts.limit) };
       }),
     );
+  const widget = root.command('widget').description("The chat widget's settings.");
+  widget
+    .command('origins')
+    .description('Set the pages (origins) allowed to use the account\'s widget; an empty list allows any page.')
+    .requiredOption('--account <id>', 'account id')
+    .requiredOption('--origins <list>', 'comma-separated origins, e.g. https://a.example,https://b.example (empty: any)', origins)
+    .action((opts: { account: string; origins: string[] }) => run(async (accounts, config) => setWidgetOrigins(config, await accounts.getAccount(opts.account), opts.origins)));
   return root;
 }
 

@@ -1,4 +1,4 @@
-import { CustomerFields, EventContact, StoredConsent } from '@svc/contracts';
+import { CustomerFields, DomainMessage, EventContact, StoredConsent } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { Withdrawal } from './contact-rules';
@@ -148,8 +148,30 @@ export class ContactsTransaction extends ContactReads {
     return rows[0] && toContact(rows[0]);
   }
 
+  /** A customer the chat met: no ref, no details, a new svc_id. */
+  async insertChatMet(accountId: string): Promise<EventContact> {
+    const rows: CustomerRow[] = await this.db.query(
+      `INSERT INTO contacts.customers (account_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang)
+       VALUES ($1, NULL, '', NULL, false, NULL, false, NULL)
+       RETURNING ${CUSTOMER_COLUMNS}`,
+      [accountId],
+    );
+    return toContact(rows[0] as CustomerRow);
+  }
+
+  /** The transaction's clock, as consents store it (microseconds, UTC). */
+  async now(): Promise<string> {
+    const [row] = (await this.db.query('SELECT now() AS now')) as Array<{ now: string }>;
+    return (row as { now: string }).now;
+  }
+
+  /** Public events this transaction's change produced, committed with it (outbox). */
+  async enqueueEvents(messages: DomainMessage[]): Promise<void> {
+    await enqueueDomainMessages(this.db, CONTACTS_SCHEMA, messages);
+  }
+
   /** Writes a locked customer's fields and ref (the ref changes only when attaching a chat-met customer). */
-  async update(accountId: string, svcId: number, ref: string, fields: CustomerFields): Promise<EventContact> {
+  async update(accountId: string, svcId: number, ref: string | null, fields: CustomerFields): Promise<EventContact> {
     const [rows]: [CustomerRow[], number] = await this.db.query(
       `UPDATE contacts.customers
           SET ref = $3, name = $4, email = $5, email_confirmed = $6, phone = $7, phone_confirmed = $8, lang = $9, updated_at = now()

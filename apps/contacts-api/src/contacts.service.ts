@@ -1,5 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { ContactListResponseDto, ContactResponseDto, ErrorDetail, EventContact, FindContactsQueryDto, toContactResponse, UpsertContactDto } from '@svc/contracts';
+import {
+  canonicalLanguageTag,
+  ChatConsentDto,
+  ChatConsentResponse,
+  ChatCustomerDetailsDto,
+  ContactListResponseDto,
+  ContactResponseDto,
+  ErrorDetail,
+  EventContact,
+  FindContactsQueryDto,
+  StoredConsent,
+  toConsentResponse,
+  toContactResponse,
+  UpsertContactDto,
+} from '@svc/contracts';
+import { domainMessage } from '@svc/messaging';
 import { ApiError } from '@svc/platform';
 import { consentProblems, mergeCustomer, NEW_CUSTOMER, planConsents } from './contact-rules';
 import { ContactsRepository, ContactsTransaction, CustomerLookup, RetryTransaction } from './contacts.repository';
@@ -10,6 +25,7 @@ export interface UpsertResult {
 }
 
 const invalid = (details: ErrorDetail[]) => new ApiError('validation_failed', 'The request has invalid fields.', details);
+const unknownSvcId = (svcId: number) => new ApiError('not_found', `There is no customer with svc_id ${svcId}.`);
 const unknownRef = (ref: string) => new ApiError('not_found', `There is no customer with ref ${JSON.stringify(ref)}.`);
 
 @Injectable()
@@ -93,7 +109,55 @@ export class ContactsService {
 
   async contactBySvcId(accountId: string, svcId: number): Promise<EventContact> {
     const customer = await this.contacts.bySvcId(accountId, svcId);
-    if (!customer) throw new ApiError('not_found', `There is no customer with svc_id ${svcId}.`);
+    if (!customer) throw unknownSvcId(svcId);
     return customer;
+  }
+
+  /** For the chat: an anonymous visitor's first message makes them a customer (ref null, no details). */
+  createChatMet(accountId: string): Promise<EventContact> {
+    return this.contacts.transaction((tx) => tx.insertChatMet(accountId));
+  }
+
+  /**
+   * For the chat: details a chat-met customer left (name, email, phone), stored unconfirmed and
+   * never merged with another customer. A customer with a ref is the business's record: the chat
+   * leaves it as it is (what the visitor said travels in the chat's own events).
+   */
+  saveChatDetails(accountId: string, svcId: number, details: ChatCustomerDetailsDto): Promise<EventContact> {
+    return this.contacts.transaction(async (tx) => {
+      const customer = await tx.lockBySvcId(accountId, svcId);
+      if (!customer) throw unknownSvcId(svcId);
+      if (customer.ref !== null) return customer;
+      const merged = mergeCustomer(customer, details);
+      if (merged.problems.length > 0) throw invalid(merged.problems);
+      return merged.changed ? tx.update(accountId, svcId, null, merged.fields) : customer;
+    });
+  }
+
+  /**
+   * For the chat: a consent the customer gave there (origin and source `chat`, given now), and its
+   * `consent.granted` event, in one transaction.
+   */
+  recordChatConsent(accountId: string, svcId: number, dto: ChatConsentDto): Promise<ChatConsentResponse> {
+    return this.contacts.transaction(async (tx) => {
+      const contact = await tx.lockBySvcId(accountId, svcId);
+      if (!contact) throw unknownSvcId(svcId);
+      const stored: StoredConsent = {
+        purpose: dto.purpose,
+        granted: true,
+        text: dto.text,
+        lang: dto.lang === undefined ? null : canonicalLanguageTag(dto.lang),
+        given_at: await tx.now(),
+        source: 'chat',
+        withdrawn_at: null,
+        withdrawn_by: null,
+        origin: 'chat',
+      };
+      await tx.insertConsents(accountId, svcId, [stored]);
+      const consent = toConsentResponse(stored);
+      const { id, channel, url } = dto.conversation;
+      await tx.enqueueEvents([domainMessage('consent.granted', accountId, { contact, consent, conversation: { id, channel, url } })]);
+      return { contact, consent };
+    });
   }
 }

@@ -1,11 +1,11 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { ContactRefParams, ContactSvcIdParams, EventContact, GatewayContext } from '@svc/contracts';
+import { ChatConsentDto, ChatConsentResponse, ChatCustomerDetailsDto, ContactRefParams, ContactSvcIdParams, EventContact, GatewayContext } from '@svc/contracts';
 import { Caller } from '@svc/platform';
 import { ContactsService } from './contacts.service';
 
 /**
- * Lookups for other services (identity-issuer), not public: the gateway does not route here. The
+ * Lookups for other services (identity-issuer, the chat) and the chat's writes, not public: the gateway does not route here. The
  * caller signs a context with `InternalAuth` like the gateway does; the account comes from it.
  * 200 with the customer without consents (the events' `contact` shape), or 404 `not_found`.
  */
@@ -22,5 +22,25 @@ export class InternalContactsController {
   @Get('by-svc-id/:svcId')
   bySvcId(@Caller() caller: GatewayContext, @Param() { svcId }: ContactSvcIdParams): Promise<EventContact> {
     return this.contacts.contactBySvcId(caller.account.id, svcId);
+  }
+
+  /** 201: a chat-met customer (ref null, a new svc_id, no details). */
+  @Post('chat-met')
+  @HttpCode(201)
+  createChatMet(@Caller() caller: GatewayContext): Promise<EventContact> {
+    return this.contacts.createChatMet(caller.account.id);
+  }
+
+  /** 200: details a chat-met customer left in the chat; a customer with a ref is left as it is. */
+  @Patch('by-svc-id/:svcId')
+  saveChatDetails(@Caller() caller: GatewayContext, @Param() { svcId }: ContactSvcIdParams, @Body() body: ChatCustomerDetailsDto): Promise<EventContact> {
+    return this.contacts.saveChatDetails(caller.account.id, svcId, body);
+  }
+
+  /** 201: a consent given in the chat, with its `consent.granted` event. */
+  @Post('by-svc-id/:svcId/consents')
+  @HttpCode(201)
+  recordChatConsent(@Caller() caller: GatewayContext, @Param() { svcId }: ContactSvcIdParams, @Body() body: ChatConsentDto): Promise<ChatConsentResponse> {
+    return this.contacts.recordChatConsent(caller.account.id, svcId, body);
   }
 }

@@ -1,7 +1,11 @@
-import { AppDefinition } from '@svc/platform';
+import { AccountsRepository } from '@svc/accounts';
+import { AppDefinition, InternalAuth } from '@svc/platform';
+import { DataSource } from 'typeorm';
 import { gatewayConfigSpec, trustProxyOption } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { GatewayPipeline } from './gateway.pipeline';
+import { serveWidgetLookup } from './internal/widgets.route';
+import { ChatProxy } from './proxy/chat-proxy';
 import { serveWhoamiFromFastify, WhoamiController } from './whoami.controller';
 
 export const app: AppDefinition<typeof gatewayConfigSpec> = {
@@ -14,5 +18,7 @@ export const app: AppDefinition<typeof gatewayConfigSpec> = {
   configure: (nest, fastify) => {
     nest.get(GatewayPipeline).install(fastify);
     serveWhoamiFromFastify(fastify, nest.get(WhoamiController));
+    nest.get(ChatProxy).install(fastify);
+    serveWidgetLookup(fastify, new AccountsRepository(nest.get(DataSource)), nest.get(InternalAuth));
   },
 };

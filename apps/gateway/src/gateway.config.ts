@@ -62,6 +62,7 @@ export const gatewayConfigSpec = {
   KNOWLEDGE_API_URL: url({ default: 'http://127.0.0.1:3003', desc: 'knowledge-api (knowledge pieces).' }),
   EVENTS_API_URL: url({ default: 'http://127.0.0.1:3004', desc: 'events-api (the event feed).' }),
   WEBHOOK_DISPATCHER_URL: url({ default: 'http://127.0.0.1:3005', desc: 'webhook-dispatcher (webhook endpoints).' }),
+  CHAT_URL: url({ default: 'http://127.0.0.1:3006', desc: 'The chat (widget, visitor API): the gateway routes `/chat/*` there unchanged, without key checks; `admin widget origins` writes its widget settings there.' }),
 };
 
 export type GatewayConfig = Config<typeof gatewayConfigSpec>;

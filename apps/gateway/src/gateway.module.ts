@@ -10,6 +10,7 @@ import { ApiKeyAuthenticator } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
 import { GatewayPipeline } from './gateway.pipeline';
 import { OpenApiController } from './openapi/openapi.controller';
+import { ChatProxy } from './proxy/chat-proxy';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { WriteLimiter } from './rate-limit/write-limiter';
 import { WhoamiController } from './whoami.controller';
@@ -27,6 +28,7 @@ class GatewayResources implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(Redis) private readonly redis: Redis,
     private readonly proxy: UpstreamProxy,
+    private readonly chat: ChatProxy,
     private readonly readiness: ReadinessService,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
@@ -51,7 +53,7 @@ class GatewayResources implements OnModuleInit, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     this.closing = true;
-    await this.proxy.close();
+    await Promise.all([this.proxy.close(), this.chat.close()]);
     this.redis.disconnect();
   }
 }
@@ -106,6 +108,7 @@ export class GatewayModule {
             }),
         },
         { provide: UpstreamProxy, useFactory: () => new UpstreamProxy(config) },
+        { provide: ChatProxy, useFactory: () => new ChatProxy(config) },
         GatewayPipeline,
         GatewayResources,
       ],

@@ -26,7 +26,7 @@ export class WhoamiController {
   @ApiOperation({ operationId: 'whoami', summary: 'The account and key making the call.' })
   @ApiOkResponse({ type: WhoamiResponseDto })
   whoami(@CurrentPrincipal() principal: Principal): WhoamiResponseDto {
-    return { account: principal.account, key: principal.key, app_url: this.config.APP_URL };
+    return { account: principal.account, key: principal.key, app_url: this.config.APP_URL, widget: principal.widget };
   }
 }
 

@@ -3,7 +3,7 @@ import { PersistenceModule } from '@svc/persistence';
 import { InternalAuth, PlatformModule, pruneJobProvider } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
-import { ContactsClient } from './contacts/contacts.client';
+import { ContactsClient } from '@svc/internal-clients';
 import { IdentityIssuerConfig } from './identity-issuer.config';
 import { loadDevelopmentKeyRing } from './keys/dev-signing-keys';
 import { DevSigningKeysRepository } from './keys/dev-signing-keys.repository';
@@ -54,7 +54,7 @@ export class IdentityIssuerModule {
         {
           provide: ContactsClient,
           inject: [InternalAuth],
-          useFactory: (auth: InternalAuth) => new ContactsClient(config.CONTACTS_API_URL, auth, config.CONTACTS_API_TIMEOUT_MS, logger),
+          useFactory: (auth: InternalAuth) => new ContactsClient({ url: config.CONTACTS_API_URL, auth, timeoutMs: config.CONTACTS_API_TIMEOUT_MS, logger }),
         },
         {
           provide: IssuedPassesRepository,

@@ -24,6 +24,7 @@ export interface PrincipalRow {
   account_id: string;
   account_name: string;
   account_plan: Plan;
+  account_widget: string;
 }
 
 const KEY_COLUMNS = 'id, account_id, prefix, created_at, revoked_at';
@@ -47,6 +48,12 @@ export class AccountsRepository {
     return rows[0];
   }
 
+  /** The account whose public widget id this is (the chat resolves its visitors' widget with it). */
+  async findAccountByWidget(widgetId: string): Promise<AccountRow | undefined> {
+    const rows = await this.db.query('SELECT id, name, plan FROM gateway.accounts WHERE widget_id = $1', [widgetId]);
+    return rows[0];
+  }
+
   async insertKey(accountId: string, prefix: string, hash: Buffer): Promise<ApiKeyRow> {
     const [row] = await this.db.query(`INSERT INTO gateway.api_keys (account_id, prefix, key_hash) VALUES ($1, $2, $3) RETURNING ${KEY_COLUMNS}`, [accountId, prefix, hash]);
     return row;
@@ -63,7 +70,7 @@ export class AccountsRepository {
   async findPrincipal(hash: Buffer): Promise<PrincipalRow | undefined> {
     const rows = await this.db.query(
       `SELECT k.id AS key_id, k.key_hash, k.prefix AS key_prefix, k.created_at AS key_created_at,
-              a.id AS account_id, a.name AS account_name, a.plan AS account_plan
+              a.id AS account_id, a.name AS account_name, a.plan AS account_plan, a.widget_id AS account_widget
          FROM gateway.api_keys k JOIN gateway.accounts a ON a.id = k.account_id
         WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
       [hash],

@@ -36,7 +36,7 @@ const TIMESTAMP_EXAMPLE = '2026-11-21T10:04:05.123456+00:00';
 const IfSent = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 /** A string of `min` to `max` Unicode code points (what PostgreSQL's char_length counts). */
-function CodePoints(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
+export function CodePoints(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol) =>
     registerDecorator({
       name: 'codePoints',
@@ -54,7 +54,7 @@ function CodePoints(min: number, max: number, options?: ValidationOptions): Prop
 }
 
 /** A BCP 47 language tag that `Intl` can canonicalise (`en`, `pt-BR`, `zh-Hant-TW`). */
-function IsLanguageTag(): PropertyDecorator {
+export function IsLanguageTag(): PropertyDecorator {
   return (target: object, propertyName: string | symbol) =>
     registerDecorator({
       name: 'isLanguageTag',

@@ -32,4 +32,10 @@ export class WhoamiResponseDto {
 
   @ApiProperty({ description: 'Address of the web application.', example: 'https://app.example.com' })
   app_url!: string;
+
+  @ApiProperty({
+    description: 'The account\'s public widget id, for the chat embed: `window.SvcChat = { widget: "wgt_…" }`. Not a secret.',
+    example: 'wgt_5f0c6d3e9a1b4c2d8e7f6a5b4c3d2e1f',
+  })
+  widget!: string;
 }

@@ -1,6 +1,6 @@
 import { BaseValidator, bool, cleanEnv, makeValidator, num, port, str, url, ValidatorSpec } from 'envalid';
 
-export { bool, num, port, str, url };
+export { bool, makeValidator, num, port, str, url };
 
 export type ConfigSpec = Record<string, ValidatorSpec<unknown>>;
 export type Config<S extends ConfigSpec> = Readonly<{ [K in keyof S]: S[K] extends ValidatorSpec<infer T> ? T : never }>;

@@ -8,3 +8,4 @@ export * from './producer';
 export * from './https-receiver';
 export * from './snapshot';
 export * from './private-postgres';
+export * from './chat-visitor';

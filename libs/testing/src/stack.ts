@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { accountsFor } from './accounts';
 import { createTestDatabase, TestDatabase } from './database';
-import { RunningApp, startApp } from './processes';
+import { freePort, RunningApp, startApp } from './processes';
 import { createTestVhost, TestVhost } from './rabbitmq';
 
 /** The gateway setting that points at each service (the upstream name is the app's directory). */
@@ -12,6 +12,7 @@ const UPSTREAM_URL_VARIABLE: Record<string, string> = {
   'knowledge-api': 'KNOWLEDGE_API_URL',
   'events-api': 'EVENTS_API_URL',
   'webhook-dispatcher': 'WEBHOOK_DISPATCHER_URL',
+  chat: 'CHAT_URL',
 };
 
 export interface TestAccount {
@@ -78,15 +79,19 @@ export async function startStack(serviceNames: string[], options: StackOptions =
     return { accountId: created.account.id, key: created.apiKey };
   };
   const services: Record<string, RunningApp> = {};
-  const appEnv = (name: string) => ({ ...env, ...options.appEnv?.[name] });
+  // The gateway's port is known up front: the chat asks the gateway which account a widget is.
+  const gatewayPort = options.appEnv?.['gateway']?.['PORT'] ?? String(await freePort());
+  // Each service is told where the ones started before it listen (list a service after those it calls).
+  const upstreams: Record<string, string> = {};
+  const appEnv = (name: string) => ({ ...env, ...upstreams, GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`, ...options.appEnv?.[name] });
   // One at a time: each migrates its own schema at start.
-  for (const name of serviceNames) services[name] = await startApp(name, appEnv(name));
-  const upstreams = Object.fromEntries(
-    Object.entries(services).map(([name, app]) => [UPSTREAM_URL_VARIABLE[name] ?? `${name.toUpperCase().replace(/-/g, '_')}_URL`, app.url]),
-  );
+  for (const name of serviceNames) {
+    services[name] = await startApp(name, appEnv(name));
+    upstreams[UPSTREAM_URL_VARIABLE[name] ?? `${name.toUpperCase().replace(/-/g, '_')}_URL`] = services[name].url;
+  }
   // Suites share Redis and call from 127.0.0.1: one suite's failed keys must not throttle another's
   // (the throttle is tested in the gateway's suite, on a Redis of its own).
-  const gateway = await startApp('gateway', { AUTH_FAILURES_PER_ADDRESS: '100000', ...appEnv('gateway'), ...upstreams });
+  const gateway = await startApp('gateway', { AUTH_FAILURES_PER_ADDRESS: '100000', ...appEnv('gateway'), PORT: gatewayPort });
   const [account, other] = [await newAccount('Acme'), await newAccount('Other')];
 
   const call = (path: string, init: CallInit = {}): Promise<Response> => {

@@ -10,6 +10,7 @@ function fakeRepository(keys: string[]) {
       key_id: String(rows.size + 1),
       key_hash: hashApiKey(key),
       key_prefix: key.slice(0, 13),
+      account_widget: 'wgt_0123456789abcdef0123456789abcdef',
       key_created_at: '2026-11-21T10:04:05.123456+00:00',
       account_id: '7',
       account_name: 'Acme',

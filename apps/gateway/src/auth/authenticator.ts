@@ -7,6 +7,8 @@ import { hash } from 'node:crypto';
 export interface Principal {
   account: { id: string; name: string; plan: Plan };
   key: { id: string; prefix: string; created_at: string };
+  /** The account's public widget id. */
+  widget: string;
 }
 
 export interface KeyCacheSizes {
@@ -77,6 +79,7 @@ export class ApiKeyAuthenticator {
     const principal: Principal = {
       account: { id: row.account_id, name: row.account_name, plan: row.account_plan },
       key: { id: row.key_id, prefix: row.key_prefix, created_at: row.key_created_at },
+      widget: row.account_widget,
     };
     this.known.set(digest, principal);
     return principal;

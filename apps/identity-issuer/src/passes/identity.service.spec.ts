@@ -1,7 +1,7 @@
 import { EventContact, GatewayContext } from '@svc/contracts';
 import { ApiError, createLogger } from '@svc/platform';
 import { Writable } from 'node:stream';
-import { ContactsClient } from '../contacts/contacts.client';
+import { ContactsClient } from '@svc/internal-clients';
 import { KeyRing } from '../keys/key-ring';
 import { generateEd25519 } from '../keys/signing-keys';
 import { IdentityService } from './identity.service';

@@ -1,7 +1,7 @@
 import { API_PLAN, EventContact, GatewayContext, IdentifiedCustomer, IdentityPassResponseDto, VerifyIdentityPassResponse } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import type { Logger } from 'pino';
-import { ContactsClient } from '../contacts/contacts.client';
+import { ContactsClient } from '@svc/internal-clients';
 import { IssuedPassesRepository } from './issued-passes.repository';
 import { PassRefusal, PassTokenService } from './pass-token.service';
 

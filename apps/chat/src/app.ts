@@ -1,0 +1,46 @@
+import { consumeQueues, DOMAIN_EXCHANGE } from '@svc/messaging';
+import { AppDefinition } from '@svc/platform';
+import type { FastifyInstance } from 'fastify';
+import { chatConfigSpec } from './chat.config';
+import { ChatModule } from './chat.module';
+
+/** The queue the chat consumes: erasures (the customer's personal data leaves conversations). */
+export const CHAT_QUEUE = { queue: 'chat.domain', exchange: DOMAIN_EXCHANGE, bindings: ['contact.erased'] };
+
+const VISITOR_API = '/chat/v1/';
+
+/**
+ * CORS for the widget, which runs on the business's pages: the page's origin is echoed (the
+ * visitor token travels in a header, never a cookie). A preflight cannot say which account it is
+ * for (no body, no token yet), so it is answered for any origin; the call itself is refused with
+ * 403 `forbidden_origin` when the account allows other origins only.
+ */
+export function installCors(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const origin = request.headers.origin;
+    if (typeof origin === 'string' && request.url.startsWith(VISITOR_API)) {
+      reply.header('access-control-allow-origin', origin);
+      reply.header('vary', 'Origin');
+      reply.header('access-control-expose-headers', 'x-request-id');
+    }
+    done();
+  });
+  fastify.options(`${VISITOR_API}*`, (_request, reply) => {
+    reply
+      .code(204)
+      .header('access-control-allow-methods', 'GET, POST, OPTIONS')
+      .header('access-control-allow-headers', 'authorization, content-type, last-event-id')
+      .header('access-control-max-age', '600')
+      .send();
+  });
+}
+
+export const app: AppDefinition<typeof chatConfigSpec> = {
+  name: 'chat',
+  configSpec: chatConfigSpec,
+  module: (config, logger) => ChatModule.forRoot(config, logger),
+  configure: async (nest, fastify, config) => {
+    installCors(fastify);
+    await consumeQueues(nest, [CHAT_QUEUE], config.RABBITMQ_PREFETCH);
+  },
+};

@@ -1,0 +1,49 @@
+import { consumerConfigSpec, messagingConfigSpec, outboxConfigSpec } from '@svc/messaging';
+import { databaseConfigSpec } from '@svc/persistence';
+import { baseConfigSpec, Config, count, internalAuthConfigSpec, makeValidator, millis, port, str, url } from '@svc/platform';
+
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
+
+/** A duration such as `3m`, `2s`, `500ms` or `1h`, in milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d{1,9})(ms|s|m|h)$/.exec(text.trim());
+  if (!match) throw new Error('must be a duration such as 3m, 30s, 500ms or 1h');
+  return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+}
+
+/** Kept as written (`3m`), so the documented default reads as one; parse it with parseDuration. */
+const duration = makeValidator<string>((value) => {
+  parseDuration(value);
+  return value.trim();
+});
+
+/** An http(s) URL, or empty (the feature is off). */
+const optionalUrl = makeValidator<string>((value) => {
+  if (value === '') return value;
+  const parsed = URL.canParse(value) ? new URL(value) : undefined;
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) throw new Error('must be an http(s) URL, or empty');
+  return value.replace(/\/+$/, '');
+});
+
+export const chatConfigSpec = {
+  ...baseConfigSpec,
+  ...internalAuthConfigSpec,
+  ...messagingConfigSpec,
+  ...outboxConfigSpec,
+  ...consumerConfigSpec,
+  PORT: port({ default: 3006, desc: 'Port the app listens on (the chat: 3006; visitors reach it under `{APP_URL}/chat/` through the gateway or the Ingress).' }),
+  ...databaseConfigSpec('the chat owns schema `chat` (conversations, messages, widget settings)'),
+  APP_URL: url({ default: 'http://localhost:3000', desc: 'Address of the web application: conversation links in events (`{APP_URL}/inbox/{id}`); its origin may always use the widget.' }),
+  GATEWAY_URL: url({ default: 'http://127.0.0.1:3000', desc: 'The gateway, which owns accounts: the chat asks it which account a widget id belongs to.' }),
+  CONTACTS_API_URL: url({ default: 'http://127.0.0.1:3001', desc: 'contacts-api (customers, consents).' }),
+  IDENTITY_ISSUER_URL: url({ default: 'http://127.0.0.1:3002', desc: 'identity-issuer (verifies same-browser passes).' }),
+  KNOWLEDGE_API_URL: url({ default: 'http://127.0.0.1:3003', desc: 'knowledge-api (the assistant\'s search).' }),
+  INTERNAL_TIMEOUT_MS: count({ default: 5_000, desc: 'How long the chat waits for another service (contacts-api, identity-issuer, knowledge-api, gateway) before 503 or a retry.' }),
+  HANDOVER_WAIT: duration({ default: '3m', desc: 'After a customer asks for a person, how long without a team reply before the widget asks how to reach them (`3m`, `2s`: units ms, s, m, h).' }),
+  LLM_BASE_URL: optionalUrl({ default: '', desc: 'Optional OpenAI-compatible API (`…/v1`): when set, the assistant writes replies from the top passages with `POST {LLM_BASE_URL}/chat/completions`; empty: the built-in extractive answer.' }),
+  LLM_MODEL: str({ default: '', desc: 'The model asked at LLM_BASE_URL (required with it).' }),
+  LLM_API_KEY: str({ default: '', desc: 'Bearer key for LLM_BASE_URL (empty: none sent).' }),
+  LLM_TIMEOUT_MS: millis(60_000)({ default: 10_000, desc: 'How long a reply from LLM_BASE_URL may take before the extractive answer is used instead.' }),
+};
+
+export type ChatConfig = Config<typeof chatConfigSpec>;

@@ -1,0 +1,123 @@
+import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { ContactsClient, IdentityClient, KnowledgeClient, WidgetsClient } from '@svc/internal-clients';
+import { MessagingModule } from '@svc/messaging';
+import { PersistenceModule } from '@svc/persistence';
+import { APP_LOGGER, GatewayContextGuard, InternalAuth, PlatformModule } from '@svc/platform';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { AnswerWriter } from './assistant/answer-writer';
+import { AssistantService } from './assistant/assistant.service';
+import { LlmClient } from './assistant/llm.client';
+import { ChatConfig, parseDuration } from './chat.config';
+import { ChatEvents } from './conversations/chat-events';
+import { ConversationService } from './conversations/conversation.service';
+import { ConversationsRepository } from './conversations/conversations.repository';
+import { CustomersService } from './conversations/customers.service';
+import { SessionsService } from './conversations/sessions.service';
+import { ErasureConsumer } from './erasure/erasure.consumer';
+import { ErasureService } from './erasure/erasure.service';
+import { HandoverSweeper } from './handover/handover-sweeper';
+import { CHAT_MIGRATIONS, CHAT_SCHEMA } from './migrations';
+import { WidgetSettingsController } from './settings/widget-settings.controller';
+import { WidgetSettingsRepository } from './settings/widget-settings.repository';
+import { ConversationNotifier } from './stream/conversation-notifier';
+import { StreamService } from './stream/stream.service';
+import { OriginPolicy } from './visitor/origin-policy';
+import { VisitorController } from './visitor/visitor.controller';
+import { VisitorGuard } from './visitor/visitor.guard';
+import { WidgetAccounts } from './visitor/widget-accounts';
+
+/** The HTTP pools to other services, closed after the listener has drained. */
+@Injectable()
+class ClientsLifecycle implements OnApplicationShutdown {
+  constructor(
+    @Inject(ContactsClient) private readonly contacts: ContactsClient,
+    @Inject(IdentityClient) private readonly identity: IdentityClient,
+    @Inject(KnowledgeClient) private readonly knowledge: KnowledgeClient,
+    @Inject(WidgetsClient) private readonly widgets: WidgetsClient,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([this.contacts.close(), this.identity.close(), this.knowledge.close(), this.widgets.close()]);
+  }
+}
+
+/** How often a replica looks for conversations whose wait for a person ran out: a tenth of the wait, between 0.5 and 5 s. */
+export function handoverSweepIntervalMs(waitMs: number): number {
+  return Math.min(5_000, Math.max(500, Math.floor(waitMs / 10)));
+}
+
+@Module({})
+export class ChatModule {
+  static forRoot(config: ChatConfig, logger: Logger): DynamicModule {
+    const client = <T>(Client: new (options: ConstructorParameters<typeof ContactsClient>[0]) => T, url: string) => ({
+      provide: Client,
+      inject: [InternalAuth],
+      useFactory: (auth: InternalAuth) => new Client({ url, auth, timeoutMs: config.INTERNAL_TIMEOUT_MS, logger }),
+    });
+    const handoverWaitMs = parseDuration(config.HANDOVER_WAIT);
+    const llm = config.LLM_BASE_URL
+      ? new LlmClient({ baseUrl: config.LLM_BASE_URL, model: config.LLM_MODEL, apiKey: config.LLM_API_KEY, timeoutMs: config.LLM_TIMEOUT_MS }, logger.child({ component: 'llm' }))
+      : null;
+    return {
+      module: ChatModule,
+      imports: [
+        PlatformModule.forRoot({ config, logger }),
+        PersistenceModule.forApp('chat', config, CHAT_SCHEMA, CHAT_MIGRATIONS),
+        MessagingModule.forApp('chat', config, CHAT_SCHEMA),
+      ],
+      controllers: [VisitorController, WidgetSettingsController, ErasureConsumer],
+      providers: [
+        client(ContactsClient, config.CONTACTS_API_URL),
+        client(IdentityClient, config.IDENTITY_ISSUER_URL),
+        client(KnowledgeClient, config.KNOWLEDGE_API_URL),
+        client(WidgetsClient, config.GATEWAY_URL),
+        ClientsLifecycle,
+        { provide: GatewayContextGuard, inject: [InternalAuth], useFactory: (auth: InternalAuth) => new GatewayContextGuard(auth, 'chat') },
+        VisitorGuard,
+        { provide: ConversationsRepository, inject: [DataSource], useFactory: (db: DataSource) => new ConversationsRepository(db) },
+        { provide: WidgetSettingsRepository, inject: [DataSource], useFactory: (db: DataSource) => new WidgetSettingsRepository(db) },
+        { provide: ChatEvents, useValue: new ChatEvents(config.APP_URL) },
+        { provide: WidgetAccounts, inject: [WidgetsClient], useFactory: (widgets: WidgetsClient) => new WidgetAccounts(widgets) },
+        { provide: OriginPolicy, inject: [WidgetSettingsRepository], useFactory: (settings: WidgetSettingsRepository) => new OriginPolicy(settings, config.APP_URL) },
+        {
+          provide: CustomersService,
+          inject: [ContactsClient, ConversationsRepository],
+          useFactory: (contacts: ContactsClient, conversations: ConversationsRepository) => new CustomersService(contacts, conversations),
+        },
+        {
+          provide: SessionsService,
+          inject: [ConversationsRepository, WidgetAccounts, OriginPolicy, IdentityClient],
+          useFactory: (conversations: ConversationsRepository, widgets: WidgetAccounts, origins: OriginPolicy, identity: IdentityClient) =>
+            new SessionsService(conversations, widgets, origins, identity),
+        },
+        { provide: AnswerWriter, inject: [KnowledgeClient], useFactory: (knowledge: KnowledgeClient) => new AnswerWriter(knowledge, llm) },
+        {
+          provide: AssistantService,
+          inject: [ConversationsRepository, CustomersService, AnswerWriter, ChatEvents],
+          useFactory: (conversations: ConversationsRepository, customers: CustomersService, writer: AnswerWriter, events: ChatEvents) =>
+            new AssistantService(conversations, customers, writer, events, logger.child({ component: 'assistant' })),
+        },
+        {
+          provide: ConversationService,
+          inject: [ConversationsRepository, CustomersService, ContactsClient, ChatEvents, AssistantService],
+          useFactory: (conversations: ConversationsRepository, customers: CustomersService, contacts: ContactsClient, events: ChatEvents, assistant: AssistantService) =>
+            new ConversationService(conversations, customers, contacts, events, assistant, handoverWaitMs),
+        },
+        {
+          provide: HandoverSweeper,
+          inject: [ConversationsRepository],
+          useFactory: (conversations: ConversationsRepository) =>
+            new HandoverSweeper(conversations, handoverSweepIntervalMs(handoverWaitMs), logger.child({ component: 'handover' })),
+        },
+        { provide: ConversationNotifier, useFactory: () => new ConversationNotifier(config.DATABASE_URL, logger.child({ component: 'streams' })) },
+        {
+          provide: StreamService,
+          inject: [ConversationsRepository, ConversationNotifier, APP_LOGGER],
+          useFactory: (conversations: ConversationsRepository, notifier: ConversationNotifier, root: Logger) => new StreamService(conversations, notifier, root.child({ component: 'streams' })),
+        },
+        { provide: ErasureService, inject: [ConversationsRepository], useFactory: (conversations: ConversationsRepository) => new ErasureService(conversations) },
+      ],
+    };
+  }
+}

@@ -1,0 +1,128 @@
+import { ChatConversationState, ChatMessage, EventContact, EventReach, HandoverReachDto } from '@svc/contracts';
+import { ContactsClient } from '@svc/internal-clients';
+import { ApiError } from '@svc/platform';
+import { asksForPerson } from '../assistant/assistant-rules';
+import { consentWords, textsFor } from '../texts/texts';
+import { ChatEvents } from './chat-events';
+import { ConversationRow, ConversationsRepository, ConversationTransaction } from './conversations.repository';
+import { accountContext, CustomersService } from './customers.service';
+
+/** Told when a customer message waits for the assistant's answer (the assistant answers it soon after the commit). */
+export interface ReplyQueue {
+  /** `contact`: the customer as just read, so that the answer need not ask contacts-api again. */
+  answerSoon(accountId: string, conversationId: number, messageId: number, contact?: EventContact): void;
+}
+
+const stateOf = (row: ConversationRow): ChatConversationState => ({ id: row.id, channel: row.channel, status: row.status, handover: row.handover });
+
+/** A visitor's writes: messages, asking for a person, leaving a way to be reached. Each change commits with its events. */
+export class ConversationService {
+  constructor(
+    private readonly conversations: ConversationsRepository,
+    private readonly customers: CustomersService,
+    private readonly contacts: ContactsClient,
+    private readonly events: ChatEvents,
+    private readonly replies: ReplyQueue,
+    private readonly handoverWaitMs: number,
+  ) {}
+
+  /**
+   * A customer message → `message.received`. Asking for a person in words is a hand-over
+   * (`conversation.needs_human`, `customer_asked`); otherwise, while no person has been asked for,
+   * the assistant answers it after the commit (on the stream).
+   */
+  async send(visitor: ConversationRow, text: string, requestId: string): Promise<ChatMessage> {
+    const { contact, conversation } = await this.customers.contactFor(visitor, requestId);
+    const wantsPerson = asksForPerson(text);
+    const message = await this.conversations.transaction(async (tx) => {
+      const row = (await tx.lock(conversation.account_id, conversation.id)) as ConversationRow;
+      const answer = !wantsPerson && row.status === 'open';
+      const added = await tx.addMessage(row.account_id, row.id, { author: 'customer', text, replyPending: answer });
+      await tx.enqueue([this.events.received(row, contact, added)]);
+      if (wantsPerson && row.handover === 'none') await this.askForPerson(tx, row, contact, 'customer_asked');
+      return added;
+    });
+    if (!wantsPerson && conversation.status === 'open') this.replies.answerSoon(conversation.account_id, conversation.id, message.id, contact);
+    return message;
+  }
+
+  /**
+   * "Talk to a person": `conversation.needs_human` (`assistant_unsure` when the assistant's last
+   * answer found nothing and offered one, else `customer_asked`), then the wait for the team.
+   * Asking again changes nothing.
+   */
+  async handover(visitor: ConversationRow, requestId: string): Promise<ChatConversationState> {
+    if (visitor.handover !== 'none') return stateOf(visitor);
+    const { contact, conversation } = await this.customers.contactFor(visitor, requestId);
+    return this.conversations.transaction(async (tx) => {
+      const row = (await tx.lock(conversation.account_id, conversation.id)) as ConversationRow;
+      if (row.handover !== 'none') return stateOf(row);
+      const reason = (await tx.lastAnswerOfferedPerson(row.account_id, row.id)) ? 'assistant_unsure' : 'customer_asked';
+      return this.askForPerson(tx, row, contact, reason);
+    });
+  }
+
+  /**
+   * How the team should reach the customer, after nobody answered: stored on a chat-met customer,
+   * the consent (if given) recorded by contacts-api with its `consent.granted`, then
+   * `handover.created` with `reach`, the customer's last question and `nobody_answered`.
+   */
+  async reach(visitor: ConversationRow, dto: HandoverReachDto, requestId: string): Promise<ChatConversationState> {
+    if (visitor.handover !== 'waiting' && visitor.handover !== 'ask_reach') {
+      throw new ApiError('conflict', visitor.handover === 'none' ? 'Ask for a person first.' : 'The team already has a way to reach you.');
+    }
+    const lang = dto.lang ?? visitor.lang;
+    if (dto.consent && dto.consent_text !== consentWords(dto.channel, lang)) {
+      throw new ApiError('validation_failed', 'The request has invalid fields.', [
+        { path: 'consent_text', message: 'consent_text must be the exact words shown, from GET /chat/v1/texts' },
+      ]);
+    }
+    const found = await this.customers.contactFor(visitor, requestId);
+    const context = accountContext(visitor.account_id, requestId);
+    const svcId = found.contact.svc_id;
+    let contact: EventContact = (await this.contacts.saveChatDetails(svcId, dto.channel === 'email' ? { email: dto.email } : { phone: dto.phone }, context)) ?? found.contact;
+    if (dto.consent) {
+      const recorded = await this.contacts.recordChatConsent(
+        svcId,
+        { purpose: dto.channel === 'email' ? 'reply_email' : 'reply_whatsapp', text: dto.consent_text, lang, conversation: this.events.conversation(visitor) },
+        context,
+      );
+      if (recorded) contact = recorded.contact;
+    }
+    const reach = reachOf(dto, contact);
+    return this.conversations.transaction(async (tx) => {
+      const row = (await tx.lock(visitor.account_id, visitor.id)) as ConversationRow;
+      if (row.handover === 'created') return stateOf(row);
+      const question = await tx.lastCustomerText(row.account_id, row.id);
+      await tx.setHandover(row.account_id, row.id, { status: 'handed_over', handover: 'created', reach });
+      const channel = dto.channel === 'email' ? (dto.email as string) : `WhatsApp (${dto.phone as string})`;
+      await tx.addMessage(row.account_id, row.id, { author: 'system', text: textsFor(row.lang).handover_created.replace('{channel}', channel) });
+      await tx.enqueue([this.events.handoverCreated(row, contact, reach, question)]);
+      return { ...stateOf(row), status: 'handed_over', handover: 'created' };
+    });
+  }
+
+  private async askForPerson(tx: ConversationTransaction, row: ConversationRow, contact: EventContact, reason: 'customer_asked' | 'assistant_unsure'): Promise<ChatConversationState> {
+    await tx.setHandover(row.account_id, row.id, { status: 'needs_human', handover: 'waiting', reason, dueInMs: this.handoverWaitMs });
+    await tx.addMessage(row.account_id, row.id, { author: 'system', text: textsFor(row.lang).person_requested });
+    await tx.enqueue([this.events.needsHuman(row, contact, reason)]);
+    return { ...stateOf(row), status: 'needs_human', handover: 'waiting' };
+  }
+}
+
+/**
+ * `reach` of `handover.created` (the contract's shape): the channel chosen and its address; an
+ * address is verified only when it is the one the business confirmed for this customer.
+ */
+export function reachOf(dto: HandoverReachDto, contact: EventContact): EventReach {
+  const email = dto.channel === 'email' ? (dto.email ?? '') : '';
+  const whatsapp = dto.channel === 'whatsapp' ? (dto.phone ?? '') : '';
+  return {
+    method: dto.channel,
+    email,
+    email_verified: email !== '' && contact.email_confirmed && contact.email?.toLowerCase() === email.toLowerCase(),
+    whatsapp,
+    whatsapp_verified: whatsapp !== '' && contact.phone_confirmed && contact.phone === whatsapp,
+    consent: dto.consent,
+  };
+}

@@ -1,0 +1,51 @@
+import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { ConversationsRepository } from '../conversations/conversations.repository';
+import { textsFor } from '../texts/texts';
+
+const BATCH = 100;
+
+/**
+ * The end of the wait for a person: conversations still `waiting` when their `HANDOVER_WAIT` ran
+ * out move to `ask_reach`, with a system message asking how to reach the customer (both on the
+ * stream). Any replica may do it: each pass locks due conversations with SKIP LOCKED.
+ */
+export class HandoverSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+
+  constructor(
+    private readonly conversations: ConversationsRepository,
+    private readonly intervalMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** One pass; resolves with how many conversations moved on (never rejects). */
+  async run(): Promise<number> {
+    try {
+      return await this.conversations.transaction(async (tx) => {
+        const due = await tx.lockDueHandovers(BATCH);
+        for (const row of due) {
+          await tx.setHandover(row.account_id, row.id, { status: 'needs_human', handover: 'ask_reach' });
+          await tx.addMessage(row.account_id, row.id, { author: 'system', text: textsFor(row.lang).ask_reach });
+        }
+        return due.length;
+      });
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'hand-over sweep failed; next pass retries');
+      return 0;
+    }
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.run().finally(() => (this.running = undefined));
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+}

@@ -1,0 +1,29 @@
+import { Body, Controller, Put, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { GatewayContext, WidgetOriginsDto, WidgetSettingsResponse } from '@svc/contracts';
+import { Caller, GatewayContextGuard } from '@svc/platform';
+import { OriginPolicy } from '../visitor/origin-policy';
+import { WidgetSettingsRepository } from './widget-settings.repository';
+
+/**
+ * For the admin command line (later the console), not routed by the gateway: an account's widget
+ * settings, with a context signed with INTERNAL_AUTH_SECRET naming the account.
+ */
+@ApiExcludeController()
+@Controller('internal/chat')
+@UseGuards(GatewayContextGuard)
+export class WidgetSettingsController {
+  constructor(
+    private readonly settings: WidgetSettingsRepository,
+    private readonly origins: OriginPolicy,
+  ) {}
+
+  /** Replaces the allowed origins (an empty list: any page may embed the widget). */
+  @Put('widget-settings')
+  async setOrigins(@Caller() caller: GatewayContext, @Body() body: WidgetOriginsDto): Promise<WidgetSettingsResponse> {
+    const origins = [...new Set(body.origins.map((origin) => new URL(origin).origin))];
+    const allowed = await this.settings.setAllowedOrigins(caller.account.id, origins);
+    this.origins.forget(caller.account.id);
+    return { account_id: caller.account.id, allowed_origins: allowed };
+  }
+}

@@ -1,0 +1,21 @@
+import { DataSource } from 'typeorm';
+
+/** Each account's widget settings (schema `chat`). */
+export class WidgetSettingsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async allowedOrigins(accountId: string): Promise<string[]> {
+    const rows: Array<{ allowed_origins: string[] }> = await this.db.query('SELECT allowed_origins FROM chat.widget_settings WHERE account_id = $1', [accountId]);
+    return rows[0]?.allowed_origins ?? [];
+  }
+
+  async setAllowedOrigins(accountId: string, origins: string[]): Promise<string[]> {
+    const rows: Array<{ allowed_origins: string[] }> = await this.db.query(
+      `INSERT INTO chat.widget_settings (account_id, allowed_origins) VALUES ($1, $2)
+       ON CONFLICT (account_id) DO UPDATE SET allowed_origins = excluded.allowed_origins, updated_at = now()
+       RETURNING allowed_origins`,
+      [accountId, origins],
+    );
+    return (rows[0] as { allowed_origins: string[] }).allowed_origins;
+  }
+}

@@ -1,0 +1,84 @@
+import { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Client } from 'pg';
+import type { Logger } from 'pino';
+import { CONVERSATION_CHANNEL } from '../conversations/conversations.repository';
+
+type Wake = () => void;
+
+/**
+ * One LISTEN connection per process that wakes the streams of a conversation when something of it
+ * committed. Only a wake-up: streams read what changed from PostgreSQL, so any replica serves any
+ * conversation, and a stream woken for nothing reads nothing. While the connection is down, streams
+ * poll (`isListening` false).
+ */
+export class ConversationNotifier implements OnModuleInit, OnApplicationShutdown {
+  private readonly waiting = new Map<number, Set<Wake>>();
+  private client?: Client;
+  private stopped = false;
+  private retry?: NodeJS.Timeout;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly logger: Logger,
+  ) {}
+
+  get isListening(): boolean {
+    return this.client !== undefined;
+  }
+
+  /** Calls `wake` on each commit of the conversation until the returned function is called. */
+  subscribe(conversationId: number, wake: Wake): () => void {
+    let set = this.waiting.get(conversationId);
+    if (!set) this.waiting.set(conversationId, (set = new Set()));
+    set.add(wake);
+    return () => {
+      set.delete(wake);
+      if (set.size === 0 && this.waiting.get(conversationId) === set) this.waiting.delete(conversationId);
+    };
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.listen();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    await this.client?.end().catch(() => undefined);
+    this.client = undefined;
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.databaseUrl, application_name: 'chat-streams' });
+    client.on('error', (err: Error) => {
+      this.logger.warn({ err: err.message }, 'stream listener lost its connection; streams poll until it is back');
+      if (this.client === client) this.client = undefined;
+      void client.end().catch(() => undefined);
+      this.reconnect();
+    });
+    client.on('notification', (note) => {
+      const set = this.waiting.get(Number(note.payload));
+      if (set) for (const wake of [...set]) wake();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CONVERSATION_CHANNEL}`);
+      this.client = client;
+      // Whatever committed while nobody listened: every stream reads again.
+      for (const set of this.waiting.values()) for (const wake of [...set]) wake();
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'stream listener could not connect; streams poll meanwhile');
+      void client.end().catch(() => undefined);
+      this.reconnect();
+    }
+  }
+
+  private reconnect(): void {
+    if (this.stopped || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.listen();
+    }, 1_000);
+    this.retry.unref();
+  }
+}

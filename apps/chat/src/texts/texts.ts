@@ -1,0 +1,124 @@
+import { ChatTexts } from '@svc/contracts';
+
+/**
+ * Every word the chat shows or writes, per language: the widget takes its consent words from here
+ * (`GET /chat/v1/texts`), so that the words recorded with a consent are the words shown.
+ */
+export interface AssistantTexts {
+  /** The assistant's reply when it found a piece: `{passage}` then the piece's heading. */
+  answer_intro: string;
+  /** No good match: says so and offers a person. */
+  no_match: string;
+  /** After a customer asked for a person. */
+  person_requested: string;
+  /** The wait ran out: how can the team reach them. */
+  ask_reach: string;
+  /** The team will reach them by `{channel}`. */
+  handover_created: string;
+  more_at: string;
+}
+
+type AllTexts = Omit<ChatTexts, 'lang'> & AssistantTexts;
+
+const TEXTS: Record<string, AllTexts> = {
+  en: {
+    greeting: 'Hi! Ask us anything.',
+    greeting_named: 'Hi {name}! Ask us anything.',
+    reply_email_consent: 'I agree that the team may reply to me by email about this conversation.',
+    reply_whatsapp_consent: 'I agree that the team may reply to me on WhatsApp about this conversation.',
+    ask_reach: 'Nobody from the team is free right now. How can we reach you?',
+    talk_to_person: 'Talk to a person',
+    waiting_for_person: 'A person from the team will answer here shortly.',
+    handover_created: 'Thank you. The team will get back to you by {channel}.',
+    answer_intro: 'Here is what I found:',
+    no_match: "I'm sorry, I couldn't find an answer to that. Would you like to talk to a person?",
+    person_requested: 'A person from the team will answer here shortly.',
+    more_at: 'More:',
+  },
+  de: {
+    greeting: 'Hallo! Fragen Sie uns gern.',
+    greeting_named: 'Hallo {name}! Fragen Sie uns gern.',
+    reply_email_consent: 'Ich bin einverstanden, dass das Team mir zu diesem Gespräch per E-Mail antwortet.',
+    reply_whatsapp_consent: 'Ich bin einverstanden, dass das Team mir zu diesem Gespräch über WhatsApp antwortet.',
+    ask_reach: 'Gerade ist niemand aus dem Team frei. Wie können wir Sie erreichen?',
+    talk_to_person: 'Mit einer Person sprechen',
+    waiting_for_person: 'Eine Person aus dem Team antwortet Ihnen hier in Kürze.',
+    handover_created: 'Danke. Das Team meldet sich per {channel} bei Ihnen.',
+    answer_intro: 'Das habe ich gefunden:',
+    no_match: 'Leider habe ich dazu keine Antwort gefunden. Möchten Sie mit einer Person sprechen?',
+    person_requested: 'Eine Person aus dem Team antwortet Ihnen hier in Kürze.',
+    more_at: 'Mehr:',
+  },
+  fr: {
+    greeting: 'Bonjour ! Posez-nous votre question.',
+    greeting_named: 'Bonjour {name} ! Posez-nous votre question.',
+    reply_email_consent: "J'accepte que l'équipe me réponde par e-mail au sujet de cette conversation.",
+    reply_whatsapp_consent: "J'accepte que l'équipe me réponde sur WhatsApp au sujet de cette conversation.",
+    ask_reach: "Personne de l'équipe n'est disponible pour le moment. Comment pouvons-nous vous joindre ?",
+    talk_to_person: 'Parler à une personne',
+    waiting_for_person: "Une personne de l'équipe va vous répondre ici sous peu.",
+    handover_created: "Merci. L'équipe vous recontactera par {channel}.",
+    answer_intro: "Voici ce que j'ai trouvé :",
+    no_match: "Désolé, je n'ai pas trouvé de réponse. Voulez-vous parler à une personne ?",
+    person_requested: "Une personne de l'équipe va vous répondre ici sous peu.",
+    more_at: 'Plus :',
+  },
+  es: {
+    greeting: '¡Hola! Pregúntenos lo que quiera.',
+    greeting_named: '¡Hola {name}! Pregúntenos lo que quiera.',
+    reply_email_consent: 'Acepto que el equipo me responda por correo electrónico sobre esta conversación.',
+    reply_whatsapp_consent: 'Acepto que el equipo me responda por WhatsApp sobre esta conversación.',
+    ask_reach: 'Ahora mismo no hay nadie del equipo disponible. ¿Cómo podemos contactarle?',
+    talk_to_person: 'Hablar con una persona',
+    waiting_for_person: 'Una persona del equipo le responderá aquí en breve.',
+    handover_created: 'Gracias. El equipo se pondrá en contacto con usted por {channel}.',
+    answer_intro: 'Esto es lo que encontré:',
+    no_match: 'Lo siento, no encontré una respuesta. ¿Quiere hablar con una persona?',
+    person_requested: 'Una persona del equipo le responderá aquí en breve.',
+    more_at: 'Más:',
+  },
+};
+
+export const TEXT_LANGUAGES = Object.keys(TEXTS);
+
+/** The language of `tag` the chat has words for (`de-CH` → `de`), English otherwise. */
+export function textLanguage(tag: string | null | undefined): string {
+  const primary = (tag ?? '').split('-')[0]?.toLowerCase() ?? '';
+  return primary in TEXTS ? primary : 'en';
+}
+
+export function textsFor(tag: string | null | undefined): AllTexts & { lang: string } {
+  const lang = textLanguage(tag);
+  return { lang, ...(TEXTS[lang] as AllTexts) };
+}
+
+/** What the widget shows, `GET /chat/v1/texts`. */
+export function widgetTexts(tag: string | null | undefined): ChatTexts {
+  const t = textsFor(tag);
+  return {
+    lang: t.lang,
+    greeting: t.greeting,
+    greeting_named: t.greeting_named,
+    reply_email_consent: t.reply_email_consent,
+    reply_whatsapp_consent: t.reply_whatsapp_consent,
+    ask_reach: t.ask_reach,
+    talk_to_person: t.talk_to_person,
+    waiting_for_person: t.waiting_for_person,
+    handover_created: t.handover_created,
+  };
+}
+
+/** The consent words of a reach channel in a language. */
+export function consentWords(channel: 'email' | 'whatsapp', tag: string | null | undefined): string {
+  const texts = textsFor(tag);
+  return channel === 'email' ? texts.reply_email_consent : texts.reply_whatsapp_consent;
+}
+
+/** The first language of an Accept-Language header that the chat has words for, or `en`. */
+export function languageOfAcceptLanguage(header: string | undefined): string {
+  for (const part of (header ?? '').split(',')) {
+    const tag = part.split(';')[0]?.trim() ?? '';
+    if (tag && textLanguage(tag) === tag.split('-')[0]?.toLowerCase()) return textLanguage(tag);
+  }
+  return 'en';
+}

@@ -1,0 +1,99 @@
+import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import {
+  ChatConversationResponse,
+  ChatConversationState,
+  ChatMessage,
+  ChatSessionResponse,
+  ChatTexts,
+  ChatTextsQueryDto,
+  CreateChatSessionDto,
+  HandoverReachDto,
+  SendChatMessageDto,
+} from '@svc/contracts';
+import { ApiError } from '@svc/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ConversationService } from '../conversations/conversation.service';
+import { conversationView } from '../conversations/conversation-view';
+import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
+import { SessionsService } from '../conversations/sessions.service';
+import { StreamService } from '../stream/stream.service';
+import { languageOfAcceptLanguage, widgetTexts } from '../texts/texts';
+import { originOf, Visitor, VisitorGuard } from './visitor.guard';
+
+/** `Last-Event-ID` or `?after=`: the last message id the widget has; 0 when none. */
+function resumeAfter(lastEventId: string | undefined, after: string | undefined): number {
+  const given = lastEventId ?? after;
+  if (given === undefined || given === '') return 0;
+  if (!/^\d{1,9}$/.test(given)) throw new ApiError('invalid_parameter', 'after (or Last-Event-ID) must be a message id, a whole number ≥ 0.');
+  return Number(given);
+}
+
+/**
+ * The visitor API the widget calls from a business's page (`/chat/v1/*`, documented in
+ * docs/chat-api.md). Thin: sessions, conversation, messages, hand-over, stream, texts.
+ */
+@ApiExcludeController()
+@Controller('chat/v1')
+export class VisitorController {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly conversation: ConversationService,
+    private readonly conversations: ConversationsRepository,
+    private readonly streams: StreamService,
+  ) {}
+
+  @Post('sessions')
+  async open(@Body() body: CreateChatSessionDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<ChatSessionResponse> {
+    const session = await this.sessions.open(body, { origin: originOf(request), lang: languageOfAcceptLanguage(request.headers['accept-language']), requestId: request.id });
+    reply.code(session.created ? 201 : 200);
+    return session.body;
+  }
+
+  @Get('conversation')
+  @UseGuards(VisitorGuard)
+  read(@Visitor() visitor: ConversationRow): Promise<ChatConversationResponse> {
+    return conversationView(this.conversations, visitor);
+  }
+
+  @Post('messages')
+  @UseGuards(VisitorGuard)
+  async send(@Visitor() visitor: ConversationRow, @Body() body: SendChatMessageDto, @Req() request: FastifyRequest): Promise<{ message: ChatMessage }> {
+    return { message: await this.conversation.send(visitor, body.text, request.id) };
+  }
+
+  @Post('handover')
+  @HttpCode(200)
+  @UseGuards(VisitorGuard)
+  handover(@Visitor() visitor: ConversationRow, @Req() request: FastifyRequest): Promise<ChatConversationState> {
+    return this.conversation.handover(visitor, request.id);
+  }
+
+  @Post('handover/reach')
+  @HttpCode(200)
+  @UseGuards(VisitorGuard)
+  reach(@Visitor() visitor: ConversationRow, @Body() body: HandoverReachDto, @Req() request: FastifyRequest): Promise<ChatConversationState> {
+    return this.conversation.reach(visitor, body, request.id);
+  }
+
+  @Get('stream')
+  @UseGuards(VisitorGuard)
+  stream(
+    @Visitor() visitor: ConversationRow,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Query('after') after: string | undefined,
+    @Res() reply: FastifyReply,
+  ): void {
+    const from = resumeAfter(lastEventId, after);
+    reply.hijack();
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (typeof value === 'string') headers[name] = value;
+    headers['x-request-id'] = reply.request.id;
+    this.streams.serve(visitor, from, reply.raw, headers);
+  }
+
+  @Get('texts')
+  texts(@Query() query: ChatTextsQueryDto): ChatTexts {
+    return widgetTexts(query.lang);
+  }
+}

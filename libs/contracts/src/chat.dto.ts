@@ -1,0 +1,225 @@
+/**
+ * The chat's visitor API (`/chat/v1/*`, used by the widget on a business's page) and the internal
+ * calls the chat makes to contacts-api and the gateway. Shapes only; the rules are in apps/chat.
+ */
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { CodePoints, E164, IsLanguageTag } from './contacts.dto';
+import type { EventConsent, EventContact, EventConversation } from './events';
+import type { Plan } from './plans';
+
+/** `wgt_` + base64url: the account's public widget id (not a secret). */
+export const WIDGET_ID = /^wgt_[A-Za-z0-9_-]{8,64}$/;
+/** `vis_` + 32 random bytes base64url: a visitor's token, scoped to one conversation. */
+export const VISITOR_TOKEN = /^vis_[A-Za-z0-9_-]{43}$/;
+export const CHAT_MESSAGE_MAX = 4000;
+
+export const CONVERSATION_STATUSES = ['open', 'needs_human', 'handed_over'] as const;
+export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+export const HANDOVER_STATES = ['none', 'waiting', 'ask_reach', 'created'] as const;
+export type HandoverState = (typeof HANDOVER_STATES)[number];
+export const MESSAGE_AUTHORS = ['customer', 'assistant', 'team', 'system'] as const;
+export type MessageAuthor = (typeof MESSAGE_AUTHORS)[number];
+export const REACH_CHANNELS = ['email', 'whatsapp'] as const;
+export type ReachChannel = (typeof REACH_CHANNELS)[number];
+
+/** Text without control characters other than tab and line breaks. */
+const PlainText = () => Matches(/^(?:\P{Cc}|[\t\n\r])*$/u, { message: '$property must not contain control characters other than tab and line breaks' });
+
+/** `POST /chat/v1/sessions`. */
+export class CreateChatSessionDto {
+  @IsString()
+  @Matches(WIDGET_ID, { message: '$property must be a widget id (wgt_…)' })
+  widget!: string;
+
+  /** A same-browser pass; one that identifies nobody is ignored. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  identity?: string;
+
+  /** The visitor's token from an earlier session of this browser. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  token?: string;
+}
+
+/** `POST /chat/v1/messages`. */
+export class SendChatMessageDto {
+  @IsString()
+  @CodePoints(1, CHAT_MESSAGE_MAX)
+  @PlainText()
+  @Matches(/\S/, { message: '$property must not be blank' })
+  text!: string;
+}
+
+/** `POST /chat/v1/handover/reach`: how the customer wants the team to reach them. */
+export class HandoverReachDto {
+  @IsIn(REACH_CHANNELS)
+  channel!: ReachChannel;
+
+  @ValidateIf((dto: HandoverReachDto) => dto.channel === 'email' || dto.email !== undefined)
+  @IsEmail()
+  @MaxLength(254)
+  email?: string;
+
+  @ValidateIf((dto: HandoverReachDto) => dto.channel === 'whatsapp' || dto.phone !== undefined)
+  @Matches(E164, { message: '$property must be an E.164 number such as +447700900123' })
+  phone?: string;
+
+  @IsBoolean()
+  consent!: boolean;
+
+  /** The exact consent words shown next to the checkbox (from `GET /chat/v1/texts`). */
+  @IsString()
+  @CodePoints(1, 10_000)
+  consent_text!: string;
+
+  @IsOptional()
+  @IsLanguageTag()
+  lang?: string;
+}
+
+/** `GET /chat/v1/texts?lang=xx`. */
+export class ChatTextsQueryDto {
+  @IsOptional()
+  @IsLanguageTag()
+  lang?: string;
+}
+
+/** A piece an assistant answer is grounded in. */
+export interface ChatCitation {
+  external_ref: string;
+  heading: string;
+  url: string | null;
+}
+
+/** One message of a conversation as the widget shows it. */
+export interface ChatMessage {
+  /** Increasing per conversation; the stream's event id. */
+  id: number;
+  author: MessageAuthor;
+  text: string;
+  at: string;
+  citation: ChatCitation | null;
+  offers_person: boolean;
+}
+
+export interface ChatConversationState {
+  id: number;
+  channel: 'web';
+  status: ConversationStatus;
+  handover: HandoverState;
+}
+
+/** What the chat knows of an identified visitor, offered back instead of asked. */
+export interface ChatCustomer {
+  name: string;
+  email: string | null;
+  phone: string | null;
+}
+
+/** `GET /chat/v1/conversation`. */
+export interface ChatConversationResponse {
+  conversation: ChatConversationState;
+  customer: ChatCustomer | null;
+  messages: ChatMessage[];
+}
+
+/** `POST /chat/v1/sessions` → 201 (new conversation) or 200 (the token given is still valid). */
+export interface ChatSessionResponse extends ChatConversationResponse {
+  token: string;
+}
+
+/** `GET /chat/v1/texts`: the words the widget shows; the server is their one source. */
+export interface ChatTexts {
+  lang: string;
+  greeting: string;
+  greeting_named: string;
+  reply_email_consent: string;
+  reply_whatsapp_consent: string;
+  ask_reach: string;
+  talk_to_person: string;
+  waiting_for_person: string;
+  handover_created: string;
+}
+
+// ---- Internal (not routed by the gateway, not in the OpenAPI document) ----
+
+/** `GET /internal/widgets/:widget` on the gateway: the account a widget id belongs to. */
+export interface WidgetAccountResponse {
+  account: { id: string; name: string; plan: Plan };
+}
+
+/** `PATCH /internal/contacts/by-svc-id/:svcId` on contacts-api: details a chat-met customer left. */
+export class ChatCustomerDetailsDto {
+  @IsOptional()
+  @IsString()
+  @CodePoints(0, 200)
+  name?: string;
+
+  @IsOptional()
+  @IsEmail()
+  @MaxLength(254)
+  email?: string;
+
+  @IsOptional()
+  @Matches(E164, { message: '$property must be an E.164 number such as +447700900123' })
+  phone?: string;
+
+  @IsOptional()
+  @IsLanguageTag()
+  lang?: string;
+}
+
+export class EventConversationDto implements EventConversation {
+  @IsInt()
+  @Min(1)
+  id!: number;
+
+  @IsString()
+  @MaxLength(32)
+  channel!: string;
+
+  @IsString()
+  @MaxLength(2048)
+  url!: string;
+}
+
+/** `POST /internal/contacts/by-svc-id/:svcId/consents` on contacts-api: a consent given in the chat. */
+export class ChatConsentDto {
+  @IsIn(['reply_email', 'reply_whatsapp'])
+  purpose!: 'reply_email' | 'reply_whatsapp';
+
+  @IsString()
+  @CodePoints(1, 10_000)
+  text!: string;
+
+  @IsOptional()
+  @IsLanguageTag()
+  lang?: string;
+
+  @ValidateNested()
+  @Type(() => EventConversationDto)
+  conversation!: EventConversationDto;
+}
+
+export interface ChatConsentResponse {
+  contact: EventContact;
+  consent: EventConsent;
+}
+
+/** `PUT /internal/chat/widget-settings` on the chat (the admin command line). */
+export class WidgetOriginsDto {
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Matches(/^https?:\/\/[^/?#\s]+$/, { each: true, message: '$property must be origins such as https://shop.example (scheme and host, no path)' })
+  origins!: string[];
+}
+
+export interface WidgetSettingsResponse {
+  account_id: string;
+  allowed_origins: string[];
+}

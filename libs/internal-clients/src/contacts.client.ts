@@ -1,0 +1,73 @@
+import { ChatConsentDto, ChatConsentResponse, ChatCustomerDetailsDto, EventContact, GatewayContext } from '@svc/contracts';
+import { InternalClientOptions, InternalHttpClient, InternalResponse } from './internal-http';
+
+export function isContact(value: unknown): value is EventContact {
+  const c = value as Partial<EventContact> | null;
+  return (
+    typeof c === 'object' &&
+    c !== null &&
+    Number.isSafeInteger(c.svc_id) &&
+    (c.ref === null || typeof c.ref === 'string') &&
+    typeof c.name === 'string' &&
+    (c.email === null || typeof c.email === 'string') &&
+    typeof c.email_confirmed === 'boolean' &&
+    (c.phone === null || typeof c.phone === 'string') &&
+    typeof c.phone_confirmed === 'boolean'
+  );
+}
+
+/**
+ * Customers, through contacts-api's internal routes (identity-issuer and the chat). contacts-api
+ * owns customers and consents and writes their events itself, in its own transactions.
+ */
+export class ContactsClient {
+  private readonly http: InternalHttpClient;
+
+  constructor(options: Omit<InternalClientOptions, 'upstream'>) {
+    this.http = new InternalHttpClient({ ...options, upstream: 'contacts-api' });
+  }
+
+  /** The account's customer with this ref, or null. */
+  byRef(ref: string, context: GatewayContext): Promise<EventContact | null> {
+    return this.contactOrNull(this.http.call('GET', `/internal/contacts/by-ref/${encodeURIComponent(ref)}`, context), context);
+  }
+
+  /** The account's customer with this svc_id, or null (unknown or erased). */
+  bySvcId(svcId: number, context: GatewayContext): Promise<EventContact | null> {
+    return this.contactOrNull(this.http.call('GET', `/internal/contacts/by-svc-id/${svcId}`, context), context);
+  }
+
+  /** A new chat-met customer (ref null, a new svc_id, no details). */
+  async createChatMet(context: GatewayContext): Promise<EventContact> {
+    const contact = await this.contactOrNull(this.http.call('POST', '/internal/contacts/chat-met', context, {}), context);
+    if (!contact) throw this.http.unavailable(context, 'chat-met customer not created');
+    return contact;
+  }
+
+  /** Stores details a chat-met customer left; null when the customer is gone (erased). */
+  saveChatDetails(svcId: number, details: ChatCustomerDetailsDto, context: GatewayContext): Promise<EventContact | null> {
+    return this.contactOrNull(this.http.call('PATCH', `/internal/contacts/by-svc-id/${svcId}`, context, details), context);
+  }
+
+  /** Records a consent given in the chat (contacts-api emits `consent.granted`); null when the customer is gone. */
+  async recordChatConsent(svcId: number, consent: ChatConsentDto, context: GatewayContext): Promise<ChatConsentResponse | null> {
+    const response = await this.http.call('POST', `/internal/contacts/by-svc-id/${svcId}/consents`, context, consent);
+    if (response.status === 404) return null;
+    const body = response.body as Partial<ChatConsentResponse> | undefined;
+    if (response.status !== 201 || !isContact(body?.contact) || typeof body?.consent !== 'object') {
+      throw this.http.unavailable(context, `status ${response.status}`);
+    }
+    return body as ChatConsentResponse;
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+
+  private async contactOrNull(call: Promise<InternalResponse>, context: GatewayContext): Promise<EventContact | null> {
+    const response = await call;
+    if (response.status === 404) return null;
+    if ((response.status !== 200 && response.status !== 201) || !isContact(response.body)) throw this.http.unavailable(context, `status ${response.status}`);
+    return response.body;
+  }
+}

@@ -1,0 +1,5 @@
+export * from './contacts.client';
+export * from './identity.client';
+export * from './internal-http';
+export * from './knowledge.client';
+export * from './widgets.client';

@@ -1,0 +1,79 @@
+import { GatewayContext } from '@svc/contracts';
+import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
+import type { Logger } from 'pino';
+import { Pool } from 'undici';
+
+export interface InternalClientOptions {
+  /** The service's base URL (`http://127.0.0.1:3001`). */
+  url: string;
+  auth: InternalAuth;
+  /** How long a call may take (headers and body) before it counts as unavailable. */
+  timeoutMs: number;
+  logger: Logger;
+  /** Shown in logs: which service did not answer. */
+  upstream: string;
+  connections?: number;
+}
+
+/** The answer of an internal call that the service answered: its status and JSON body (or undefined). */
+export interface InternalResponse {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * One service's internal routes over keep-alive HTTP (no app reads another's schema). Each call
+ * carries a context signed with `InternalAuth` naming the account it is for; the service scopes
+ * what it does to it. A service that does not answer, or answers 5xx, is `unavailable` (503, retry).
+ */
+export class InternalHttpClient {
+  private readonly pool: Pool;
+
+  constructor(private readonly options: InternalClientOptions) {
+    this.pool = new Pool(options.url, {
+      connections: options.connections ?? 64,
+      keepAliveTimeout: 10_000,
+      connect: { timeout: 2_000 },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+  }
+
+  /** Calls `method path` for `context`; a 4xx comes back as it is, a 5xx or no answer throws `unavailable`. */
+  async call(method: 'GET' | 'POST' | 'PUT' | 'PATCH', path: string, context: GatewayContext, json?: unknown): Promise<InternalResponse> {
+    const headers: Record<string, string> = {
+      [GATEWAY_CONTEXT_HEADER]: await this.options.auth.sign(this.options.upstream, context),
+      'x-request-id': context.requestId,
+      accept: 'application/json',
+    };
+    if (json !== undefined) headers['content-type'] = 'application/json';
+    let response;
+    try {
+      response = await this.pool.request({ method, path, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+    } catch (err) {
+      throw this.unavailable(context, (err as { code?: string }).code ?? String(err));
+    }
+    if (response.statusCode >= 500) {
+      await response.body.dump();
+      throw this.unavailable(context, `status ${response.statusCode}`);
+    }
+    const text = await response.body.text().catch(() => '');
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      throw this.unavailable(context, 'unexpected body');
+    }
+    return { status: response.statusCode, body };
+  }
+
+  /** The error for an answer the caller cannot use (logged with the reason). */
+  unavailable(context: GatewayContext, reason: string): ApiError {
+    this.options.logger.warn({ request_id: context.requestId, upstream: this.options.upstream, reason }, 'internal call failed');
+    return new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
