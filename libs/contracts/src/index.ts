@@ -10,3 +10,4 @@ export * from './contacts.dto';
 export * from './event-samples';
 export * from './webhooks.dto';
 export * from './knowledge.dto';
+export * from './erasure';
