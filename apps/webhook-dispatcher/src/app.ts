@@ -1,5 +1,6 @@
 import { consumeQueues } from '@svc/messaging';
 import { AppDefinition } from '@svc/platform';
+import { WEBHOOK_DISPATCHER_ERASURES_QUEUE } from './delivery/erasures.consumer';
 import { WEBHOOK_DISPATCHER_QUEUE } from './delivery/events.consumer';
 import { webhookDispatcherConfigSpec } from './webhook-dispatcher.config';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module';
@@ -8,5 +9,5 @@ export const app: AppDefinition<typeof webhookDispatcherConfigSpec> = {
   name: 'webhook-dispatcher',
   configSpec: webhookDispatcherConfigSpec,
   module: (config, logger) => WebhookDispatcherModule.forRoot(config, logger),
-  configure: (nest, _fastify, config) => consumeQueues(nest, [WEBHOOK_DISPATCHER_QUEUE], config.RABBITMQ_PREFETCH),
+  configure: (nest, _fastify, config) => consumeQueues(nest, [WEBHOOK_DISPATCHER_QUEUE, WEBHOOK_DISPATCHER_ERASURES_QUEUE], config.RABBITMQ_PREFETCH),
 };
