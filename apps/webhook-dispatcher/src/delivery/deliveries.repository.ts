@@ -221,17 +221,19 @@ export class DeliveriesRepository {
          ) oldest
          WHERE coalesce(b.n, 0) < $2 AND coalesce(a.n, 0) < $5
          ORDER BY oldest.next_attempt_at LIMIT $1
-       ), due AS (
-         SELECT due.id, due.next_attempt_at, o.account_id, o.account_room,
-                row_number() OVER (PARTITION BY o.account_id ORDER BY due.next_attempt_at, due.id) AS nth_of_account
-         FROM open o CROSS JOIN LATERAL (
-           SELECT d.id, d.next_attempt_at FROM webhooks.deliveries d
-           WHERE d.endpoint_id = o.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
-           ORDER BY d.next_attempt_at, d.id LIMIT least(o.room, $1)
-         ) due
+       ), open_accounts AS (
+         SELECT DISTINCT account_id, account_room FROM open
        ), ranked AS (
-         SELECT id FROM due WHERE nth_of_account <= account_room
-         ORDER BY next_attempt_at, id LIMIT $1
+         SELECT due.id FROM open_accounts a CROSS JOIN LATERAL (
+           SELECT due.id, due.next_attempt_at FROM open o CROSS JOIN LATERAL (
+             SELECT d.id, d.next_attempt_at FROM webhooks.deliveries d
+             WHERE d.endpoint_id = o.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
+             ORDER BY d.next_attempt_at, d.id LIMIT least(o.room, $1)
+           ) due
+           WHERE o.account_id = a.account_id
+           ORDER BY due.next_attempt_at, due.id LIMIT least(a.account_room, $1)
+         ) due
+         ORDER BY due.next_attempt_at, due.id LIMIT $1
        ), locked AS (
          SELECT d.id FROM webhooks.deliveries d
          WHERE d.id IN (SELECT id FROM ranked) AND d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until <= now())
