@@ -115,6 +115,16 @@ describe('EventLog (real PostgreSQL)', () => {
       expect((await stored(elsewhere))[0]!.data).toEqual(theirs.data);
     });
 
+    it('looks again after its commit: an event of a customer whose erasure it did not see is blanked, on a redelivery too', async () => {
+      const account = randomUUID();
+      const event = handover(account, 7);
+      await log.append(account, [event]);
+      // An erasure that committed while the append ran, and whose own blanking came before the append's commit.
+      await dataSource.query('INSERT INTO events.erased_contacts (account_id, svc_id) VALUES ($1, 1007)', [account]);
+      expect(await log.append(account, [event])).toBe(0);
+      expect((await stored(account))[0]!.data).toEqual(eraseEventData(event.data));
+    });
+
     it('keeps only account ids and svc_ids as the record of erased customers', async () => {
       const columns: Array<{ column_name: string }> = await dataSource.query(
         `SELECT column_name FROM information_schema.columns WHERE table_schema = 'events' AND table_name = 'erased_contacts' ORDER BY ordinal_position`,

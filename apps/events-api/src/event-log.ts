@@ -76,11 +76,10 @@ export class EventLog {
       messages.map((m) => JSON.stringify(eraseEventData(m.data))),
     ]);
     const appended = row?.appended ?? 0;
-    if (appended > 0) {
-      this.relay.wake();
-      const erased = await this.erasedAmong(accountId, svcIds.filter((id): id is number => id !== null));
-      if (erased.length > 0) await this.blankContacts(accountId, erased);
-    }
+    if (appended > 0) this.relay.wake();
+    // Also after a redelivery that appended nothing: the look after an earlier attempt's commit may have failed.
+    const erased = await this.erasedAmong(accountId, svcIds.filter((id): id is number => id !== null));
+    if (erased.length > 0) await this.blankContacts(accountId, erased);
     return appended;
   }
 

@@ -82,7 +82,8 @@ export class DeliveryService {
     }
     // What this process could not take now, it claims as soon as it has room.
     if (worker && inserted > leased.length) worker.wake();
-    if (inserted > 0) await this.blankIfErasedMeanwhile(events);
+    // Also after a redelivery that made nothing: the look after an earlier attempt's commit may have failed.
+    await this.blankIfErasedMeanwhile(events);
   }
 
   /**
