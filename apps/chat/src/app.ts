@@ -1,11 +1,8 @@
-import { consumeQueues, DOMAIN_EXCHANGE } from '@svc/messaging';
+import { CHAT_QUEUE, consumeQueues } from '@svc/messaging';
 import { AppDefinition } from '@svc/platform';
 import type { FastifyInstance } from 'fastify';
 import { chatConfigSpec } from './chat.config';
 import { ChatModule } from './chat.module';
-
-/** The queue the chat consumes: erasures (the customer's personal data leaves conversations). */
-export const CHAT_QUEUE = { queue: 'chat.domain', exchange: DOMAIN_EXCHANGE, bindings: ['contact.erased'] };
 
 const VISITOR_API = '/chat/v1/';
 

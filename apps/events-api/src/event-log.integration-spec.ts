@@ -1,4 +1,4 @@
-import { DomainMessage, EventKind, sampleEventData } from '@svc/contracts';
+import { DomainMessage, eraseEventData, EventKind, sampleEventData } from '@svc/contracts';
 import { classifyFailure, domainMessage, OutboxRelay } from '@svc/messaging';
 import { createDataSource, migrate } from '@svc/persistence';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
@@ -88,5 +88,62 @@ describe('EventLog (real PostgreSQL)', () => {
     expect([r0, r1, r2]).toEqual(['appended', 'appended', 'appended']);
     expect(classifyFailure(rBad)).toMatchObject({ kind: 'permanent' });
     expect((await ids(account)).map((r) => r.eventId)).toEqual([first!.id, good1!.id, good2!.id]);
+  });
+
+  describe('erasure', () => {
+    const handover = (account: string, n: number) => domainMessage('handover.created', account, sampleEventData('handover.created', { n })) as DomainMessage<EventKind>;
+    const stored = async (account: string): Promise<Array<{ svc_id: string; data: unknown }>> =>
+      dataSource.query(`SELECT data -> 'contact' ->> 'svc_id' AS svc_id, data FROM events.events WHERE account_id = $1 ORDER BY id`, [account]);
+    const queued = async (account: string): Promise<unknown[]> =>
+      (await dataSource.query(`SELECT body FROM events.outbox WHERE body ->> 'account_id' = $1 ORDER BY seq`, [account])).map((r: { body: { event: { data: unknown } } }) => r.body.event.data);
+
+    it("blanks the customer's retained events and unpublished outbox rows exactly as eraseEventData does, and no one else's", async () => {
+      const account = randomUUID();
+      const [mine, theirs] = [handover(account, 1), handover(account, 2)];
+      await log.append(account, [mine, theirs]);
+      expect(await log.eraseContact(account, 1001)).toBe(1);
+      const [erased, kept] = await stored(account);
+      expect(erased!.data).toEqual(eraseEventData(mine.data));
+      expect(JSON.stringify(erased!.data)).not.toMatch(/Ada|ada@example\.com|\+447700900123/);
+      expect(kept!.data).toEqual(theirs.data);
+      // Still waiting in the outbox (the test relay publishes nothing): blanked there too.
+      expect(await queued(account)).toEqual([eraseEventData(mine.data), theirs.data]);
+      // Idempotent: a redelivered erasure changes nothing more.
+      expect(await log.eraseContact(account, 1001)).toBe(0);
+    });
+
+    it('appends an event of an erased customer (late or redelivered) blanked, in the feed and in the outbox', async () => {
+      const account = randomUUID();
+      await log.eraseContact(account, 1005);
+      const late = handover(account, 5);
+      const other = handover(account, 6);
+      expect(await log.append(account, [late, other])).toBe(2);
+      const [blank, untouched] = await stored(account);
+      expect(blank!.data).toEqual(eraseEventData(late.data));
+      expect(untouched!.data).toEqual(other.data);
+      expect(await queued(account)).toEqual([eraseEventData(late.data), other.data]);
+      // Another account's customer with the same svc_id is not erased.
+      const elsewhere = randomUUID();
+      const theirs = handover(elsewhere, 5);
+      await log.append(elsewhere, [theirs]);
+      expect((await stored(elsewhere))[0]!.data).toEqual(theirs.data);
+    });
+
+    it('looks again after its commit: an event of a customer whose erasure it did not see is blanked, on a redelivery too', async () => {
+      const account = randomUUID();
+      const event = handover(account, 7);
+      await log.append(account, [event]);
+      // An erasure that committed while the append ran, and whose own blanking came before the append's commit.
+      await dataSource.query('INSERT INTO events.erased_contacts (account_id, svc_id) VALUES ($1, 1007)', [account]);
+      expect(await log.append(account, [event])).toBe(0);
+      expect((await stored(account))[0]!.data).toEqual(eraseEventData(event.data));
+    });
+
+    it('keeps only account ids and svc_ids as the record of erased customers', async () => {
+      const columns: Array<{ column_name: string }> = await dataSource.query(
+        `SELECT column_name FROM information_schema.columns WHERE table_schema = 'events' AND table_name = 'erased_contacts' ORDER BY ordinal_position`,
+      );
+      expect(columns.map((c) => c.column_name)).toEqual(['account_id', 'svc_id', 'erased_at']);
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainMessage, EventKind, PublicEvent } from '@svc/contracts';
+import { DomainMessage, eraseEventData, EventKind, eventContactSvcId, PublicEvent } from '@svc/contracts';
 import { EVENTS_EXCHANGE, OutboxRelay } from '@svc/messaging';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 /** timestamptz as the contract writes it: UTC, six fraction digits, `+00:00`. */
 const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
@@ -14,10 +14,13 @@ const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')
  * races its original costs a gap in the ids, never a duplicate. No NOTIFY: PostgreSQL serializes
  * the commits of every notifying transaction (a database-wide lock held through the WAL flush), and
  * the relay that publishes these rows runs in this process, woken directly after the commit.
+ * An event of a customer already erased (`$6` its svc_id) is appended as `$7`, its data blanked.
  */
 const APPEND = `
   WITH input AS (
-    SELECT * FROM unnest($2::uuid[], $3::text[], $4::timestamptz[], $5::jsonb[]) WITH ORDINALITY AS t(event_id, kind, at, data, ord)
+    SELECT t.event_id, t.kind, t.at, t.ord,
+           CASE WHEN EXISTS (SELECT 1 FROM events.erased_contacts x WHERE x.account_id = $1 AND x.svc_id = t.svc_id) THEN t.erased ELSE t.data END AS data
+    FROM unnest($2::uuid[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::bigint[], $7::jsonb[]) WITH ORDINALITY AS t(event_id, kind, at, data, svc_id, erased, ord)
   ), fresh AS (
     SELECT i.*, row_number() OVER (ORDER BY i.ord) AS rn, count(*) OVER () AS n FROM input i
     WHERE NOT EXISTS (SELECT 1 FROM events.events e WHERE e.event_id = i.event_id)
@@ -55,17 +58,28 @@ export class EventLog {
     private readonly relay: OutboxRelay,
   ) {}
 
-  /** Appends public events of one account, in the given order; returns how many were new. */
+  /**
+   * Appends public events of one account, in the given order; returns how many were new. Events
+   * of an erased customer are appended blanked. An erasure that commits while the append runs is
+   * not seen by it (its snapshot is older), and that erasure's own blanking may not see the append
+   * yet: so after the commit the append looks again and blanks what it added of an erased customer.
+   */
   async append(accountId: string, messages: ReadonlyArray<DomainMessage<EventKind>>): Promise<number> {
+    const svcIds = messages.map((m) => eventContactSvcId(m.data));
     const [row]: Array<{ appended: number }> = await this.db.query(APPEND, [
       accountId,
       messages.map((m) => m.id),
       messages.map((m) => m.kind),
       messages.map((m) => m.at),
       messages.map((m) => JSON.stringify(m.data)),
+      svcIds,
+      messages.map((m) => JSON.stringify(eraseEventData(m.data))),
     ]);
     const appended = row?.appended ?? 0;
     if (appended > 0) this.relay.wake();
+    // Also after a redelivery that appended nothing: the look after an earlier attempt's commit may have failed.
+    const erased = await this.erasedAmong(accountId, svcIds.filter((id): id is number => id !== null));
+    if (erased.length > 0) await this.blankContacts(accountId, erased);
     return appended;
   }
 
@@ -88,18 +102,47 @@ export class EventLog {
     return `{"events":[${row?.events ?? ''}],"next_after":${nextAfter},"more":${(row?.found ?? 0) > limit}}`;
   }
 
-  /** Erasure: the customer's name, email and phone leave every retained event of the account. */
+  /**
+   * Erasure: the customer is recorded as erased (svc_id only) and committed first, then their name,
+   * email and phone leave every retained event of the account and every event still waiting in the
+   * outbox (published rows are not kept). In this order, an append running meanwhile is either seen
+   * by the blanking or sees the record when it looks again after its commit. Idempotent.
+   */
   async eraseContact(accountId: string, svcId: number): Promise<number> {
-    const [, count]: [unknown, number] = await this.db.query(
-      `UPDATE events.events SET data = data
-         || jsonb_build_object('contact', (data -> 'contact') || '{"name": "", "email": null, "phone": null}'::jsonb)
-         || CASE WHEN data ? 'reach'
-              THEN jsonb_build_object('reach', (data -> 'reach') || '{"email": "", "whatsapp": ""}'::jsonb)
-              ELSE '{}'::jsonb END
-       WHERE account_id = $1 AND data -> 'contact' ->> 'svc_id' = $2`,
-      [accountId, String(svcId)],
+    await this.db.query(`INSERT INTO events.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [accountId, svcId]);
+    return this.blankContacts(accountId, [svcId]);
+  }
+
+  /** Of `svcIds`, those of customers erased in the account. */
+  private async erasedAmong(accountId: string, svcIds: number[]): Promise<number[]> {
+    if (svcIds.length === 0) return [];
+    const rows: Array<{ svc_id: string }> = await this.db.query(
+      `SELECT svc_id FROM events.erased_contacts WHERE account_id = $1 AND svc_id = ANY($2::bigint[])`,
+      [accountId, [...new Set(svcIds)]],
     );
-    return count;
+    return rows.map((r) => Number(r.svc_id));
+  }
+
+  /** Blanks (`eraseEventData`) the retained and unpublished events of these customers; returns how many events changed. */
+  private async blankContacts(accountId: string, svcIds: number[]): Promise<number> {
+    const ids = svcIds.map(String);
+    return this.db.transaction(async (tx) => {
+      const events: Array<{ id: string; data: unknown }> = await tx.query(
+        `SELECT id, data FROM events.events WHERE account_id = $1 AND data -> 'contact' ->> 'svc_id' = ANY($2::text[]) ORDER BY id FOR UPDATE`,
+        [accountId, ids],
+      );
+      const changed = blanked(events, (e) => e.data, (e, data) => ({ key: e.id, value: data }));
+      await update(tx, `UPDATE events.events e SET data = u.value FROM unnest($2::bigint[], $3::jsonb[]) u (key, value) WHERE e.account_id = $1 AND e.id = u.key`, changed, [accountId]);
+      const waiting: Array<{ seq: string; body: { event: PublicEvent } }> = await tx.query(
+        `SELECT seq, body FROM events.outbox
+         WHERE sent_at IS NULL AND body ->> 'account_id' = $1 AND body -> 'event' -> 'data' -> 'contact' ->> 'svc_id' = ANY($2::text[])
+         ORDER BY seq FOR UPDATE`,
+        [accountId, ids],
+      );
+      const unpublished = blanked(waiting, (r) => r.body.event.data, (r, data) => ({ key: r.seq, value: { ...r.body, event: { ...r.body.event, data } } }));
+      await update(tx, `UPDATE events.outbox o SET body = u.value FROM unnest($1::bigint[], $2::jsonb[]) u (key, value) WHERE o.seq = u.key`, unpublished);
+      return changed.length;
+    });
   }
 
   /** Removes up to `batch` events recorded more than `days` ago (`PruneJob` calls it); returns how many. */
@@ -111,4 +154,24 @@ export class EventLog {
     );
     return count;
   }
+}
+
+interface Replacement {
+  key: string;
+  value: unknown;
+}
+
+/** The rows whose data `eraseEventData` changes, as replacements (already blanked rows are left alone). */
+function blanked<R>(rows: R[], dataOf: (row: R) => unknown, replace: (row: R, data: unknown) => Replacement): Replacement[] {
+  return rows.flatMap((row) => {
+    const data = dataOf(row);
+    const erased = eraseEventData(data);
+    return JSON.stringify(erased) === JSON.stringify(data) ? [] : [replace(row, erased)];
+  });
+}
+
+/** Runs `sql` with `leading` parameters, then the replacements' keys and JSON values as two arrays. */
+async function update(tx: EntityManager, sql: string, replacements: Replacement[], leading: unknown[] = []): Promise<void> {
+  if (replacements.length === 0) return;
+  await tx.query(sql, [...leading, replacements.map((r) => r.key), replacements.map((r) => JSON.stringify(r.value))]);
 }

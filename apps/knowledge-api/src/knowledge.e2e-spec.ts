@@ -1,6 +1,7 @@
 import { BulkUpsertKnowledgeResponseDto, ErrorBody, KnowledgeListResponseDto, KnowledgePieceDto, KnowledgeSearchResponse } from '@svc/contracts';
 import { InternalAuth } from '@svc/platform';
-import { Stack, startStack, TestAccount } from '@svc/testing';
+import { DOMAIN_EXCHANGE } from '@svc/messaging';
+import { Stack, startStack, tapExchange, TestAccount, waitFor } from '@svc/testing';
 import { randomBytes } from 'node:crypto';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
@@ -180,22 +181,33 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
     });
   });
 
-  it('every change and deletion enqueues a knowledge.changed message in the outbox, one per piece', async () => {
+  it('every change and deletion publishes a knowledge.changed message through the outbox, one per piece, and the outbox keeps no copy', async () => {
     const account = await stack.newAccount('Outbox');
-    await put('o-1', piece(), account.key);
-    await bulk([item('o-2'), item('o-3')], account.key);
-    await stack.call('/knowledge/o-1', { method: 'DELETE', key: account.key });
-    await bulk([item('o-4'), item('o-4')], account.key); // refused: nothing enqueued
-    const rows: Array<{ routing_key: string; body: { kind: string; account_id: string; data: object } }> = await stack.dataSource.query(
-      "SELECT routing_key, body FROM knowledge.outbox WHERE body->>'account_id' = $1 ORDER BY seq",
-      [account.accountId],
-    );
-    expect(rows.map((r) => [r.routing_key, r.body.kind, r.body.data])).toEqual([
-      ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-1', change: 'upserted' }],
-      ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-2', change: 'upserted' }],
-      ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-3', change: 'upserted' }],
-      ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-1', change: 'deleted' }],
-    ]);
+    const tap = await tapExchange(stack.env['RABBITMQ_URL']!, DOMAIN_EXCHANGE);
+    try {
+      await put('o-1', piece(), account.key);
+      await bulk([item('o-2'), item('o-3')], account.key);
+      await stack.call('/knowledge/o-1', { method: 'DELETE', key: account.key });
+      await bulk([item('o-4'), item('o-4')], account.key); // refused: nothing enqueued
+      await stack.call('/knowledge/o-3', { method: 'DELETE', key: account.key }); // the last one: everything before it is in by then
+      type Changed = { routingKey: string; body: { kind: string; account_id: string; at: string; data: { external_ref: string; change: string } } };
+      const mine = () => (tap.messages as Changed[]).filter((m) => m.body.account_id === account.accountId);
+      const last = (m: Changed) => m.body.data.external_ref === 'o-3' && m.body.data.change === 'deleted';
+      await waitFor('the last change to be published', async () => (mine().some(last) ? true : undefined), 15_000);
+      // In commit order (the two pieces of one bulk call share their transaction).
+      const ordered = mine().sort((a, b) => a.body.at.localeCompare(b.body.at) || a.body.data.external_ref.localeCompare(b.body.data.external_ref));
+      expect(ordered.map((m) => [m.routingKey, m.body.kind, m.body.data])).toEqual([
+        ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-1', change: 'upserted' }],
+        ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-2', change: 'upserted' }],
+        ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-3', change: 'upserted' }],
+        ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-1', change: 'deleted' }],
+        ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-3', change: 'deleted' }],
+      ]);
+      const kept = async () => (await stack.dataSource.query("SELECT count(*)::int AS n FROM knowledge.outbox WHERE body->>'account_id' = $1", [account.accountId]))[0].n as number;
+      await waitFor('the outbox to keep no copy', async () => ((await kept()) === 0 ? true : undefined), 15_000);
+    } finally {
+      await tap.close();
+    }
   });
 
   describe('the assistant search (internal)', () => {

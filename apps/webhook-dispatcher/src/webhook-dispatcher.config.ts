@@ -79,6 +79,10 @@ export const webhookDispatcherConfigSpec = {
     desc: 'Waits after each failed attempt (units ms, s, m, h); after the last one the delivery is `failed`. Tests shorten it, e.g. `1s,2s,3s,4s,5s,6s`.',
   }),
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: count({ default: 32, desc: 'Attempts in flight to one endpoint at once, so a slow receiver cannot hold every worker.' }),
+  WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: count({
+    default: 64,
+    desc: 'Attempts in flight for one account at once, over all its endpoints (a quarter of the default WEBHOOK_CONCURRENCY), so that one account with slow receivers cannot hold every worker. Keep it well below WEBHOOK_CONCURRENCY and at or above WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT.',
+  }),
   WEBHOOK_CONCURRENCY: countOrZero({ default: 256, desc: 'Attempts in flight in this process; 0 serves the API only and delivers nothing.' }),
   WEBHOOK_POLL_INTERVAL_MS: count({ default: 1000, desc: 'How often workers look for due deliveries: retries, and deliveries no process could take when they were made (new ones are sent at once by the process that makes them).' }),
   WEBHOOK_RETENTION_DAYS: count({ default: 30, desc: 'Days finished deliveries and their attempts are kept before the prune job removes them.' }),

@@ -8,6 +8,7 @@ import { DeliveriesRepository } from './delivery/deliveries.repository';
 import { DeliveryNotifications } from './delivery/delivery-notifications';
 import { DeliveryService } from './delivery/delivery.service';
 import { DeliveryWorker } from './delivery/delivery-worker';
+import { ErasuresConsumer } from './delivery/erasures.consumer';
 import { EventsConsumer } from './delivery/events.consumer';
 import { InternalEventsController } from './delivery/internal-events.controller';
 import { parseRetrySchedule } from './delivery/retry-schedule';
@@ -63,7 +64,7 @@ export class WebhookDispatcherModule {
         PersistenceModule.forApp('webhook-dispatcher', config, WEBHOOKS_SCHEMA, WEBHOOKS_MIGRATIONS),
         MessagingModule.forRoot({ url: config.RABBITMQ_URL, connectionName: 'webhook-dispatcher' }),
       ],
-      controllers: [WebhooksController, InternalEventsController, EventsConsumer],
+      controllers: [WebhooksController, InternalEventsController, EventsConsumer, ErasuresConsumer],
       providers: [
         { provide: AddressPolicy, useValue: policy },
         {
@@ -91,6 +92,7 @@ export class WebhookDispatcherModule {
               {
                 concurrency: config.WEBHOOK_CONCURRENCY,
                 maxInFlightPerEndpoint: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
+                maxInFlightPerAccount: config.WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT,
                 leaseMs,
                 pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
                 retrySchedule: parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE),

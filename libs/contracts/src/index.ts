@@ -11,3 +11,4 @@ export * from './event-samples';
 export * from './webhooks.dto';
 export * from './knowledge.dto';
 export * from './chat.dto';
+export * from './erasure';

@@ -9,7 +9,6 @@ export const messagingConfigSpec = {
 export const outboxConfigSpec = {
   OUTBOX_POLL_INTERVAL_MS: millis(60_000)({ default: 1_000, desc: 'How often the outbox relay looks for unsent rows besides being woken by NOTIFY.' }),
   OUTBOX_BATCH_SIZE: count({ default: 200, desc: 'Outbox rows the relay claims and publishes per round.' }),
-  OUTBOX_RETENTION_MS: millis()({ default: 3_600_000, desc: 'How long published outbox rows are kept before pruning.' }),
 };
 
 /** Settings of an app that consumes queues. */

@@ -59,7 +59,6 @@ export interface MessagingAppConfig {
   DATABASE_URL: string;
   OUTBOX_BATCH_SIZE?: number;
   OUTBOX_POLL_INTERVAL_MS?: number;
-  OUTBOX_RETENTION_MS?: number;
 }
 
 /**
@@ -81,7 +80,6 @@ export class MessagingModule {
               databaseUrl: config.DATABASE_URL,
               batchSize: config.OUTBOX_BATCH_SIZE ?? 200,
               pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS ?? 1_000,
-              retentionMs: config.OUTBOX_RETENTION_MS ?? 3_600_000,
             },
           }
         : {}),

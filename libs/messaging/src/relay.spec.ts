@@ -17,10 +17,10 @@ describe('OutboxRelay wake-ups', () => {
           ? new Promise((resolve) => claims.push((rows) => resolve([{}, {}, { rows }])))
           : Promise.resolve([]),
     };
-    const db = { createQueryRunner: () => ({ connect: async () => client, release: async () => undefined }) } as unknown as DataSource;
+    const db = { query: async () => [], createQueryRunner: () => ({ connect: async () => client, release: async () => undefined }) } as unknown as DataSource;
     const publisher = { isReady: true, publish: async () => undefined } as unknown as Publisher;
     // No database listens at this address: the relay is woken only by the test (and a poll that never comes).
-    const relay = new OutboxRelay(db, publisher, pino({ level: 'silent' }), { schema: 'chat', databaseUrl: 'postgres://127.0.0.1:1/none', batchSize: 200, pollIntervalMs: 3_600_000, retentionMs: 60_000 });
+    const relay = new OutboxRelay(db, publisher, pino({ level: 'silent' }), { schema: 'chat', databaseUrl: 'postgres://127.0.0.1:1/none', batchSize: 200, pollIntervalMs: 3_600_000 });
     return { relay, claims };
   }
   const settle = () => new Promise((resolve) => setTimeout(resolve, 20));

@@ -10,7 +10,6 @@ export interface RelayOptions {
   databaseUrl: string;
   batchSize: number;
   pollIntervalMs: number;
-  retentionMs: number;
 }
 
 interface OutboxRow {
@@ -21,7 +20,6 @@ interface OutboxRow {
   body: unknown;
 }
 
-const PRUNE_EVERY_MS = 60_000;
 const RETRY_AFTER_FAILURE_MS = 500;
 /** Rounds in flight at once in one relay. */
 const MAX_ROUNDS = 4;
@@ -29,15 +27,16 @@ const MAX_ROUNDS = 4;
 /**
  * Publishes a schema's outbox. Each round claims a batch of unsent rows with FOR UPDATE SKIP LOCKED
  * (so several relay processes share the work instead of repeating it), publishes them with
- * confirms, and marks them sent in the same transaction: a crash before the commit leaves the rows
- * unsent and they are published again (at least once; consumers deduplicate on the message id).
+ * confirms, and deletes them in the same transaction: a crash before the commit leaves the rows
+ * and they are published again (at least once; consumers deduplicate on the message id). A
+ * published message is not kept: an outbox holds a body (personal data, for events) only until the
+ * broker has it, so an erasure has no copy to reach there.
  * Woken by NOTIFY when a producer commits (or directly, by `wake()`, in the process that committed),
  * and by a poll in case a notification was missed.
  */
 export class OutboxRelay {
   private listener?: Client;
   private pollTimer?: NodeJS.Timeout;
-  private pruneTimer?: NodeJS.Timeout;
   private readonly rounds = new Set<Promise<void>>();
   private again = false;
   /** A round is between its start and the end of its claim. */
@@ -54,11 +53,10 @@ export class OutboxRelay {
 
   async start(): Promise<void> {
     this.stopped = false;
+    await this.removeSent();
     await this.listen();
     this.pollTimer = setInterval(() => this.wake(), this.options.pollIntervalMs);
-    this.pruneTimer = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
     this.pollTimer.unref();
-    this.pruneTimer.unref();
     this.wake();
   }
 
@@ -93,7 +91,6 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.pollTimer);
-    clearInterval(this.pruneTimer);
     await Promise.all(this.rounds);
     await this.listener?.end().catch(() => undefined);
     this.listener = undefined;
@@ -156,9 +153,9 @@ export class OutboxRelay {
 
   /**
    * One round in two round trips to PostgreSQL (each a simple query of several statements): BEGIN
-   * and claim; then, after the confirms, mark sent and COMMIT. On this kind of machine a socket
+   * and claim; then, after the confirms, delete the published rows and COMMIT. On this kind of machine a socket
    * write costs more than the statement, and a relay makes one round per commit at low load. The
-   * commit does not wait for its WAL flush: a mark lost in a crash only means the rows are
+   * commit does not wait for its WAL flush: a deletion lost in a crash only means the rows are
    * published again, which at-least-once delivery allows (consumers deduplicate). Calls
    * `claimed` once its claim is answered.
    */
@@ -180,7 +177,7 @@ export class OutboxRelay {
       }
       await this.publisher.publish(rows.map((r) => ({ id: r.id, exchange: r.exchange, routingKey: r.routing_key, body: r.body })));
       // seq is a bigint PostgreSQL returned (digits only), so the list is written into the statement.
-      await client.query(`UPDATE "${schema}".outbox SET sent_at = now() WHERE seq = ANY('{${rows.map((r) => r.seq).join(',')}}'::bigint[]); COMMIT`);
+      await client.query(`DELETE FROM "${schema}".outbox WHERE seq = ANY('{${rows.map((r) => r.seq).join(',')}}'::bigint[]); COMMIT`);
       return rows.length;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -190,16 +187,15 @@ export class OutboxRelay {
     }
   }
 
-  private async prune(): Promise<void> {
+  /**
+   * Rows a relay of an earlier version marked sent and kept (`sent_at`): published long ago, they
+   * go at start, so that no outbox keeps a copy of what it published.
+   */
+  private async removeSent(): Promise<void> {
     try {
-      await this.db.query(
-        `DELETE FROM "${this.options.schema}".outbox WHERE seq IN (
-           SELECT seq FROM "${this.options.schema}".outbox
-           WHERE sent_at < now() - make_interval(secs => $1 / 1000.0) LIMIT 10000)`,
-        [this.options.retentionMs],
-      );
+      await this.db.query(`DELETE FROM "${this.options.schema}".outbox WHERE sent_at IS NOT NULL`);
     } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'outbox prune failed');
+      this.logger.warn({ err: (err as Error).message }, 'could not remove published outbox rows; the next start tries again');
     }
   }
 }

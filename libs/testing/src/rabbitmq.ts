@@ -1,3 +1,4 @@
+import { connect } from 'amqplib';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -47,4 +48,31 @@ export async function closeVhostConnections(vhost: string): Promise<number> {
     .map(([pid]) => pid as string);
   for (const pid of pids) await rabbitmqctl('close_connection', pid, 'test: connection closed by the suite').catch(() => undefined);
   return pids.length;
+}
+
+/** A message seen on an exchange by `tapExchange`. */
+export interface TappedMessage {
+  routingKey: string;
+  body: unknown;
+}
+
+export interface ExchangeTap {
+  /** Every message published to the exchange since the tap started, in arrival order. */
+  messages: TappedMessage[];
+  close(): Promise<void>;
+}
+
+/**
+ * Copies of what is published to a topic exchange of the suite's vhost from now on (an exclusive
+ * queue bound with `#`): what an outbox published, now that outboxes keep nothing they published.
+ */
+export async function tapExchange(vhostUrl: string, exchange: string): Promise<ExchangeTap> {
+  const connection = await connect(vhostUrl);
+  const channel = await connection.createChannel();
+  await channel.assertExchange(exchange, 'topic', { durable: true });
+  const { queue } = await channel.assertQueue('', { exclusive: true });
+  await channel.bindQueue(queue, exchange, '#');
+  const messages: TappedMessage[] = [];
+  await channel.consume(queue, (m) => m && messages.push({ routingKey: m.fields.routingKey, body: JSON.parse(m.content.toString('utf8')) as unknown }), { noAck: true });
+  return { messages, close: () => connection.close() };
 }

@@ -37,7 +37,7 @@ describe('outbox relay (real PostgreSQL and RabbitMQ)', () => {
     return { connection, received };
   }
 
-  it('three relays share one outbox: every message is published once, and sent rows are marked', async () => {
+  it('three relays share one outbox: every message is published once, and no published row is kept (no copy of the data)', async () => {
     const { connection, received } = await collectDomainMessages();
 
     const account = randomUUID();
@@ -100,5 +100,17 @@ describe('outbox relay (real PostgreSQL and RabbitMQ)', () => {
     expect(received).toEqual([committed.id]);
     expect(await producer.pending()).toBe(0);
     await connection.close();
+  }, 30_000);
+
+  it('removes at start the rows an earlier version marked sent and kept', async () => {
+    await Promise.all(relays.splice(0).map((r) => r.stop()));
+    const kept = domainMessage('message.sent', randomUUID(), sampleEventData('message.sent', { n: 3 }));
+    await producer.db.query(
+      `INSERT INTO ${PRODUCER_SCHEMA}.outbox (id, exchange, routing_key, body, sent_at) VALUES ($1, $2, $3, $4, now())`,
+      [kept.id, DOMAIN_EXCHANGE, kept.kind, JSON.stringify(kept)],
+    );
+    expect(await producer.pending()).toBe(1);
+    relays.push(await startRelay({ DATABASE_URL: db.url, RABBITMQ_URL: vhost.url }));
+    expect(await producer.pending()).toBe(0);
   }, 30_000);
 });

@@ -1,4 +1,4 @@
-import { RecordedEvent } from '@svc/contracts';
+import { eraseEventData, PublicEvent, RecordedEvent, sampleEventData } from '@svc/contracts';
 import { createDataSource, migrate } from '@svc/persistence';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -32,8 +32,10 @@ describe('deliveries (real PostgreSQL)', () => {
     dataSource.query('SELECT * FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY event_id', [endpointId]) as Promise<
       Array<{ id: string; event_id: string; body: Buffer; status: string; attempts: number; next_attempt_at: string; locked_until: string | null }>
     >;
-  const claimWithInfo = (limit = 100, maxInFlightPerEndpoint = 100, leaseMs = 60_000) => deliveries.claim({ limit, maxInFlightPerEndpoint, leaseMs, token: randomUUID() });
-  const claim = async (limit?: number, maxInFlightPerEndpoint?: number, leaseMs?: number) => (await claimWithInfo(limit, maxInFlightPerEndpoint, leaseMs)).deliveries;
+  const claimWithInfo = (limit = 100, maxInFlightPerEndpoint = 100, leaseMs = 60_000, maxInFlightPerAccount = 1_000) =>
+    deliveries.claim({ limit, maxInFlightPerEndpoint, maxInFlightPerAccount, leaseMs, token: randomUUID() });
+  const claim = async (limit?: number, maxInFlightPerEndpoint?: number, leaseMs?: number, maxInFlightPerAccount?: number) =>
+    (await claimWithInfo(limit, maxInFlightPerEndpoint, leaseMs, maxInFlightPerAccount)).deliveries;
   /** Nothing else due: earlier tests' deliveries are finished off so that each test claims only its own. */
   const settle = () => dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered' WHERE status = 'pending'`);
 
@@ -113,7 +115,7 @@ describe('deliveries (real PostgreSQL)', () => {
       try {
         const token = randomUUID();
         const body = Buffer.from('{"id":901}');
-        const made = await deliveries.insertForEvents([{ accountId: account, eventId: 901, kind: 'message.received', body }], { lease: { token, leaseMs: 60_000, maxInFlightPerEndpoint: 1, room: 1 }, notify: false });
+        const made = await deliveries.insertForEvents([{ accountId: account, eventId: 901, kind: 'message.received', body }], { lease: { token, leaseMs: 60_000, maxInFlightPerEndpoint: 1, maxInFlightPerAccount: 100, room: 1 }, notify: false });
         expect(made.inserted).toBe(3);
         // Room for one: the first endpoint below its cap (a) is leased; b waits for a claim; c is at its cap.
         expect(made.leased).toHaveLength(1);
@@ -129,7 +131,7 @@ describe('deliveries (real PostgreSQL)', () => {
         // Not leased twice: a claim takes b (and c is still at its cap).
         expect((await claim(100, 1)).map((d) => d.endpoint_id)).toEqual([b.id]);
 
-        const more = await deliveries.insertForEvents([{ accountId: account, eventId: 902, kind: 'message.received', body }], { lease: { token, leaseMs: 60_000, maxInFlightPerEndpoint: 5, room: 10 }, notify: false });
+        const more = await deliveries.insertForEvents([{ accountId: account, eventId: 902, kind: 'message.received', body }], { lease: { token, leaseMs: 60_000, maxInFlightPerEndpoint: 5, maxInFlightPerAccount: 100, room: 10 }, notify: false });
         expect(more.leased.map((d) => d.endpoint_id).sort()).toEqual([a.id, b.id, c.id].sort());
         await listener.settle();
         expect(listener.notifications).toBe(0);
@@ -148,7 +150,7 @@ describe('deliveries (real PostgreSQL)', () => {
       const token = randomUUID();
       const made = await deliveries.insertForEvents(
         [event(first, 1), event(second, 1), event(first, 2), event(second, 2, 'consent.granted'), event(first, 3), event(first, 2)],
-        { lease: { token, leaseMs: 60_000, maxInFlightPerEndpoint: 2, room: 10 }, notify: false },
+        { lease: { token, leaseMs: 60_000, maxInFlightPerEndpoint: 2, maxInFlightPerAccount: 100, room: 10 }, notify: false },
       );
       // first: events 1, 2, 3 (2 repeated); second: only its consent.granted event 2.
       expect(made.inserted).toBe(4);
@@ -157,6 +159,19 @@ describe('deliveries (real PostgreSQL)', () => {
       // Endpoint a's cap of 2 counts the deliveries of this very batch: events 1 and 2 are leased, 3 waits.
       expect(made.leased.map((d) => [d.endpoint_id, Number(d.event_id)]).sort()).toEqual([[a.id, 1], [a.id, 2], [b.id, 2]].sort());
       expect(made.leased.find((d) => d.endpoint_id === b.id)?.body.toString()).toBe('{"id":2}');
+    });
+
+    it("leases as it makes deliveries at most the account's cap over all its endpoints, counting its leases in flight", async () => {
+      const account = randomUUID();
+      for (let i = 0; i < 4; i += 1) await endpoint(account);
+      const event = (eventId: number) => ({ accountId: account, eventId, kind: 'message.received', body: Buffer.from(`{"id":${eventId}}`) });
+      const lease = { token: randomUUID(), leaseMs: 60_000, maxInFlightPerEndpoint: 10, maxInFlightPerAccount: 5, room: 100 };
+      const made = await deliveries.insertForEvents([event(1), event(2)], { lease, notify: false });
+      expect(made.inserted).toBe(8);
+      expect(made.leased).toHaveLength(5);
+      const more = await deliveries.insertForEvents([event(3)], { lease, notify: false });
+      expect(more).toMatchObject({ inserted: 4, leased: [] });
+      await dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered' WHERE account_id = $1`, [account]);
     });
 
     it.each([
@@ -231,6 +246,25 @@ describe('deliveries (real PostgreSQL)', () => {
       expect(await claimWithInfo(2)).toEqual({ deliveries: [], leftBehind: false });
     });
 
+    it("leases at most the per-account cap over all of an account's endpoints, and another account's due delivery still in the same claim", async () => {
+      await settle();
+      const [busy, quiet] = [randomUUID(), randomUUID()];
+      for (let i = 0; i < 5; i += 1) await endpoint(busy);
+      await endpoint(quiet);
+      for (let i = 0; i < 10; i += 1) await service.recordEvent(recorded(busy));
+      await service.recordEvent(recorded(quiet));
+      // 50 due deliveries of `busy` over 5 endpoints (cap 4 each, 20 in all), cap 6 for an account.
+      const first = await claimWithInfo(100, 4, 60_000, 6);
+      expect(first.deliveries.filter((d) => d.account_id === busy)).toHaveLength(6);
+      expect(first.deliveries.filter((d) => d.account_id === quiet)).toHaveLength(1);
+      expect(first.leftBehind).toBe(true);
+      // Its leases count: nothing more for `busy` until some finish, however many are due.
+      expect(await claim(100, 4, 60_000, 6)).toEqual([]);
+      await service.recordEvent(recorded(quiet));
+      expect((await claim(100, 4, 60_000, 6)).map((d) => d.account_id)).toEqual([quiet]);
+      await settle();
+    });
+
     it('claims a delivery again once its lease has expired (a worker that died)', async () => {
       const account = randomUUID();
       await endpoint(account);
@@ -295,6 +329,86 @@ describe('deliveries (real PostgreSQL)', () => {
       expect((await rowsOf(e.id))[0]).toMatchObject({ status: 'delivered', attempts: 1 });
       const [{ n }] = await dataSource.query('SELECT count(*)::int AS n FROM webhooks.attempts WHERE delivery_id = $1', [current!.id]);
       expect(n).toBe(2);
+    });
+  });
+
+  describe('erasure', () => {
+    const chatEvent = (accountId: string, n: number, kind: 'handover.created' | 'message.received' = 'handover.created'): RecordedEvent => ({
+      account_id: accountId,
+      event_id: randomUUID(),
+      event: { id: nextEventId++, event: kind, at: '2026-11-21T10:04:05.123456+00:00', data: sampleEventData(kind, { n }) } as PublicEvent,
+    });
+    const bodies = async (accountId: string) =>
+      ((await dataSource.query('SELECT event_id, body FROM webhooks.deliveries WHERE account_id = $1 ORDER BY event_id, endpoint_id', [accountId])) as Array<{ event_id: string; body: Buffer }>).map(
+        (r) => ({ eventId: Number(r.event_id), event: JSON.parse(r.body.toString('utf8')) as PublicEvent }),
+      );
+
+    it("blanks every delivery body of the erased customer (pending, leased, finished) as the feed blanks events, same ids and key order, and no one else's", async () => {
+      const account = randomUUID();
+      await endpoint(account);
+      await endpoint(account);
+      const [mine, again, theirs] = [chatEvent(account, 1), chatEvent(account, 1, 'message.received'), chatEvent(account, 2)];
+      for (const e of [mine, again, theirs]) await service.recordEvent(e);
+      const [leased] = await claim(1);
+      await dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered' WHERE id = (SELECT min(id) FROM webhooks.deliveries WHERE account_id = $1 AND id <> $2)`, [account, leased!.id]);
+      expect(await service.eraseContact(account, 1001)).toBe(4);
+      const stored = await bodies(account);
+      for (const { eventId, event } of stored) {
+        const original = [mine, again, theirs].find((e) => e.event.id === eventId)!.event;
+        const expected = original === theirs.event ? original : { ...original, data: eraseEventData(original.data) };
+        expect(event).toEqual(expected);
+        expect(Object.keys(event)).toEqual(['id', 'event', 'at', 'data']);
+      }
+      expect(JSON.stringify(stored.filter((s) => s.eventId !== theirs.event.id))).not.toMatch(/Ada|ada@example\.com|447700900123/);
+      expect(JSON.stringify(stored.filter((s) => s.eventId === theirs.event.id))).toMatch(/ada@example\.com/);
+      // Idempotent: a redelivered erasure changes nothing more.
+      expect(await service.eraseContact(account, 1001)).toBe(0);
+      await settle();
+    });
+
+    it("makes the deliveries of an event of an erased customer that arrives later with the blanked body, the leased ones included", async () => {
+      const account = randomUUID();
+      await endpoint(account);
+      await service.eraseContact(account, 1003);
+      const late = chatEvent(account, 3);
+      await service.recordEvent(late);
+      const [{ event }] = await bodies(account);
+      expect(event).toEqual({ ...late.event, data: eraseEventData(late.event.data) });
+      const lease = { token: randomUUID(), leaseMs: 60_000, maxInFlightPerEndpoint: 10, maxInFlightPerAccount: 10, room: 10 };
+      const body = Buffer.from(JSON.stringify(late.event));
+      const made = await deliveries.insertForEvents(
+        [{ accountId: account, eventId: 77_777, kind: 'handover.created', body, erasure: { svcId: 1003, body: Buffer.from('{"blank":true}') } }],
+        { lease, notify: false },
+      );
+      expect(made.leased.map((d) => Buffer.from(d.body).toString())).toEqual(['{"blank":true}']);
+      // Another account's customer with the same svc_id is not erased.
+      const other = randomUUID();
+      await endpoint(other);
+      const theirs = chatEvent(other, 3);
+      await service.recordEvent(theirs);
+      expect((await bodies(other))[0]!.event).toEqual(theirs.event);
+      await settle();
+    });
+
+    it('blanks after the commit what an insert made while an erasure committed unseen by it', async () => {
+      const account = randomUUID();
+      await endpoint(account);
+      // The erasure committed (and blanked, finding nothing yet) while the insert ran, unseen by its statement:
+      // here its record is written right after the insert, before the service looks again.
+      const late = chatEvent(account, 4);
+      const original = deliveries.insertForEvents.bind(deliveries);
+      const spy = jest.spyOn(deliveries, 'insertForEvents').mockImplementationOnce(async (events, options) => {
+        const made = await original(events, options);
+        await deliveries.recordErasure(account, 1004);
+        return made;
+      });
+      try {
+        await service.recordEvent(late);
+      } finally {
+        spy.mockRestore();
+      }
+      expect((await bodies(account))[0]!.event).toEqual({ ...late.event, data: eraseEventData(late.event.data) });
+      await settle();
     });
   });
 

@@ -29,6 +29,8 @@ export interface Claim {
 
 export interface LeaseOptions {
   maxInFlightPerEndpoint: number;
+  /** Leased deliveries of one account at once, over all its endpoints. */
+  maxInFlightPerAccount: number;
   leaseMs: number;
   /** Identifies the holder of the lease when its attempt is recorded. */
   token: string;
@@ -51,6 +53,14 @@ export interface NewEvent {
   kind: string;
   /** The bytes every attempt sends. */
   body: Buffer;
+  /** The customer the event is about, and the body to send instead once they are erased. */
+  erasure?: { svcId: number; body: Buffer };
+}
+
+/** Customers of one account (svc_ids). */
+export interface AccountContacts {
+  accountId: string;
+  svcIds: number[];
 }
 
 export interface InsertedDeliveries {
@@ -101,8 +111,13 @@ export class DeliveriesRepository {
    * One statement for the whole batch. The endpoint rows are share-locked, so a concurrent deletion
    * either sees these deliveries (and cancels them) or commits first (and none is made).
    *
+   * An event whose customer is erased already gets the erased body (`NewEvent.erasure`), found by
+   * a join, not EXISTS: with the join PostgreSQL keeps one generic plan for this prepared statement
+   * instead of planning it at every call.
+   *
    * With `lease`, up to `lease.room` deliveries are leased to the caller in the same statement
-   * (each endpoint up to its cap of leased deliveries, counting those of this batch) and returned
+   * (each endpoint and each account up to its cap of leased deliveries, counting those of this
+   * batch) and returned
    * with what an attempt needs, so that its process sends them at once. With `notify`, the
    * deliveries not leased wake the workers of every process (NOTIFY on commit). A process that
    * delivers does not notify: PostgreSQL serializes the commits of all notifying transactions (a
@@ -115,23 +130,33 @@ export class DeliveriesRepository {
     const rows = await this.prepared<ClaimedDelivery & { claim_token: string | null }>(
       'webhooks_insert_deliveries',
       `WITH input AS (
-         SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bytea[]) WITH ORDINALITY AS i (account_id, event_id, kind, body, ord)
+         SELECT u.account_id, u.event_id, u.kind, u.svc_id, u.ord, CASE WHEN x.svc_id IS NULL THEN u.body ELSE u.erased_body END AS body
+         FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bytea[], $12::bigint[], $13::bytea[]) WITH ORDINALITY AS u (account_id, event_id, kind, body, svc_id, erased_body, ord)
+         LEFT JOIN webhooks.erased_contacts x ON x.account_id = u.account_id AND x.svc_id = u.svc_id
        ), matching AS (
-         SELECT e.id AS endpoint_id, e.account_id, e.url, e.secret_sealed, i.event_id, i.kind, i.body, i.ord
+         SELECT e.id AS endpoint_id, e.account_id, e.url, e.secret_sealed, i.event_id, i.kind, i.body, i.svc_id, i.ord
          FROM input i JOIN webhooks.endpoints e
            ON e.account_id = i.account_id AND e.deleted_at IS NULL AND (e.events IS NULL OR i.kind = ANY (e.events))
          FOR SHARE OF e
-       ), capped AS (
+       ), account_busy AS (
+         SELECT d.account_id, count(*) AS n FROM webhooks.deliveries d
+         WHERE $6::uuid IS NOT NULL AND d.account_id IN (SELECT account_id FROM input) AND d.status = 'pending' AND d.locked_until > now()
+         GROUP BY d.account_id
+       ), endpoint_capped AS (
          SELECT m.*, $6::uuid IS NOT NULL AND (
                   SELECT count(*) FROM webhooks.deliveries d
                   WHERE d.endpoint_id = m.endpoint_id AND d.status = 'pending' AND d.locked_until > now()
-                ) + row_number() OVER (PARTITION BY m.endpoint_id ORDER BY m.ord) <= $7 AS open
+                ) + row_number() OVER (PARTITION BY m.endpoint_id ORDER BY m.ord) <= $7 AS endpoint_open
          FROM matching m
+       ), capped AS (
+         SELECT c.*, c.endpoint_open AND coalesce((SELECT b.n FROM account_busy b WHERE b.account_id = c.account_id), 0)
+                  + count(*) FILTER (WHERE c.endpoint_open) OVER (PARTITION BY c.account_id ORDER BY c.ord, c.endpoint_id) <= $11 AS open
+         FROM endpoint_capped c
        ), targets AS (
          SELECT c.*, c.open AND count(*) FILTER (WHERE c.open) OVER (ORDER BY c.ord, c.endpoint_id) <= $9 AS leased FROM capped c
        ), inserted AS (
-         INSERT INTO webhooks.deliveries (account_id, endpoint_id, event_id, event_kind, body, locked_until, claim_token)
-         SELECT t.account_id, t.endpoint_id, t.event_id, t.kind, t.body,
+         INSERT INTO webhooks.deliveries (account_id, endpoint_id, event_id, event_kind, body, contact_svc_id, locked_until, claim_token)
+         SELECT t.account_id, t.endpoint_id, t.event_id, t.kind, t.body, t.svc_id,
                 CASE WHEN t.leased THEN now() + $8 * interval '1 millisecond' END,
                 CASE WHEN t.leased THEN $6::uuid END
          FROM targets t
@@ -151,6 +176,9 @@ export class DeliveriesRepository {
         lease?.leaseMs ?? 0,
         lease?.room ?? 0,
         notify,
+        lease?.maxInFlightPerAccount ?? 0,
+        events.map((e) => e.erasure?.svcId ?? null),
+        events.map((e) => e.erasure?.body ?? null),
       ],
     );
     return { inserted: rows.length, leased: rows.filter((row): row is ClaimedDelivery => row.claim_token !== null) };
@@ -161,7 +189,9 @@ export class DeliveriesRepository {
    * in any process take different rows), oldest due first. It walks the endpoints that have
    * pending deliveries (a loose index scan) and takes from each with room its oldest due rows, so
    * an endpoint at its cap of leased deliveries costs nothing however long its backlog: a slow
-   * receiver holds at most that many workers and never delays the others. Expired leases (a worker
+   * receiver holds at most that many workers and never delays the others. The same holds for an
+   * account at its cap (over all its endpoints): ten slow endpoints of one account cannot take
+   * every worker, and another account's deliveries still go out at once. Expired leases (a worker
    * that died) are due again. Also says whether due deliveries were left behind (by the limit, a
    * cap or another worker's lock), so that the caller knows to claim again as room frees up.
    */
@@ -174,24 +204,35 @@ export class DeliveriesRepository {
          SELECT (SELECT d.endpoint_id FROM webhooks.deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
          FROM pending_endpoints p WHERE p.endpoint_id IS NOT NULL
        ), busy AS (
-         SELECT endpoint_id, count(*)::int AS n FROM webhooks.deliveries
+         SELECT endpoint_id, account_id, count(*)::int AS n FROM webhooks.deliveries
          WHERE status = 'pending' AND locked_until > now()
-         GROUP BY endpoint_id
+         GROUP BY endpoint_id, account_id
+       ), busy_accounts AS (
+         SELECT account_id, sum(n)::int AS n FROM busy GROUP BY account_id
        ), open AS (
-         SELECT p.endpoint_id, $2 - coalesce(b.n, 0) AS room, oldest.next_attempt_at
-         FROM pending_endpoints p LEFT JOIN busy b ON b.endpoint_id = p.endpoint_id
+         SELECT p.endpoint_id, e.account_id, least($2 - coalesce(b.n, 0), $5 - coalesce(a.n, 0)) AS room,
+                $5 - coalesce(a.n, 0) AS account_room, oldest.next_attempt_at
+         FROM pending_endpoints p JOIN webhooks.endpoints e ON e.id = p.endpoint_id
+         LEFT JOIN busy b ON b.endpoint_id = p.endpoint_id
+         LEFT JOIN busy_accounts a ON a.account_id = e.account_id
          CROSS JOIN LATERAL (
            SELECT d.next_attempt_at FROM webhooks.deliveries d
            WHERE d.endpoint_id = p.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
            ORDER BY d.next_attempt_at, d.id LIMIT 1
          ) oldest
-         WHERE coalesce(b.n, 0) < $2
+         WHERE coalesce(b.n, 0) < $2 AND coalesce(a.n, 0) < $5
          ORDER BY oldest.next_attempt_at LIMIT $1
+       ), open_accounts AS (
+         SELECT DISTINCT account_id, account_room FROM open
        ), ranked AS (
-         SELECT due.id FROM open o CROSS JOIN LATERAL (
-           SELECT d.id, d.next_attempt_at FROM webhooks.deliveries d
-           WHERE d.endpoint_id = o.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
-           ORDER BY d.next_attempt_at, d.id LIMIT least(o.room, $1)
+         SELECT due.id FROM open_accounts a CROSS JOIN LATERAL (
+           SELECT due.id, due.next_attempt_at FROM open o CROSS JOIN LATERAL (
+             SELECT d.id, d.next_attempt_at FROM webhooks.deliveries d
+             WHERE d.endpoint_id = o.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
+             ORDER BY d.next_attempt_at, d.id LIMIT least(o.room, $1)
+           ) due
+           WHERE o.account_id = a.account_id
+           ORDER BY due.next_attempt_at, due.id LIMIT least(a.account_room, $1)
          ) due
          ORDER BY due.next_attempt_at, due.id LIMIT $1
        ), locked AS (
@@ -211,7 +252,7 @@ export class DeliveriesRepository {
            AND d.id NOT IN (SELECT id FROM locked)
        ) AS left_behind
        FROM async_commit LEFT JOIN claimed ON true`,
-      [options.limit, options.maxInFlightPerEndpoint, options.leaseMs, options.token],
+      [options.limit, options.maxInFlightPerEndpoint, options.leaseMs, options.token, options.maxInFlightPerAccount],
     );
     return { deliveries: rows.filter((row) => row.id !== null), leftBehind: rows[0]?.left_behind ?? false };
   }
@@ -254,6 +295,46 @@ export class DeliveriesRepository {
         column((a) => a.responseBody),
       ],
     );
+  }
+
+  /** Records that the account's customer is erased (svc_id only); idempotent. Commits on its own, before any blanking. */
+  async recordErasure(accountId: string, svcId: number): Promise<void> {
+    await this.db.query(`INSERT INTO webhooks.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [accountId, svcId]);
+  }
+
+  /** Of the given customers, those recorded as erased, grouped by account. */
+  async erasedAmong(contacts: readonly AccountContacts[]): Promise<AccountContacts[]> {
+    const pairs = contacts.flatMap((c) => c.svcIds.map((svcId) => [c.accountId, svcId] as const));
+    if (pairs.length === 0) return [];
+    const rows: Array<{ account_id: string; svc_ids: string[] }> = await this.db.query(
+      `SELECT x.account_id, array_agg(x.svc_id) AS svc_ids FROM webhooks.erased_contacts x
+       WHERE (x.account_id, x.svc_id) IN (SELECT * FROM unnest($1::uuid[], $2::bigint[]))
+       GROUP BY x.account_id`,
+      [pairs.map(([accountId]) => accountId), pairs.map(([, svcId]) => svcId)],
+    );
+    return rows.map((r) => ({ accountId: r.account_id, svcIds: r.svc_ids.map(Number) }));
+  }
+
+  /**
+   * Rewrites the body of every delivery of these customers (pending, retrying, finished and kept)
+   * with `erase(body)`, in one transaction; returns how many changed. The rows are locked, so an
+   * attempt recorded meanwhile waits; an attempt already in flight sent the old body, its retries
+   * send the new one.
+   */
+  async rewriteBodiesOf(contacts: AccountContacts, erase: (body: Buffer) => Buffer): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const rows: Array<{ id: string; body: Buffer }> = await tx.query(
+        `SELECT id, body FROM webhooks.deliveries WHERE account_id = $1 AND contact_svc_id = ANY($2::bigint[]) ORDER BY id FOR UPDATE`,
+        [contacts.accountId, contacts.svcIds],
+      );
+      const changed = rows.map((r) => ({ id: r.id, body: erase(r.body) })).filter((r, i) => !r.body.equals(rows[i]!.body));
+      if (changed.length === 0) return 0;
+      await tx.query(`UPDATE webhooks.deliveries d SET body = u.body FROM unnest($1::bigint[], $2::bytea[]) u (id, body) WHERE d.id = u.id`, [
+        changed.map((r) => r.id),
+        changed.map((r) => r.body),
+      ]);
+      return changed.length;
+    });
   }
 
   /**

@@ -9,6 +9,7 @@ export interface WorkerOptions {
   /** Attempts in flight in this process; 0 disables delivery. */
   concurrency: number;
   maxInFlightPerEndpoint: number;
+  maxInFlightPerAccount: number;
   /** How long a claim holds a delivery; must outlast an attempt and the recording of its result. */
   leaseMs: number;
   pollIntervalMs: number;
@@ -94,6 +95,7 @@ export class DeliveryWorker {
         const { deliveries: claimed, leftBehind } = await this.deliveries.claim({
           limit: room,
           maxInFlightPerEndpoint: this.options.maxInFlightPerEndpoint,
+          maxInFlightPerAccount: this.options.maxInFlightPerAccount,
           leaseMs: this.options.leaseMs,
           token: randomUUID(),
         });
@@ -122,9 +124,9 @@ export class DeliveryWorker {
     this.leasing = true;
     this.inFlight += room;
     let settled = false;
-    const { leaseMs, maxInFlightPerEndpoint } = this.options;
+    const { leaseMs, maxInFlightPerEndpoint, maxInFlightPerAccount } = this.options;
     return {
-      lease: { token: randomUUID(), leaseMs, maxInFlightPerEndpoint, room },
+      lease: { token: randomUUID(), leaseMs, maxInFlightPerEndpoint, maxInFlightPerAccount, room },
       settle: (leased) => {
         if (settled) return;
         settled = true;

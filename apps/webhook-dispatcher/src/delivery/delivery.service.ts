@@ -1,9 +1,9 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { RecordedEvent, WEBHOOK_ENDPOINTS_MAX } from '@svc/contracts';
+import { eventContactSvcId, RecordedEvent, WEBHOOK_ENDPOINTS_MAX } from '@svc/contracts';
 import { classifyFailure } from '@svc/messaging';
-import { ClaimedDelivery, DeliveriesRepository, NewEvent } from './deliveries.repository';
+import { AccountContacts, ClaimedDelivery, DeliveriesRepository, NewEvent } from './deliveries.repository';
 import { DeliveryWorker } from './delivery-worker';
-import { parseRecordedEvent } from './recorded-event';
+import { deliveryBody, erasedDeliveryBody, parseRecordedEvent } from './recorded-event';
 
 interface Waiting {
   event: NewEvent;
@@ -44,11 +44,14 @@ export class DeliveryService {
    */
   async recordEvent(recorded: RecordedEvent): Promise<void> {
     const { account_id: accountId, event } = parseRecordedEvent(recorded);
-    // The contract's field order, whatever order the message had its keys in (it passed through jsonb).
-    const { id, event: kind, at, data, ...later } = event;
-    const body = Buffer.from(JSON.stringify({ id, event: kind, at, data, ...later }), 'utf8');
+    const body = deliveryBody(event);
+    const svcId = eventContactSvcId(event.data);
+    const erasure = svcId === null ? undefined : { svcId, body: erasedDeliveryBody(body) };
     return new Promise((resolve, reject) => {
-      this.waiting.push({ event: { accountId, eventId: id, kind, body }, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      this.waiting.push({
+        event: { accountId, eventId: event.id, kind: event.event, body, ...(erasure ? { erasure } : {}) },
+        done: (err) => (err === undefined ? resolve() : reject(err)),
+      });
       if (this.inserting < MAX_INSERTS) void this.insertWaiting();
     });
   }
@@ -87,5 +90,32 @@ export class DeliveryService {
     }
     // What this process could not take now, it claims as soon as it has room.
     if (worker && inserted > leased.length) worker.wake();
+    // Also after a redelivery that made nothing: the look after an earlier attempt's commit may have failed.
+    await this.blankIfErasedMeanwhile(events);
+  }
+
+  /**
+   * An erasure that committed while the insert ran was not seen by it (its snapshot is older), and
+   * that erasure's blanking may have missed the new rows: after the commit, look again. Rare, and
+   * after the new deliveries went out: it delays only the message's ack.
+   */
+  private async blankIfErasedMeanwhile(events: readonly NewEvent[]): Promise<void> {
+    const byAccount = new Map<string, number[]>();
+    for (const e of events) if (e.erasure) byAccount.set(e.accountId, [...(byAccount.get(e.accountId) ?? []), e.erasure.svcId]);
+    if (byAccount.size === 0) return;
+    const erased = await this.deliveries.erasedAmong([...byAccount].map(([accountId, svcIds]) => ({ accountId, svcIds })));
+    for (const contacts of erased) await this.deliveries.rewriteBodiesOf(contacts, erasedDeliveryBody);
+  }
+
+  /**
+   * `contact.erased`: the customer is recorded as erased (committed first), then the body of every
+   * delivery of theirs is blanked as the feed blanks its events, keeping its event id: pending ones
+   * and their retries send the blanked body, finished ones keep no copy. Deliveries made later are
+   * blanked as they are made. Idempotent. Returns how many bodies changed.
+   */
+  async eraseContact(accountId: string, svcId: number): Promise<number> {
+    await this.deliveries.recordErasure(accountId, svcId);
+    const contacts: AccountContacts = { accountId, svcIds: [svcId] };
+    return this.deliveries.rewriteBodiesOf(contacts, erasedDeliveryBody);
   }
 }

@@ -1,4 +1,4 @@
-import { PublicEvent, RecordedEvent } from '@svc/contracts';
+import { eraseEventData, PublicEvent, RecordedEvent } from '@svc/contracts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Syntax only: a kind added after this version was built still reaches endpoints that take every kind. */
@@ -32,4 +32,27 @@ export function parseRecordedEvent(value: unknown): RecordedEvent {
   }
   if (problems.length > 0) throw new InvalidRecordedEventError(problems.join('; '));
   return value as unknown as RecordedEvent & { event: PublicEvent };
+}
+
+/** The bytes every attempt of a delivery of `event` sends: its JSON in the contract's field order. */
+export function deliveryBody(event: PublicEvent): Buffer {
+  // The contract's field order, whatever order the message had its keys in (it passed through jsonb).
+  const { id, event: kind, at, data, ...later } = event;
+  return Buffer.from(JSON.stringify({ id, event: kind, at, data, ...later }), 'utf8');
+}
+
+/**
+ * A delivery body after its customer's erasure: the same event (id, kind, time, key order) with its
+ * `data` blanked by the feed's rule (`eraseEventData`). Idempotent; a body that is not an event's
+ * JSON is returned as it is.
+ */
+export function erasedDeliveryBody(body: Buffer): Buffer {
+  let event: unknown;
+  try {
+    event = JSON.parse(body.toString('utf8'));
+  } catch {
+    return body;
+  }
+  if (!isObject(event)) return body;
+  return Buffer.from(JSON.stringify({ ...event, data: eraseEventData(event['data']) }), 'utf8');
 }
