@@ -107,6 +107,7 @@ function origins(value: string): string[] {
  * chat writes): set through its internal route with a context signed like every internal call.
  */
 async function setWidgetOrigins(config: AdminConfig, account: { id: string; name: string; plan: Plan }, list: string[]): Promise<Output> {
+  if (config.INTERNAL_AUTH_SECRET === '') throw new Error('widget origins calls the chat: set INTERNAL_AUTH_SECRET to the value the apps use');
   const context = await new InternalAuth(config.INTERNAL_AUTH_SECRET).sign('chat', { account, keyId: 'admin', requestId: randomUUID() });
   let response: Response;
   try {
