@@ -6,3 +6,4 @@ export * from './rabbitmq';
 export * from './producer';
 export * from './https-receiver';
 export * from './chat-visitor';
+export * from './browser';

@@ -1,0 +1,34 @@
+import type { IdentityPassResponseDto, WhoamiResponseDto } from '@svc/contracts';
+import { ApiError } from '@svc/platform';
+import { demoPage } from './demo-page';
+
+/** The sample customer of the demo account (tools/demo.mjs creates them). */
+export const DEMO_CUSTOMER = { ref: 'demo-ada', name: 'Ada Lovelace' };
+
+/**
+ * The demo page's data, asked of the public API with the demo account's key, as a business's own
+ * backend would: its widget id (`/whoami`) and a fresh pass for the sample customer.
+ */
+export class DemoShop {
+  constructor(
+    private readonly gatewayUrl: string,
+    private readonly key: string,
+  ) {}
+
+  get enabled(): boolean {
+    return this.key !== '';
+  }
+
+  async page(anonymous: boolean): Promise<string> {
+    const whoami = await this.call<WhoamiResponseDto>('GET', '/whoami');
+    if (anonymous) return demoPage({ widget: whoami.widget });
+    const pass = await this.call<IdentityPassResponseDto>('POST', `/contacts/${DEMO_CUSTOMER.ref}/identity`);
+    return demoPage({ widget: whoami.widget, identity: pass.token, customerName: DEMO_CUSTOMER.name });
+  }
+
+  private async call<T>(method: string, path: string): Promise<T> {
+    const response = await fetch(`${this.gatewayUrl}/api/v1${path}`, { method, headers: { authorization: `Bearer ${this.key}` } }).catch(() => null);
+    if (!response?.ok) throw new ApiError('unavailable', `The demo account could not be read (${response ? response.status : 'gateway unreachable'} on ${path}); run \`npm start\` again to set it up.`);
+    return (await response.json()) as T;
+  }
+}
