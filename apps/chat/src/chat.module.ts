@@ -5,6 +5,7 @@ import { PersistenceModule } from '@svc/persistence';
 import { APP_LOGGER, GatewayContextGuard, InternalAuth, PlatformModule } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { AnswerWriter } from './assistant/answer-writer';
 import { AssistantService } from './assistant/assistant.service';
 import { LlmClient } from './assistant/llm.client';
 import { ChatConfig, parseDuration } from './chat.config';
@@ -94,11 +95,12 @@ export class ChatModule {
           useFactory: (conversations: ConversationsRepository, widgets: WidgetAccounts, origins: OriginPolicy, identity: IdentityClient) =>
             new SessionsService(conversations, widgets, origins, identity),
         },
+        { provide: AnswerWriter, inject: [KnowledgeClient], useFactory: (knowledge: KnowledgeClient) => new AnswerWriter(knowledge, llm) },
         {
           provide: AssistantService,
-          inject: [ConversationsRepository, CustomersService, KnowledgeClient, ChatEvents],
-          useFactory: (conversations: ConversationsRepository, customers: CustomersService, knowledge: KnowledgeClient, events: ChatEvents) =>
-            new AssistantService(conversations, customers, knowledge, events, llm, logger.child({ component: 'assistant' })),
+          inject: [ConversationsRepository, CustomersService, AnswerWriter, ChatEvents],
+          useFactory: (conversations: ConversationsRepository, customers: CustomersService, writer: AnswerWriter, events: ChatEvents) =>
+            new AssistantService(conversations, customers, writer, events, logger.child({ component: 'assistant' })),
         },
         {
           provide: ConversationService,

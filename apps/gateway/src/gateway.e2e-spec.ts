@@ -1,7 +1,7 @@
 import { Body, Controller, DynamicModule, Get, Module, Param, Put, Query } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ErrorBody, GatewayContext } from '@svc/contracts';
-import { baseConfigSpec, Caller, createApp, createLogger, internalAuthConfigSpec, loadConfig, PlatformModule, port } from '@svc/platform';
+import { baseConfigSpec, Caller, createApp, createLogger, GATEWAY_CONTEXT_HEADER, InternalAuth, internalAuthConfigSpec, loadConfig, PlatformModule, port } from '@svc/platform';
 import { accountsFor, createTestDatabase, freePort, RunningApp, startApp, TestDatabase } from '@svc/testing';
 import { once } from 'node:events';
 import { connect } from 'node:net';
@@ -228,7 +228,22 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
       account: { id: scale.accountId, name: 'Acme', plan: 'scale' },
       key: { id: expect.any(String), prefix: scale.key.slice(0, 13), created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/) },
       app_url: 'http://localhost:3000',
+      widget: expect.stringMatching(/^wgt_[0-9a-f]{32}$/),
     });
+  });
+
+  it('GET /internal/widgets/:widget gives the chat a widget\'s account, only with a signed context', async () => {
+    const { widget } = (await (await call(gateway, '/whoami', { key: scale.key })).json()) as { widget: string };
+    const lookup = async (id: string, signed: boolean) => {
+      const context = await new InternalAuth(SECRET).sign({ account: { id: '', name: 'chat', plan: 'scale' }, keyId: 'chat', requestId: 'r-1' });
+      return fetch(`${gateway.url}/internal/widgets/${id}`, { headers: signed ? { [GATEWAY_CONTEXT_HEADER]: context } : {} });
+    };
+    const found = await lookup(widget, true);
+    expect(found.status).toBe(200);
+    expect(await found.json()).toEqual({ account: { id: scale.accountId, name: 'Acme', plan: 'scale' } });
+    expect((await lookup(widget, false)).status).toBe(401);
+    expect((await lookup('wgt_00000000000000000000000000000000', true)).status).toBe(404);
+    expect((await lookup('not-a-widget', true)).status).toBe(404);
   });
 
   it('logs one JSON line per call with its request id, route, status and duration; no key, no query string, no probes', async () => {

@@ -1,22 +1,18 @@
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { ChatMessage } from '@svc/contracts';
-import { KnowledgeClient } from '@svc/internal-clients';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { ChatEvents } from '../conversations/chat-events';
-import { ConversationRow, ConversationsRepository, PendingReply } from '../conversations/conversations.repository';
+import { ConversationsRepository, PendingReply } from '../conversations/conversations.repository';
 import { ReplyQueue } from '../conversations/conversation.service';
-import { accountContext, CustomersService } from '../conversations/customers.service';
-import { textsFor } from '../texts/texts';
-import { extractiveReply, goodMatch, Reply, searchQuestion, writtenReply } from './assistant-rules';
-import { LlmClient } from './llm.client';
+import { CustomersService } from '../conversations/customers.service';
+import { AnswerWriter } from './answer-writer';
 
 /** A replica answers a claimed message within this time, or another takes it over. */
 export const REPLY_LEASE_MS = 30_000;
 /** Messages still unanswered this long after they were written are claimed by the sweep (their process died, a service was down). */
 const STALE_AFTER_MS = 5_000;
 const SWEEP_INTERVAL_MS = 2_000;
-const SEARCH_RESULTS = 3;
 
 /**
  * The assistant: answers each customer message from the account's knowledge pieces
@@ -32,9 +28,8 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
   constructor(
     private readonly conversations: ConversationsRepository,
     private readonly customers: CustomersService,
-    private readonly knowledge: KnowledgeClient,
+    private readonly writer: AnswerWriter,
     private readonly events: ChatEvents,
-    private readonly llm: LlmClient | null,
     private readonly logger: Logger,
   ) {}
 
@@ -51,23 +46,12 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
     return claimed.length;
   }
 
-  /** The reply to a customer's question (exported for the knowledge "ask as a customer" view later). */
-  async reply(row: ConversationRow, question: string, requestId: string): Promise<Reply> {
-    const words = textsFor(row.lang);
-    const results = await this.knowledge.search(searchQuestion(question), row.lang, SEARCH_RESULTS, accountContext(row.account_id, requestId));
-    const match = goodMatch(results);
-    const extractive = extractiveReply(match, words);
-    if (!match || !this.llm) return extractive;
-    const written = await this.llm.write(question, row.lang, results.filter((r) => r === match || goodMatch([r])));
-    return written === null ? extractive : writtenReply(written, extractive, words);
-  }
-
   private async answer(pending: PendingReply): Promise<void> {
     const requestId = randomUUID();
     try {
       const row = await this.conversations.get(pending.account_id, pending.conversation_id);
       if (!row) return;
-      const reply = await this.reply(row, pending.text, requestId);
+      const reply = await this.writer.reply(row.account_id, row.lang, pending.text, requestId);
       const { contact } = await this.customers.contactFor(row, requestId);
       await this.conversations.transaction(async (tx) => {
         if (!(await tx.finishReply(row.account_id, row.id, pending.id))) return;

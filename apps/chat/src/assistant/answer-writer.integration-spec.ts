@@ -1,0 +1,136 @@
+import { KnowledgeSearchResult } from '@svc/contracts';
+import { KnowledgeClient } from '@svc/internal-clients';
+import { createLogger, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
+import { once } from 'node:events';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { AnswerWriter } from './answer-writer';
+import { LlmClient } from './llm.client';
+
+const SECRET = 'answer-writer-test-secret-0123456789abcdef';
+const RETURNS: KnowledgeSearchResult = {
+  external_ref: 'returns',
+  heading: 'Returns and refunds',
+  url: 'https://shop.example/returns',
+  passage: 'You can return any item within 30 days of delivery.',
+  score: 0.5,
+};
+
+type Handler = (body: Record<string, unknown>, request: IncomingMessage, response: ServerResponse) => void;
+
+/** A local stand-in for knowledge-api's search and an OpenAI-compatible API, in one server. */
+class FakeUpstreams {
+  llm: Handler = (_body, _request, response) => response.writeHead(500).end();
+  search: KnowledgeSearchResult[] = [RETURNS];
+  readonly llmCalls: Array<{ body: Record<string, unknown>; authorization?: string }> = [];
+  readonly searchCalls: Array<Record<string, unknown>> = [];
+  private constructor(private readonly server: Server) {}
+
+  static async start(): Promise<FakeUpstreams> {
+    const holder: { fake?: FakeUpstreams } = {};
+    const server = createServer((request, response) => {
+      let raw = '';
+      request.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+      request.on('end', () => {
+        const body = (raw ? JSON.parse(raw) : {}) as Record<string, unknown>;
+        const fake = holder.fake as FakeUpstreams;
+        if (request.url === '/internal/knowledge/search' && typeof request.headers[GATEWAY_CONTEXT_HEADER] === 'string') {
+          fake.searchCalls.push(body);
+          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: fake.search }));
+        } else if (request.url === '/v1/chat/completions') {
+          fake.llmCalls.push({ body, authorization: request.headers.authorization });
+          fake.llm(body, request, response);
+        } else response.writeHead(404).end();
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    holder.fake = new FakeUpstreams(server);
+    return holder.fake;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    this.server.close();
+    await once(this.server, 'close');
+  }
+}
+
+describe('AnswerWriter against local fake knowledge-api and LLM servers', () => {
+  let fake: FakeUpstreams;
+  let knowledge: KnowledgeClient;
+  const logger = createLogger('test', 'silent');
+  const writer = (timeoutMs = 1_000) => new AnswerWriter(knowledge, new LlmClient({ baseUrl: `${fake.url}/v1`, model: 'test-model', apiKey: 'sk-test', timeoutMs }, logger));
+
+  beforeAll(async () => {
+    fake = await FakeUpstreams.start();
+    knowledge = new KnowledgeClient({ url: fake.url, auth: new InternalAuth(SECRET), timeoutMs: 2_000, logger });
+  });
+
+  afterAll(async () => {
+    await knowledge?.close();
+    await fake?.close();
+  });
+
+  beforeEach(() => {
+    fake.search = [RETURNS];
+    fake.llmCalls.length = 0;
+    fake.searchCalls.length = 0;
+  });
+
+  it('without a writer: the extractive answer, searched in the customer\'s language', async () => {
+    const reply = await new AnswerWriter(knowledge, null).reply('acc', 'de', 'Rückgabe?', 'r1');
+    expect(reply.citation?.external_ref).toBe('returns');
+    expect(reply.text).toContain(RETURNS.passage);
+    expect(fake.searchCalls).toEqual([{ question: 'Rückgabe?', lang: 'de', limit: 3 }]);
+    expect(fake.llmCalls).toEqual([]);
+  });
+
+  it('with a writer: its reply from the top passages only, citing the same piece, with the link', async () => {
+    fake.search = [RETURNS, { ...RETURNS, external_ref: 'weak', passage: 'unrelated', score: 0.001 }];
+    fake.llm = (_body, _request, response) =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'Returns are free for 30 days.' } }] }));
+    const reply = await writer().reply('acc', 'en', 'Can I return it?', 'r2');
+    expect(reply).toEqual({
+      text: 'Returns are free for 30 days.\n\nMore: https://shop.example/returns',
+      citation: { external_ref: 'returns', heading: 'Returns and refunds', url: 'https://shop.example/returns' },
+      offersPerson: false,
+    });
+    const [call] = fake.llmCalls;
+    expect(call?.authorization).toBe('Bearer sk-test');
+    expect(call?.body['model']).toBe('test-model');
+    const prompt = JSON.stringify(call?.body['messages']);
+    expect(prompt).toContain(RETURNS.passage);
+    expect(prompt).not.toContain('unrelated');
+  });
+
+  it('a failing writer (500, or no answer in its body): the extractive answer', async () => {
+    fake.llm = (_body, _request, response) => response.writeHead(500).end('boom');
+    expect((await writer().reply('acc', 'en', 'Can I return it?', 'r3')).text).toContain(RETURNS.passage);
+    fake.llm = (_body, _request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"choices":[]}');
+    expect((await writer().reply('acc', 'en', 'Can I return it?', 'r4')).text).toContain(RETURNS.passage);
+    expect(fake.llmCalls).toHaveLength(2);
+  });
+
+  it('a slow writer: the extractive answer once the timeout has passed, not later', async () => {
+    fake.llm = (_body, _request, response) => {
+      const timer = setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { content: 'late' } }] })), 5_000);
+      response.on('close', () => clearTimeout(timer));
+    };
+    const started = Date.now();
+    const reply = await writer(300).reply('acc', 'en', 'Can I return it?', 'r5');
+    expect(reply.text).toContain(RETURNS.passage);
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+
+  it('no good match: the writer is not asked; the reply offers a person', async () => {
+    fake.search = [{ ...RETURNS, score: 0.001 }];
+    const reply = await writer().reply('acc', 'en', 'quantum computers?', 'r6');
+    expect(reply).toMatchObject({ citation: null, offersPerson: true });
+    expect(fake.llmCalls).toEqual([]);
+  });
+});

@@ -1,0 +1,27 @@
+import { loadConfig } from '@svc/platform';
+import { chatConfigSpec, parseDuration } from './chat.config';
+import { handoverSweepIntervalMs } from './chat.module';
+
+describe('chat configuration', () => {
+  it('reads HANDOVER_WAIT as a duration', () => {
+    expect(parseDuration('3m')).toBe(180_000);
+    expect(parseDuration('2s')).toBe(2_000);
+    expect(parseDuration('500ms')).toBe(500);
+    expect(parseDuration('1h')).toBe(3_600_000);
+    expect(() => parseDuration('3 minutes')).toThrow('must be a duration');
+  });
+
+  it('refuses a bad HANDOVER_WAIT or LLM_BASE_URL at boot, naming the variable', () => {
+    expect(() => loadConfig(chatConfigSpec, { HANDOVER_WAIT: 'soon' })).toThrow(/HANDOVER_WAIT must be a duration/);
+    expect(() => loadConfig(chatConfigSpec, { LLM_BASE_URL: 'ftp://x' })).toThrow(/LLM_BASE_URL must be an http\(s\) URL/);
+    const config = loadConfig(chatConfigSpec, { LLM_BASE_URL: 'http://127.0.0.1:9/v1/' });
+    expect(config.LLM_BASE_URL).toBe('http://127.0.0.1:9/v1');
+    expect(config.HANDOVER_WAIT).toBe('3m');
+  });
+
+  it('looks for due hand-overs often enough for the wait, between 0.5 and 5 s', () => {
+    expect(handoverSweepIntervalMs(2_000)).toBe(500);
+    expect(handoverSweepIntervalMs(30_000)).toBe(3_000);
+    expect(handoverSweepIntervalMs(180_000)).toBe(5_000);
+  });
+});
