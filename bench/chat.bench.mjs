@@ -151,6 +151,24 @@ try {
     );
     if (round >= WARMUP_ROUNDS) latencies.push(...samples);
   }
+  // The same path with one conversation alone (no contention): what each reply costs by itself.
+  const solo = [];
+  for (let i = 0; i < 100; i += 1) {
+    const piece = pieces[(i * 131) % PIECES];
+    const replied = visitors[0].nextAssistant();
+    const started = performance.now();
+    const response = await pool.request({
+      method: 'POST',
+      path: '/chat/v1/messages',
+      headers: { authorization: `Bearer ${visitors[0].token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: QUESTIONS[piece.aspect].replaceAll('{p}', piece.product).replaceAll('{b}', piece.brand) }),
+    });
+    await response.body.dump();
+    const ms = (await replied) - started;
+    if (i >= 10) solo.push(ms);
+  }
+  solo.sort((a, b) => a - b);
+  result.reply_alone = { samples: solo.length, p50_ms: round1(percentile(solo, 50)), p99_ms: round1(percentile(solo, 99)) };
   latencies.sort((a, b) => a - b);
   result.reply = {
     conversations: CONVERSATIONS,
@@ -162,7 +180,8 @@ try {
     max_ms: round1(latencies.at(-1)),
     targets: { p50_ms: 50, p99_ms: 200 },
   };
-  process.stdout.write(`bench:chat: message → assistant reply on the stream, ${latencies.length} samples: p50 ${result.reply.p50_ms} ms, p99 ${result.reply.p99_ms} ms\n`);
+  process.stdout.write(`bench:chat: message → assistant reply on the stream, ${CONVERSATIONS} at once, ${latencies.length} samples: p50 ${result.reply.p50_ms} ms, p99 ${result.reply.p99_ms} ms\n`);
+  process.stdout.write(`bench:chat: the same, one conversation alone, ${solo.length} samples: p50 ${result.reply_alone.p50_ms} ms, p99 ${result.reply_alone.p99_ms} ms\n`);
   for (const visitor of visitors) visitor.close();
   await pool.close();
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 
 /** Debian's chromium package, installed by scripts/install.sh. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -69,3 +69,19 @@ export function embedPage(appUrl: string, settings: { widget: string; identity?:
   const json = JSON.stringify(settings).replace(/</g, '\\u003c');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1><script>window.SvcChat = ${json};</script><script src="${appUrl}/chat/widget.js" async></script></body></html>`;
 }
+
+/**
+ * The few browser globals tests read inside `page.evaluate` (the callback runs in the page; the
+ * Node type check has no DOM library, so it is typed here).
+ */
+export interface PageGlobals {
+  localStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void; clear(): void };
+  document: { body: { children: ArrayLike<{ tagName: string; shadowRoot: unknown }> } };
+}
+
+/** The page origin's localStorage, read and written from the test. */
+export const storage = {
+  get: (page: Page, key: string): Promise<string | null> => page.evaluate((k) => (globalThis as unknown as PageGlobals).localStorage.getItem(k), key),
+  set: (page: Page, key: string, value: string): Promise<void> => page.evaluate(([k, v]) => (globalThis as unknown as PageGlobals).localStorage.setItem(k!, v!), [key, value]),
+  clear: (page: Page): Promise<void> => page.evaluate(() => (globalThis as unknown as PageGlobals).localStorage.clear()),
+};

@@ -1,9 +1,9 @@
-import type { IdentityPassResponseDto, WhoamiResponseDto } from '@svc/contracts';
+import type { ContactResponseDto, IdentityPassResponseDto, WhoamiResponseDto } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import { demoPage } from './demo-page';
 
-/** The sample customer of the demo account (tools/demo.mjs creates them). */
-export const DEMO_CUSTOMER = { ref: 'demo-ada', name: 'Ada Lovelace' };
+/** The ref of the demo account's sample customer (tools/demo.mjs writes them). */
+export const DEMO_CUSTOMER_REF = 'demo-ada';
 
 /**
  * The demo page's data, asked of the public API with the demo account's key, as a business's own
@@ -22,8 +22,11 @@ export class DemoShop {
   async page(anonymous: boolean): Promise<string> {
     const whoami = await this.call<WhoamiResponseDto>('GET', '/whoami');
     if (anonymous) return demoPage({ widget: whoami.widget });
-    const pass = await this.call<IdentityPassResponseDto>('POST', `/contacts/${DEMO_CUSTOMER.ref}/identity`);
-    return demoPage({ widget: whoami.widget, identity: pass.token, customerName: DEMO_CUSTOMER.name });
+    const [customer, pass] = await Promise.all([
+      this.call<ContactResponseDto>('GET', `/contacts/${DEMO_CUSTOMER_REF}`),
+      this.call<IdentityPassResponseDto>('POST', `/contacts/${DEMO_CUSTOMER_REF}/identity`),
+    ]);
+    return demoPage({ widget: whoami.widget, identity: pass.token, customerName: customer.name });
   }
 
   private async call<T>(method: string, path: string): Promise<T> {

@@ -1,15 +1,17 @@
 import { ChatTexts, ContactResponseDto, IdentityPassResponseDto, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
-import { createTestCa, embedPage, HttpsReceiver, launchBrowser, PageServer, servePages, Stack, startStack, TestAccount, TestBrowser, TestCa } from '@svc/testing';
-import { SignJWT, importJWK } from 'jose';
+import { createTestCa, embedPage, HttpsReceiver, launchBrowser, PageGlobals, PageServer, servePages, Stack, startStack, storage, TestAccount, TestBrowser, TestCa } from '@svc/testing';
+import { importJWK, JWK, SignJWT } from 'jose';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { gunzipSync, gzipSync } from 'node:zlib';
 
 /** A signing key of our own for identity-issuer, so the test can write a pass that has expired. */
-const signingKey = { ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }), kid: 'widget-test', alg: 'EdDSA' };
+const signingKey: JWK & { kid: string } = { ...(generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) as JWK), kid: 'widget-test', alg: 'EdDSA' };
 
 describe('chat widget in real Chromium, on a business page of another origin, against the running apps', () => {
+  // A browser start and a few round trips through six processes: generous on a loaded 2-core machine.
+  jest.setTimeout(120_000);
   let stack: Stack;
   let ca: TestCa;
   let receiver: HttpsReceiver;
@@ -70,7 +72,7 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
   };
   /** The conversation the page's widget is in, read with its own token. */
   const conversationOf = async (page: Page): Promise<number> => {
-    const token = await page.evaluate((key) => localStorage.getItem(key), `svc-chat:${widget}:token`);
+    const token = await storage.get(page, `svc-chat:${widget}:token`);
     const response = await fetch(`${stack.gateway.url}/chat/v1/conversation`, { headers: { authorization: `Bearer ${token}` } });
     return ((await response.json()) as { conversation: { id: number } }).conversation.id;
   };
@@ -102,7 +104,7 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
   // Each test is a new visitor: a fresh browser profile (no stored token).
   beforeEach(async () => {
     browser = await launchBrowser();
-  });
+  }, 60_000);
 
   afterEach(async () => {
     await browser?.close();
@@ -128,15 +130,15 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
 
   it('a page with a pass: the widget greets the customer by name, inside an open shadow root, adding no global and nothing else to the page', async () => {
     const bare = await open(pageWith(null));
-    const globalsWithout = await bare.evaluate(() => Object.getOwnPropertyNames(window));
+    const globalsWithout = await bare.evaluate(() => Object.getOwnPropertyNames(globalThis));
     await bare.close();
 
     const page = await open(pageWith({ widget, identity: await passFor('c-ada') }));
     await openChat(page);
     await log(page).getByText('Hi Ada Lovelace!').waitFor();
-    const added = await page.evaluate((before) => Object.getOwnPropertyNames(window).filter((name) => !before.includes(name)), globalsWithout);
+    const added = await page.evaluate((before) => Object.getOwnPropertyNames(globalThis).filter((name) => !before.includes(name)), globalsWithout);
     expect(added).toEqual(['SvcChat']);
-    const body = await page.evaluate(() => [...document.body.children].map((e) => `${e.tagName.toLowerCase()}${e.shadowRoot ? ':open-shadow' : ''}`));
+    const body = await page.evaluate(() => Array.from((globalThis as unknown as PageGlobals).document.body.children).map((e) => `${e.tagName.toLowerCase()}${e.shadowRoot ? ':open-shadow' : ''}`));
     expect(body).toEqual(['h1', 'script', 'script', 'div:open-shadow']);
     // Keyboard: Escape closes the panel and gives focus back to the launcher.
     await page.keyboard.press('Escape');
@@ -223,14 +225,14 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     const valid = await open(pageWith({ widget, identity: await forge(now + 3_600) }));
     await openChat(valid);
     await log(valid).getByText('Hi Olga Expired!').waitFor();
-    await valid.evaluate(() => localStorage.clear());
+    await storage.clear(valid);
     await valid.close();
 
     const expired = await open(pageWith({ widget, identity: await forge(now - 60) }));
     await openChat(expired);
     await log(expired).getByText('Hi! Ask us anything.').waitFor();
     expect(await log(expired).getByText('Olga').count()).toBe(0);
-    await expired.evaluate(() => localStorage.clear());
+    await storage.clear(expired);
     await expired.close();
 
     expect((await stack.call('/contacts/c-gone', { method: 'PUT', json: { name: 'Gina Gone' } })).status).toBe(201);
@@ -249,21 +251,45 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     await openChat(theirs);
     await ask(theirs, 'A private question about my other order');
     await log(theirs).getByText('A private question about my other order').waitFor();
-    const foreignToken = await theirs.evaluate((key) => localStorage.getItem(key), `svc-chat:${otherWidget}:token`);
+    const foreignToken = await storage.get(theirs, `svc-chat:${otherWidget}:token`);
     expect(foreignToken).toMatch(/^vis_/);
     await theirs.close();
 
     // The token planted under this account's widget: the API never opens that conversation.
     const page = await open(pageWith({ widget }));
-    await page.evaluate(([key, token]) => localStorage.setItem(key!, token!), [`svc-chat:${widget}:token`, foreignToken]);
+    await storage.set(page, `svc-chat:${widget}:token`, foreignToken ?? '');
     await page.reload();
     await openChat(page);
     await log(page).getByText('Hi! Ask us anything.').waitFor();
     await sleep(500);
     expect(await log(page).getByText('A private question').count()).toBe(0);
-    const mine = await page.evaluate((key) => localStorage.getItem(key), `svc-chat:${widget}:token`);
+    const mine = await storage.get(page, `svc-chat:${widget}:token`);
     expect(mine).toMatch(/^vis_/);
     expect(mine).not.toBe(foreignToken);
     await page.close();
+  });
+
+  it('/chat/demo is 404 without CHAT_DEMO_KEY; with it, the sample shop page greets its sample customer by name (and ?as=anonymous does not)', async () => {
+    const off = await fetch(`${stack.gateway.url}/chat/demo`);
+    expect(off.status).toBe(404);
+    expect(((await off.json()) as { error: { code: string } }).error.code).toBe('not_found');
+
+    expect((await stack.call('/contacts/demo-ada', { method: 'PUT', json: { name: 'Ada Demo' } })).status).toBe(201);
+    await stack.restart('chat', 'SIGTERM', { CHAT_DEMO_KEY: stack.account.key });
+    const page = await open(`${stack.gateway.url}/chat/demo`);
+    expect(await page.title()).toContain('Lindenhof Coffee');
+    await openChat(page);
+    await log(page).getByText('Hi Ada Demo!').waitFor();
+    await ask(page, 'How do I return an item for a refund?');
+    await log(page).getByRole('link', { name: 'Returns and refunds' }).waitFor({ timeout: 20_000 });
+    await page.close();
+
+    const anonymous = await browser.context.newPage();
+    await anonymous.goto(`${stack.gateway.url}/chat/demo?as=anonymous`);
+    await storage.clear(anonymous);
+    await anonymous.reload();
+    await openChat(anonymous);
+    await log(anonymous).getByText('Hi! Ask us anything.').waitFor();
+    expect(await log(anonymous).getByText('Ada').count()).toBe(0);
   });
 });

@@ -19,6 +19,13 @@ const AUTHOR_LABEL: Record<ChatMessage['author'], string> = { customer: 'You', a
 export const tokenKey = (widget: string) => `svc-chat:${widget}:token`;
 const openKey = (widget: string) => `svc-chat:${widget}:open`;
 
+/** The reply's last line "More: <url>" is shown as the source link instead (the text is kept for other channels). */
+export function withoutTrailingUrl(text: string, url: string): string {
+  const lines = text.trimEnd().split('\n');
+  const last = lines.at(-1) ?? '';
+  return lines.length > 1 && last.trimEnd().endsWith(url) && last.length - url.length < 40 ? lines.slice(0, -1).join('\n').trimEnd() : text;
+}
+
 function storage(kind: 'localStorage' | 'sessionStorage'): Storage | null {
   try {
     return window[kind];
@@ -255,8 +262,8 @@ export class ChatWidget {
     const bubble = h('div', { class: `msg ${kind}` });
     const label = AUTHOR_LABEL[message.author];
     if (kind === 'them' && label) bubble.append(h('span', { class: 'who' }, label));
-    bubble.append(message.text);
     const citation = message.citation;
+    bubble.append(citation?.url ? withoutTrailingUrl(message.text, citation.url) : message.text);
     if (citation) {
       bubble.append(
         citation.url
