@@ -1,7 +1,9 @@
 import { ChatTexts, ContactResponseDto, IdentityPassResponseDto, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
-import { createTestCa, embedPage, HttpsReceiver, launchBrowser, PageGlobals, PageServer, servePages, Stack, startStack, storage, TestAccount, TestBrowser, TestCa } from '@svc/testing';
+import { createTestCa, embedPage, HttpsReceiver, launchBrowser, PageGlobals, PageServer, REPO_ROOT, servePages, Stack, startStack, storage, TestAccount, TestBrowser, TestCa } from '@svc/testing';
 import { importJWK, JWK, SignJWT } from 'jose';
+import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -292,4 +294,17 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     await log(anonymous).getByText('Hi! Ask us anything.').waitFor();
     expect(await log(anonymous).getByText('Ada').count()).toBe(0);
   });
+
+  it('an account that allows other origins only: the widget on this page tells the visitor so (403 forbidden_origin), nothing is created', async () => {
+    const admin = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), 'widget', 'origins', '--account', stack.other.accountId, '--origins', 'https://only.example'], {
+      env: { PATH: process.env['PATH'] ?? '', ...stack.env, CHAT_URL: stack.services['chat']!.url },
+      encoding: 'utf8',
+    });
+    expect(admin.status).toBe(0);
+    const page = await open(pageWith({ widget: otherWidget }));
+    await openChat(page);
+    await page.getByRole('status').getByText(`This chat does not answer pages of ${site.url}`, { exact: false }).waitFor();
+    expect(await storage.get(page, `svc-chat:${otherWidget}:token`)).toBeNull();
+  });
 });
+

@@ -117,10 +117,16 @@ export class ChatWidget {
     this.launcher.setAttribute('aria-expanded', 'true');
     storage('sessionStorage')?.setItem(openKey(this.options.widget), '1');
     this.input.focus();
+    void this.started().catch((err: unknown) => this.showError(err));
+  }
+
+  /** The session, opened once; after a failure (the chat unreachable) the next call tries again. */
+  private started(): Promise<void> {
     this.starting ??= this.start().catch((err: unknown) => {
       this.starting = undefined;
-      this.showError(err);
+      throw err;
     });
+    return this.starting;
   }
 
   close(): void {
@@ -190,7 +196,7 @@ export class ChatWidget {
     if (!text || this.send.disabled) return;
     this.send.disabled = true;
     try {
-      await this.starting;
+      await this.started();
       this.add(await this.api.send(text));
       this.input.value = '';
       this.note.textContent = '';
@@ -205,7 +211,7 @@ export class ChatWidget {
 
   private async askForPerson(): Promise<void> {
     try {
-      await this.starting;
+      await this.started();
       const state = await this.api.handover();
       this.setState({ status: state.status, handover: state.handover });
     } catch (err) {
