@@ -228,6 +228,29 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     expect(consents).toEqual([expect.objectContaining({ origin: 'chat', purpose: 'reply_email' })]);
   });
 
+  it('an anonymous visitor who leaves a WhatsApp number without consent: stored, unconfirmed, on their chat-met customer; no consent event', async () => {
+    const anon = visitor();
+    const session = await anon.session({ widget });
+    const id = session.body.conversation.id;
+    const stream = await anon.stream();
+    await anon.send('I need a human');
+    await stream.waitForState((s) => s.handover === 'ask_reach', 10_000);
+    const texts = (await (await anon.call('/texts', { auth: false })).json()) as ChatTexts;
+    const reach = await anon.call('/handover/reach', { method: 'POST', json: { channel: 'whatsapp', phone: '+4915112345678', consent: false, consent_text: texts.reply_whatsapp_consent } });
+    expect(reach.status).toBe(200);
+    await stream.waitForMessage((m) => m.author === 'system' && m.text.includes('+4915112345678'));
+    await stream.close();
+    const [created] = await waitForEvent('handover.created', (e) => e.data.conversation.id === id);
+    expect(created?.data.reach).toEqual({ method: 'whatsapp', email: '', email_verified: false, whatsapp: '+4915112345678', whatsapp_verified: false, consent: false });
+    expect(created?.data.contact).toMatchObject({ ref: null, phone: '+4915112345678', phone_confirmed: false });
+    const found = ((await (await stack.call('/contacts?phone=%2B4915112345678')).json()) as { contacts: Array<{ ref: string | null; svc_id: number; consents: unknown[] }> }).contacts;
+    expect(found).toEqual([expect.objectContaining({ ref: null, svc_id: created?.data.contact.svc_id, phone_confirmed: false, consents: [] })]);
+    await sleep(500);
+    expect((await feed()).filter((e) => e.event === 'consent.granted' && e.data.conversation.id === id)).toEqual([]);
+    const again = await anon.call('/handover/reach', { method: 'POST', json: { channel: 'whatsapp', phone: '+4915112345678', consent: false, consent_text: texts.reply_whatsapp_consent } });
+    expect(again.status).toBe(409);
+  });
+
   it('a stream resumes after Last-Event-ID (or ?after=) with the messages after it only', async () => {
     const reader = visitor();
     await reader.session({ widget });
@@ -260,6 +283,14 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     });
     expect(admin.status).toBe(0);
     expect(JSON.parse(admin.stdout)).toEqual({ widget: { account_id: account.accountId, allowed_origins: ['https://a.example', 'https://b.example'] } });
+    // The settings route is for the product's own services: no signed context, no entry.
+    const unsigned = await fetch(`${stack.services['chat']?.url}/internal/chat/widget-settings`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"origins":[]}' });
+    expect(unsigned.status).toBe(401);
+    const badOrigin = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), 'widget', 'origins', '--account', account.accountId, '--origins', 'https://a.example/path'], {
+      env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: stack.db.url, CHAT_URL: stack.services['chat']?.url, INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'] },
+      encoding: 'utf8',
+    });
+    expect(badOrigin.status).toBe(2);
 
     const allowed = visitor({ origin: 'https://a.example' });
     const session = await allowed.session({ widget: accountWidget });

@@ -118,3 +118,47 @@ describe('ContactsService.upsert', () => {
     });
   });
 });
+
+describe('ContactsService: what the chat writes', () => {
+  const chatTransaction = (bySvcId?: EventContact) => ({
+    ...fakeTransaction({ bySvcId }),
+    now: jest.fn(async () => '2026-11-21T10:04:05.123456+00:00'),
+    enqueueEvents: jest.fn(async () => undefined),
+  });
+  const conversation = { id: 12, channel: 'web', url: 'http://localhost:3000/inbox/12' };
+
+  it('stores the details a chat-met customer left, unconfirmed', async () => {
+    const tx = chatTransaction(contact({ ref: null, email: null, email_confirmed: false }));
+    const { service } = serviceWith(tx);
+    await service.saveChatDetails(ACCOUNT, 7, { email: 'ada@example.com' });
+    expect(tx.update).toHaveBeenCalledWith(ACCOUNT, 7, null, expect.objectContaining({ email: 'ada@example.com', email_confirmed: false }));
+  });
+
+  it('leaves a customer with a ref (the business\'s record) as it is', async () => {
+    const tx = chatTransaction(contact({ ref: 'cust-1' }));
+    const { service } = serviceWith(tx);
+    expect(await service.saveChatDetails(ACCOUNT, 7, { email: 'someone@else.example' })).toEqual(contact({ ref: 'cust-1' }));
+    expect(tx.update).not.toHaveBeenCalled();
+  });
+
+  it('records a chat consent (origin and source chat, given now) with its consent.granted in the same transaction', async () => {
+    const tx = chatTransaction(contact());
+    const { service } = serviceWith(tx);
+    const result = await service.recordChatConsent(ACCOUNT, 7, { purpose: 'reply_email', text: 'I agree.', lang: 'de-de', conversation });
+    const consent = { purpose: 'reply_email', granted: true, text: 'I agree.', lang: 'de-DE', given_at: '2026-11-21T10:04:05.123456+00:00', source: 'chat', withdrawn_at: null, withdrawn_by: null, origin: 'chat' };
+    expect(tx.insertConsents).toHaveBeenCalledWith(ACCOUNT, 7, [consent]);
+    expect(result).toEqual({ contact: contact(), consent: { ...consent, active: true } });
+    expect(tx.enqueueEvents).toHaveBeenCalledWith([
+      expect.objectContaining({ kind: 'consent.granted', account_id: ACCOUNT, data: { contact: contact(), consent: { ...consent, active: true }, conversation } }),
+    ]);
+  });
+
+  it('an unknown (or erased) customer is 404 and nothing is written', async () => {
+    const tx = chatTransaction(undefined);
+    const { service } = serviceWith(tx);
+    expect((await apiError(service.recordChatConsent(ACCOUNT, 7, { purpose: 'reply_email', text: 'x', conversation }))).code).toBe('not_found');
+    expect((await apiError(service.saveChatDetails(ACCOUNT, 7, { phone: '+4915112345678' }))).code).toBe('not_found');
+    expect(tx.insertConsents).not.toHaveBeenCalled();
+    expect(tx.enqueueEvents).not.toHaveBeenCalled();
+  });
+});

@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
-import { ChatMessage } from '@svc/contracts';
+import { ChatMessage, EventContact } from '@svc/contracts';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { ChatEvents } from '../conversations/chat-events';
@@ -33,9 +33,9 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
     private readonly logger: Logger,
   ) {}
 
-  answerSoon(accountId: string, conversationId: number, messageId: number): void {
+  answerSoon(accountId: string, conversationId: number, messageId: number, contact?: EventContact): void {
     this.track(
-      this.conversations.claimReply(accountId, conversationId, messageId, REPLY_LEASE_MS).then((claimed) => (claimed ? this.answer(claimed) : undefined)),
+      this.conversations.claimReply(accountId, conversationId, messageId, REPLY_LEASE_MS).then((claimed) => (claimed ? this.answer(claimed, contact) : undefined)),
     );
   }
 
@@ -46,13 +46,13 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
     return claimed.length;
   }
 
-  private async answer(pending: PendingReply): Promise<void> {
+  private async answer(pending: PendingReply, known?: EventContact): Promise<void> {
     const requestId = randomUUID();
     try {
       const row = await this.conversations.get(pending.account_id, pending.conversation_id);
       if (!row) return;
       const reply = await this.writer.reply(row.account_id, row.lang, pending.text, requestId);
-      const { contact } = await this.customers.contactFor(row, requestId);
+      const contact = known ?? (await this.customers.contactFor(row, requestId)).contact;
       await this.conversations.transaction(async (tx) => {
         if (!(await tx.finishReply(row.account_id, row.id, pending.id))) return;
         const message = await tx.addMessage(row.account_id, row.id, { author: 'assistant', text: reply.text, citation: reply.citation, offersPerson: reply.offersPerson });

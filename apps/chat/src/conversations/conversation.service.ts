@@ -9,7 +9,8 @@ import { accountContext, CustomersService } from './customers.service';
 
 /** Told when a customer message waits for the assistant's answer (the assistant answers it soon after the commit). */
 export interface ReplyQueue {
-  answerSoon(accountId: string, conversationId: number, messageId: number): void;
+  /** `contact`: the customer as just read, so that the answer need not ask contacts-api again. */
+  answerSoon(accountId: string, conversationId: number, messageId: number, contact?: EventContact): void;
 }
 
 const stateOf = (row: ConversationRow): ChatConversationState => ({ id: row.id, channel: row.channel, status: row.status, handover: row.handover });
@@ -41,7 +42,7 @@ export class ConversationService {
       if (wantsPerson && row.handover === 'none') await this.askForPerson(tx, row, contact, 'customer_asked');
       return added;
     });
-    if (!wantsPerson && conversation.status === 'open') this.replies.answerSoon(conversation.account_id, conversation.id, message.id);
+    if (!wantsPerson && conversation.status === 'open') this.replies.answerSoon(conversation.account_id, conversation.id, message.id, contact);
     return message;
   }
 

@@ -22,6 +22,7 @@ export class StreamService implements BeforeApplicationShutdown {
     private readonly conversations: ConversationsRepository,
     private readonly notifier: ConversationNotifier,
     private readonly logger: Logger,
+    private readonly pingIntervalMs = PING_INTERVAL_MS,
   ) {}
 
   get openStreams(): number {
@@ -76,7 +77,7 @@ export class StreamService implements BeforeApplicationShutdown {
     };
 
     const unsubscribe = this.notifier.subscribe(row.id, () => void pump());
-    const ping = setInterval(() => raw.write(': ping\n\n'), PING_INTERVAL_MS);
+    const ping = setInterval(() => raw.write(': ping\n\n'), this.pingIntervalMs);
     const poll = setInterval(() => {
       if (!this.notifier.isListening) void pump();
     }, POLL_INTERVAL_MS);

@@ -20,7 +20,9 @@ export class ChatProxy {
 
   constructor(config: GatewayConfig) {
     this.pool = new Pool(config.CHAT_URL, {
-      connections: 1024,
+      // Each open event stream holds a connection for as long as the visitor stays: no cap here,
+      // or the streams past it would wait for others to end.
+      connections: null,
       keepAliveTimeout: 10_000,
       connect: { timeout: 2_000 },
       headersTimeout: config.UPSTREAM_TIMEOUT_MS,

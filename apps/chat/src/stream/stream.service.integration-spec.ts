@@ -1,0 +1,111 @@
+import { createDataSource, migrate } from '@svc/persistence';
+import { createLogger } from '@svc/platform';
+import { createTestDatabase, TestDatabase } from '@svc/testing';
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource } from 'typeorm';
+import { ConversationsRepository } from '../conversations/conversations.repository';
+import { newVisitorToken, visitorTokenHash } from '../conversations/visitor-token';
+import { CHAT_MIGRATIONS, CHAT_SCHEMA } from '../migrations';
+import { ConversationNotifier } from './conversation-notifier';
+import { StreamService } from './stream.service';
+
+/** What a stream writes, as a visitor's connection would receive it. */
+class FakeResponse extends EventEmitter {
+  status = 0;
+  headers: Record<string, string> = {};
+  body = '';
+  ended = false;
+
+  writeHead(status: number, headers: Record<string, string>): this {
+    this.status = status;
+    this.headers = headers;
+    return this;
+  }
+
+  flushHeaders(): void {}
+
+  write(chunk: string): boolean {
+    this.body += chunk;
+    return true;
+  }
+
+  end(): void {
+    this.ended = true;
+    this.emit('close');
+  }
+}
+
+const until = async (what: string, test: () => boolean, timeoutMs = 5_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+};
+
+describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+  let repo: ConversationsRepository;
+  let notifier: ConversationNotifier;
+  let streams: StreamService;
+  const account = randomUUID();
+  const logger = createLogger('test', 'silent');
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    dataSource = await createDataSource({ schema: CHAT_SCHEMA, url: db.url, migrations: CHAT_MIGRATIONS, poolSize: 4 }).initialize();
+    await migrate(dataSource);
+    repo = new ConversationsRepository(dataSource);
+    notifier = new ConversationNotifier(db.url, logger);
+    await notifier.onModuleInit();
+    streams = new StreamService(repo, notifier, logger, 200);
+  });
+
+  afterAll(async () => {
+    await notifier?.onApplicationShutdown();
+    await dataSource?.destroy();
+    await db?.drop();
+  });
+
+  it('sends the messages after the given id and the state, then each commit live, and pings', async () => {
+    const conversation = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
+    for (const text of ['one', 'two', 'three']) await repo.transaction((tx) => tx.addMessage(account, conversation.id, { author: 'customer', text }));
+    const response = new FakeResponse();
+    streams.serve(conversation, 1, response as unknown as ServerResponse, { 'x-request-id': 'r-1' });
+    expect(response.status).toBe(200);
+    expect(response.headers).toMatchObject({ 'content-type': 'text/event-stream; charset=utf-8', 'x-request-id': 'r-1', 'cache-control': 'no-cache, no-transform' });
+    await until('the backlog', () => response.body.includes('three'));
+    expect(response.body).not.toContain('"one"');
+    expect(response.body).toMatch(/^id: 2\nevent: message\ndata: \{"id":2,"author":"customer","text":"two",/);
+    expect(response.body).toContain('event: state\ndata: {"status":"open","handover":"none"}\n\n');
+
+    await repo.transaction((tx) => tx.addMessage(account, conversation.id, { author: 'assistant', text: 'live' }));
+    await until('the live message', () => response.body.includes('id: 4\nevent: message'));
+    await repo.transaction((tx) => tx.setHandover(account, conversation.id, { status: 'needs_human', handover: 'waiting', reason: 'customer_asked', dueInMs: 60_000 }));
+    await until('the state change', () => response.body.includes('data: {"status":"needs_human","handover":"waiting"}'));
+    await until('a ping', () => response.body.includes(': ping\n\n'));
+    // Each message once, in order.
+    expect([...response.body.matchAll(/^id: (\d+)$/gm)].map((m) => m[1])).toEqual(['2', '3', '4']);
+
+    response.emit('close');
+    expect(streams.openStreams).toBe(0);
+  });
+
+  it('a stream of another conversation is not woken; shutdown ends the open streams', async () => {
+    const mine = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
+    const other = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
+    const response = new FakeResponse();
+    streams.serve(mine, 0, response as unknown as ServerResponse, {});
+    await until('the first state', () => response.body.includes('event: state'));
+    await repo.transaction((tx) => tx.addMessage(account, other.id, { author: 'customer', text: 'not yours' }));
+    await sleep(300);
+    expect(response.body).not.toContain('not yours');
+    streams.beforeApplicationShutdown();
+    expect(response.ended).toBe(true);
+    expect(streams.openStreams).toBe(0);
+  });
+});
