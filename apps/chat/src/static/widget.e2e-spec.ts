@@ -130,7 +130,7 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     expect(gzipped.length).toBeLessThanOrEqual(30 * 1024);
   });
 
-  it('a page with a pass: the widget greets the customer by name, inside an open shadow root, adding no global and nothing else to the page', async () => {
+  it('a page with a pass: the widget greets the customer by name, inside an open shadow root, adding no global and nothing else to the page; usable with the keyboard alone', async () => {
     const bare = await open(pageWith(null));
     const globalsWithout = await bare.evaluate(() => Object.getOwnPropertyNames(globalThis));
     await bare.close();
@@ -142,9 +142,16 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     expect(added).toEqual(['SvcChat']);
     const body = await page.evaluate(() => Array.from((globalThis as unknown as PageGlobals).document.body.children).map((e) => `${e.tagName.toLowerCase()}${e.shadowRoot ? ':open-shadow' : ''}`));
     expect(body).toEqual(['h1', 'script', 'script', 'div:open-shadow']);
-    // Keyboard: Escape closes the panel and gives focus back to the launcher.
+    // Keyboard only: Escape closes the panel (focus back on the launcher), Enter opens it with the
+    // focus in the message box, Enter sends.
     await page.keyboard.press('Escape');
-    await expect(page.getByRole('button', { name: 'Chat', exact: true }).getAttribute('aria-expanded')).resolves.toBe('false');
+    const launcher = page.getByRole('button', { name: 'Chat', exact: true });
+    await expect(launcher.getAttribute('aria-expanded')).resolves.toBe('false');
+    await page.keyboard.press('Enter');
+    await expect(launcher.getAttribute('aria-expanded')).resolves.toBe('true');
+    await page.keyboard.type('Sent from the keyboard');
+    await page.keyboard.press('Enter');
+    await log(page).getByText('Sent from the keyboard').waitFor();
     await page.close();
   });
 
