@@ -9,3 +9,13 @@ if ! npm ci --no-audit --no-fund; then
   echo "install: npm ci refused the lock file; installing the pinned versions with npm install --no-save" >&2
   npm install --no-audit --no-fund --no-save
 fi
+
+# Chromium for the widget's real-browser tests (playwright-core drives /usr/bin/chromium): Debian's
+# package, installed only when missing.
+if [ ! -x /usr/bin/chromium ]; then
+  echo "install: /usr/bin/chromium is missing; installing Debian's chromium package" >&2
+  if ! { apt-get update && apt-get install -y chromium; } || [ ! -x /usr/bin/chromium ]; then
+    echo "install: could not install chromium (apt-get update && apt-get install -y chromium, as root); the browser tests (*.browser e2e) need /usr/bin/chromium" >&2
+    exit 1
+  fi
+fi

@@ -12,4 +12,7 @@ bash scripts/services.sh
 node tools/ensure-database.mjs
 npm run --silent build
 npm run --silent migrate
+# The demo shop at /chat/demo (development only): its account's key goes to the chat app.
+CHAT_DEMO_KEY="$(node tools/demo.mjs key)"
+export CHAT_DEMO_KEY
 exec node tools/run-all.mjs

@@ -5,6 +5,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { seed } from './demo.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const apps = readdirSync(join(root, 'apps'))
@@ -42,7 +43,13 @@ for (let i = 0; i < 300 && !stopping; i += 1) {
   try {
     if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) {
       process.stdout.write(`\nThe API is ready at http://localhost:${port}/api/v1/ (running: ${apps.join(', ')}).\n`);
-      process.stdout.write(`Create an account: npm run --silent admin -- account create --name "Acme" --plan scale\n\n`);
+      process.stdout.write(`Create an account: npm run --silent admin -- account create --name "Acme" --plan scale\n`);
+      if (process.env.CHAT_DEMO_KEY) {
+        await seed(`http://127.0.0.1:${port}`, process.env.CHAT_DEMO_KEY)
+          .then(() => process.stdout.write(`The demo shop with the chat widget: http://localhost:${port}/chat/demo\n`))
+          .catch((err) => process.stdout.write(`The demo shop could not be set up: ${err.message}\n`));
+      }
+      process.stdout.write('\n');
       break;
     }
   } catch {

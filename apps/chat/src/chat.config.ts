@@ -43,6 +43,7 @@ export const chatConfigSpec = {
   LLM_BASE_URL: optionalUrl({ default: '', desc: 'Optional OpenAI-compatible API (`…/v1`): when set, the assistant writes replies from the top passages with `POST {LLM_BASE_URL}/chat/completions`; empty: the built-in extractive answer.' }),
   LLM_MODEL: str({ default: '', desc: 'The model asked at LLM_BASE_URL (required with it).' }),
   LLM_API_KEY: str({ default: '', desc: 'Bearer key for LLM_BASE_URL (empty: none sent).' }),
+  CHAT_DEMO_KEY: str({ default: '', desc: 'Development only (`npm start` sets it): an API key of the demo account; `/chat/demo` then serves a sample shop page with the widget and a pass for its sample customer. Empty (production): `/chat/demo` is 404.' }),
   LLM_TIMEOUT_MS: millis(60_000)({ default: 10_000, desc: 'How long a reply from LLM_BASE_URL may take before the extractive answer is used instead.' }),
 };
 

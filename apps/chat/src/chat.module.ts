@@ -21,6 +21,9 @@ import { CHAT_MIGRATIONS, CHAT_SCHEMA } from './migrations';
 import { WidgetSettingsController } from './settings/widget-settings.controller';
 import { WidgetSettingsRepository } from './settings/widget-settings.repository';
 import { ConversationNotifier } from './stream/conversation-notifier';
+import { DemoController } from './static/demo.controller';
+import { DemoShop } from './static/demo-shop';
+import { WidgetScriptController } from './static/widget-script.controller';
 import { StreamService } from './stream/stream.service';
 import { OriginPolicy } from './visitor/origin-policy';
 import { VisitorController } from './visitor/visitor.controller';
@@ -66,13 +69,14 @@ export class ChatModule {
         PersistenceModule.forApp('chat', config, CHAT_SCHEMA, CHAT_MIGRATIONS),
         MessagingModule.forApp('chat', config, CHAT_SCHEMA),
       ],
-      controllers: [VisitorController, WidgetSettingsController, ErasureConsumer],
+      controllers: [VisitorController, WidgetSettingsController, ErasureConsumer, WidgetScriptController, DemoController],
       providers: [
         client(ContactsClient, config.CONTACTS_API_URL),
         client(IdentityClient, config.IDENTITY_ISSUER_URL),
         client(KnowledgeClient, config.KNOWLEDGE_API_URL),
         client(WidgetsClient, config.GATEWAY_URL),
         ClientsLifecycle,
+        { provide: DemoShop, useValue: new DemoShop(config.GATEWAY_URL, config.CHAT_DEMO_KEY) },
         { provide: GatewayContextGuard, inject: [InternalAuth], useFactory: (auth: InternalAuth) => new GatewayContextGuard(auth, 'chat') },
         VisitorGuard,
         { provide: ConversationsRepository, inject: [DataSource], useFactory: (db: DataSource) => new ConversationsRepository(db) },

@@ -9,3 +9,4 @@ export * from './https-receiver';
 export * from './snapshot';
 export * from './private-postgres';
 export * from './chat-visitor';
+export * from './browser';

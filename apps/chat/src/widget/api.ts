@@ -1,0 +1,66 @@
+import type { ChatConversationResponse, ChatConversationState, ChatMessage, ChatSessionResponse, ChatTexts } from '@svc/contracts';
+
+/** A refusal of the visitor API in the contract's error shape. */
+export class ChatApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ReachRequest {
+  channel: 'email' | 'whatsapp';
+  email?: string;
+  phone?: string;
+  consent: boolean;
+  consent_text: string;
+  lang: string;
+}
+
+/** The visitor API under `{app_url}/chat/v1`, with the visitor token once a session gave one. */
+export class ChatApi {
+  token = '';
+
+  constructor(readonly base: string) {}
+
+  async session(widget: string, identity: string | undefined, token: string | undefined): Promise<ChatSessionResponse> {
+    const body = await this.call<ChatSessionResponse>('POST', '/sessions', { widget, ...(identity ? { identity } : {}), ...(token ? { token } : {}) }, false);
+    this.token = body.token;
+    return body;
+  }
+
+  conversation(): Promise<ChatConversationResponse> {
+    return this.call('GET', '/conversation');
+  }
+
+  async send(text: string): Promise<ChatMessage> {
+    return (await this.call<{ message: ChatMessage }>('POST', '/messages', { text })).message;
+  }
+
+  handover(): Promise<ChatConversationState> {
+    return this.call('POST', '/handover', {});
+  }
+
+  reach(request: ReachRequest): Promise<ChatConversationState> {
+    return this.call('POST', '/handover/reach', request);
+  }
+
+  texts(lang: string): Promise<ChatTexts> {
+    return this.call('GET', `/texts?lang=${encodeURIComponent(lang)}`, undefined, false);
+  }
+
+  private async call<T>(method: string, path: string, json?: unknown, auth = true): Promise<T> {
+    const headers: Record<string, string> = {};
+    if (auth && this.token) headers['authorization'] = `Bearer ${this.token}`;
+    if (json !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`${this.base}/chat/v1${path}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+    const body = (await response.json().catch(() => null)) as (T & { error?: { code: string; message: string } }) | null;
+    if (!response.ok || body === null) {
+      throw new ChatApiError(response.status, body?.error?.code ?? 'unavailable', body?.error?.message ?? `HTTP ${response.status}`);
+    }
+    return body;
+  }
+}

@@ -1,0 +1,34 @@
+import { ChatWidget } from './chat-widget';
+
+interface SvcChatSettings {
+  widget?: unknown;
+  identity?: unknown;
+}
+
+/**
+ * The widget's entry (bundled into `/chat/widget.js`): reads the business's `window.SvcChat`, adds
+ * one host element, and builds everything else inside its open shadow root. No global of its own.
+ */
+function boot(): void {
+  const settings = (window as Window & { SvcChat?: SvcChatSettings }).SvcChat;
+  const script = document.currentScript as HTMLScriptElement | null;
+  if (!settings || typeof settings.widget !== 'string' || !script?.src) {
+    console.warn('svc-chat: set window.SvcChat = { widget: "wgt_…" } before loading widget.js');
+    return;
+  }
+  const host = document.createElement('div');
+  host.setAttribute('data-svc-chat', '');
+  const mount = () => {
+    document.body.append(host);
+    new ChatWidget(host, {
+      base: script.src.replace(/\/chat\/widget\.js(?:[?#].*)?$/, ''),
+      widget: settings.widget as string,
+      identity: typeof settings.identity === 'string' && settings.identity ? settings.identity : undefined,
+      lang: (navigator.language || 'en').split('-')[0].toLowerCase(),
+    });
+  };
+  if (document.body) mount();
+  else document.addEventListener('DOMContentLoaded', mount, { once: true });
+}
+
+boot();

@@ -1,0 +1,225 @@
+// npm run bench:chat — the chat under load (needs `npm run build`, PostgreSQL and RabbitMQ on
+// 127.0.0.1). The apps run as processes from dist/ on a throw-away database and vhost (the test
+// harness's startStack), one account with 5,000 knowledge pieces loaded through the gateway.
+//  1. 50 conversations, each with its stream open, all sending at once, BENCH_ROUNDS rounds (default
+//     20, after 2 warm-up rounds): the time from sending a customer message (POST /chat/v1/messages)
+//     to the assistant's reply arriving on that conversation's stream. Targets p50 < 50 ms, p99 < 200 ms.
+//  2. BENCH_STREAMS (default 2,000) streams open at once on the one chat process, and its RSS
+//     (/proc/<pid>/status). Target < 300 MB.
+// Visitor calls go to the chat process directly (as the Ingress routes them in Kubernetes).
+// Writes bench/results/chat-<date>.json.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const { startStack } = require(join(root, 'dist/libs/testing/src/index.js'));
+
+const PIECES = 5_000;
+const CONVERSATIONS = 50;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+const WARMUP_ROUNDS = 2;
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 2_000);
+
+// ---- 5,000 shop pieces, reproducible (mulberry32) ----
+let seed = 20261123;
+function random() {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+const pick = (list) => list[Math.floor(random() * list.length)];
+const PRODUCTS = ['hiking boots', 'rain jacket', 'city bike', 'tent', 'sleeping bag', 'backpack', 'kayak', 'ski helmet', 'running shoes', 'wool sweater', 'camping stove', 'trekking poles', 'snowboard', 'climbing harness', 'headlamp', 'yoga mat', 'paddle board', 'down vest', 'hammock', 'ice axe'];
+const SYLLABLES = ['tra', 'mon', 'vel', 'ka', 'ri', 'sto', 'lan', 'dor', 'pe', 'qui', 'zen', 'bru', 'fal', 'no', 'ver', 'sa', 'tek', 'lu', 'mar', 'gol'];
+const ASPECTS = {
+  shipping: ['We ship the {p} within {n} working days.', 'Orders of the {b} {p} above {n}0 euros ship free of charge.', 'Tracking numbers are sent by email when the {p} leaves the warehouse.'],
+  returns: ['You can return the {b} {p} within {n} days if it is unused.', 'Refunds for the {p} are issued within {n} days after we receive it.', 'Print the prepaid return label from your account.'],
+  warranty: ['The {b} {p} comes with a {n}-year warranty covering manufacturing defects.', 'Repairs of the {p} usually take {n} days.', 'Damage from misuse is not covered.'],
+  care: ['Clean the {b} {p} with lukewarm water and a soft brush.', 'Let the {p} dry slowly at room temperature.', 'Store the {p} in a dry place during the off season.'],
+  rental: ['You can rent the {b} {p} for {n} euros per day.', 'Rentals of the {p} must be booked {n} hours in advance.', 'A deposit is held on your card until the {p} is returned.'],
+};
+const QUESTIONS = {
+  shipping: 'How long does shipping of the {b} {p} take?',
+  returns: 'Can I return the {b} {p} for a refund?',
+  warranty: 'What warranty does the {b} {p} have?',
+  care: 'How do I clean the {b} {p}?',
+  rental: 'Can I rent the {b} {p}?',
+};
+const fill = (text, piece) => text.replaceAll('{p}', piece.product).replaceAll('{b}', piece.brand).replaceAll('{n}', String(2 + Math.floor(random() * 28)));
+const pieces = Array.from({ length: PIECES }, (_, i) => {
+  const piece = { brand: Array.from({ length: 3 }, () => pick(SYLLABLES)).join(''), product: pick(PRODUCTS), aspect: pick(Object.keys(ASPECTS)) };
+  const text = Array.from({ length: 12 }, () => fill(pick(ASPECTS[piece.aspect]), piece)).join(' ');
+  return { ...piece, external_ref: `piece-${i}`, heading: `${piece.brand[0].toUpperCase()}${piece.brand.slice(1)} ${piece.product}: ${piece.aspect}`, text, url: `https://shop.example/help/${i}` };
+});
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const round1 = (n) => Math.round(n * 10) / 10;
+const rssMb = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+/** Reads one visitor's SSE stream and resolves the waiters of assistant messages. */
+class Stream {
+  constructor(token) {
+    this.token = token;
+    this.waiters = [];
+    this.seen = new Set();
+  }
+  async open(pool) {
+    const response = await pool.request({ method: 'GET', path: '/chat/v1/stream', headers: { authorization: `Bearer ${this.token}` } });
+    if (response.statusCode !== 200) throw new Error(`stream: ${response.statusCode}`);
+    this.body = response.body;
+    let buffer = '';
+    response.body.setEncoding('utf8');
+    response.body.on('data', (chunk) => {
+      buffer += chunk;
+      let end;
+      while ((end = buffer.indexOf('\n\n')) !== -1) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (!data || !/^event: message$/m.test(block)) continue;
+        const message = JSON.parse(data);
+        if (message.author !== 'assistant' || this.seen.has(message.id)) continue;
+        this.seen.add(message.id);
+        const now = performance.now();
+        for (const waiter of this.waiters.splice(0)) waiter(now);
+      }
+    });
+    response.body.on('error', () => undefined);
+  }
+  nextAssistant() {
+    return new Promise((done) => this.waiters.push(done));
+  }
+  close() {
+    this.body?.destroy();
+  }
+}
+
+const stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'chat'], { env: { LOG_LEVEL: 'error' } });
+const chatUrl = stack.services.chat.url;
+const chatPid = stack.services.chat.process.pid;
+const result = { bench: 'chat', at: new Date().toISOString(), machine: { cpus: cpus().length, cpu: cpus()[0]?.model, load_before: loadavg().map(round1), memory_gb: round1(totalmem() / 2 ** 30) } };
+try {
+  const widget = (await (await stack.call('/whoami')).json()).widget;
+  // Pieces through the gateway's bulk route (a 429 waits as told).
+  const loadStarted = performance.now();
+  for (let i = 0; i < PIECES; i += 50) {
+    const items = pieces.slice(i, i + 50).map(({ external_ref, heading, text, url }) => ({ external_ref, heading, text, url }));
+    for (;;) {
+      const response = await stack.call('/knowledge/bulk', { method: 'POST', json: { items } });
+      if (response.status === 200) break;
+      if (response.status !== 429) throw new Error(`bulk: ${response.status} ${await response.text()}`);
+      await sleep(1_000 * Number(response.headers.get('retry-after') ?? 1));
+    }
+  }
+  result.pieces = { count: PIECES, load_seconds: round1((performance.now() - loadStarted) / 1000) };
+  process.stdout.write(`bench:chat: ${PIECES} pieces loaded in ${result.pieces.load_seconds} s\n`);
+
+  // 1. 50 conversations sending at once.
+  const pool = new Pool(chatUrl, { connections: CONVERSATIONS * 2 + 10, pipelining: 1 });
+  const visitors = [];
+  for (let i = 0; i < CONVERSATIONS; i += 1) {
+    const response = await pool.request({ method: 'POST', path: '/chat/v1/sessions', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ widget }) });
+    const { token } = await response.body.json();
+    const stream = new Stream(token);
+    await stream.open(pool);
+    visitors.push(stream);
+  }
+  const latencies = [];
+  for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round += 1) {
+    const samples = await Promise.all(
+      visitors.map(async (visitor, i) => {
+        const piece = pieces[(round * CONVERSATIONS + i * 97) % PIECES];
+        const replied = visitor.nextAssistant();
+        const started = performance.now();
+        const response = await pool.request({
+          method: 'POST',
+          path: '/chat/v1/messages',
+          headers: { authorization: `Bearer ${visitor.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ text: QUESTIONS[piece.aspect].replaceAll('{p}', piece.product).replaceAll('{b}', piece.brand) }),
+        });
+        await response.body.dump();
+        if (response.statusCode !== 201) throw new Error(`send: ${response.statusCode}`);
+        return (await replied) - started;
+      }),
+    );
+    if (round >= WARMUP_ROUNDS) latencies.push(...samples);
+  }
+  // The same path with one conversation alone (no contention): what each reply costs by itself.
+  const solo = [];
+  for (let i = 0; i < 100; i += 1) {
+    const piece = pieces[(i * 131) % PIECES];
+    const replied = visitors[0].nextAssistant();
+    const started = performance.now();
+    const response = await pool.request({
+      method: 'POST',
+      path: '/chat/v1/messages',
+      headers: { authorization: `Bearer ${visitors[0].token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: QUESTIONS[piece.aspect].replaceAll('{p}', piece.product).replaceAll('{b}', piece.brand) }),
+    });
+    await response.body.dump();
+    const ms = (await replied) - started;
+    if (i >= 10) solo.push(ms);
+  }
+  solo.sort((a, b) => a - b);
+  result.reply_alone = { samples: solo.length, p50_ms: round1(percentile(solo, 50)), p99_ms: round1(percentile(solo, 99)) };
+  latencies.sort((a, b) => a - b);
+  result.reply = {
+    conversations: CONVERSATIONS,
+    rounds: ROUNDS,
+    samples: latencies.length,
+    p50_ms: round1(percentile(latencies, 50)),
+    p90_ms: round1(percentile(latencies, 90)),
+    p99_ms: round1(percentile(latencies, 99)),
+    max_ms: round1(latencies.at(-1)),
+    targets: { p50_ms: 50, p99_ms: 200 },
+  };
+  process.stdout.write(`bench:chat: message → assistant reply on the stream, ${CONVERSATIONS} at once, ${latencies.length} samples: p50 ${result.reply.p50_ms} ms, p99 ${result.reply.p99_ms} ms\n`);
+  process.stdout.write(`bench:chat: the same, one conversation alone, ${solo.length} samples: p50 ${result.reply_alone.p50_ms} ms, p99 ${result.reply_alone.p99_ms} ms\n`);
+  for (const visitor of visitors) visitor.close();
+  await pool.close();
+
+  // 2. Many open streams on one chat process.
+  const rssBefore = rssMb(chatPid);
+  const streamPool = new Pool(chatUrl, { connections: STREAMS + 50, pipelining: 1 });
+  const sessionPool = new Pool(chatUrl, { connections: 32 });
+  const tokens = [];
+  for (let i = 0; i < STREAMS; i += 100) {
+    tokens.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(100, STREAMS - i) }, async () => {
+          const response = await sessionPool.request({ method: 'POST', path: '/chat/v1/sessions', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ widget }) });
+          return (await response.body.json()).token;
+        }),
+      )),
+    );
+  }
+  const streams = tokens.map((token) => new Stream(token));
+  for (let i = 0; i < streams.length; i += 200) await Promise.all(streams.slice(i, i + 200).map((s) => s.open(streamPool)));
+  await sleep(3_000);
+  // One more message reaches a stream among the 2,000: the process still answers.
+  const probe = streams[Math.floor(streams.length / 2)];
+  const probeReply = probe.nextAssistant();
+  const probeStarted = performance.now();
+  await (await sessionPool.request({ method: 'POST', path: '/chat/v1/messages', headers: { authorization: `Bearer ${probe.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'Can I return the tent for a refund?' }) })).body.dump();
+  const probeMs = (await probeReply) - probeStarted;
+  const rss = rssMb(chatPid);
+  result.streams = { open: streams.length, rss_mb: round1(rss), rss_before_mb: round1(rssBefore), reply_with_all_open_ms: round1(probeMs), target_rss_mb: 300 };
+  process.stdout.write(`bench:chat: ${streams.length} open streams on one chat process: RSS ${result.streams.rss_mb} MB (before them ${result.streams.rss_before_mb} MB); a reply among them in ${round1(probeMs)} ms\n`);
+  for (const stream of streams) stream.close();
+  await Promise.all([streamPool.destroy(), sessionPool.close()]);
+} finally {
+  await stack.stop();
+}
+result.machine.load_after = loadavg().map(round1);
+result.pass = result.reply.p50_ms < 50 && result.reply.p99_ms < 200 && result.streams.rss_mb < 300;
+mkdirSync(join(root, 'bench/results'), { recursive: true });
+const file = join(root, 'bench/results', `chat-${result.at.slice(0, 10)}.json`);
+writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+process.stdout.write(`bench:chat: ${result.pass ? 'targets met' : 'targets NOT met'}; written ${file}\n`);
