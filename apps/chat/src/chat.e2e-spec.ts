@@ -281,7 +281,7 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
       env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: stack.db.url, CHAT_URL: stack.services['chat']?.url, INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'] },
       encoding: 'utf8',
     });
-    expect(admin.status).toBe(0);
+    expect({ status: admin.status, stderr: admin.stderr }).toEqual({ status: 0, stderr: '' });
     expect(JSON.parse(admin.stdout)).toEqual({ widget: { account_id: account.accountId, allowed_origins: ['https://a.example', 'https://b.example'] } });
     // The settings route is for the product's own services: no signed context, no entry.
     const unsigned = await fetch(`${stack.services['chat']?.url}/internal/chat/widget-settings`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"origins":[]}' });

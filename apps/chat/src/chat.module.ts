@@ -2,7 +2,7 @@ import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from
 import { ContactsClient, IdentityClient, KnowledgeClient, WidgetsClient } from '@svc/internal-clients';
 import { MessagingModule } from '@svc/messaging';
 import { PersistenceModule } from '@svc/persistence';
-import { APP_LOGGER, GatewayContextGuard, InternalAuth, PlatformModule } from '@svc/platform';
+import { APP_LOGGER, InternalAuth, PlatformModule } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AnswerWriter } from './assistant/answer-writer';
@@ -77,7 +77,6 @@ export class ChatModule {
         client(WidgetsClient, config.GATEWAY_URL),
         ClientsLifecycle,
         { provide: DemoShop, useValue: new DemoShop(config.GATEWAY_URL, config.CHAT_DEMO_KEY) },
-        { provide: GatewayContextGuard, inject: [InternalAuth], useFactory: (auth: InternalAuth) => new GatewayContextGuard(auth, 'chat') },
         VisitorGuard,
         { provide: ConversationsRepository, inject: [DataSource], useFactory: (db: DataSource) => new ConversationsRepository(db) },
         { provide: WidgetSettingsRepository, inject: [DataSource], useFactory: (db: DataSource) => new WidgetSettingsRepository(db) },

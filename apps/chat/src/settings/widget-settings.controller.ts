@@ -1,8 +1,9 @@
 import { Body, Controller, Put, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { GatewayContext, WidgetOriginsDto, WidgetSettingsResponse } from '@svc/contracts';
-import { Caller, GatewayContextGuard } from '@svc/platform';
+import { Caller } from '@svc/platform';
 import { OriginPolicy } from '../visitor/origin-policy';
+import { InternalCallGuard } from './internal-call.guard';
 import { WidgetSettingsRepository } from './widget-settings.repository';
 
 /**
@@ -11,7 +12,7 @@ import { WidgetSettingsRepository } from './widget-settings.repository';
  */
 @ApiExcludeController()
 @Controller('internal/chat')
-@UseGuards(GatewayContextGuard)
+@UseGuards(InternalCallGuard)
 export class WidgetSettingsController {
   constructor(
     private readonly settings: WidgetSettingsRepository,
