@@ -1,23 +1,20 @@
 import { PublicEvent } from '@svc/contracts';
-import { REPO_ROOT, RunningProcess, Stack, startRelay, startStack, TestProducer, waitFor } from '@svc/testing';
+import { Pipeline, REPO_ROOT, Stack, startPipeline, TestProducer, waitFor } from '@svc/testing';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
 describe('admin parked list / replay (built apps, real RabbitMQ and PostgreSQL)', () => {
+  let pipeline: Pipeline;
   let stack: Stack;
   let producer: TestProducer;
-  let relay: RunningProcess;
 
   beforeAll(async () => {
-    stack = await startStack(['events-api']);
-    producer = await TestProducer.create(stack.db.url);
-    relay = await startRelay({ DATABASE_URL: stack.db.url, RABBITMQ_URL: stack.env['RABBITMQ_URL']! });
+    pipeline = await startPipeline();
+    ({ stack, producer } = pipeline);
   }, 60_000);
 
   afterAll(async () => {
-    await relay?.stop();
-    await producer?.close();
-    await stack?.stop();
+    await pipeline?.stop();
   });
 
   const admin = (...args: string[]) => {

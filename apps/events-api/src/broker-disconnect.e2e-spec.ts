@@ -1,5 +1,5 @@
 import { DomainMessage, PublicEvent } from '@svc/contracts';
-import { closeVhostConnections, RunningProcess, Stack, startRelay, startStack, TestProducer } from '@svc/testing';
+import { closeVhostConnections, Pipeline, Stack, startPipeline, TestProducer } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -8,20 +8,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * closed channel. Only this suite's vhost's connections are closed.
  */
 describe('broker disconnect while handlers run (events-api, real RabbitMQ)', () => {
+  let pipeline: Pipeline;
   let stack: Stack;
   let producer: TestProducer;
-  let relay: RunningProcess;
 
   beforeAll(async () => {
-    stack = await startStack(['events-api']);
-    producer = await TestProducer.create(stack.db.url);
-    relay = await startRelay({ DATABASE_URL: stack.db.url, RABBITMQ_URL: stack.env['RABBITMQ_URL']! });
+    pipeline = await startPipeline();
+    ({ stack, producer } = pipeline);
   }, 60_000);
 
   afterAll(async () => {
-    await relay?.stop();
-    await producer?.close();
-    await stack?.stop();
+    await pipeline?.stop();
   });
 
   /** The account's feed; empty while it does not answer (events-api down). */

@@ -1,5 +1,5 @@
 import { PublicEvent } from '@svc/contracts';
-import { startBroker, startRelay, RunningProcess, Stack, startStack, stopBroker, TestProducer } from '@svc/testing';
+import { Pipeline, Stack, startBroker, startPipeline, stopBroker, TestProducer } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -7,21 +7,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * the other suites, in band): nothing else may be using the broker meanwhile.
  */
 describe('broker outage (real RabbitMQ stopped for 10 s)', () => {
+  let pipeline: Pipeline;
   let stack: Stack;
   let producer: TestProducer;
-  let relay: RunningProcess;
 
   beforeAll(async () => {
-    stack = await startStack(['events-api']);
-    producer = await TestProducer.create(stack.db.url);
-    relay = await startRelay({ DATABASE_URL: stack.db.url, RABBITMQ_URL: stack.env['RABBITMQ_URL']! });
+    pipeline = await startPipeline();
+    ({ stack, producer } = pipeline);
   }, 60_000);
 
   afterAll(async () => {
     await startBroker().catch(() => undefined);
-    await relay?.stop();
-    await producer?.close();
-    await stack?.stop();
+    await pipeline?.stop();
   }, 180_000); // the broker's quorum queues recover after start_app before the vhost can go
 
   /** Every event of the account's feed, page by page; none while the feed does not answer. */

@@ -10,3 +10,4 @@ export * from './snapshot';
 export * from './private-postgres';
 export * from './chat-visitor';
 export * from './browser';
+export * from './pipeline';

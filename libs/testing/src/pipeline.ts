@@ -1,0 +1,27 @@
+import { RunningProcess } from './processes';
+import { startRelay, TestProducer } from './producer';
+import { Stack, StackOptions, startStack } from './stack';
+
+/** events-api behind a gateway, fed by a producer's outbox and its relay: the path a chat event takes into the feed. */
+export interface Pipeline {
+  stack: Stack;
+  producer: TestProducer;
+  relay: RunningProcess;
+  stop(): Promise<void>;
+}
+
+export async function startPipeline(options: StackOptions = {}): Promise<Pipeline> {
+  const stack = await startStack(['events-api'], options);
+  const producer = await TestProducer.create(stack.db.url);
+  const relay = await startRelay({ DATABASE_URL: stack.db.url, RABBITMQ_URL: stack.env['RABBITMQ_URL']! });
+  return {
+    stack,
+    producer,
+    relay,
+    stop: async () => {
+      await relay.stop();
+      await producer.close();
+      await stack.stop();
+    },
+  };
+}
