@@ -1,6 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import type { FastifyBaseLogger } from 'fastify';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, KeyObject, randomBytes } from 'node:crypto';
 import pino, { Bindings, ChildLoggerOptions, LevelWithSilentOrString, Logger } from 'pino';
 
 /**
@@ -169,10 +169,11 @@ export interface AccessRecord {
  */
 export class AccessPathRedactor {
   private readonly words = new Set<string>(['']);
-  private readonly key: Buffer | string;
+  /** A KeyObject made once: given a string, createHmac would import the key on every call. */
+  private readonly key: KeyObject;
 
   constructor(secret: string | undefined) {
-    this.key = secret ? `log-path:${secret}` : randomBytes(32);
+    this.key = createSecretKey(secret ? Buffer.from(`log-path:${secret}`, 'utf8') : randomBytes(32));
   }
 
   /** Notes the fixed segments of a route (`/api/v1/contacts/:ref/identity` → api, v1, contacts, identity). */

@@ -11,18 +11,12 @@ export const MAX_JSON_DEPTH = 32;
 const NUL = '\u0000';
 const NUL_MESSAGE = 'must not contain the NUL character (\\u0000)';
 
-function childPath(parent: string, key: string | number): string {
-  if (typeof key === 'number') return `${parent}[${key}]`;
-  return parent ? `${parent}.${key}` : key;
+/** `consents[0].text` from the keys walked to a value (the name a problem is reported under). */
+function pathOf(base: string, keys: readonly (string | number)[]): string {
+  let path = base;
+  for (const key of keys) path = typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+  return path;
 }
-
-/**
- * The first problem of a decoded value that no service can store or safely transform: a NUL
- * character in a string or a key (PostgreSQL's text cannot hold it), a key every object inherits,
- * or nesting deeper than MAX_JSON_DEPTH. Stops at MAX_JSON_DEPTH, so the walk itself never
- * recurses deeply.
- */
-type Problem = 'nul' | 'depth' | 'inherited';
 
 /**
  * A field named like a property every object inherits (`toString`, `constructor`, `__proto__`):
@@ -31,25 +25,41 @@ type Problem = 'nul' | 'depth' | 'inherited';
  */
 const isInheritedName = (key: string): boolean => Object.prototype.hasOwnProperty.call(Object.prototype, key);
 
-export function unstorableInput(value: unknown, path: string, depth = 1): { path: string; problem: Problem } | undefined {
-  if (typeof value === 'string') return value.includes(NUL) ? { path, problem: 'nul' } : undefined;
-  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return undefined;
-  if (depth > MAX_JSON_DEPTH) return { path, problem: 'depth' };
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = unstorableInput(value[i], childPath(path, i), depth + 1);
+type Problem = 'nul' | 'depth' | 'inherited';
+
+/**
+ * The first problem of a decoded value that no service can store or safely transform: a NUL
+ * character in a string or a key (PostgreSQL's text cannot hold it), a key every object inherits,
+ * or nesting deeper than MAX_JSON_DEPTH. Stops at MAX_JSON_DEPTH, so the walk itself never
+ * recurses deeply. The keys walked are kept on one stack; a path is spelled out only for a problem.
+ */
+export function unstorableInput(value: unknown, base: string): { path: string; problem: Problem } | undefined {
+  const keys: (string | number)[] = [];
+  const walk = (node: unknown, depth: number): Problem | undefined => {
+    if (typeof node === 'string') return node.includes(NUL) ? 'nul' : undefined;
+    if (node === null || typeof node !== 'object' || ArrayBuffer.isView(node)) return undefined;
+    if (depth > MAX_JSON_DEPTH) return 'depth';
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        keys.push(i);
+        const found = walk(node[i], depth + 1);
+        if (found) return found;
+        keys.pop();
+      }
+      return undefined;
+    }
+    for (const key of Object.keys(node)) {
+      keys.push(key);
+      if (key.includes(NUL)) return 'nul';
+      if (isInheritedName(key)) return 'inherited';
+      const found = walk((node as Record<string, unknown>)[key], depth + 1);
       if (found) return found;
+      keys.pop();
     }
     return undefined;
-  }
-  for (const key of Object.keys(value)) {
-    const at = childPath(path, key);
-    if (key.includes(NUL)) return { path: at, problem: 'nul' };
-    if (isInheritedName(key)) return { path: at, problem: 'inherited' };
-    const found = unstorableInput((value as Record<string, unknown>)[key], at, depth + 1);
-    if (found) return found;
-  }
-  return undefined;
+  };
+  const problem = walk(value, 1);
+  return problem ? { path: pathOf(base, keys), problem } : undefined;
 }
 
 function messageFor(problem: Problem, path: string): string {
