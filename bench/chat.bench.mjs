@@ -6,9 +6,12 @@
 //     to the assistant's reply arriving on that conversation's stream. Targets p50 < 50 ms, p99 < 200 ms.
 //  2. BENCH_STREAMS (default 2,000) streams open at once on the one chat process, and its RSS
 //     (/proc/<pid>/status). Target < 300 MB.
+//  Also recorded: the CPU time one reply costs each app and PostgreSQL during step 1 (PostgreSQL's
+//  figure counts the whole server: give the bench a server of its own with TEST_DATABASE_SERVER_URL
+//  to keep other work out of it).
 // Visitor calls go to the chat process directly (as the Ingress routes them in Kubernetes).
 // Writes bench/results/chat-<date>.json.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -61,6 +64,22 @@ const pieces = Array.from({ length: PIECES }, (_, i) => {
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const round1 = (n) => Math.round(n * 10) / 10;
+/** CPU time (user + system) a process has used so far, in ms (Linux clock ticks of 10 ms). */
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+/** CPU time of every PostgreSQL process of the machine (its backends outlive the bench's pools; anyone else's work counts too). */
+const postgresCpuMs = () =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .reduce((sum, pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres' ? sum + cpuMs(pid) : sum;
+      } catch {
+        return sum; // ended meanwhile
+      }
+    }, 0);
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
 /** Reads one visitor's SSE stream and resolves the waiters of assistant messages. */
@@ -132,6 +151,8 @@ try {
     visitors.push(stream);
   }
   const latencies = [];
+  const apps = Object.entries(stack.services).map(([name, app]) => [name, app.process.pid]);
+  let cpuBefore;
   for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round += 1) {
     const samples = await Promise.all(
       visitors.map(async (visitor, i) => {
@@ -150,7 +171,11 @@ try {
       }),
     );
     if (round >= WARMUP_ROUNDS) latencies.push(...samples);
+    if (round === WARMUP_ROUNDS - 1) cpuBefore = [...apps.map(([, pid]) => cpuMs(pid)), postgresCpuMs()];
   }
+  // What one reply costs each process, in CPU time: where the time goes when 50 share 2 cores.
+  const cpuAfter = [...apps.map(([, pid]) => cpuMs(pid)), postgresCpuMs()];
+  const cpuPerReply = Object.fromEntries([...apps.map(([name]) => name), 'postgres'].map((name, i) => [name, round1((cpuAfter[i] - cpuBefore[i]) / (ROUNDS * CONVERSATIONS))]));
   // The same path with one conversation alone (no contention): what each reply costs by itself.
   const solo = [];
   for (let i = 0; i < 100; i += 1) {
@@ -179,8 +204,9 @@ try {
     p99_ms: round1(percentile(latencies, 99)),
     max_ms: round1(latencies.at(-1)),
     targets: { p50_ms: 50, p99_ms: 200 },
+    cpu_ms_per_reply: cpuPerReply,
   };
-  process.stdout.write(`bench:chat: message → assistant reply on the stream, ${CONVERSATIONS} at once, ${latencies.length} samples: p50 ${result.reply.p50_ms} ms, p99 ${result.reply.p99_ms} ms\n`);
+  process.stdout.write(`bench:chat: message → assistant reply on the stream, ${CONVERSATIONS} at once, ${latencies.length} samples: p50 ${result.reply.p50_ms} ms, p99 ${result.reply.p99_ms} ms; CPU per reply ${JSON.stringify(cpuPerReply)} ms\n`);
   process.stdout.write(`bench:chat: the same, one conversation alone, ${solo.length} samples: p50 ${result.reply_alone.p50_ms} ms, p99 ${result.reply_alone.p99_ms} ms\n`);
   for (const visitor of visitors) visitor.close();
   await pool.close();
