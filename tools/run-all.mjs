@@ -12,8 +12,13 @@ const apps = readdirSync(join(root, 'apps'))
   .sort()
   .filter((app) => existsSync(join(root, 'dist/apps', app, 'src/app.js')));
 
+// Settings one app needs on this machine: the chat sits behind the gateway here (in Kubernetes,
+// behind the Ingress), so the visitor address it counts new conversations by is the gateway's X-Forwarded-For.
+const APP_ENV = { chat: { TRUST_PROXY: 'loopback' } };
+
 const children = apps.map((app) => {
-  const child = spawn(process.execPath, [join(root, 'dist/apps', app, 'src/main.js')], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+  const env = { ...process.env, ...APP_ENV[app] };
+  const child = spawn(process.execPath, [join(root, 'dist/apps', app, 'src/main.js')], { stdio: ['ignore', 'pipe', 'pipe'], env });
   for (const stream of [child.stdout, child.stderr]) {
     let rest = '';
     stream.on('data', (chunk) => {

@@ -1,5 +1,5 @@
 import { CHAT_QUEUE, consumeQueues } from '@svc/messaging';
-import { AppDefinition } from '@svc/platform';
+import { AppDefinition, trustProxyOption } from '@svc/platform';
 import type { FastifyInstance } from 'fastify';
 import { chatConfigSpec } from './chat.config';
 import { ChatModule } from './chat.module';
@@ -36,6 +36,7 @@ export const app: AppDefinition<typeof chatConfigSpec> = {
   name: 'chat',
   configSpec: chatConfigSpec,
   module: (config, logger) => ChatModule.forRoot(config, logger),
+  serverOptions: (config) => ({ trustProxy: trustProxyOption(config.TRUST_PROXY) }),
   configure: async (nest, fastify, config) => {
     installCors(fastify);
     await consumeQueues(nest, [CHAT_QUEUE], config.RABBITMQ_PREFETCH);

@@ -1,6 +1,6 @@
 import { consumerConfigSpec, messagingConfigSpec, outboxConfigSpec } from '@svc/messaging';
 import { databaseConfigSpec } from '@svc/persistence';
-import { baseConfigSpec, Config, count, internalAuthConfigSpec, makeValidator, millis, port, str, url } from '@svc/platform';
+import { baseConfigSpec, Config, count, internalAuthConfigSpec, makeValidator, millis, port, str, trustProxy, url } from '@svc/platform';
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
 
@@ -44,6 +44,16 @@ export const chatConfigSpec = {
   LLM_MODEL: str({ default: '', desc: 'The model asked at LLM_BASE_URL (required with it).' }),
   LLM_API_KEY: str({ default: '', desc: 'Bearer key for LLM_BASE_URL (empty: none sent).' }),
   CHAT_DEMO_KEY: str({ default: '', desc: 'Development only (`npm start` sets it): an API key of the demo account; `/chat/demo` then serves a sample shop page with the widget and a pass for its sample customer. Empty (production): `/chat/demo` is 404.' }),
+  TRUST_PROXY: trustProxy({
+    default: '',
+    desc: 'Proxies whose X-Forwarded-For is believed for the client address (Fastify `trustProxy`): empty for none, a number of hops, or addresses/CIDR ranges (`uniquelocal` = private ranges). Kubernetes: `1` (the Ingress controller); the chat under `npm start`: `loopback` (the gateway).',
+  }),
+  VISITOR_CONVERSATIONS_PER_ADDRESS: count({
+    default: 30,
+    desc: 'New conversations one visitor address (an IPv6 /64) may open per VISITOR_CONVERSATION_WINDOW_MS, counted by each chat process; past that 429 with Retry-After. Resuming a conversation is not counted.',
+  }),
+  VISITOR_CONVERSATION_WINDOW_MS: count({ default: 600_000, desc: 'Window of VISITOR_CONVERSATIONS_PER_ADDRESS (whole seconds).' }),
+  VISITOR_MESSAGES_PER_MINUTE: count({ default: 20, desc: 'Messages a visitor may send in one conversation in any minute (counted in PostgreSQL, across replicas); past that 429 with Retry-After.' }),
   LLM_TIMEOUT_MS: millis(60_000)({ default: 10_000, desc: 'How long a reply from LLM_BASE_URL may take before the extractive answer is used instead.' }),
 };
 

@@ -4,6 +4,9 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** The chat's per-conversation limit in this suite (a test sends one more). */
+const MESSAGES_PER_MINUTE = 6;
+
 const errorCode = async (response: Response) => ((await response.json()) as ErrorBody).error.code;
 
 describe('chat: the visitor API through the gateway (processes, real PostgreSQL and RabbitMQ)', () => {
@@ -42,7 +45,7 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
   beforeAll(async () => {
     stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'chat'], {
       env: { OUTBOX_POLL_INTERVAL_MS: '200' },
-      appEnv: { chat: { HANDOVER_WAIT: '2s' } },
+      appEnv: { chat: { HANDOVER_WAIT: '2s', VISITOR_MESSAGES_PER_MINUTE: String(MESSAGES_PER_MINUTE) } },
     });
     widget = await widgetOf(stack.account);
     otherWidget = await widgetOf(stack.other);
@@ -350,5 +353,42 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     expect(texts.map((t) => t.text)).toEqual(['Hi, I am , write to ']);
     const reopened = await visitor().session({ widget, token: session.body.token });
     expect(reopened.body.customer).toBeNull();
+  });
+
+  it('a visitor sending more than VISITOR_MESSAGES_PER_MINUTE in a conversation gets 429 with Retry-After, and nothing is written', async () => {
+    const v = visitor();
+    await v.session({ widget });
+    for (let i = 0; i < MESSAGES_PER_MINUTE; i += 1) await v.send(`Question number ${i} about shipping times`);
+    const over = await v.call('/messages', { method: 'POST', json: { text: 'One more about shipping' } });
+    expect(over.status).toBe(429);
+    expect(await errorCode(over)).toBe('rate_limited');
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(over.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    const conversation = (await (await v.call('/conversation')).json()) as { messages: Array<{ author: string; text: string }> };
+    expect(conversation.messages.filter((m) => m.author === 'customer')).toHaveLength(MESSAGES_PER_MINUTE);
+    // Another conversation has its own count.
+    const other = visitor();
+    await other.session({ widget });
+    expect((await other.send('Shipping to Austria?')).text).toBe('Shipping to Austria?');
+  });
+
+  // Last: it restarts the chat with a small per-address limit and trusting the local proxy.
+  it('new conversations are limited per visitor address (behind TRUST_PROXY); resuming is not counted; the gateway forwards its own view of the address', async () => {
+    const chat = await stack.restart('chat', 'SIGKILL', { VISITOR_CONVERSATIONS_PER_ADDRESS: '2', TRUST_PROXY: 'loopback' });
+    const direct = (address: string) => new ChatVisitor(chat.url, { 'x-forwarded-for': address });
+    const first = direct('203.0.113.7');
+    expect((await first.session({ widget })).status).toBe(201);
+    expect((await direct('203.0.113.7').session({ widget })).status).toBe(201);
+    const over = await direct('203.0.113.7').call('/sessions', { method: 'POST', json: { widget }, auth: false });
+    expect(over.status).toBe(429);
+    expect(await errorCode(over)).toBe('rate_limited');
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The same address resuming its conversation, and another address, are served.
+    expect((await direct('203.0.113.7').session({ widget, token: first.token })).status).toBe(200);
+    expect((await direct('198.51.100.4').session({ widget })).status).toBe(201);
+    // Through the gateway (which trusts no proxy here), a client cannot borrow an address: it is counted as its own peer.
+    expect((await visitor({ 'x-forwarded-for': '198.51.100.4' }).session({ widget })).status).toBe(201);
+    expect((await visitor({ 'x-forwarded-for': '198.51.100.4' }).session({ widget })).status).toBe(201);
+    expect((await visitor({ 'x-forwarded-for': '198.51.100.4' }).session({ widget })).status).toBe(429);
   });
 });

@@ -26,6 +26,7 @@ import { DemoShop } from './static/demo-shop';
 import { WidgetScriptController } from './static/widget-script.controller';
 import { StreamService } from './stream/stream.service';
 import { OriginPolicy } from './visitor/origin-policy';
+import { NewConversationThrottle } from './visitor/new-conversation-throttle';
 import { VisitorController } from './visitor/visitor.controller';
 import { VisitorGuard } from './visitor/visitor.guard';
 import { WidgetAccounts } from './visitor/widget-accounts';
@@ -92,7 +93,7 @@ export class ChatModule {
           provide: SessionsService,
           inject: [ConversationsRepository, WidgetAccounts, OriginPolicy, IdentityClient],
           useFactory: (conversations: ConversationsRepository, widgets: WidgetAccounts, origins: OriginPolicy, identity: IdentityClient) =>
-            new SessionsService(conversations, widgets, origins, identity),
+            new SessionsService(conversations, widgets, origins, identity, new NewConversationThrottle(config.VISITOR_CONVERSATIONS_PER_ADDRESS, config.VISITOR_CONVERSATION_WINDOW_MS)),
         },
         { provide: AnswerWriter, inject: [KnowledgeClient], useFactory: (knowledge: KnowledgeClient) => new AnswerWriter(knowledge, llm) },
         {
@@ -105,7 +106,7 @@ export class ChatModule {
           provide: ConversationService,
           inject: [ConversationsRepository, CustomersService, ContactsClient, ChatEvents, AssistantService],
           useFactory: (conversations: ConversationsRepository, customers: CustomersService, contacts: ContactsClient, events: ChatEvents, assistant: AssistantService) =>
-            new ConversationService(conversations, customers, contacts, events, assistant, handoverWaitMs),
+            new ConversationService(conversations, customers, contacts, events, assistant, handoverWaitMs, config.VISITOR_MESSAGES_PER_MINUTE),
         },
         {
           provide: HandoverSweeper,

@@ -1,7 +1,7 @@
 import { AccountsRepository } from '@svc/accounts';
-import { AppDefinition, InternalAuth } from '@svc/platform';
+import { AppDefinition, InternalAuth, trustProxyOption } from '@svc/platform';
 import { DataSource } from 'typeorm';
-import { gatewayConfigSpec, trustProxyOption } from './gateway.config';
+import { gatewayConfigSpec } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { GatewayPipeline } from './gateway.pipeline';
 import { serveWidgetLookup } from './internal/widgets.route';

@@ -1,5 +1,5 @@
-import { loadConfig } from '@svc/platform';
-import { gatewayConfigSpec, trustProxyOption } from './gateway.config';
+import { loadConfig, trustProxyOption } from '@svc/platform';
+import { gatewayConfigSpec } from './gateway.config';
 
 describe('gateway configuration', () => {
   it('defaults to the contract: 120 writes a minute, 3,000 an hour, key cache within 5 s', () => {

@@ -1,33 +1,5 @@
 import { DEFAULT_DATABASE_URL } from '@svc/persistence';
-import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, millis, port, str, url } from '@svc/platform';
-import { makeValidator } from 'envalid';
-import { isIP } from 'node:net';
-
-const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
-/** An address, a CIDR range, or one of proxy-addr's names for a range. */
-function isProxyAddress(entry: string): boolean {
-  if (PROXY_RANGE_NAMES.has(entry)) return true;
-  const [address = '', bits, ...rest] = entry.split('/');
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
-}
-
-/**
- * Fastify's `trustProxy` (see trustProxyOption): empty trusts nobody (the client is the peer of the TCP connection); a
- * whole number trusts that many proxies in front; otherwise the proxies' addresses and ranges.
- * Trusting every address would let any client pick the address it is throttled by.
- */
-export const trustProxy = makeValidator<number | string>((value) => {
-  const setting = value.trim();
-  if (setting === '') return '';
-  if (/^\d+$/.test(setting)) return Number(setting);
-  const entries = setting.split(',').map((entry) => entry.trim());
-  const bad = entries.filter((entry) => !isProxyAddress(entry));
-  if (bad.length > 0) throw new Error(`must be empty, a number of proxies, or addresses and CIDR ranges (loopback, linklocal, uniquelocal allowed); not ${bad.join(', ')}`);
-  return entries.join(',');
-});
+import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, millis, port, str, trustProxy, url } from '@svc/platform';
 
 export const gatewayConfigSpec = {
   ...baseConfigSpec,
@@ -66,8 +38,3 @@ export const gatewayConfigSpec = {
 };
 
 export type GatewayConfig = Config<typeof gatewayConfigSpec>;
-
-/** TRUST_PROXY as Fastify takes it: false (the default) trusts no proxy. */
-export function trustProxyOption(setting: GatewayConfig['TRUST_PROXY']): false | number | string {
-  return setting === '' ? false : setting;
-}

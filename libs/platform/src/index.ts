@@ -1,4 +1,5 @@
 export * from './bootstrap';
+export * from './client-address';
 export * from './config';
 export * from './errors';
 export * from './health';

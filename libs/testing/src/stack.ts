@@ -71,6 +71,8 @@ export async function startStack(serviceNames: string[], options: StackOptions =
     INTERNAL_AUTH_SECRET: `test-${randomBytes(24).toString('hex')}`,
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'warn',
+    // Every suite's visitors come from 127.0.0.1: a suite that tests the limit sets its own.
+    VISITOR_CONVERSATIONS_PER_ADDRESS: '100000',
     ...options.env,
   };
   const { accounts, dataSource } = await accountsFor(db.url);

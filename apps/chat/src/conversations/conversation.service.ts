@@ -13,6 +13,9 @@ export interface ReplyQueue {
   answerSoon(accountId: string, conversationId: number, messageId: number, contact?: EventContact): void;
 }
 
+/** The window of the per-conversation message limit. */
+const MESSAGE_WINDOW_MS = 60_000;
+
 const stateOf = (row: ConversationRow): ChatConversationState => ({ id: row.id, channel: row.channel, status: row.status, handover: row.handover });
 
 /** A visitor's writes: messages, asking for a person, leaving a way to be reached. Each change commits with its events. */
@@ -24,18 +27,22 @@ export class ConversationService {
     private readonly events: ChatEvents,
     private readonly replies: ReplyQueue,
     private readonly handoverWaitMs: number,
+    private readonly messagesPerMinute: number,
   ) {}
 
   /**
    * A customer message → `message.received`. Asking for a person in words is a hand-over
    * (`conversation.needs_human`, `customer_asked`); otherwise, while no person has been asked for,
-   * the assistant answers it after the commit (on the stream).
+   * the assistant answers it after the commit (on the stream). Past the per-minute limit: 429,
+   * nothing written (checked before asking contacts-api, and exactly under the conversation's lock).
    */
   async send(visitor: ConversationRow, text: string, requestId: string): Promise<ChatMessage> {
+    await this.withinMessageLimit(this.conversations, visitor);
     const { contact, conversation } = await this.customers.contactFor(visitor, requestId);
     const wantsPerson = asksForPerson(text);
     const message = await this.conversations.transaction(async (tx) => {
       const row = (await tx.lock(conversation.account_id, conversation.id)) as ConversationRow;
+      await this.withinMessageLimit(tx, row);
       const answer = !wantsPerson && row.status === 'open';
       const added = await tx.addMessage(row.account_id, row.id, { author: 'customer', text, replyPending: answer });
       await tx.enqueue([this.events.received(row, contact, added)]);
@@ -44,6 +51,13 @@ export class ConversationService {
     });
     if (!wantsPerson && conversation.status === 'open') this.replies.answerSoon(conversation.account_id, conversation.id, message.id, contact);
     return message;
+  }
+
+  private async withinMessageLimit(reads: Pick<ConversationTransaction, 'recentCustomerMessages'>, row: ConversationRow): Promise<void> {
+    const recent = await reads.recentCustomerMessages(row.account_id, row.id, MESSAGE_WINDOW_MS);
+    if (recent.count < this.messagesPerMinute) return;
+    const seconds = Math.max(Math.ceil(recent.retryAfterMs / 1000), 1);
+    throw new ApiError('rate_limited', `At most ${this.messagesPerMinute} messages a minute; try again in ${seconds} s.`, undefined, { 'retry-after': String(seconds) });
   }
 
   /**

@@ -91,6 +91,18 @@ class ConversationReads {
     return rows[0]?.text ?? '';
   }
 
+  /** How many messages the customer wrote within the last `windowMs`, and in how long the oldest of them leaves that window. */
+  async recentCustomerMessages(accountId: string, conversationId: number, windowMs: number): Promise<{ count: number; retryAfterMs: number }> {
+    const rows: Array<{ count: number; retry_after_ms: number }> = await this.db.query(
+      `SELECT count(*)::int AS count,
+              coalesce(ceil(extract(epoch FROM min(at) + $3 * interval '1 millisecond' - now()) * 1000), 0)::int AS retry_after_ms
+         FROM chat.messages
+        WHERE account_id = $1 AND conversation_id = $2 AND author = 'customer' AND at > now() - $3 * interval '1 millisecond'`,
+      [accountId, conversationId, windowMs],
+    );
+    return { count: rows[0]?.count ?? 0, retryAfterMs: rows[0]?.retry_after_ms ?? 0 };
+  }
+
   /** Whether the assistant's last answer found nothing and offered a person. */
   async lastAnswerOfferedPerson(accountId: string, conversationId: number): Promise<boolean> {
     const rows: Array<{ offers_person: boolean }> = await this.db.query(

@@ -1,6 +1,7 @@
 import { ChatSessionResponse, CreateChatSessionDto, IdentifiedCustomer } from '@svc/contracts';
 import { IdentityClient } from '@svc/internal-clients';
 import { ApiError } from '@svc/platform';
+import { NewConversationThrottle } from '../visitor/new-conversation-throttle';
 import { OriginPolicy } from '../visitor/origin-policy';
 import { WidgetAccounts } from '../visitor/widget-accounts';
 import { conversationView } from './conversation-view';
@@ -9,6 +10,8 @@ import { accountContext } from './customers.service';
 import { isVisitorToken, newVisitorToken, visitorTokenHash } from './visitor-token';
 
 export interface SessionRequest {
+  /** The visitor's address (behind the proxies TRUST_PROXY names): what new conversations are counted by. */
+  address: string;
   origin: string | undefined;
   lang: string;
   requestId: string;
@@ -29,12 +32,13 @@ export class SessionsService {
     private readonly widgets: WidgetAccounts,
     private readonly origins: OriginPolicy,
     private readonly identity: IdentityClient,
+    private readonly throttle: NewConversationThrottle,
   ) {}
 
   /**
    * 200 with the same conversation when the token given is still valid for this widget (and no pass
    * names someone else); otherwise 201 with a new conversation and token. A pass that identifies
-   * nobody is ignored: the visitor is anonymous.
+   * nobody is ignored: the visitor is anonymous. New conversations are limited per address.
    */
   async open(dto: CreateChatSessionDto, request: SessionRequest): Promise<{ created: boolean; body: ChatSessionResponse }> {
     const account = await this.widgets.resolve(dto.widget, request.requestId);
@@ -48,6 +52,7 @@ export class SessionsService {
       const row = customer && given.customer_svc_id === null ? await this.conversations.attachCustomer(account.id, given.id, identifiedCustomer(customer)) : given;
       return { created: false, body: { token: dto.token as string, ...(await conversationView(this.conversations, row)) } };
     }
+    await this.throttle.take(request.address);
     const token = newVisitorToken();
     const row = await this.conversations.create(account.id, visitorTokenHash(token), request.lang, customer ? identifiedCustomer(customer) : null);
     return { created: true, body: { token, ...(await conversationView(this.conversations, row)) } };

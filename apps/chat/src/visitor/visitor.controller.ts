@@ -30,8 +30,8 @@ function resumeAfter(lastEventId: string | undefined, after: string | undefined)
 }
 
 /**
- * The visitor API the widget calls from a business's page (`/chat/v1/*`, documented in
- * docs/chat-api.md). Thin: sessions, conversation, messages, hand-over, stream, texts.
+ * The visitor API the widget calls from a business's page (`/chat/v1/*`, documented in the
+ * README, "The visitor API"). Thin: sessions, conversation, messages, hand-over, stream, texts.
  */
 @ApiExcludeController()
 @Controller('chat/v1')
@@ -45,7 +45,7 @@ export class VisitorController {
 
   @Post('sessions')
   async open(@Body() body: CreateChatSessionDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<ChatSessionResponse> {
-    const session = await this.sessions.open(body, { origin: originOf(request), lang: languageOfAcceptLanguage(request.headers['accept-language']), requestId: request.id });
+    const session = await this.sessions.open(body, { address: request.ip, origin: originOf(request), lang: languageOfAcceptLanguage(request.headers['accept-language']), requestId: request.id });
     reply.code(session.created ? 201 : 200);
     return session.body;
   }

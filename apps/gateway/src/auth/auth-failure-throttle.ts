@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { isIP } from 'node:net';
+import { clientOf } from '@svc/platform';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 
 export interface AuthFailureLimits {
@@ -44,23 +44,4 @@ export class AuthFailureThrottle {
   async recordFailure(address: string): Promise<void> {
     await this.limiter.penalty(clientOf(address));
   }
-}
-
-/**
- * What failures are counted by: an IPv4 address (IPv4-mapped IPv6 included) as it is; an IPv6
- * address by its /64, the block one subscriber gets, so that a guesser cannot take a new address
- * for each try. Anything else (not an address) as it is.
- */
-export function clientOf(address: string): string {
-  const lower = address.toLowerCase();
-  if (lower.startsWith('::ffff:') && isIP(lower.slice(7)) === 4) return lower.slice(7);
-  if (isIP(lower) !== 6) return address;
-  const groupsOf = (part: string) => (part === '' ? [] : part.split(':').flatMap((group) => (group.includes('.') ? ['0', '0'] : [group])));
-  const [head = '', tail] = lower.split('::');
-  const [left, right] = [groupsOf(head), groupsOf(tail ?? '')];
-  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return `${groups
-    .slice(0, 4)
-    .map((group) => parseInt(group, 16).toString(16))
-    .join(':')}::/64`;
 }

@@ -39,7 +39,8 @@ export class ChatProxy {
   }
 
   private async forward(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const headers: Record<string, string> = { 'x-request-id': request.id };
+    // The visitor's address as the gateway sees it (behind its TRUST_PROXY): the chat counts new conversations by it.
+    const headers: Record<string, string> = { 'x-request-id': request.id, 'x-forwarded-for': request.ip };
     for (const name of FORWARDED_REQUEST_HEADERS) {
       const value = request.headers[name];
       if (typeof value === 'string') headers[name] = value;

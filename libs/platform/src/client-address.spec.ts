@@ -1,6 +1,6 @@
-import { clientOf } from './auth-failure-throttle';
+import { clientOf } from './client-address';
 
-describe('clientOf: what failed authentications are counted by', () => {
+describe('clientOf: what per-client limits count by', () => {
   it.each([
     ['203.0.113.7', '203.0.113.7'],
     ['::ffff:203.0.113.7', '203.0.113.7'],
