@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 /** A broker address nothing listens on: the chat commits, its relay cannot publish. */
 const NO_BROKER = 'amqp://guest:guest@127.0.0.1:1';
 
-describe('chat: kill -9 between a message\'s commit and its publication (processes)', () => {
+describe('chat faults: kill -9 between a message\'s commit and its publication, a service that is down (processes)', () => {
   let stack: Stack;
   let widget: string;
 
@@ -25,7 +25,7 @@ describe('chat: kill -9 between a message\'s commit and its publication (process
   beforeAll(async () => {
     stack = await startStack(['contacts-api', 'knowledge-api', 'events-api', 'chat'], {
       env: { OUTBOX_POLL_INTERVAL_MS: '200' },
-      appEnv: { chat: { RABBITMQ_URL: NO_BROKER } },
+      appEnv: { chat: { RABBITMQ_URL: NO_BROKER, VISITOR_MESSAGES_PER_MINUTE: '100' } },
     });
     widget = ((await (await stack.call('/whoami')).json()) as WhoamiResponseDto).widget;
     expect((await stack.call('/knowledge/returns', { method: 'PUT', json: { heading: 'Returns and refunds', text: 'You can return any item within 30 days of delivery for a full refund.' } })).status).toBe(201);
@@ -74,4 +74,38 @@ describe('chat: kill -9 between a message\'s commit and its publication (process
     while (ofConversation(await feed(), body.conversation.id, 'message.sent').length < sent.length && Date.now() < answered) await sleep(300);
     expect(ofConversation(await feed(), body.conversation.id, 'message.sent')).toHaveLength(sent.length);
   }, 120_000);
+
+  it('knowledge-api down: the message is taken, its answer waits, and comes once when knowledge-api is back', async () => {
+    const visitor = new ChatVisitor(stack.gateway.url);
+    await visitor.session({ widget });
+    const stream = await visitor.stream();
+    await stack.services['knowledge-api']!.stop('SIGKILL');
+    const question = await visitor.send('Can I return my order?');
+    await sleep(3_000);
+    const whileDown = (await (await visitor.call('/conversation')).json()) as { messages: Array<{ id: number; author: string }> };
+    expect(whileDown.messages.map((m) => m.author)).toEqual(['customer']);
+
+    await stack.restart('knowledge-api');
+    const answer = await stream.waitForMessage((m) => m.author === 'assistant', 30_000);
+    expect(answer.id).toBeGreaterThan(question.id);
+    expect(answer.citation?.external_ref).toBe('returns');
+    await sleep(2_500); // a second sweep finds nothing more to answer
+    await stream.close();
+    const after = (await (await visitor.call('/conversation')).json()) as { messages: Array<{ author: string }> };
+    expect(after.messages.map((m) => m.author)).toEqual(['customer', 'assistant']);
+  }, 90_000);
+
+  it('contacts-api down: a first message is 503 with Retry-After and nothing is written; it goes through once contacts-api is back', async () => {
+    const visitor = new ChatVisitor(stack.gateway.url);
+    await visitor.session({ widget });
+    await stack.services['contacts-api']!.stop('SIGKILL');
+    const refused = await visitor.call('/messages', { method: 'POST', json: { text: 'Hello?' } });
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('unavailable');
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await (await visitor.call('/conversation')).json()) as { messages: unknown[] }).messages).toEqual([]);
+
+    await stack.restart('contacts-api');
+    expect((await visitor.send('Hello?')).text).toBe('Hello?');
+  }, 90_000);
 });
