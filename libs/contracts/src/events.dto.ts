@@ -16,7 +16,7 @@ export class EventsQueryDto {
   @integer()
   @IsInt({ message: 'after must be a whole number of 0 or more' })
   @Min(0, { message: 'after must be a whole number of 0 or more' })
-  @Max(Number.MAX_SAFE_INTEGER, { message: 'after is too large' })
+  @Max(Number.MAX_SAFE_INTEGER, { message: `after must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}` })
   after?: number;
 
   @ApiPropertyOptional({ description: 'Events per page.', default: EVENTS_PAGE_DEFAULT, minimum: 1, maximum: EVENTS_PAGE_MAX, example: 100 })
