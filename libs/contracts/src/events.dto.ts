@@ -31,6 +31,10 @@ export class EventsQueryDto {
 /** The example of `data` in the docs: a fixed moment, so the generated document is stable. */
 const SAMPLE_DATA = sampleEventData('contact.confirmed', { now: new Date('2026-11-21T10:04:05.123Z'), n: 42, appUrl: 'https://app.example.com' });
 
+/**
+ * An event of the feed. In the published OpenAPI document this schema is replaced by the union of
+ * every kind discriminated by `event` (`eventSchemas()`, event-schemas.ts), which types `data` per kind.
+ */
 export class EventDto {
   @ApiProperty({ description: 'Increasing per account; the same id in the feed and in every webhook attempt.', example: 1287 })
   id!: number;
