@@ -111,8 +111,8 @@ export class GatewayModule {
         {
           provide: IdempotencyStore,
           inject: [Redis],
-          // A second request with the key waits as long as the first may take.
-          useFactory: (redis: Redis) => new IdempotencyStore(redis, config.UPSTREAM_TIMEOUT_MS + 5_000),
+          // A claim outlives the longest upstream call; a second request with the key waits as long as the first may take.
+          useFactory: (redis: Redis) => new IdempotencyStore(redis, { claimMs: config.UPSTREAM_TIMEOUT_MS + 5_000, waitMs: config.UPSTREAM_TIMEOUT_MS + 5_000 }),
         },
         { provide: UpstreamProxy, useFactory: () => new UpstreamProxy(config) },
         { provide: ChatProxy, useFactory: () => new ChatProxy(config) },

@@ -82,8 +82,12 @@ export class IdempotencyStore {
 
   constructor(
     redis: Redis,
-    /** How long a claim holds without an answer (longer than any upstream call), and how long a second request waits. */
-    private readonly runningTtlMs: number,
+    private readonly timing: {
+      /** How long a claim holds without an answer: longer than any upstream call, so that a run never outlives its claim. */
+      claimMs: number;
+      /** How long a second request waits for the first one's answer before 409. */
+      waitMs: number;
+    },
   ) {
     redis.defineCommand('settleIdempotent', { numberOfKeys: 1, lua: SETTLE });
     this.redis = redis as IdempotencyRedis;
@@ -94,9 +98,9 @@ export class IdempotencyStore {
     const redisKey = `idempotency:${request.scope}:${createHash('sha256').update(request.key).digest('base64url')}`;
     const fingerprint = fingerprintOf(request);
     const owner = randomUUID();
-    const deadline = Date.now() + this.runningTtlMs;
+    const deadline = Date.now() + this.timing.waitMs;
     for (;;) {
-      const claimed = await this.redis.set(redisKey, JSON.stringify({ fingerprint, owner } satisfies StoredRecord), 'PX', this.runningTtlMs, 'NX').catch(() => {
+      const claimed = await this.redis.set(redisKey, JSON.stringify({ fingerprint, owner } satisfies StoredRecord), 'PX', this.timing.claimMs, 'NX').catch(() => {
         throw unavailable();
       });
       if (claimed === 'OK') return { answer: await this.runClaimed(redisKey, owner, fingerprint, run), replayed: false };
