@@ -224,6 +224,11 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
       expect(found).toHaveLength(4);
     });
 
+    it('reports a consent timestamp and a rule of the customer together', async () => {
+      const response = await stack.call('/contacts/c-two-rules', { method: 'PUT', json: { email: null, email_confirmed: true, consents: [consent({ given_at: 'yesterday' })] } });
+      expect((await details(response))?.map((d) => d.path).sort()).toEqual(['consents[0].given_at', 'email_confirmed']);
+    });
+
     it('says "without an email" for a confirmation of nothing', async () => {
       const response = await stack.call('/contacts/c-no-email', { method: 'PUT', json: { email_confirmed: true } });
       expect(await details(response)).toEqual([{ path: 'email_confirmed', message: 'email_confirmed cannot be true without an email' }]);
