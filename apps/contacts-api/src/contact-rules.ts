@@ -43,7 +43,7 @@ function contactPoint(
 ): { value: string | null; confirmed: boolean } {
   const value = sent.value === undefined ? stored.value : sent.value;
   if (value === null) {
-    if (sent.confirmed === true) problems.push({ path: `${field}_confirmed`, message: `${field}_confirmed cannot be true without a ${field}` });
+    if (sent.confirmed === true) problems.push({ path: `${field}_confirmed`, message: `${field}_confirmed cannot be true without ${field === 'email' ? 'an email' : 'a phone'}` });
     return { value, confirmed: false };
   }
   if (sent.confirmed !== undefined) return { value, confirmed: sent.confirmed };

@@ -83,7 +83,11 @@ export class ContactsController {
   }
 
   @Get(':ref')
-  @ApiOperation({ operationId: 'getContact', summary: 'A customer with every consent.' })
+  @ApiOperation({
+    operationId: 'getContact',
+    summary: 'A customer with every consent.',
+    description: 'The customer stored under your `ref`, with every consent (granted, refused and withdrawn), oldest `given_at` first. 404 when there is none.',
+  })
   @ApiOkResponse({ type: ContactResponseDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'The ref is invalid.', examples: { bad_ref: BAD_REF } })
   @ApiNotFoundResponse(NOT_FOUND)

@@ -39,13 +39,16 @@ export class ContactsService {
    */
   async upsert(accountId: string, ref: string, dto: UpsertContactDto): Promise<UpsertResult> {
     const { svc_id: svcId, consents: sent = [], ...changes } = dto;
-    const problems = consentProblems(sent);
-    if (problems.length > 0) throw invalid(problems);
+    const consentIssues = consentProblems(sent);
+    // Attaching a svc_id is a check of the resource (404, 409): bad fields are answered before it.
+    if (consentIssues.length > 0 && svcId !== undefined) throw invalid(consentIssues);
 
     return this.contacts.transaction(async (tx) => {
       const existing = svcId === undefined ? await tx.lockByRef(accountId, ref) : await this.attachable(tx, accountId, ref, svcId);
       const merged = mergeCustomer(existing ?? NEW_CUSTOMER, changes);
-      if (merged.problems.length > 0) throw invalid(merged.problems);
+      // Every bad field at once: the consents' and the customer's (which needs the stored customer).
+      const problems = [...consentIssues, ...merged.problems];
+      if (problems.length > 0) throw invalid(problems);
 
       let customer = existing ?? (await tx.insert(accountId, ref, merged.fields));
       // Another PUT of this new ref committed first: start again, now as an update of its customer.

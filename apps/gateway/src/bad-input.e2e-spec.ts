@@ -203,4 +203,50 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
       expect(response.status).toBe(201);
     });
   });
+
+  describe('messages that say what to fix (every bad field at once, one entry each)', () => {
+    const details = async (response: Response) => (await error(response)).details;
+
+    it('lists a missing given_at as required, a bad email, a mistyped field with a suggestion and a bad purpose, together', async () => {
+      const withoutGivenAt: Record<string, unknown> = consent({ purpose: 'newsletter' });
+      delete withoutGivenAt['given_at'];
+      const response = await stack.call('/contacts/c-messages', { method: 'PUT', json: { email: 'not-an-address', phon: '+14155550100', consents: [withoutGivenAt] } });
+      expect(response.status).toBe(400);
+      const found = await details(response);
+      expect(found).toEqual(
+        expect.arrayContaining([
+          { path: 'email', message: 'email must be an email' },
+          { path: 'phon', message: 'phon is not a known field; did you mean phone?' },
+          { path: 'consents[0].purpose', message: expect.stringContaining('purpose must be one of') },
+          { path: 'consents[0].given_at', message: 'given_at is required' },
+        ]),
+      );
+      expect(found).toHaveLength(4);
+    });
+
+    it('reports a consent timestamp and a rule of the customer together', async () => {
+      const response = await stack.call('/contacts/c-two-rules', { method: 'PUT', json: { email: null, email_confirmed: true, consents: [consent({ given_at: 'yesterday' })] } });
+      expect((await details(response))?.map((d) => d.path).sort()).toEqual(['consents[0].given_at', 'email_confirmed']);
+    });
+
+    it('says "without an email" for a confirmation of nothing', async () => {
+      const response = await stack.call('/contacts/c-no-email', { method: 'PUT', json: { email_confirmed: true } });
+      expect(await details(response)).toEqual([{ path: 'email_confirmed', message: 'email_confirmed cannot be true without an email' }]);
+    });
+
+    it('answers after=-1 with the range, not "too large"', async () => {
+      const response = await stack.call('/events?after=-1');
+      expect(response.status).toBe(400);
+      expect(await error(response)).toEqual({
+        code: 'invalid_parameter',
+        message: expect.any(String),
+        details: [{ path: 'after', message: 'after must be a whole number of 0 or more' }],
+      });
+    });
+
+    it('suggests the known field of a webhook registration', async () => {
+      const response = await stack.call('/webhooks', { method: 'POST', json: { url: 'https://93.184.215.14/hook', event: ['message.sent'] } });
+      expect(await details(response)).toEqual([{ path: 'event', message: 'event is not a known field; did you mean events?' }]);
+    });
+  });
 });

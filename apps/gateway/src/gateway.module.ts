@@ -9,6 +9,7 @@ import { AuthFailureThrottle } from './auth/auth-failure-throttle';
 import { ApiKeyAuthenticator } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
 import { GatewayPipeline } from './gateway.pipeline';
+import { IdempotencyStore } from './idempotency/idempotency';
 import { OpenApiController } from './openapi/openapi.controller';
 import { ChatProxy } from './proxy/chat-proxy';
 import { UpstreamProxy } from './proxy/upstream-proxy';
@@ -106,6 +107,12 @@ export class GatewayModule {
               minuteWindowMs: config.WRITE_LIMIT_MINUTE_WINDOW_MS,
               hourWindowMs: config.WRITE_LIMIT_HOUR_WINDOW_MS,
             }),
+        },
+        {
+          provide: IdempotencyStore,
+          inject: [Redis],
+          // A claim outlives the longest upstream call; a second request with the key waits as long as the first may take.
+          useFactory: (redis: Redis) => new IdempotencyStore(redis, { claimMs: config.UPSTREAM_TIMEOUT_MS + 5_000, waitMs: config.UPSTREAM_TIMEOUT_MS + 5_000 }),
         },
         { provide: UpstreamProxy, useFactory: () => new UpstreamProxy(config) },
         { provide: ChatProxy, useFactory: () => new ChatProxy(config) },

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthFailureThrottle } from './auth/auth-failure-throttle';
 import { ApiKeyAuthenticator, Principal } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
+import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, IdempotencyStore, REPLAYED_HEADER } from './idempotency/idempotency';
 import { canonicalPath } from './proxy/canonical-path';
 import { ROUTES, Upstream } from './proxy/route-table';
 import { UpstreamProxy } from './proxy/upstream-proxy';
@@ -61,6 +62,7 @@ export class GatewayPipeline {
     private readonly authFailures: AuthFailureThrottle,
     private readonly limiter: WriteLimiter,
     private readonly proxy: UpstreamProxy,
+    private readonly idempotency: IdempotencyStore,
     private readonly internalAuth: InternalAuth,
   ) {
     this.exempt = new Set(config.WRITE_LIMIT_EXEMPT_ACCOUNTS.split(',').map((id) => id.trim()).filter(Boolean));
@@ -115,8 +117,12 @@ export class GatewayPipeline {
       fastify.route({
         method: route.method,
         url: API_PREFIX + route.path,
-        handler: async (request, reply) =>
-          this.proxy.forward(route.upstream, request, reply, request.canonicalUrl.slice(API_PREFIX.length), await this.contextFor(route.upstream, request)),
+        handler: async (request, reply) => {
+          const path = request.canonicalUrl.slice(API_PREFIX.length);
+          const key = route.method === 'POST' ? idempotencyKeyOf(request.headers[IDEMPOTENCY_KEY_HEADER]) : undefined;
+          if (key === undefined) return this.proxy.forward(route.upstream, request, reply, path, await this.contextFor(route.upstream, request));
+          return this.idempotent(route.upstream, request, reply, path, key);
+        },
       });
     }
   }
@@ -166,6 +172,18 @@ export class GatewayPipeline {
         'retry-after': String(decision.retryAfterSeconds),
       });
     }
+  }
+
+  /** A POST with an Idempotency-Key: the first answer for the key, run once, replayed after (see IdempotencyStore). */
+  private async idempotent(upstream: Upstream, request: FastifyRequest, reply: FastifyReply, path: string, key: string): Promise<FastifyReply> {
+    const scope = (request.principal as Principal).key.id;
+    const body = request.body instanceof Buffer ? request.body : undefined;
+    const { answer, replayed } = await this.idempotency.answer({ scope, key, method: request.method, url: request.canonicalUrl, body }, async () =>
+      this.proxy.capture(upstream, request, path, await this.contextFor(upstream, request)),
+    );
+    reply.code(answer.status).headers(answer.headers);
+    if (replayed) reply.header(REPLAYED_HEADER, 'true');
+    return reply.send(answer.body);
   }
 
   /** The signed context for the service called (its audience): no other service accepts it. */

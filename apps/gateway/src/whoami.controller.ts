@@ -23,7 +23,11 @@ export class WhoamiController {
   constructor(@Inject(APP_CONFIG) private readonly config: GatewayConfig) {}
 
   @Get()
-  @ApiOperation({ operationId: 'whoami', summary: 'The account and key making the call.' })
+  @ApiOperation({
+    operationId: 'whoami',
+    summary: 'The account and key making the call.',
+    description: 'A cheap way to check a key: the account (name, plan), the key (id, prefix), the web application address and the widget id for the chat snippet. Not a write: no rate limit.',
+  })
   @ApiOkResponse({ type: WhoamiResponseDto })
   whoami(@CurrentPrincipal() principal: Principal): WhoamiResponseDto {
     return { account: principal.account, key: principal.key, app_url: this.config.APP_URL, widget: principal.widget };

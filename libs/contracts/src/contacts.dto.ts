@@ -101,7 +101,8 @@ export class ConsentInputDto {
   @IsIn(CONSENT_PURPOSES)
   purpose!: ConsentPurpose;
 
-  @ApiPropertyOptional({ default: true, example: true, description: 'false records a refusal.' })
+  // No `default` keyword: openapi-typescript (by default) would make a field with one required in the generated types.
+  @ApiPropertyOptional({ example: true, description: 'false records a refusal; true when left out.' })
   @IfSent()
   @IsBoolean()
   granted?: boolean;

@@ -16,7 +16,7 @@ export class EventsQueryDto {
   @integer()
   @IsInt({ message: 'after must be a whole number of 0 or more' })
   @Min(0, { message: 'after must be a whole number of 0 or more' })
-  @Max(Number.MAX_SAFE_INTEGER, { message: 'after is too large' })
+  @Max(Number.MAX_SAFE_INTEGER, { message: `after must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}` })
   after?: number;
 
   @ApiPropertyOptional({ description: 'Events per page.', default: EVENTS_PAGE_DEFAULT, minimum: 1, maximum: EVENTS_PAGE_MAX, example: 100 })
@@ -31,6 +31,10 @@ export class EventsQueryDto {
 /** The example of `data` in the docs: a fixed moment, so the generated document is stable. */
 const SAMPLE_DATA = sampleEventData('contact.confirmed', { now: new Date('2026-11-21T10:04:05.123Z'), n: 42, appUrl: 'https://app.example.com' });
 
+/**
+ * An event of the feed. In the published OpenAPI document this schema is replaced by the union of
+ * every kind discriminated by `event` (`eventSchemas()`, event-schemas.ts), which types `data` per kind.
+ */
 export class EventDto {
   @ApiProperty({ description: 'Increasing per account; the same id in the feed and in every webhook attempt.', example: 1287 })
   id!: number;

@@ -8,6 +8,7 @@ export * from './identity.dto';
 export * from './events.dto';
 export * from './contacts.dto';
 export * from './event-samples';
+export * from './event-schemas';
 export * from './webhooks.dto';
 export * from './knowledge.dto';
 export * from './chat.dto';

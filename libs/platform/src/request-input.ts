@@ -63,7 +63,7 @@ export function unstorableInput(value: unknown, base: string): { path: string; p
 }
 
 function messageFor(problem: Problem, path: string): string {
-  return problem === 'inherited' ? `property ${path} should not exist` : `${path} ${NUL_MESSAGE}`;
+  return problem === 'inherited' ? `${path} is not a known field` : `${path} ${NUL_MESSAGE}`;
 }
 
 /** A problem's path as `details` shows it: the NUL escaped, so the path itself is printable. */

@@ -1,7 +1,8 @@
 import { Type } from 'class-transformer';
 import { IsEmail, IsString, Length, ValidateNested } from 'class-validator';
 import { ApiError } from './errors';
-import { ApiValidationPipe } from './validation';
+import { ApiValidationPipe, suggestField } from './validation';
+import { EventsQueryDto, UpsertContactDto } from '@svc/contracts';
 
 class ItemDto {
   @IsString()
@@ -56,5 +57,55 @@ describe('ApiValidationPipe', () => {
   it('leaves a missing body (undefined) to the DTO, as before', async () => {
     const err = await failure(undefined, 'body');
     expect(err.details?.map((d) => d.path)).toEqual(expect.arrayContaining(['email']));
+  });
+
+  describe('messages that say what to fix, one entry per bad field', () => {
+    async function details(value: unknown, metatype: new () => object, type: 'body' | 'query' = 'body') {
+      try {
+        await pipe.transform(value, { type, metatype });
+      } catch (err) {
+        return (err as ApiError).details;
+      }
+      throw new Error('expected a validation failure');
+    }
+
+    it('says "is required" for a missing field, and nothing about its length or kind', async () => {
+      const consent = { purpose: 'future_email', text: 'Yes, email me.', source: 'website_form' };
+      expect(await details({ consents: [consent] }, UpsertContactDto)).toEqual([{ path: 'consents[0].given_at', message: 'given_at is required' }]);
+    });
+
+    it('reports every bad field at once, one entry each', async () => {
+      const consent = { purpose: 'newsletter', text: 'Yes, email me.', source: 'website_form' };
+      const found = await details({ email: 'not-an-address', name: 42, consents: [consent] }, UpsertContactDto);
+      expect(found?.map((d) => d.path).sort()).toEqual(['consents[0].given_at', 'consents[0].purpose', 'email', 'name']);
+      expect(new Set(found?.map((d) => d.path)).size).toBe(found?.length);
+    });
+
+    it('names the expected kind of value, not every rule a wrong kind breaks', async () => {
+      const found = await details({ consents: [{ purpose: 'future_email', text: 'Yes', source: 'form', given_at: 12 }] }, UpsertContactDto);
+      expect(found).toEqual([{ path: 'consents[0].given_at', message: 'given_at must be a string' }]);
+    });
+
+    it.each(['-1', 'abc', '1.5'])('answers after=%s with the range it must be in', async (after) => {
+      expect(await details({ after }, EventsQueryDto, 'query')).toEqual([{ path: 'after', message: 'after must be a whole number of 0 or more' }]);
+    });
+
+    it('suggests the closest known field for an unknown one, and nothing when none is close', async () => {
+      expect(await details({ emial: 'ada@example.com', zzzzzz: 1 }, UpsertContactDto)).toEqual([
+        { path: 'emial', message: 'emial is not a known field; did you mean email?' },
+        { path: 'zzzzzz', message: 'zzzzzz is not a known field' },
+      ]);
+      const nested = await details({ consents: [{ purpose: 'future_email', text: 'Yes', source: 'form', given_at: '2026-11-21T10:04:05Z', grantd: true }] }, UpsertContactDto);
+      expect(nested).toEqual([{ path: 'consents[0].grantd', message: 'grantd is not a known field; did you mean granted?' }]);
+    });
+
+    it.each([
+      ['Email', ['email', 'name'], 'email'],
+      ['phone_confirmd', ['phone', 'phone_confirmed', 'email_confirmed'], 'phone_confirmed'],
+      ['url', ['events', 'status'], undefined],
+      ['x', ['y'], undefined],
+    ])('suggestField(%s) among %j is %s', (unknown, known, expected) => {
+      expect(suggestField(unknown, known)).toBe(expected);
+    });
   });
 });

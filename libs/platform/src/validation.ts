@@ -1,5 +1,7 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ErrorDetail } from '@svc/contracts';
+import { getMetadataStorage } from 'class-validator';
+import { closest, distance } from 'fastest-levenshtein';
 import { ApiError } from './errors';
 
 function pathOf(parent: string, property: string): string {
@@ -7,11 +9,55 @@ function pathOf(parent: string, property: string): string {
   return parent ? `${parent}.${property}` : property;
 }
 
-/** Flattens class-validator's tree into `details`, one entry per bad field (`items[0].text`). */
+/**
+ * Checks of what a value is: when one of them fails, the others (lengths, ranges) only repeat it
+ * ("must be a string" and "must be shorter than 64 characters" for a number), so only it is shown.
+ */
+const KIND_CHECKS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'isIn', 'isEnum', 'nestedValidation', 'isDefined']);
+
+/** The known fields of a DTO class (those with a validation rule), for "did you mean" suggestions. */
+function knownFields(target: unknown): string[] {
+  if (target === null || typeof target !== 'object') return [];
+  const metadatas = getMetadataStorage().getTargetValidationMetadatas(target.constructor, '', true, false);
+  return [...new Set(metadatas.map((metadata) => metadata.propertyName))];
+}
+
+/** The known field a mistyped name most likely meant: at most half its letters apart (at most 3 edits, and never all of them). */
+export function suggestField(unknown: string, known: readonly string[]): string | undefined {
+  if (known.length === 0) return undefined;
+  const best = closest(unknown.toLowerCase(), known.map((name) => name.toLowerCase()));
+  const match = known.find((name) => name.toLowerCase() === best) as string;
+  const edits = distance(unknown.toLowerCase(), best);
+  return edits <= Math.min(3, Math.max(1, Math.floor(unknown.length / 2))) && edits < unknown.length ? match : undefined;
+}
+
+/** One message for one bad field: an unknown name (with the closest known one), a missing value, the kind, or every rule broken. */
+function messageOf(error: ValidationError): string | undefined {
+  const constraints = error.constraints ?? {};
+  const names = Object.keys(constraints);
+  if (names.length === 0) return undefined;
+  if (names.includes('whitelistValidation')) {
+    const suggestion = suggestField(error.property, knownFields(error.target));
+    return `${error.property} is not a known field${suggestion ? `; did you mean ${suggestion}?` : ''}`;
+  }
+  if (error.value === undefined) return `${error.property} is required`;
+  const kind = names.filter((name) => KIND_CHECKS.has(name));
+  const shown = (kind.length > 0 ? kind : names).map((name) => constraints[name] as string);
+  return [...new Set(shown)].join('; ');
+}
+
+/**
+ * Flattens class-validator's tree into `details`, one entry per bad field (`items[0].text`), each
+ * saying what to fix: "is required" for a missing field, the expected kind of value rather than
+ * every rule a wrong kind breaks, "is not a known field; did you mean …?" for a mistyped name.
+ */
 export function toDetails(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((error) => {
     const path = error.property ? pathOf(parent, error.property) : parent || 'body';
-    const own = Object.values(error.constraints ?? {}).map((message) => ({ path, message }));
+    const message = messageOf(error);
+    const own = message === undefined ? [] : [{ path, message }];
+    // A missing object's fields are not listed one by one: the object is required.
+    if (message !== undefined && error.value === undefined) return own;
     return [...own, ...toDetails(error.children ?? [], path)];
   });
 }
@@ -28,7 +74,8 @@ export class ApiValidationPipe extends ValidationPipe {
       forbidNonWhitelisted: true,
       forbidUnknownValues: true,
       transform: true,
-      validationError: { target: false, value: false },
+      // The value and object are kept for the messages (is it missing? which fields are known?); details never show them.
+      validationError: { target: true, value: true },
       exceptionFactory: (errors) => new ApiError('validation_failed', 'The request has invalid fields.', toDetails(errors)),
     });
   }

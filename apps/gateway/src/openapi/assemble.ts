@@ -1,5 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { eventSchemas } from '@svc/contracts';
 import { ROUTES, Upstream } from '../proxy/route-table';
+import { webhooksSection } from './webhooks-section';
 
 type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
 type Responses = Operation['responses'];
@@ -18,6 +20,44 @@ function errorResponse(description: string, code: string, message: string, heade
   return { description, ...(headers ? { headers } : {}), content: { 'application/json': { schema: ERROR, example: { error: { code, message } } } } };
 }
 
+const REQUEST_ID_HEADER = {
+  'X-Request-Id': { description: 'The id of this call in our logs: the one you sent, when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`, otherwise a new UUID. Quote it when you contact support.', schema: { type: 'string' } },
+};
+const REPLAYED_HEADER = {
+  'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+};
+
+/** Header parameters the gateway reads, referenced by the operations they apply to. */
+const PARAMETERS = {
+  RequestId: {
+    name: 'X-Request-Id',
+    in: 'header',
+    required: false,
+    description: 'Your id for this call (1 to 128 of `A-Z a-z 0-9 . _ : -`): echoed in the response and written to our logs. Otherwise one is made.',
+    schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+    example: 'order-sync-7f3a',
+  },
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Makes a retry safe: the same key with the same body from the same API key within 24 hours gets the first answer again (status and body, with `Idempotent-Replayed: true`) instead of running twice; a concurrent retry waits for the first. The same key with another body (or path) is 409 `conflict`. 1 to 255 printable ASCII characters; a UUID per operation is a good choice.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]{1,255}$' },
+    example: '8e0c7a0e-3f4b-4f2e-9b1d-2f6f1c9e5a10',
+  },
+};
+
+/** What each tag groups (the order of the reference). */
+const TAGS = [
+  { name: 'Account', description: 'The account and key making the call.' },
+  { name: 'Customers', description: 'Customers (contacts) and their consents, keyed by your own `ref`.' },
+  { name: 'Same-browser pass', description: 'Passes that let the chat widget know a signed-in customer.' },
+  { name: 'Knowledge', description: 'The pieces of knowledge the assistant answers from.' },
+  { name: 'Events', description: 'The event feed: every event of the account, in order, for 30 days.' },
+  { name: 'Webhooks', description: 'Endpoints that receive events as signed POSTs, and the events they receive (see `webhooks`).' },
+];
+
 const RATE_HEADERS = {
   'RateLimit-Limit': { description: 'Writes allowed in the binding window.', schema: { type: 'integer' } },
   'RateLimit-Remaining': { description: 'Writes left in that window.', schema: { type: 'integer' } },
@@ -32,6 +72,11 @@ const COMMON = {
     'Retry-After': { description: 'Whole seconds after which a write is accepted.', schema: { type: 'integer', minimum: 1 } },
     ...RATE_HEADERS,
   }),
+  IdempotencyConflict: errorResponse(
+    'The Idempotency-Key was used with another request (method, path or body), or its first request is still running after the wait.',
+    'conflict',
+    'This Idempotency-Key was already used with another request (method, path or body); use a new key for a new request.',
+  ),
   InvalidJson: errorResponse('The body is not JSON, or its fields are invalid (`details` names each).', 'invalid_json', 'The request body is not valid JSON.'),
   PayloadTooLarge: errorResponse('The body is over 1 MiB.', 'payload_too_large', 'The request body is larger than 1 MiB.'),
   UnsupportedMediaType: errorResponse('The body is not `application/json`.', 'unsupported_media_type', 'The request body must be JSON; send Content-Type: application/json.'),
@@ -57,6 +102,53 @@ function addCommonResponses(method: string, operation: Operation, proxied: boole
     responses['415'] ??= ref('UnsupportedMediaType');
   }
   if (proxied) responses['503'] ??= ref('Unavailable');
+  const parameters = (operation.parameters ??= []);
+  parameters.push({ $ref: '#/components/parameters/RequestId' });
+  if (method === 'post') {
+    parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+    responses['409'] ??= ref('IdempotencyConflict');
+  }
+  for (const [status, response] of Object.entries(responses)) {
+    if (!response || '$ref' in response) continue;
+    const replayable = method === 'post' && !status.startsWith('5');
+    response.headers = { ...(response.headers ?? {}), ...REQUEST_ID_HEADER, ...(replayable ? REPLAYED_HEADER : {}) };
+  }
+}
+
+type Schemas = Record<string, unknown>;
+
+/**
+ * An example value of a schema from the `example`s of its properties (following references and
+ * arrays): the request examples stay what the DTOs say, with no second copy to keep in step.
+ */
+export function exampleOf(schema: unknown, schemas: Schemas, depth = 0): unknown {
+  if (typeof schema !== 'object' || schema === null || depth > 8) return undefined;
+  const node = schema as Record<string, unknown>;
+  if ('example' in node) return node['example'];
+  if (typeof node['$ref'] === 'string') return exampleOf(schemas[node['$ref'].replace('#/components/schemas/', '')], schemas, depth + 1);
+  if (Array.isArray(node['oneOf'])) return exampleOf(node['oneOf'][0], schemas, depth + 1);
+  if (node['type'] === 'array') {
+    const item = exampleOf(node['items'], schemas, depth + 1);
+    return item === undefined ? [] : [item];
+  }
+  if (typeof node['properties'] === 'object' && node['properties'] !== null) {
+    const entries = Object.entries(node['properties'] as Record<string, unknown>)
+      .map(([name, property]) => [name, exampleOf(property, schemas, depth + 1)] as const)
+      .filter(([, value]) => value !== undefined);
+    return Object.fromEntries(entries);
+  }
+  return undefined;
+}
+
+/** A request body without an example gets one made from its schema. */
+function addRequestExample(operation: Operation, schemas: Schemas): void {
+  const body = operation.requestBody;
+  if (!body || '$ref' in body) return;
+  for (const media of Object.values(body.content)) {
+    if (media.example !== undefined || media.examples !== undefined) continue;
+    const example = exampleOf(media.schema, schemas);
+    if (example !== undefined) media.example = example;
+  }
 }
 
 /**
@@ -103,10 +195,13 @@ export function assembleOpenApi(parts: ApiPart[]): OpenAPIObject {
         }
         operation.security = [{ bearer: [] }];
         addCommonResponses(method, operation, app !== 'gateway');
+        addRequestExample(operation, schemas);
         paths[path] = { ...(paths[path] ?? {}), [method]: operation };
       }
     }
   }
+  // Events as the contract types them: a union discriminated by `event`, one payload schema per kind.
+  Object.assign(schemas, eventSchemas());
   return toJsonSchemaNullability({
     openapi: '3.1.0',
     info: {
@@ -117,12 +212,14 @@ export function assembleOpenApi(parts: ApiPart[]): OpenAPIObject {
     },
     servers: [{ url: '/api/v1' }],
     security: [{ bearer: [] }],
-    tags: [],
+    tags: TAGS,
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
+    webhooks: webhooksSection(),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `svc_cust_` followed by 43 characters.' } },
       schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))) as never,
-      responses: COMMON as never,
+      responses: Object.fromEntries(Object.entries(COMMON).map(([name, response]) => [name, { ...response, headers: { ...response.headers, ...REQUEST_ID_HEADER } }])) as never,
+      parameters: PARAMETERS as never,
     },
   }) as OpenAPIObject;
 }

@@ -1,7 +1,8 @@
 import { ApiError, GATEWAY_CONTEXT_HEADER } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Pool } from 'undici';
+import { Dispatcher, Pool } from 'undici';
+import type { Answer } from '../idempotency/idempotency';
 import { GatewayConfig } from '../gateway.config';
 import { Upstream, UPSTREAMS } from './route-table';
 
@@ -9,6 +10,20 @@ import { Upstream, UPSTREAMS } from './route-table';
 const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'accept-language', 'user-agent'] as const;
 /** Response headers that describe one hop and must not be relayed. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'x-request-id']);
+
+/** The response headers relayed to the caller. */
+function relayedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const relayed: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) relayed[name] = value;
+  }
+  return relayed;
+}
+
+function unavailable(request: FastifyRequest, upstream: Upstream, err: unknown): ApiError {
+  request.log.warn({ upstream, reason: (err as { code?: string }).code ?? String(err) }, 'upstream unavailable');
+  return new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
+}
 
 /** Forwards calls to the owning service over pooled keep-alive connections. */
 export class UpstreamProxy {
@@ -31,6 +46,22 @@ export class UpstreamProxy {
 
   /** `path`: the service's path and query string (the canonical request target below `/api/v1`). */
   async forward(upstream: Upstream, request: FastifyRequest, reply: FastifyReply, path: string, context: string): Promise<FastifyReply> {
+    const response = await this.request(upstream, request, path, context);
+    reply.code(response.statusCode).headers(relayedHeaders(response.headers));
+    return reply.send(response.body);
+  }
+
+  /** Like `forward`, but the whole answer is read and returned (to be stored for an Idempotency-Key) instead of streamed. */
+  async capture(upstream: Upstream, request: FastifyRequest, path: string, context: string): Promise<Answer> {
+    const response = await this.request(upstream, request, path, context);
+    try {
+      return { status: response.statusCode, headers: relayedHeaders(response.headers), body: Buffer.from(await response.body.arrayBuffer()) };
+    } catch (err) {
+      throw unavailable(request, upstream, err);
+    }
+  }
+
+  private async request(upstream: Upstream, request: FastifyRequest, path: string, context: string): Promise<Dispatcher.ResponseData> {
     const pool = this.pools.get(upstream) as Pool;
     const headers: Record<string, string> = { [GATEWAY_CONTEXT_HEADER]: context, 'x-request-id': request.id };
     const body = request.body instanceof Buffer ? request.body : undefined;
@@ -39,23 +70,16 @@ export class UpstreamProxy {
       // An empty JSON body is no body: the service must not be told one is coming.
       if (typeof value === 'string' && !(name === 'content-type' && body === undefined)) headers[name] = value;
     }
-    let response;
     try {
-      response = await pool.request({
+      return await pool.request({
         method: request.method as 'GET',
         path,
         headers,
         body,
       });
     } catch (err) {
-      request.log.warn({ upstream, reason: (err as { code?: string }).code ?? String(err) }, 'upstream unavailable');
-      throw new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
+      throw unavailable(request, upstream, err);
     }
-    reply.code(response.statusCode);
-    for (const [name, value] of Object.entries(response.headers as IncomingHttpHeaders)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
-    }
-    return reply.send(response.body);
   }
 
   async close(): Promise<void> {

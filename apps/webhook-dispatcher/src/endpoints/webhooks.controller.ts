@@ -55,7 +55,11 @@ export class WebhooksController {
   }
 
   @Get()
-  @ApiOperation({ operationId: 'listWebhooks', summary: 'The registered webhook endpoints, oldest first, without their secrets.' })
+  @ApiOperation({
+    operationId: 'listWebhooks',
+    summary: 'The registered webhook endpoints, oldest first, without their secrets.',
+    description: 'Every endpoint of the account with its url, the kinds it receives (`null`: every kind) and its status. Secrets are shown only when an endpoint is created.',
+  })
   @ApiOkResponse({ type: WebhookListDto })
   list(@Caller() caller: GatewayContext): Promise<WebhookListDto> {
     return this.endpoints.list(caller.account.id);
@@ -63,7 +67,11 @@ export class WebhooksController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ operationId: 'deleteWebhook', summary: 'Remove a webhook endpoint; its pending deliveries are cancelled.' })
+  @ApiOperation({
+    operationId: 'deleteWebhook',
+    summary: 'Remove a webhook endpoint; its pending deliveries are cancelled.',
+    description: 'Nothing more is sent to the endpoint, retries included. The events stay in the feed (`GET /events`). 404 for an id of another account.',
+  })
   @ApiParam({ name: 'id', description: 'The endpoint id from registration or the list.', schema: { type: 'integer', minimum: 1 }, example: 17 })
   @ApiNoContentResponse({ description: 'Removed.' })
   @ApiNotFoundResponse({
