@@ -355,9 +355,12 @@ export class DeliveriesRepository {
    */
   async resend(endpointId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
     const [row] = await this.db.query(
-      `UPDATE webhooks.deliveries SET single_attempt = status <> 'pending', status = 'pending', next_attempt_at = now(), finished_at = NULL
-       WHERE id = $1 AND endpoint_id = $2 AND status <> 'cancelled'
-       RETURNING id, pg_notify($3, '') IS NULL AS notified`,
+      `WITH resent AS (
+         UPDATE webhooks.deliveries SET single_attempt = status <> 'pending', status = 'pending', next_attempt_at = now(), finished_at = NULL
+         WHERE id = $1 AND endpoint_id = $2 AND status <> 'cancelled'
+         RETURNING id
+       )
+       SELECT id, pg_notify($3, '') IS NULL AS notified FROM resent`,
       [deliveryId, endpointId, DELIVERIES_CHANNEL],
     );
     if (!row) return undefined;
@@ -373,11 +376,13 @@ export class DeliveriesRepository {
       `WITH chosen AS (
          SELECT id, row_number() OVER (ORDER BY event_id, id) AS n FROM webhooks.deliveries
          WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2::timestamptz
+       ), queued AS (
+         UPDATE webhooks.deliveries d SET single_attempt = true, status = 'pending', finished_at = NULL,
+           next_attempt_at = now() + c.n * interval '1 microsecond'
+         FROM chosen c WHERE d.id = c.id
+         RETURNING d.id
        )
-       UPDATE webhooks.deliveries d SET single_attempt = true, status = 'pending', finished_at = NULL,
-         next_attempt_at = now() + c.n * interval '1 microsecond'
-       FROM chosen c WHERE d.id = c.id
-       RETURNING d.id, pg_notify($3, '') IS NULL AS notified`,
+       SELECT id, pg_notify($3, '') IS NULL AS notified FROM queued`,
       [endpointId, since, DELIVERIES_CHANNEL],
     );
     return rows.length;

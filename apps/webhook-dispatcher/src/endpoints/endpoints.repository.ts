@@ -113,9 +113,12 @@ export class EndpointsRepository {
    */
   async rotateSecret(accountId: string, id: string, secretSealed: Buffer, overlapMs: number): Promise<string | undefined> {
     const [row] = await this.db.query(
-      `UPDATE webhooks.endpoints SET previous_secret_sealed = secret_sealed, secret_sealed = $3, previous_expires_at = now() + $4 * interval '1 millisecond'
-       WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
-       RETURNING previous_expires_at`,
+      `WITH rotated AS (
+         UPDATE webhooks.endpoints SET previous_secret_sealed = secret_sealed, secret_sealed = $3, previous_expires_at = now() + $4 * interval '1 millisecond'
+         WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
+         RETURNING previous_expires_at
+       )
+       SELECT previous_expires_at FROM rotated`,
       [id, accountId, secretSealed, overlapMs],
     );
     return (row as { previous_expires_at: string } | undefined)?.previous_expires_at;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Test support (not part of the package): the verification code and test vectors the project's
+ * Test support: the verification code and test vectors the project's
  * README publishes under "Receiving webhooks", so that tests run them exactly as written.
  */
 
