@@ -31,7 +31,7 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
       const response = await create(account, { url: 'https://93.184.215.14/svc/webhooks?source=svc', events: ['handover.created', 'consent.withdrawn'] });
       expect(response.status).toBe(201);
       const body = (await response.json()) as CreatedWebhookDto;
-      expect(Object.keys(body)).toEqual(['id', 'url', 'events', 'secret', 'status', 'created_at']);
+      expect(Object.keys(body)).toEqual(['id', 'url', 'events', 'secret', 'status', 'disabled_reason', 'created_at']);
       expect(body).toEqual({
         id: expect.any(Number),
         url: 'https://93.184.215.14/svc/webhooks?source=svc',
