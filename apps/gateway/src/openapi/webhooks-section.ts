@@ -2,7 +2,7 @@ import { EVENT_KINDS, eventSchemaName, exampleEvent } from '@svc/contracts';
 import { WEBHOOK_HEADERS } from '@svc/webhook-signing';
 
 /** What each delivery header carries (a header added to WEBHOOK_HEADERS must be described here: the type says so). */
-const HEADER_DOCS: Record<keyof typeof WEBHOOK_HEADERS, { description: string; example: string }> = {
+const HEADER_DOCS: Record<keyof typeof WEBHOOK_HEADERS, { description: string; example: string; required?: false }> = {
   event: { description: 'The kind of the event, as in the body\'s `event`.', example: 'message.received' },
   eventId: { description: 'The event id, as in the body\'s `id` (the same in the feed and in every attempt): deduplicate on it.', example: '1287' },
   timestamp: { description: 'Unix seconds when this attempt was signed; refuse one more than 5 minutes from your clock.', example: '1763719445' },
@@ -11,6 +11,13 @@ const HEADER_DOCS: Record<keyof typeof WEBHOOK_HEADERS, { description: string; e
       '`sha256=` and the lowercase hex HMAC-SHA256 of `{X-SVC-Timestamp}.{raw body}`, keyed with the whole secret (`whsec_…`, prefix included) as UTF-8. Compare in constant time.',
     example: 'sha256=6f1c0b1d3c9a6f2b0e7d8a4c5b3e2f1a0d9c8b7a6e5f4d3c2b1a0f9e8d7c6b5a',
   },
+  signatureNext: {
+    description:
+      'Only during the 24 hours after a secret rotation: the same signature made with the new secret (`X-SVC-Signature` keeps using the previous one). A receiver holding either secret verifies one of the two.',
+    example: 'sha256=0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9',
+    required: false,
+  },
+  test: { description: 'Present (`1`) only on a test send (`POST /webhooks/{id}/test`): event id 0, not in the feed.', example: '1', required: false },
 };
 
 /**
@@ -21,7 +28,7 @@ export function webhooksSection(): Record<string, unknown> {
   const parameters = (Object.keys(WEBHOOK_HEADERS) as Array<keyof typeof WEBHOOK_HEADERS>).map((key) => ({
     name: WEBHOOK_HEADERS[key],
     in: 'header',
-    required: true,
+    required: HEADER_DOCS[key].required ?? true,
     description: HEADER_DOCS[key].description,
     schema: { type: 'string' },
     example: HEADER_DOCS[key].example,
