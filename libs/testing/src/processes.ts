@@ -77,7 +77,7 @@ export async function waitForOutput(child: ChildProcess, marker: string, timeout
 }
 
 /** Starts a built app (`dist/apps/<name>/src/main.js`) as a process and waits until `probe` answers 200. */
-export async function startApp(name: string, env: Record<string, string>, timeoutMs = 20_000, probe: '/readyz' | '/healthz' = '/readyz'): Promise<RunningApp> {
+export async function startApp(name: string, env: Record<string, string>, timeoutMs = 60_000, probe: '/readyz' | '/healthz' = '/readyz'): Promise<RunningApp> {
   const port = Number(env['PORT'] ?? (await freePort()));
   const child = spawn(process.execPath, [join(REPO_ROOT, 'dist/apps', name, 'src/main.js')], {
     env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'test', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },

@@ -106,7 +106,11 @@ export class WebhooksController {
   }
 
   @Get(':id')
-  @ApiOperation({ operationId: 'getWebhook', summary: 'One webhook endpoint, without its secret.' })
+  @ApiOperation({
+    operationId: 'getWebhook',
+    summary: 'One webhook endpoint, without its secret.',
+    description: 'Its address, kinds and status (`disabled_reason` says why an endpoint is disabled: `failing` when the service turned it off, `manual` when you did). 404 for an id of another account.',
+  })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: WebhookEndpointDto })
   @ApiNotFoundResponse(NOT_FOUND)
