@@ -205,4 +205,23 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
       expect(await refusal(chat.openInboxStream(context(stack.other), 'nope'))).toEqual({ status: 400, code: 'invalid_parameter' });
     });
   });
+
+  describe('the assistant preview', () => {
+    it('answers as the assistant would, citing the piece, and writes no conversation; without a match it offers a person', async () => {
+      const before = (await chat.listConversations({ limit: 200 }, context())).conversations.length;
+      const preview = await chat.previewAnswer('When can I visit the flat in Berlin Mitte?', undefined, context());
+      expect(preview).toMatchObject({ cited_piece: { external_ref: 'flat-berlin', heading: 'Flat in Berlin Mitte', url: 'https://rent.example/berlin' }, offers_person: false, lang: 'en' });
+      expect(preview.answer).toContain('thirty minutes');
+      const none = await chat.previewAnswer('Do you sell quantum computers?', 'de-CH', context());
+      expect(none).toMatchObject({ cited_piece: null, offers_person: true, lang: 'de' });
+      // Another account's pieces are not its own.
+      expect((await chat.previewAnswer('When can I visit the flat in Berlin Mitte?', undefined, context(stack.other))).cited_piece).toBeNull();
+      expect((await chat.listConversations({ limit: 200 }, context())).conversations.length).toBe(before);
+      for (const body of ['{}', '{"question":""}', '{"question":"x","lang":"not a tag!"}']) {
+        const response = await signedFetch('/internal/chat/assistant/preview', { method: 'POST', body });
+        expect(response.status).toBe(400);
+        expect(await errorCode(response)).toBe('validation_failed');
+      }
+    });
+  });
 });

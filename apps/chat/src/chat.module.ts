@@ -8,6 +8,7 @@ import { DataSource } from 'typeorm';
 import { AnswerWriter } from './assistant/answer-writer';
 import { AssistantService } from './assistant/assistant.service';
 import { LlmClient } from './assistant/llm.client';
+import { PreviewController } from './assistant/preview.controller';
 import { ChatConfig, parseDuration } from './chat.config';
 import { ChatEvents } from './conversations/chat-events';
 import { ConversationService } from './conversations/conversation.service';
@@ -73,7 +74,7 @@ export class ChatModule {
         PersistenceModule.forApp('chat', config, CHAT_SCHEMA, CHAT_MIGRATIONS),
         MessagingModule.forApp('chat', config, CHAT_SCHEMA),
       ],
-      controllers: [VisitorController, WidgetSettingsController, InboxController, ErasureConsumer, WidgetScriptController, DemoController],
+      controllers: [VisitorController, WidgetSettingsController, InboxController, PreviewController, ErasureConsumer, WidgetScriptController, DemoController],
       providers: [
         client(ContactsClient, config.CONTACTS_API_URL),
         client(IdentityClient, config.IDENTITY_ISSUER_URL),
