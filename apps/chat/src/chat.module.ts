@@ -5,9 +5,17 @@ import { PersistenceModule } from '@svc/persistence';
 import { APP_LOGGER, InternalAuth, PlatformModule } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { ActivityConsumer } from './analytics/activity.consumer';
+import { AnalyticsController } from './analytics/analytics.controller';
+import { AnalyticsRepository } from './analytics/analytics.repository';
+import { AnalyticsService } from './analytics/analytics.service';
 import { AnswerWriter } from './assistant/answer-writer';
 import { AssistantService } from './assistant/assistant.service';
 import { LlmClient } from './assistant/llm.client';
+import { PreviewController } from './assistant/preview.controller';
+import { BookingsController } from './bookings/bookings.controller';
+import { BookingsRepository } from './bookings/bookings.repository';
+import { BookingsService } from './bookings/bookings.service';
 import { ChatConfig, parseDuration } from './chat.config';
 import { ChatEvents } from './conversations/chat-events';
 import { ConversationService } from './conversations/conversation.service';
@@ -17,6 +25,10 @@ import { SessionsService } from './conversations/sessions.service';
 import { ErasureConsumer } from './erasure/erasure.consumer';
 import { ErasureService } from './erasure/erasure.service';
 import { HandoverSweeper } from './handover/handover-sweeper';
+import { InboxStreamService } from './inbox/inbox-stream.service';
+import { InboxController } from './inbox/inbox.controller';
+import { InboxRepository } from './inbox/inbox.repository';
+import { InboxService } from './inbox/inbox.service';
 import { CHAT_MIGRATIONS, CHAT_SCHEMA } from './migrations';
 import { WidgetSettingsController } from './settings/widget-settings.controller';
 import { WidgetSettingsRepository } from './settings/widget-settings.repository';
@@ -70,7 +82,7 @@ export class ChatModule {
         PersistenceModule.forApp('chat', config, CHAT_SCHEMA, CHAT_MIGRATIONS),
         MessagingModule.forApp('chat', config, CHAT_SCHEMA),
       ],
-      controllers: [VisitorController, WidgetSettingsController, ErasureConsumer, WidgetScriptController, DemoController],
+      controllers: [VisitorController, WidgetSettingsController, InboxController, PreviewController, BookingsController, AnalyticsController, ActivityConsumer, ErasureConsumer, WidgetScriptController, DemoController],
       providers: [
         client(ContactsClient, config.CONTACTS_API_URL),
         client(IdentityClient, config.IDENTITY_ISSUER_URL),
@@ -120,6 +132,26 @@ export class ChatModule {
           inject: [ConversationsRepository, ConversationNotifier, APP_LOGGER],
           useFactory: (conversations: ConversationsRepository, notifier: ConversationNotifier, root: Logger) => new StreamService(conversations, notifier, root.child({ component: 'streams' })),
         },
+        { provide: InboxRepository, inject: [DataSource], useFactory: (db: DataSource) => new InboxRepository(db) },
+        {
+          provide: InboxService,
+          inject: [InboxRepository, ConversationsRepository, CustomersService, ContactsClient, ChatEvents],
+          useFactory: (inbox: InboxRepository, conversations: ConversationsRepository, customers: CustomersService, contacts: ContactsClient, events: ChatEvents) =>
+            new InboxService(inbox, conversations, customers, contacts, events),
+        },
+        {
+          provide: InboxStreamService,
+          inject: [InboxRepository, ConversationNotifier, APP_LOGGER],
+          useFactory: (inbox: InboxRepository, notifier: ConversationNotifier, root: Logger) => new InboxStreamService(inbox, notifier, root.child({ component: 'inbox-streams' })),
+        },
+        { provide: BookingsRepository, inject: [DataSource], useFactory: (db: DataSource) => new BookingsRepository(db) },
+        {
+          provide: BookingsService,
+          inject: [BookingsRepository, ConversationsRepository, ContactsClient],
+          useFactory: (bookings: BookingsRepository, conversations: ConversationsRepository, contacts: ContactsClient) => new BookingsService(bookings, conversations, contacts),
+        },
+        { provide: AnalyticsRepository, inject: [DataSource], useFactory: (db: DataSource) => new AnalyticsRepository(db) },
+        { provide: AnalyticsService, inject: [AnalyticsRepository], useFactory: (analytics: AnalyticsRepository) => new AnalyticsService(analytics) },
         { provide: ErasureService, inject: [ConversationsRepository], useFactory: (conversations: ConversationsRepository) => new ErasureService(conversations) },
       ],
     };

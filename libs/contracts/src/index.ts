@@ -13,3 +13,4 @@ export * from './webhooks.dto';
 export * from './knowledge.dto';
 export * from './chat.dto';
 export * from './erasure';
+export * from './inbox.dto';
