@@ -1,10 +1,12 @@
 import { BeforeApplicationShutdown, DynamicModule, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { MessagingModule } from '@svc/messaging';
 import { PersistenceModule } from '@svc/persistence';
-import { PlatformModule, pruneJobProvider } from '@svc/platform';
+import { MetricsService, PlatformModule, pruneJobProvider } from '@svc/platform';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
+import { deliveryMetrics } from './delivery/delivery-metrics';
 import { DeliveryNotifications } from './delivery/delivery-notifications';
 import { DeliveryService } from './delivery/delivery.service';
 import { DeliveryWorker } from './delivery/delivery-worker';
@@ -83,8 +85,8 @@ export class WebhookDispatcherModule {
         { provide: DeliveryNotifications, useFactory: () => new DeliveryNotifications(config.DATABASE_URL, logger) },
         {
           provide: DeliveryWorker,
-          inject: [DeliveriesRepository, WebhookSender, SecretBox],
-          useFactory: (deliveries: DeliveriesRepository, sender: WebhookSender, secrets: SecretBox) =>
+          inject: [DeliveriesRepository, WebhookSender, SecretBox, MetricsService, DataSource],
+          useFactory: (deliveries: DeliveriesRepository, sender: WebhookSender, secrets: SecretBox, metrics: MetricsService, db: DataSource) =>
             new DeliveryWorker(
               deliveries,
               sender,
@@ -98,6 +100,7 @@ export class WebhookDispatcherModule {
                 retrySchedule: parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE),
               },
               logger.child({ component: 'delivery-worker' }),
+              deliveryMetrics(metrics, db),
             ),
         },
         // Finished deliveries and their attempts are kept like the feed's events.
