@@ -227,8 +227,8 @@ function missingRequires(img: Image, entry: string): string[] {
   return [...missing];
 }
 
-/** The script a shell-form CMD (`sh -c "exec node <script>"`) runs. */
-const nodeScript = (cmd: string[]): string | undefined => /\bnode\s+"?([^"\s;]+)"?/.exec(cmd.join(' '))?.[1];
+/** The script a shell-form CMD (`sh -c "exec node [options] <script>"`) runs; options (`--x`, `${VAR:+--x=…}`) are skipped. */
+const nodeScript = (cmd: string[]): string | undefined => /\bnode\s+(?:(?:\$\{[^}]*\}|--?\S+)\s+)*"?([^"\s;]+)"?/.exec(cmd.join(' '))?.[1];
 
 // ---------------------------------------------------------------------------------------------
 // Tests

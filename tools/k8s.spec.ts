@@ -420,12 +420,13 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     }
   });
 
-  it.each(apps)('%s: drains within terminationGracePeriodSeconds (SHUTDOWN_DELAY_MS, then the longest call in flight)', (app) => {
+  it.each(apps)('%s: drains within terminationGracePeriodSeconds (readiness delay, own work, listener deadline, broker close, one after another)', async (app) => {
     const deployment = deploymentOf(variant, app);
     const env = definedValues(resolveEnv(variant, containerOf(deployment, app)));
-    const { delay, inFlight } = drainMs(specs.get(app)!, env);
-    expect(delay).toBeGreaterThan(0);
-    expect((podSpec(deployment).terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(delay + inFlight);
+    const drain = await drainMs(app, specs.get(app)!, env);
+    expect(drain.delay).toBeGreaterThan(0);
+    const total = drain.delay + drain.background + drain.listener + drain.close;
+    expect((podSpec(deployment).terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(total);
   });
 
   it('runs every pod (apps and the migration Job) as non-root, read-only, without privileges, with resources', () => {

@@ -21,10 +21,7 @@ import { WebhooksController } from './endpoints/webhooks.controller';
 import { WEBHOOKS_MIGRATIONS, WEBHOOKS_SCHEMA } from './migrations';
 import { AddressPolicy } from './security/address-policy';
 import { parseKeyList, SecretBox } from './security/secret-box';
-import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
-
-/** A lease outlasts the longest attempt by this much (time to record its result). */
-const LEASE_MARGIN_MS = 5_000;
+import { backgroundDrainMs, WebhookDispatcherConfig } from './webhook-dispatcher.config';
 
 /**
  * Starts delivering (and pruning) once the app is up; on SIGTERM stops claiming and lets attempts
@@ -58,7 +55,7 @@ class DeliveryLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
 export class WebhookDispatcherModule {
   static forRoot(config: WebhookDispatcherConfig, logger: Logger): DynamicModule {
     const policy = new AddressPolicy(config.WEBHOOK_ALLOW_PRIVATE_NETWORKS);
-    const leaseMs = config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
+    const leaseMs = backgroundDrainMs(config);
     return {
       module: WebhookDispatcherModule,
       imports: [
