@@ -2,6 +2,8 @@
 // exported by the code (a scrape of each app's /metrics), and the webhook-backlog alert's
 // expression turns true over samples scraped while the dispatcher's receiver stops answering.
 import type { IPrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
+import { sampleEventData } from '@svc/contracts';
+import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
 import { createTestCa, HttpsReceiver, Stack, startStack, TestCa } from '@svc/testing';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -111,5 +113,41 @@ describe('monitoring: alerts and panels against the running apps', () => {
     expect(fires(at)).toEqual({ kind: 'vector', samples: [{ labels: {}, value: 24 - PER_ENDPOINT }] });
     const inFlight = evaluate('max(webhook_deliveries_in_flight)', [...series.values()], at);
     expect(inFlight).toEqual({ kind: 'vector', samples: [{ labels: {}, value: PER_ENDPOINT }] });
+  }, 60_000);
+
+  it('moves the pipeline counters: published from an outbox, appended with a feed lag, attempts by outcome and status class, retries', async () => {
+    const account = await stack.newAccount();
+    const value = (text: string, name: string, labels: Record<string, string> = {}) =>
+      parseExposition(text)
+        .filter((s) => s.labels['__name__'] === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+        .reduce((sum, s) => sum + s.value, 0);
+    receiver.respond('/failing', { status: 503 });
+    for (const path of ['/answering', '/failing']) {
+      expect((await stack.call('/webhooks', { method: 'POST', key: account.key, json: { url: receiver.url(path) } })).status).toBe(201);
+    }
+    // An event committed in the chat's outbox (as the chat does) → its relay → events-api's feed →
+    // a delivery to each endpoint.
+    await enqueueDomainMessages(stack.dataSource, 'chat', [domainMessage('handover.created', account.accountId, sampleEventData('handover.created', { n: 1 }))]);
+    await receiver.waitFor('/answering', 1, 30_000);
+    await receiver.waitFor('/failing', 2, 30_000);
+    const chat = await scrape(stack.services['chat']!.url);
+    expect(value(chat, 'outbox_messages_published_total')).toBeGreaterThanOrEqual(1);
+    expect(value(chat, 'outbox_publish_duration_seconds_count')).toBeGreaterThanOrEqual(1);
+    expect(value(chat, 'outbox_messages_pending')).toBe(0);
+    const events = await scrape(stack.services['events-api']!.url);
+    expect(value(events, 'events_appended_total')).toBeGreaterThanOrEqual(1);
+    expect(value(events, 'events_feed_lag_seconds_count')).toBeGreaterThanOrEqual(1);
+    expect(value(events, 'consumer_handling_duration_seconds_count', { queue: 'events-api.domain', outcome: 'handled' })).toBeGreaterThanOrEqual(1);
+    expect(value(events, 'consumer_parked_messages', { queue: 'events-api.domain' })).toBe(0);
+    // Recorded in a batch after the answer: wait for the dispatcher to count them.
+    let dispatcher = '';
+    for (let i = 0; i < 50; i++) {
+      dispatcher = await scrape(stack.services['webhook-dispatcher']!.url);
+      if (value(dispatcher, 'webhook_retries_scheduled_total') >= 1 && value(dispatcher, 'webhook_attempt_duration_seconds_count', { outcome: 'delivered' }) >= 1) break;
+      await sleep(200);
+    }
+    expect(value(dispatcher, 'webhook_attempt_duration_seconds_count', { outcome: 'delivered', status_class: '2xx' })).toBeGreaterThanOrEqual(1);
+    expect(value(dispatcher, 'webhook_attempt_duration_seconds_count', { outcome: 'retry', status_class: '5xx' })).toBeGreaterThanOrEqual(1);
+    expect(value(dispatcher, 'webhook_retries_scheduled_total')).toBeGreaterThanOrEqual(1);
   }, 60_000);
 });
