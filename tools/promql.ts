@@ -4,7 +4,9 @@
 // count by, arithmetic, comparisons and and/or/unless). Anything else throws: a test never passes
 // on an expression this evaluator does not understand.
 import { parser } from '@prometheus-io/lezer-promql';
-import type { SyntaxNode } from '@lezer/common';
+
+/** A node of the parse tree (Lezer's SyntaxNode, named through the parser's own types). */
+type SyntaxNode = ReturnType<typeof parser.parse>['topNode'];
 
 export type Labels = Record<string, string>;
 /** One series as scraped: its labels (with `__name__`) and samples in time order (ms, value). */
