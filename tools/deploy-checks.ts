@@ -60,15 +60,35 @@ export function effective(spec: ConfigSpec, env: ReadonlyMap<string, string>, na
   return env.get(name) ?? spec[name]?.default;
 }
 
+/** What closing the broker connection may take at the end of a shutdown (libs/messaging `closeWithin`). */
+export const BROKER_CLOSE_MS = 5_000;
+
+export interface Drain {
+  /** SHUTDOWN_DELAY_MS: reporting not-ready while endpoints and the ingress stop sending. */
+  delay: number;
+  /** The app's own work stopping (`backgroundDrainMs` of its config module), before the listener closes. */
+  background: number;
+  /** SHUTDOWN_TIMEOUT_MS: requests in flight after the listener closed (busy connections are cut after it). */
+  listener: number;
+  /** Closing the broker connection, for an app that has one. */
+  close: number;
+}
+
 /**
- * How long after SIGTERM an app may still be busy: SHUTDOWN_DELAY_MS of reporting not-ready, then
- * the longest of its timeouts (`*_TIMEOUT_MS`): SHUTDOWN_TIMEOUT_MS for the requests in flight, and
- * its outbound calls (a proxied call, a webhook attempt) if they may take longer.
+ * How long after SIGTERM an app may still be busy, phase by phase as Nest runs them one after
+ * another: the readiness delay (a before-shutdown hook), the app's own before-shutdown work (the
+ * dispatcher's attempts in flight, the chat's answers), the listener's close with its deadline,
+ * then the shutdown hooks (relay, broker, pool). An outbound call made by a request (the gateway's
+ * proxied call) ends with the listener's deadline, so it is not a phase of its own.
  */
-export function drainMs(spec: ConfigSpec, env: ReadonlyMap<string, string>): { delay: number; inFlight: number } {
-  const delay = Number(effective(spec, env, 'SHUTDOWN_DELAY_MS') ?? 0);
-  const timeouts = Object.keys(spec)
-    .filter((name) => name.endsWith('_TIMEOUT_MS'))
-    .map((name) => Number(effective(spec, env, name)));
-  return { delay, inFlight: Math.max(0, ...timeouts) };
+export async function drainMs(app: string, spec: ConfigSpec, env: ReadonlyMap<string, string>): Promise<Drain> {
+  const setting = (name: string) => Number(effective(spec, env, name) ?? 0);
+  const exported: { backgroundDrainMs?: (config: Record<string, number>) => number } = await import(join(root, 'apps', app, 'src', `${app}.config`));
+  const timeouts = Object.fromEntries(Object.keys(spec).filter((name) => name.endsWith('_MS')).map((name) => [name, setting(name)]));
+  return {
+    delay: setting('SHUTDOWN_DELAY_MS'),
+    background: exported.backgroundDrainMs?.(timeouts) ?? 0,
+    listener: setting('SHUTDOWN_TIMEOUT_MS'),
+    close: 'RABBITMQ_URL' in spec ? BROKER_CLOSE_MS : 0,
+  };
 }

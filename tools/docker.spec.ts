@@ -227,8 +227,8 @@ function missingRequires(img: Image, entry: string): string[] {
   return [...missing];
 }
 
-/** The script a shell-form CMD (`sh -c "exec node <script>"`) runs. */
-const nodeScript = (cmd: string[]): string | undefined => /\bnode\s+"?([^"\s;]+)"?/.exec(cmd.join(' '))?.[1];
+/** The script a shell-form CMD (`sh -c "exec node [options] <script>"`) runs; options (`--x`, `${VAR:+--x=…}`) are skipped. */
+const nodeScript = (cmd: string[]): string | undefined => /\bnode\s+(?:(?:\$\{[^}]*\}|--?\S+)\s+)*"?([^"\s;]+)"?/.exec(cmd.join(' '))?.[1];
 
 // ---------------------------------------------------------------------------------------------
 // Tests
@@ -307,6 +307,24 @@ describe('docker/Dockerfile', () => {
     expect(execForm(all(runtime, 'ENTRYPOINT').at(-1)!.args)).toEqual(['/usr/bin/tini', '--']);
     // `exec` hands the shell's PID to node, so tini's SIGTERM reaches it.
     expect(execForm(all(lineage('app'), 'CMD').at(-1)!.args).join(' ')).toMatch(/\bexec node\b/);
+  });
+
+  it('labels each app image with the OCI annotations (title, version, revision, created, source)', () => {
+    const labels = all(lineage('app'), 'LABEL')
+      .map((i) => i.args)
+      .join(' ');
+    for (const key of ['title', 'version', 'revision', 'created', 'source']) expect(labels).toMatch(new RegExp(`org\\.opencontainers\\.image\\.${key}="[^"]+"`));
+    const args = all(lineage('app'), 'ARG').map((i) => i.args.split('=')[0]);
+    expect(args).toEqual(expect.arrayContaining(['VERSION', 'REVISION', 'CREATED']));
+  });
+
+  it('sizes the heap from the memory limit the pod passes (MEMORY_LIMIT_MIB), three quarters of it, and leaves Node its default without it', () => {
+    const script = execForm(all(lineage('app'), 'CMD').at(-1)!.args);
+    expect(script.slice(0, 2)).toEqual(['sh', '-c']);
+    const run = (env: Record<string, string>) =>
+      spawnSync('sh', ['-c', script[2]!.replace(/^exec node /, 'echo node ')], { env: { PATH: process.env['PATH'] ?? '', APP: 'gateway', ...env }, encoding: 'utf8' }).stdout.trim();
+    expect(run({ MEMORY_LIMIT_MIB: '512' })).toBe('node --max-old-space-size=384 dist/apps/gateway/src/main.js');
+    expect(run({})).toBe('node dist/apps/gateway/src/main.js');
   });
 
   it("sets the app's PORT and checks its health with a Node one-liner that fails unless /healthz answers 2xx", async () => {

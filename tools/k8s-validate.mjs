@@ -13,8 +13,22 @@ import { parseAllDocuments } from 'yaml';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** kubernetes-models' module of a kind: `apps/v1` + `Deployment` → `kubernetes-models/apps/v1/Deployment`. */
-const modelPath = ({ apiVersion, kind }) => `kubernetes-models/${apiVersion}/${kind}`;
+/** The packages with the schemas of custom resources, by API group (the operators the manifests use). */
+const CRD_PACKAGES = {
+  'monitoring.coreos.com': '@kubernetes-models/prometheus-operator',
+  'keda.sh': '@kubernetes-models/keda',
+  'gateway.networking.k8s.io': '@kubernetes-models/gateway-api',
+};
+
+/**
+ * The module of a kind's model: `apps/v1` + `Deployment` → `kubernetes-models/apps/v1/Deployment`;
+ * a custom resource from its operator's package (`keda.sh/v1alpha1` + `ScaledObject` →
+ * `@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject`).
+ */
+const modelPath = ({ apiVersion, kind }) => {
+  const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+  return `${CRD_PACKAGES[group] ?? 'kubernetes-models'}/${apiVersion}/${kind}`;
+};
 
 function readObjects(sources) {
   const objects = [];

@@ -1,6 +1,10 @@
 // The Kubernetes manifests (k8s/): valid against the API schemas, overlays that patch what the base
 // defines, and Deployments that match what each app serves and needs. kubernetes-models is
 // ESM-only, so the schema validation runs in tools/k8s-validate.mjs, once for every file.
+import type { IPodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
+import type { IPrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
+import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
+import { EVENTS_API_QUEUE, WEBHOOK_DISPATCHER_QUEUE } from '@svc/messaging';
 import type { ConfigSpec } from '@svc/platform';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
@@ -16,15 +20,31 @@ import type { IService } from 'kubernetes-models/v1/Service';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { BlockList, isIPv6 } from 'node:net';
 import { join, relative } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { configSpecOf, defaultPort, drainMs, mustBeSet, refusal, root, servingApps } from './deploy-checks';
+import { configSpecOf, defaultPort, drainMs, effective, mustBeSet, refusal, root, servingApps } from './deploy-checks';
+import { metricNames, promqlErrors } from './promql';
 
 const K8S = join(root, 'k8s');
 const BASE = join(K8S, 'base');
 const SECRET_TEMPLATE = join(K8S, 'secrets.template.yaml');
 const OVERLAYS = readdirSync(join(K8S, 'overlays')).sort();
-const AUTOSCALED = ['gateway', 'webhook-dispatcher'];
+/** Who owns each autoscaled Deployment's replica count: an HPA on CPU, or KEDA on the app's backlog. */
+const AUTOSCALED: Record<string, 'HorizontalPodAutoscaler' | 'ScaledObject'> = {
+  gateway: 'HorizontalPodAutoscaler',
+  'events-api': 'ScaledObject',
+  'webhook-dispatcher': 'ScaledObject',
+};
+/** The queue KEDA scales each consumer on (the app's main queue in libs/messaging's topology). */
+const SCALED_QUEUES: Record<string, string> = { 'events-api': EVENTS_API_QUEUE.queue, 'webhook-dispatcher': WEBHOOK_DISPATCHER_QUEUE.queue };
+/** The namespace annotation with the PostgreSQL connections an overlay may hold. */
+const CONNECTION_BUDGET = 'svc-chat.io/postgres-connection-budget';
+/**
+ * Connections a pod holds beside its pool: LISTEN connections (the outbox relay's; the
+ * dispatcher's and the chat's notifications) and one at start for the advisory-locked migration.
+ */
+const CONNECTIONS_BESIDE_POOL = 2;
 const PUBLIC_APP = 'gateway';
 /** The one public origin's paths and the app each goes to (CONTRACT.md "One public origin"). */
 const PUBLIC_PATHS: Record<string, string> = { '/api/v1': PUBLIC_APP, '/chat/': 'chat' };
@@ -41,6 +61,7 @@ type Peer = NonNullable<NonNullable<NonNullable<INetworkPolicy['spec']>['ingress
 
 interface Generator {
   name: string;
+  behavior?: string;
   literals?: string[];
   files?: string[];
   envs?: string[];
@@ -77,7 +98,17 @@ const isDirectory = (path: string): boolean => existsSync(path) && statSync(path
 const resourceFiles = (dir: string): string[] =>
   (readKustomization(dir).resources ?? []).map((entry) => join(dir, entry)).filter((path) => !isDirectory(path));
 
-const baseObjects = resourceFiles(BASE).flatMap(readObjects);
+/** The ConfigMaps a kustomization generates (under their plain names; kustomize adds a hash and rewrites references). */
+const generatedConfigMaps = (dir: string): K8sObject[] =>
+  (readKustomization(dir).configMapGenerator ?? [])
+    .filter((generator) => !generator.behavior)
+    .map((generator) => {
+      const lines = [...(generator.literals ?? []), ...(generator.envs ?? []).flatMap((file) => readFileSync(join(dir, file), 'utf8').split('\n'))];
+      const data = Object.fromEntries(lines.filter((line) => line.trim() !== '' && !line.startsWith('#')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+      return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: generator.name }, data } as K8sObject;
+    });
+
+const baseObjects = [...resourceFiles(BASE).flatMap(readObjects), ...generatedConfigMaps(BASE)];
 const templateSecrets = ofKind<ISecret>(readObjects(SECRET_TEMPLATE), 'Secret');
 
 const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
@@ -109,6 +140,60 @@ function matches(selector: Selector | undefined, labels: Record<string, string>)
     return !has;
   });
   return byLabel && byExpression;
+}
+
+/** Where a pod may open a connection to, in the policy evaluator: a pod (by labels, in a namespace) or an address. */
+interface Destination {
+  pod?: Record<string, string>;
+  /** The destination pod's namespace; undefined: the product's own. */
+  namespace?: string;
+  ip?: string;
+  port: number;
+  /** The destination container port's name, for rules that name ports. */
+  portName?: string;
+  protocol?: 'TCP' | 'UDP';
+}
+
+function inIpBlock(block: { cidr: string; except?: string[] }, ip: string): boolean {
+  const list = (cidrs: string[]) => {
+    const blocks = new BlockList();
+    for (const cidr of cidrs) {
+      const [address, prefix] = cidr.split('/');
+      blocks.addSubnet(address!, Number(prefix), isIPv6(address!) ? 'ipv6' : 'ipv4');
+    }
+    return blocks;
+  };
+  const type = isIPv6(ip) ? 'ipv6' : 'ipv4';
+  return list([block.cidr]).check(ip, type) && !list(block.except ?? []).check(ip, type);
+}
+
+/**
+ * Whether NetworkPolicies let a pod with `source` labels connect to `destination`, as the API
+ * defines it: a pod selected by no policy with Egress in its types may connect anywhere; otherwise
+ * some egress rule of a selecting policy must allow the port and the peer.
+ */
+function egressAllowed(policies: INetworkPolicy[], source: Record<string, string>, destination: Destination): boolean {
+  const selecting = policies.filter((p) => matches(p.spec?.podSelector, source) && (p.spec?.policyTypes ?? []).includes('Egress'));
+  if (selecting.length === 0) return true;
+  return selecting
+    .flatMap((p) => p.spec?.egress ?? [])
+    .some((rule) => {
+      const portOk =
+        !rule.ports ||
+        rule.ports.length === 0 ||
+        rule.ports.some((p) => (p.protocol ?? 'TCP') === (destination.protocol ?? 'TCP') && (p.port === undefined || p.port === destination.port || p.port === destination.portName));
+      const peerOk =
+        !rule.to ||
+        rule.to.length === 0 ||
+        rule.to.some((peer) => {
+          if (peer.ipBlock) return destination.ip !== undefined && inIpBlock(peer.ipBlock, destination.ip);
+          if (!destination.pod) return false;
+          const namespace = destination.namespace ?? PRODUCT;
+          const namespaceOk = peer.namespaceSelector ? matches(peer.namespaceSelector, { 'kubernetes.io/metadata.name': namespace }) : namespace === PRODUCT;
+          return namespaceOk && (peer.podSelector ? matches(peer.podSelector, destination.pod) : true);
+        });
+      return portOk && peerOk;
+    });
 }
 
 const podLabels = (d: IDeployment | IJob): Record<string, string> => d.spec?.template.metadata?.labels ?? {};
@@ -269,7 +354,10 @@ describe('Kubernetes manifests: overlays', () => {
   const baseImages = new Set(
     [...ofKind<IDeployment>(baseObjects, 'Deployment'), ...ofKind<IJob>(baseObjects, 'Job')].flatMap((o) => podSpec(o).containers.map((c) => (c.image ?? '').split(':')[0])),
   );
-  const autoscaledTargets = new Set(ofKind<IHorizontalPodAutoscaler>(baseObjects, 'HorizontalPodAutoscaler').map((h) => h.spec?.scaleTargetRef.name));
+  const autoscaledTargets = new Set([
+    ...ofKind<IHorizontalPodAutoscaler>(baseObjects, 'HorizontalPodAutoscaler').map((h) => h.spec?.scaleTargetRef.name),
+    ...ofKind<IScaledObject>(baseObjects, 'ScaledObject').map((o) => o.spec.scaleTargetRef.name),
+  ]);
   const referencedSecrets = (objects: K8sObject[]): Map<string, Set<string>> => {
     const refs = new Map<string, Set<string>>();
     const add = (name: string | undefined, key?: string) => {
@@ -420,12 +508,13 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     }
   });
 
-  it.each(apps)('%s: drains within terminationGracePeriodSeconds (SHUTDOWN_DELAY_MS, then the longest call in flight)', (app) => {
+  it.each(apps)('%s: drains within terminationGracePeriodSeconds (readiness delay, own work, listener deadline, broker close, one after another)', async (app) => {
     const deployment = deploymentOf(variant, app);
     const env = definedValues(resolveEnv(variant, containerOf(deployment, app)));
-    const { delay, inFlight } = drainMs(specs.get(app)!, env);
-    expect(delay).toBeGreaterThan(0);
-    expect((podSpec(deployment).terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(delay + inFlight);
+    const drain = await drainMs(app, specs.get(app)!, env);
+    expect(drain.delay).toBeGreaterThan(0);
+    const total = drain.delay + drain.background + drain.listener + drain.close;
+    expect((podSpec(deployment).terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(total);
   });
 
   it('runs every pod (apps and the migration Job) as non-root, read-only, without privileges, with resources', () => {
@@ -459,11 +548,41 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     expect(budgets).toHaveLength(1);
   });
 
-  it('autoscales the gateway and the dispatcher (and leaves their replica count to the autoscaler)', () => {
+  it('autoscales the gateway on CPU and the consumers on their backlog (KEDA), each with a behavior, and leaves their replica count to the autoscaler', () => {
     const autoscalers = ofKind<IHorizontalPodAutoscaler>(variant.objects, 'HorizontalPodAutoscaler');
-    expect(autoscalers.map((h) => [h.spec?.scaleTargetRef.kind, h.spec?.scaleTargetRef.name]).sort()).toEqual(AUTOSCALED.map((app) => ['Deployment', app]));
-    for (const app of AUTOSCALED) expect(deploymentOf(variant, app).spec?.replicas).toBeUndefined();
-    for (const autoscaler of autoscalers) expect(autoscaler.spec?.maxReplicas).toBeGreaterThanOrEqual(autoscaler.spec?.minReplicas ?? 1);
+    const scaledObjects = ofKind<IScaledObject>(variant.objects, 'ScaledObject');
+    const owners = [...autoscalers.map((h) => [h.spec?.scaleTargetRef.name, 'HorizontalPodAutoscaler']), ...scaledObjects.map((o) => [o.spec.scaleTargetRef.name, 'ScaledObject'])];
+    expect(Object.fromEntries(owners)).toEqual(AUTOSCALED);
+    expect(owners).toHaveLength(Object.keys(AUTOSCALED).length);
+    for (const app of Object.keys(AUTOSCALED)) expect([app, deploymentOf(variant, app).spec?.replicas]).toEqual([app, undefined]);
+    for (const autoscaler of autoscalers) {
+      expect(autoscaler.spec?.maxReplicas).toBeGreaterThanOrEqual(autoscaler.spec?.minReplicas ?? 1);
+      expect(autoscaler.spec?.behavior?.scaleUp && autoscaler.spec.behavior.scaleDown ? autoscaler.metadata?.name : `${autoscaler.metadata?.name} has no behavior`).toBe(autoscaler.metadata?.name);
+    }
+    for (const scaled of scaledObjects) {
+      const app = scaled.spec.scaleTargetRef.name;
+      expect(scaled.spec.maxReplicaCount).toBeGreaterThanOrEqual(scaled.spec.minReplicaCount ?? 1);
+      const behavior = scaled.spec.advanced?.horizontalPodAutoscalerConfig?.behavior;
+      expect(behavior?.scaleUp && behavior.scaleDown ? app : `${app} has no behavior`).toBe(app);
+      // On its queue's length, through the container's own broker URL.
+      const queueTrigger = scaled.spec.triggers.find((t) => t.type === 'rabbitmq');
+      expect([app, queueTrigger?.metadata['queueName'], queueTrigger?.metadata['mode'], queueTrigger?.metadata['hostFromEnv']]).toEqual([app, SCALED_QUEUES[app], 'QueueLength', 'RABBITMQ_URL']);
+      const env = resolveEnv(variant, containerOf(deploymentOf(variant, app), app)).values;
+      for (const trigger of scaled.spec.triggers) {
+        for (const variable of [trigger.metadata['hostFromEnv'], trigger.metadata['connectionFromEnv']].filter((v): v is string => v !== undefined)) expect([app, variable, env.has(variable)]).toEqual([app, variable, true]);
+      }
+    }
+    // The dispatcher also on its deliveries due: the query of the webhook_deliveries_due gauge.
+    const dispatcher = scaledObjects.find((o) => o.spec.scaleTargetRef.name === 'webhook-dispatcher');
+    const due = dispatcher?.spec.triggers.find((t) => t.type === 'postgresql');
+    expect(due?.metadata['query']).toMatch(/FROM webhooks\.deliveries WHERE status = 'pending' AND next_attempt_at <= now\(\)\s+AND \(locked_until IS NULL OR locked_until <= now\(\)\)/);
+    expect(Number(due?.metadata['targetQueryValue'])).toBeGreaterThan(0);
+  });
+
+  it.each(apps)('%s: sizes its heap from its memory limit (MEMORY_LIMIT_MIB from the limit, in MiB)', (app) => {
+    const container = containerOf(deploymentOf(variant, app), app);
+    const variable = container.env?.find((e) => e.name === 'MEMORY_LIMIT_MIB');
+    expect(variable?.valueFrom?.resourceFieldRef).toEqual({ containerName: app, resource: 'limits.memory', divisor: '1Mi' });
   });
 
   it('exposes only the public paths through an Ingress: /api/v1 to the gateway, /chat/ to the chat', () => {
@@ -486,11 +605,15 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     const gatewayPod = podLabels(deploymentOf(variant, PUBLIC_APP));
     for (const app of apps) {
       const labels = podLabels(deploymentOf(variant, app));
-      const isolated = policies.some((p) => matches(p.spec?.podSelector, labels));
+      const isolated = policies.some((p) => matches(p.spec?.podSelector, labels) && (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress'));
       expect(isolated ? app : `${app} is selected by no NetworkPolicy`).toBe(app);
       const ingressPeer = (peer: Peer | 'anyone') => peer !== 'anyone' && !!peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] && !peer.podSelector && !peer.ipBlock;
       // An app behind an Ingress path (the chat) also admits the ingress controller's namespace.
-      const peers = allowedPeers(labels).filter((peer) => app === PUBLIC_APP || !Object.values(PUBLIC_PATHS).includes(app) || !ingressPeer(peer));
+      // Prometheus in namespace `monitoring` scrapes every app (components/metrics-scrape): not a caller of the API.
+      const scraper = (peer: Peer | 'anyone') => peer !== 'anyone' && peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring' && !peer.podSelector && !peer.ipBlock;
+      const peers = allowedPeers(labels)
+        .filter((peer) => !scraper(peer))
+        .filter((peer) => app === PUBLIC_APP || !Object.values(PUBLIC_PATHS).includes(app) || !ingressPeer(peer));
       if (Object.values(PUBLIC_PATHS).includes(app) && app !== PUBLIC_APP) expect([app, allowedPeers(labels).some(ingressPeer)]).toEqual([app, true]);
       if (app === PUBLIC_APP) {
         // The ingress controller's namespace, by name; nothing else.
@@ -512,14 +635,144 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     }
   });
 
+  it('lets every pod reach DNS and the data services only, the apps each other, and the dispatcher public https addresses alone', () => {
+    const policies = ofKind<INetworkPolicy>(variant.objects, 'NetworkPolicy');
+    const DNS: Destination = { pod: { 'k8s-app': 'kube-dns' }, namespace: 'kube-system', port: 53, protocol: 'UDP' };
+    const data: Destination[] = [5432, 5672, 6379].map((port) => ({ ip: '10.20.30.40', port }));
+    const publicHttps: Destination[] = [
+      { ip: '93.184.216.34', port: 443 },
+      { ip: '2606:2800:220:1:248:1893:25c8:1946', port: 443 },
+    ];
+    const forbiddenForEveryone: Destination[] = [
+      ...['10.0.0.5', '172.16.3.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '127.0.0.1', 'fd00::1', 'fe80::1', '::1'].map((ip) => ({ ip, port: 443 })),
+      { ip: '93.184.216.34', port: 80 },
+      { ip: '93.184.216.34', port: 22 },
+      { pod: { 'app.kubernetes.io/name': 'intruder' }, namespace: 'elsewhere', port: 8080, portName: 'http' },
+    ];
+    const service = (app: string): Destination => ({ pod: podLabels(deploymentOf(variant, app)), port: defaultPort(specs.get(app)!), portName: 'http' });
+    const verdicts = (source: Record<string, string>, destinations: Destination[]) => destinations.map((d) => `${JSON.stringify(d)}: ${egressAllowed(policies, source, d)}`);
+    const all = (destinations: Destination[], allowed: boolean) => destinations.map((d) => `${JSON.stringify(d)}: ${allowed}`);
+    for (const app of apps) {
+      const labels = podLabels(deploymentOf(variant, app));
+      expect(verdicts(labels, [DNS, ...data, ...apps.filter((a) => a !== app).map(service)])).toEqual(all([DNS, ...data, ...apps.filter((a) => a !== app).map(service)], true));
+      expect(verdicts(labels, forbiddenForEveryone)).toEqual(all(forbiddenForEveryone, false));
+      expect(verdicts(labels, publicHttps)).toEqual(all(publicHttps, app === 'webhook-dispatcher'));
+    }
+    for (const job of jobs) {
+      const labels = podLabels(job);
+      expect(verdicts(labels, [DNS, data[0]!])).toEqual(all([DNS, data[0]!], true));
+      expect(verdicts(labels, [...publicHttps, service(PUBLIC_APP), ...forbiddenForEveryone])).toEqual(all([...publicHttps, service(PUBLIC_APP), ...forbiddenForEveryone], false));
+    }
+  });
+
   it('has a migration Job that runs the migrate image against the database', () => {
     expect(jobs).toHaveLength(1);
     const [container] = podSpec(jobs[0]!).containers;
-    expect(container?.image).toMatch(/(^|\/)migrate(:[^/]+)?$/);
+    expect(container?.image).toMatch(/(^|\/)migrate(:[^/@]+)?(@sha256:[0-9a-f]{64})?$/);
     expect(container?.command).toBeUndefined();
     const env = resolveEnv(variant, container!);
     expect(env.problems).toEqual([]);
     expect(env.values.has('DATABASE_URL')).toBe(true);
     expect(podSpec(jobs[0]!).restartPolicy).toBe('Never');
+  });
+});
+
+describe.each([...rendered].map(([overlay]) => [overlay] as const))('Kubernetes manifests: overlay %s as rendered', (overlay) => {
+  const variant = variants.find((v) => v.name === `overlay ${overlay} (rendered)`)!;
+  const deployments = ofKind<IDeployment>(variant.objects, 'Deployment').filter((d) => podLabels(d)[PRODUCT_LABEL] === PRODUCT);
+
+  it('stays within the PostgreSQL connection budget its namespace declares, every app at its maximum replicas', () => {
+    const [namespace] = ofKind<{ metadata: { annotations?: Record<string, string> } }>(variant.objects, 'Namespace');
+    const budget = Number(namespace?.metadata.annotations?.[CONNECTION_BUDGET]);
+    expect(budget).toBeGreaterThan(0);
+    const maxReplicas = (app: string, deployment: IDeployment): number =>
+      ofKind<IHorizontalPodAutoscaler>(variant.objects, 'HorizontalPodAutoscaler').find((h) => h.spec?.scaleTargetRef.name === app)?.spec?.maxReplicas ??
+      ofKind<IScaledObject>(variant.objects, 'ScaledObject').find((o) => o.spec.scaleTargetRef.name === app)?.spec.maxReplicaCount ??
+      deployment.spec?.replicas ??
+      1;
+    const pool = (container: IContainer, spec: ConfigSpec | undefined): number => Number(effective(spec ?? {}, definedValues(resolveEnv(variant, container)), 'DATABASE_POOL_SIZE') ?? 10);
+    const perApp = deployments.map((d) => {
+      const app = d.metadata!.name!;
+      return { app, connections: maxReplicas(app, d) * (pool(containerOf(d, app), specs.get(app)) + CONNECTIONS_BESIDE_POOL) };
+    });
+    const job = ofKind<IJob>(variant.objects, 'Job').reduce((sum, j) => sum + pool(podSpec(j).containers[0]!, specs.get(apps[0]!)), 0);
+    const total = perApp.reduce((sum, a) => sum + a.connections, job);
+    expect({ total, perApp, budget, within: total <= budget }).toEqual({ total, perApp, budget, within: true });
+  });
+
+  it('rolls the pods when the shared settings change: svc-config is generated, its name carries a content hash', () => {
+    const maps = ofKind<IConfigMap>(variant.objects, 'ConfigMap').filter((m) => m.metadata?.name?.startsWith('svc-config'));
+    expect(maps.map((m) => m.metadata?.name)).toEqual([expect.stringMatching(/^svc-config-[a-z0-9]{10}$/)]);
+    for (const d of deployments) {
+      const refs = podSpec(d).containers.flatMap((c) => c.envFrom ?? []).map((e) => e.configMapRef?.name);
+      expect(refs).toEqual([maps[0]!.metadata!.name]);
+    }
+  });
+
+  if (overlay === 'prod') {
+    it('runs images by digest, migrates only in the Job, and includes the monitoring component', () => {
+      const images = [...deployments, ...ofKind<IJob>(variant.objects, 'Job')].flatMap((w) => podSpec(w).containers.map((c) => c.image ?? ''));
+      for (const image of images) expect(image).toMatch(/^[^:@]+(:\d+)?[^:@]*@sha256:[0-9a-f]{64}$/);
+      const config = ofKind<IConfigMap>(variant.objects, 'ConfigMap').find((m) => m.metadata?.name?.startsWith('svc-config'));
+      expect(config?.data?.['MIGRATE_ON_START']).toBe('false');
+      expect(ofKind<IPodMonitor>(variant.objects, 'PodMonitor')).toHaveLength(1);
+      expect(ofKind<IPrometheusRule>(variant.objects, 'PrometheusRule')).toHaveLength(1);
+      const dashboards = ofKind<IConfigMap>(variant.objects, 'ConfigMap').filter((m) => m.metadata?.labels?.['grafana_dashboard'] === '1');
+      expect(dashboards).toHaveLength(1);
+      // The default-deny ingress policy admits the monitoring namespace on every app's port.
+      const policies = ofKind<INetworkPolicy>(variant.objects, 'NetworkPolicy');
+      for (const d of deployments) {
+        const admitted = policies
+          .filter((p) => matches(p.spec?.podSelector, podLabels(d)) && (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress'))
+          .flatMap((p) => p.spec?.ingress ?? [])
+          .some((rule) => (rule.from ?? []).some((peer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring'));
+        expect([d.metadata?.name, admitted]).toEqual([d.metadata?.name, true]);
+      }
+      // The PodMonitor selects every app's pods, on the port they serve /metrics on.
+      const [monitor] = ofKind<IPodMonitor>(variant.objects, 'PodMonitor');
+      for (const d of deployments) expect([d.metadata?.name, matches(monitor!.spec.selector as Selector, podLabels(d))]).toEqual([d.metadata?.name, true]);
+      expect(monitor!.spec.podMetricsEndpoints?.map((e) => [e.port, e.path])).toEqual([['http', '/metrics']]);
+    });
+  }
+});
+
+describe('monitoring: alert rules and dashboard', () => {
+  const dir = join(K8S, 'components', 'monitoring');
+  const rules = ofKind<IPrometheusRule>(readObjects(join(dir, 'prometheus-rules.yaml')), 'PrometheusRule').flatMap((r) => r.spec.groups?.flatMap((g) => g.rules ?? []) ?? []);
+  const dashboard = JSON.parse(readFileSync(join(dir, 'dashboard.json'), 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as dashes. */
+  const anchors = new Set([...readme.matchAll(/^#+ (.+)$/gm)].map(([, heading]) => heading!.toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-')));
+
+  it('parses every alert expression and every panel query as PromQL', () => {
+    expect(rules.length).toBeGreaterThan(5);
+    const exprs = [...rules.map((r) => String(r.expr)), ...dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr))];
+    expect(exprs.flatMap((e) => promqlErrors(e).map((error) => `${e}: ${error}`))).toEqual([]);
+  });
+
+  it('gives every alert a severity, a summary and a runbook: its paragraph in the README', () => {
+    for (const rule of rules) {
+      expect([rule.alert, rule.labels?.['severity']]).toEqual([rule.alert, expect.stringMatching(/^(critical|warning)$/)]);
+      expect(rule.annotations?.['summary']).toBeTruthy();
+      const anchor = /#([\w-]+)$/.exec(rule.annotations?.['runbook_url'] ?? '')?.[1];
+      expect([rule.alert, anchor]).toEqual([rule.alert, rule.alert!.toLowerCase()]);
+      expect([rule.alert, anchors.has(anchor!)]).toEqual([rule.alert, true]);
+    }
+  });
+
+  it('covers what an operator must hear about: error budget, latency, outbox, parked, webhook backlog, autoscaler at max, restarts, OOM', () => {
+    const named = rules.flatMap((r) => metricNames(String(r.expr)));
+    for (const metric of [
+      'http_request_duration_seconds_count',
+      'http_request_duration_seconds_bucket',
+      'outbox_oldest_message_age_seconds',
+      'consumer_parked_messages',
+      'webhook_deliveries_due',
+      'kube_horizontalpodautoscaler_spec_max_replicas',
+      'kube_pod_container_status_restarts_total',
+      'kube_pod_container_status_last_terminated_reason',
+    ]) {
+      expect(named).toContain(metric);
+    }
   });
 });

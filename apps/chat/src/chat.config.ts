@@ -58,3 +58,12 @@ export const chatConfigSpec = {
 };
 
 export type ChatConfig = Config<typeof chatConfigSpec>;
+
+/**
+ * How long the app's own work may take to stop on SIGTERM, between the readiness delay and the
+ * closing of the listener: the assistant's answers in flight, each a knowledge search, the
+ * optional LLM's reply and the customer's contact, one after another (tools/deploy-checks.ts).
+ */
+export function backgroundDrainMs(config: Pick<ChatConfig, 'INTERNAL_TIMEOUT_MS' | 'LLM_TIMEOUT_MS'>): number {
+  return 2 * config.INTERNAL_TIMEOUT_MS + config.LLM_TIMEOUT_MS;
+}

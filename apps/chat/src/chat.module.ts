@@ -2,7 +2,7 @@ import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from
 import { ContactsClient, IdentityClient, KnowledgeClient, WidgetsClient } from '@svc/internal-clients';
 import { MessagingModule } from '@svc/messaging';
 import { PersistenceModule } from '@svc/persistence';
-import { APP_LOGGER, InternalAuth, PlatformModule } from '@svc/platform';
+import { APP_LOGGER, InternalAuth, MetricsService, PlatformModule } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { ActivityConsumer } from './analytics/activity.consumer';
@@ -17,6 +17,7 @@ import { BookingsController } from './bookings/bookings.controller';
 import { BookingsRepository } from './bookings/bookings.repository';
 import { BookingsService } from './bookings/bookings.service';
 import { ChatConfig, parseDuration } from './chat.config';
+import { chatMetrics } from './chat-metrics';
 import { ChatEvents } from './conversations/chat-events';
 import { ConversationService } from './conversations/conversation.service';
 import { ConversationsRepository } from './conversations/conversations.repository';
@@ -110,9 +111,16 @@ export class ChatModule {
         { provide: AnswerWriter, inject: [KnowledgeClient], useFactory: (knowledge: KnowledgeClient) => new AnswerWriter(knowledge, llm) },
         {
           provide: AssistantService,
-          inject: [ConversationsRepository, CustomersService, AnswerWriter, ChatEvents],
-          useFactory: (conversations: ConversationsRepository, customers: CustomersService, writer: AnswerWriter, events: ChatEvents) =>
-            new AssistantService(conversations, customers, writer, events, logger.child({ component: 'assistant' })),
+          inject: [ConversationsRepository, CustomersService, AnswerWriter, ChatEvents, MetricsService, DataSource, StreamService],
+          useFactory: (
+            conversations: ConversationsRepository,
+            customers: CustomersService,
+            writer: AnswerWriter,
+            events: ChatEvents,
+            metrics: MetricsService,
+            db: DataSource,
+            streams: StreamService,
+          ) => new AssistantService(conversations, customers, writer, events, logger.child({ component: 'assistant' }), chatMetrics(metrics, db, streams)),
         },
         {
           provide: ConversationService,

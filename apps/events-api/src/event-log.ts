@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainMessage, eraseEventData, EventKind, eventContactSvcId, PublicEvent } from '@svc/contracts';
 import { EVENTS_EXCHANGE, OutboxRelay } from '@svc/messaging';
+import { MetricsService } from '@svc/platform';
+import type { Counter, Histogram } from 'prom-client';
 import { DataSource, EntityManager } from 'typeorm';
 
 /** timestamptz as the contract writes it: UTC, six fraction digits, `+00:00`. */
@@ -53,10 +55,20 @@ export interface EventsPage {
 
 @Injectable()
 export class EventLog {
+  private readonly appendedTotal?: Counter<string>;
+  private readonly feedLag?: Histogram<string>;
+
   constructor(
     @Inject(DataSource) private readonly db: DataSource,
     private readonly relay: OutboxRelay,
-  ) {}
+    metrics?: MetricsService,
+  ) {
+    this.appendedTotal = metrics?.counter('events_appended_total', 'Events appended to the feed (redeliveries of an event already there are not counted).');
+    this.feedLag = metrics?.histogram(
+      'events_feed_lag_seconds',
+      "Time from a domain message's creation in its producer's transaction to its event being readable in the feed (outbox, relay, broker, append).",
+    );
+  }
 
   /**
    * Appends public events of one account, in the given order; returns how many were new. Events
@@ -76,7 +88,12 @@ export class EventLog {
       messages.map((m) => JSON.stringify(eraseEventData(m.data))),
     ]);
     const appended = row?.appended ?? 0;
-    if (appended > 0) this.relay.wake();
+    if (appended > 0) {
+      this.relay.wake();
+      this.appendedTotal?.inc(appended);
+      const now = Date.now();
+      for (const message of messages) this.feedLag?.observe(Math.max(0, (now - Date.parse(message.at)) / 1000));
+    }
     // Also after a redelivery that appended nothing: the look after an earlier attempt's commit may have failed.
     const erased = await this.erasedAmong(accountId, svcIds.filter((id): id is number => id !== null));
     if (erased.length > 0) await this.blankContacts(accountId, erased);

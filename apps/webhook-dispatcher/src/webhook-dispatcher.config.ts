@@ -98,3 +98,15 @@ export const webhookDispatcherConfigSpec = {
 };
 
 export type WebhookDispatcherConfig = Config<typeof webhookDispatcherConfigSpec>;
+
+/** A lease outlasts the longest attempt by this much (time to record its result). */
+export const LEASE_MARGIN_MS = 5_000;
+
+/**
+ * How long the app's own work may take to stop on SIGTERM, between the readiness delay and the
+ * closing of the listener: attempts in flight finish and are recorded, for up to a lease
+ * (tools/deploy-checks.ts adds it to the drain that terminationGracePeriodSeconds must cover).
+ */
+export function backgroundDrainMs(config: Pick<WebhookDispatcherConfig, 'WEBHOOK_TIMEOUT_MS'>): number {
+  return config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
+}

@@ -1,10 +1,12 @@
 import { BeforeApplicationShutdown, DynamicModule, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { MessagingModule } from '@svc/messaging';
 import { PersistenceModule } from '@svc/persistence';
-import { PlatformModule, pruneJobProvider } from '@svc/platform';
+import { MetricsService, PlatformModule, pruneJobProvider } from '@svc/platform';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
+import { deliveryMetrics } from './delivery/delivery-metrics';
 import { DeliveryNotifications } from './delivery/delivery-notifications';
 import { DeliveryService } from './delivery/delivery.service';
 import { DeliveryWorker } from './delivery/delivery-worker';
@@ -20,10 +22,7 @@ import { WebhooksController } from './endpoints/webhooks.controller';
 import { WEBHOOKS_MIGRATIONS, WEBHOOKS_SCHEMA } from './migrations';
 import { AddressPolicy } from './security/address-policy';
 import { parseKeyList, SecretBox } from './security/secret-box';
-import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
-
-/** A lease outlasts the longest attempt by this much (time to record its result). */
-const LEASE_MARGIN_MS = 5_000;
+import { backgroundDrainMs, WebhookDispatcherConfig } from './webhook-dispatcher.config';
 
 /**
  * Starts delivering (and pruning) once the app is up; on SIGTERM stops claiming and lets attempts
@@ -57,7 +56,7 @@ class DeliveryLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
 export class WebhookDispatcherModule {
   static forRoot(config: WebhookDispatcherConfig, logger: Logger): DynamicModule {
     const policy = new AddressPolicy(config.WEBHOOK_ALLOW_PRIVATE_NETWORKS);
-    const leaseMs = config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
+    const leaseMs = backgroundDrainMs(config);
     return {
       module: WebhookDispatcherModule,
       imports: [
@@ -90,8 +89,8 @@ export class WebhookDispatcherModule {
         { provide: DeliveryNotifications, useFactory: () => new DeliveryNotifications(config.DATABASE_URL, logger) },
         {
           provide: DeliveryWorker,
-          inject: [DeliveriesRepository, WebhookSender, SecretBox],
-          useFactory: (deliveries: DeliveriesRepository, sender: WebhookSender, secrets: SecretBox) =>
+          inject: [DeliveriesRepository, WebhookSender, SecretBox, MetricsService, DataSource],
+          useFactory: (deliveries: DeliveriesRepository, sender: WebhookSender, secrets: SecretBox, metrics: MetricsService, db: DataSource) =>
             new DeliveryWorker(
               deliveries,
               sender,
@@ -105,6 +104,7 @@ export class WebhookDispatcherModule {
                 retrySchedule: parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE),
               },
               logger.child({ component: 'delivery-worker' }),
+              deliveryMetrics(metrics, db),
             ),
         },
         // Finished deliveries and their attempts are kept like the feed's events.

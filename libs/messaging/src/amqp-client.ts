@@ -39,6 +39,11 @@ export class AmqpClient {
     return this.current !== undefined;
   }
 
+  /** The connection of the moment (undefined while disconnected): for short-lived channels of its own. */
+  get connection(): ChannelModel | undefined {
+    return this.current;
+  }
+
   /** Runs `setup` now if connected and after every reconnect. */
   async addSetup(setup: Setup): Promise<void> {
     this.setups.push(setup);

@@ -9,3 +9,4 @@ export * from './topology';
 export * from './transport';
 export * from './validation';
 export * from './parked';
+export * from './metrics';

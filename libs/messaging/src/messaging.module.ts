@@ -1,13 +1,14 @@
 import { Catch, DynamicModule, Injectable, Module, OnApplicationShutdown, OnModuleInit, Optional, RpcExceptionFilter } from '@nestjs/common';
 import { INestApplication } from '@nestjs/common';
 import type { NestMicroservice } from '@nestjs/microservices';
-import { APP_LOGGER, ReadinessService } from '@svc/platform';
+import { APP_LOGGER, MetricsService, ReadinessService } from '@svc/platform';
 import type { Logger } from 'pino';
 import { Observable, throwError } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { AmqpClient } from './amqp-client';
 import { Publisher } from './publisher';
 import { OutboxRelay, RelayOptions } from './relay';
+import { consumerMetrics, relayMetrics } from './metrics';
 import { AmqpTransport } from './transport';
 import type { QueueSpec } from './topology';
 
@@ -105,9 +106,11 @@ export class MessagingModule {
           ? [
               {
                 provide: OutboxRelay,
-                inject: [DataSource, Publisher, APP_LOGGER],
-                useFactory: (db: DataSource, publisher: Publisher, logger: Logger) =>
-                  new OutboxRelay(db, publisher, logger.child({ component: 'outbox-relay' }), options.outbox as RelayOptions),
+                inject: [DataSource, Publisher, APP_LOGGER, MetricsService],
+                useFactory: (db: DataSource, publisher: Publisher, logger: Logger, metrics: MetricsService) => {
+                  const outbox = options.outbox as RelayOptions;
+                  return new OutboxRelay(db, publisher, logger.child({ component: 'outbox-relay' }), outbox, relayMetrics(metrics, db, outbox.schema));
+                },
               },
             ]
           : []),
@@ -132,7 +135,13 @@ class RethrowFilter implements RpcExceptionFilter<unknown> {
  */
 export async function consumeQueues(app: INestApplication, queues: QueueSpec[], prefetch: number): Promise<void> {
   const logger = app.get<Logger>(APP_LOGGER);
-  const strategy = new AmqpTransport({ client: app.get(AmqpClient), queues, prefetch, logger: logger.child({ component: 'consumer' }) });
+  const client = app.get(AmqpClient);
+  const metrics = consumerMetrics(
+    app.get(MetricsService),
+    client,
+    queues.map((q) => q.queue),
+  );
+  const strategy = new AmqpTransport({ client, queues, prefetch, logger: logger.child({ component: 'consumer' }), metrics });
   // The filter must be in place before the handlers are wrapped (registerListeners); otherwise Nest's
   // default filter replaces every error with a generic object and no failure can be classified.
   const microservice = app.connectMicroservice({ strategy }, { inheritAppConfig: false, deferInitialization: true }) as NestMicroservice;

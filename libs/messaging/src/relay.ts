@@ -1,6 +1,7 @@
 import { Client, PoolClient, QueryResult } from 'pg';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import type { RelayMetrics } from './metrics';
 import { outboxChannel } from './outbox';
 import { Publisher } from './publisher';
 
@@ -49,6 +50,7 @@ export class OutboxRelay {
     private readonly publisher: Publisher,
     private readonly logger: Logger,
     private readonly options: RelayOptions,
+    private readonly metrics?: RelayMetrics,
   ) {}
 
   async start(): Promise<void> {
@@ -175,7 +177,10 @@ export class OutboxRelay {
         await client.query('COMMIT');
         return 0;
       }
+      const published = this.metrics?.publishDuration.startTimer();
       await this.publisher.publish(rows.map((r) => ({ id: r.id, exchange: r.exchange, routingKey: r.routing_key, body: r.body })));
+      published?.();
+      this.metrics?.published.inc(rows.length);
       // seq is a bigint PostgreSQL returned (digits only), so the list is written into the statement.
       await client.query(`DELETE FROM "${schema}".outbox WHERE seq = ANY('{${rows.map((r) => r.seq).join(',')}}'::bigint[]); COMMIT`);
       return rows.length;

@@ -2,7 +2,9 @@ import type { ConsumeMessage, Options } from 'amqplib';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import type { AmqpClient } from './amqp-client';
+import { MetricsService } from '@svc/platform';
 import { InvalidMessageError } from './failures';
+import { consumerMetrics } from './metrics';
 import { MESSAGE_HEADERS, QueueSpec } from './topology';
 import { AmqpTransport, ConsumerChannels } from './transport';
 
@@ -172,5 +174,28 @@ describe('AmqpTransport', () => {
     const fake = fakeChannels({ publishFails: true });
     await transport.handle(fake.channels, spec, delivery());
     expect(fake.settled).toEqual(['nack-requeue']);
+  });
+
+  it('counts handling by outcome and failures by kind (transient, poison), by queue', async () => {
+    const metrics = new MetricsService();
+    const { logger } = capturedLogger();
+    const outcomes: Array<() => Promise<unknown>> = [
+      async () => undefined,
+      async () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
+      async () => Promise.reject(new InvalidMessageError('bad')),
+      async () => undefined,
+    ];
+    const transport = new AmqpTransport({ client: {} as AmqpClient, queues: [spec], prefetch: 1, logger, metrics: consumerMetrics(metrics, {} as AmqpClient, [spec.queue]) });
+    transport.addHandler('message.received', () => outcomes.shift()!(), true);
+    for (let i = 0; i < 4; i++) await transport.handle(fakeChannels().channels, spec, delivery());
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('consumer_handling_duration_seconds_count{queue="events-api.domain",outcome="handled"} 2');
+    expect(text).toContain('consumer_handling_duration_seconds_count{queue="events-api.domain",outcome="transient"} 1');
+    expect(text).toContain('consumer_handling_duration_seconds_count{queue="events-api.domain",outcome="poison"} 1');
+    expect(text).toContain('consumer_failures_total{queue="events-api.domain",kind="transient"} 1');
+    expect(text).toContain('consumer_failures_total{queue="events-api.domain",kind="poison"} 1');
+    // The parked gauge asks the broker on scrape: without a connection it reads nothing, and says so.
+    expect(text).not.toMatch(/^consumer_parked_messages\{/m);
+    expect(await metrics.registry.metrics()).toContain('metrics_scrape_read_failures_total{gauge="consumer_parked_messages"}');
   });
 });

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { lastValueFrom, Observable } from 'rxjs';
 import { AmqpClient, closeWithin } from './amqp-client';
 import { classifyFailure, Failure, InvalidMessageError } from './failures';
+import type { ConsumerMetrics, HandlingOutcome } from './metrics';
 import { declareQueue, MESSAGE_HEADERS, parkingQueue, QueueSpec, RETRY_DELAYS_MS, retryDelay, retryQueue } from './topology';
 
 export interface AmqpTransportOptions {
@@ -12,6 +13,7 @@ export interface AmqpTransportOptions {
   /** Unacknowledged messages held at once per queue: the consumer's concurrency. */
   prefetch: number;
   logger: Logger;
+  metrics?: ConsumerMetrics;
 }
 
 /** What a handler receives besides the payload. */
@@ -94,6 +96,11 @@ export class AmqpTransport extends Server implements CustomTransportStrategy {
     const routingKey = originalRoutingKey(message);
     const attempt = attemptOf(message);
     const log = this.options.logger.child({ queue: spec.queue, routing_key: routingKey, message_id: message.properties.messageId, attempt });
+    const timer = this.options.metrics?.handlingDuration.startTimer({ queue: spec.queue });
+    const done = (outcome: HandlingOutcome) => {
+      timer?.({ outcome });
+      if (outcome !== 'handled') this.options.metrics?.failures.inc({ queue: spec.queue, kind: outcome });
+    };
     try {
       const handler: MessageHandler | undefined = this.getHandlerByPattern(routingKey) ?? undefined;
       if (!handler) throw new InvalidMessageError(`no handler for routing key ${routingKey}`);
@@ -106,10 +113,13 @@ export class AmqpTransport extends Server implements CustomTransportStrategy {
       const context: AmqpMessageContext = { routingKey, queue: spec.queue, messageId: message.properties.messageId, redelivered: message.fields.redelivered, attempt };
       const result = await handler(payload, context);
       if (result instanceof Observable) await lastValueFrom(result, { defaultValue: undefined });
+      done('handled');
       this.settle(log, 'ack', () => channels.channel.ack(message));
     } catch (err) {
+      const failure = classifyFailure(err);
+      done(failure.kind === 'permanent' ? 'poison' : 'transient');
       try {
-        await this.failed(channels, spec, message, classifyFailure(err), err, log);
+        await this.failed(channels, spec, message, failure, err, log);
       } catch (unexpected) {
         log.error({ err: (unexpected as Error)?.message }, 'could not settle a failed message; the broker redelivers it');
       }

@@ -2,3 +2,4 @@ export * from './data-source';
 export * from './persistence.module';
 export * from './timestamps';
 export * from './persistence.config';
+export * from './scrape-query';

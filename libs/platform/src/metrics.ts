@@ -1,8 +1,25 @@
 import { Controller, Get, Header, Injectable } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from './public';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+/** One sample of a gauge read on scrape: its labels (bounded sets only) and value. */
+export interface GaugeSample<L extends string> {
+  labels?: Partial<Record<L, string>>;
+  value: number;
+}
+
+/** How long a gauge read on scrape may take before the scrape goes on without it. */
+export const SCRAPE_READ_TIMEOUT_MS = 2_000;
+
+/** Buckets (seconds) for work that takes from a millisecond to a minute: handling, sends, lags. */
+export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * The app's Prometheus registry. Names follow Prometheus conventions (base units, `_total` for
+ * counters, `_seconds` for durations); no label carries an id (account, contact, delivery): every
+ * label has a small fixed set of values.
+ */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
@@ -11,6 +28,13 @@ export class MetricsService {
     help: 'HTTP requests by method, route pattern and status code.',
     labelNames: ['method', 'route', 'status_code'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  /** Gauges read on scrape that failed or timed out (the scrape then has no sample of them). */
+  readonly scrapeReadFailures = new Counter({
+    name: 'metrics_scrape_read_failures_total',
+    help: 'Gauges read on scrape (a SQL count, a queue depth) that failed or took longer than their timeout, by gauge.',
+    labelNames: ['gauge'] as const,
     registers: [this.registry],
   });
 
@@ -22,6 +46,60 @@ export class MetricsService {
   observe(method: string, route: string | undefined, statusCode: number, durationMs: number): void {
     this.httpDuration.observe({ method, route: route ?? 'unmatched', status_code: String(statusCode) }, durationMs / 1000);
   }
+
+  counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+    return (this.registry.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  histogram<L extends string>(name: string, help: string, labelNames: readonly L[] = [], buckets = LATENCY_BUCKETS): Histogram<L> {
+    return (this.registry.getSingleMetric(name) as Histogram<L> | undefined) ?? new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+  }
+
+  gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> {
+    return (this.registry.getSingleMetric(name) as Gauge<L> | undefined) ?? new Gauge({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  /**
+   * A gauge whose samples `read` computes on each scrape (a cheap SQL count, a queue depth), given
+   * `timeoutMs`: a read that fails or is late leaves the gauge without samples in that scrape (NaN
+   * for a gauge without labels; never a stale value) and counts in metrics_scrape_read_failures_total.
+   */
+  scrapedGauge<L extends string>(name: string, help: string, labelNames: readonly L[], read: () => Promise<Array<GaugeSample<L>>>, timeoutMs = SCRAPE_READ_TIMEOUT_MS): Gauge<L> {
+    const failures = this.scrapeReadFailures;
+    return new Gauge<L>({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          const samples = await Promise.race([
+            read(),
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(() => reject(new Error('timed out')), timeoutMs);
+            }),
+          ]);
+          for (const sample of samples) {
+            if (sample.labels) this.set(sample.labels, sample.value);
+            else this.set(sample.value);
+          }
+        } catch {
+          failures.inc({ gauge: name });
+          // A gauge without labels cannot be absent from a scrape: NaN, never a stale or made-up value.
+          if (labelNames.length === 0) this.set(NaN);
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+    });
+  }
+}
+
+/** The status class of an HTTP status (`2xx` … `5xx`), or `error` when no response came: a bounded label. */
+export function statusClass(statusCode: number | null | undefined): string {
+  return statusCode && statusCode >= 100 && statusCode < 600 ? `${Math.floor(statusCode / 100)}xx` : 'error';
 }
 
 @Public()

@@ -6,6 +6,7 @@ import { ChatEvents } from '../conversations/chat-events';
 import { ConversationsRepository, PendingReply } from '../conversations/conversations.repository';
 import { ReplyQueue } from '../conversations/conversation.service';
 import { CustomersService } from '../conversations/customers.service';
+import type { AssistantMetrics } from '../chat-metrics';
 import { AnswerWriter } from './answer-writer';
 
 /** A replica answers a claimed message within this time, or another takes it over. */
@@ -31,6 +32,7 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
     private readonly writer: AnswerWriter,
     private readonly events: ChatEvents,
     private readonly logger: Logger,
+    private readonly metrics?: AssistantMetrics,
   ) {}
 
   answerSoon(accountId: string, conversationId: number, messageId: number, contact?: EventContact): void {
@@ -48,6 +50,7 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
 
   private async answer(pending: PendingReply, known?: EventContact): Promise<void> {
     const requestId = randomUUID();
+    const timer = this.metrics?.answerDuration.startTimer();
     try {
       const row = await this.conversations.get(pending.account_id, pending.conversation_id);
       if (!row) return;
@@ -62,7 +65,9 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
           reply.citation ? 'assistant answered from a piece' : 'assistant found no good match',
         );
       });
+      timer?.();
     } catch (err) {
+      this.metrics?.answerFailures.inc();
       // The lease runs out and the sweep tries again: a service that is down delays the answer.
       this.logger.warn({ request_id: requestId, conversation_id: pending.conversation_id, message_id: pending.id, err: (err as Error).message }, 'assistant reply failed; retried later');
     }

@@ -108,4 +108,20 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
     expect(response.ended).toBe(true);
     expect(streams.openStreams).toBe(0);
   });
+
+  it('counts streams and the conversations they are open on (two tabs on one conversation are one conversation)', async () => {
+    const one = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
+    const two = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
+    const tabs = [new FakeResponse(), new FakeResponse(), new FakeResponse()];
+    streams.serve(one, 0, tabs[0] as unknown as ServerResponse, {});
+    streams.serve(one, 0, tabs[1] as unknown as ServerResponse, {});
+    streams.serve(two, 0, tabs[2] as unknown as ServerResponse, {});
+    expect([streams.openStreams, streams.openConversations]).toEqual([3, 2]);
+    tabs[0]!.emit('close');
+    expect([streams.openStreams, streams.openConversations]).toEqual([2, 2]);
+    tabs[1]!.emit('close');
+    expect([streams.openStreams, streams.openConversations]).toEqual([1, 1]);
+    tabs[2]!.emit('close');
+    expect([streams.openStreams, streams.openConversations]).toEqual([0, 0]);
+  });
 });

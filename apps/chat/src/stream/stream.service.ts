@@ -17,6 +17,8 @@ const POLL_INTERVAL_MS = 2_000;
  */
 export class StreamService implements BeforeApplicationShutdown {
   private readonly open = new Set<ServerResponse>();
+  /** Streams open per conversation id. */
+  private readonly conversationsOpen = new Map<number, number>();
 
   constructor(
     private readonly conversations: ConversationsRepository,
@@ -29,6 +31,10 @@ export class StreamService implements BeforeApplicationShutdown {
     return this.open.size;
   }
 
+  get openConversations(): number {
+    return this.conversationsOpen.size;
+  }
+
   serve(row: ConversationRow, afterId: number, raw: ServerResponse, headers: Record<string, string>): void {
     raw.writeHead(200, {
       ...headers,
@@ -38,6 +44,7 @@ export class StreamService implements BeforeApplicationShutdown {
     });
     raw.flushHeaders();
     this.open.add(raw);
+    this.conversationsOpen.set(row.id, (this.conversationsOpen.get(row.id) ?? 0) + 1);
     let last = afterId;
     let state = '';
     let running = false;
@@ -87,6 +94,9 @@ export class StreamService implements BeforeApplicationShutdown {
       clearInterval(ping);
       clearInterval(poll);
       this.open.delete(raw);
+      const left = (this.conversationsOpen.get(row.id) ?? 1) - 1;
+      if (left > 0) this.conversationsOpen.set(row.id, left);
+      else this.conversationsOpen.delete(row.id);
     });
     void pump();
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { SecretBox } from '../security/secret-box';
+import { AttemptMetrics, recordAttempt } from './delivery-metrics';
 import { ClaimedDelivery, CompletedAttempt, DeliveriesRepository, InsertLease } from './deliveries.repository';
 import { nextAfterFailure } from './retry-schedule';
 import { AttemptResult, WebhookSender } from './webhook-sender';
@@ -59,6 +60,7 @@ export class DeliveryWorker {
     private readonly secrets: SecretBox,
     private readonly options: WorkerOptions,
     private readonly logger: Logger,
+    private readonly metrics?: AttemptMetrics,
   ) {}
 
   get enabled(): boolean {
@@ -163,6 +165,7 @@ export class DeliveryWorker {
       result = { delivered: false, startedAt: new Date().toISOString(), durationMs: 0, statusCode: null, error: 'internal error before sending', responseBody: null };
     }
     const next = result.delivered ? 'delivered' : delivery.single_attempt ? 'failed' : nextAfterFailure(this.options.retrySchedule, delivery.attempts + 1);
+    recordAttempt(this.metrics, typeof next === 'string' ? next : 'retry', result.statusCode, result.durationMs);
     if (!result.delivered) {
       // One line per failed attempt: never the body, the answer or the secret.
       this.logger.warn(
