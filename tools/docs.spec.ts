@@ -1,8 +1,30 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '..');
+
+describe('docs', () => {
+  const documents = ['README.md', 'bench/README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+  it('are all in the repository: nothing points at ../shared, and every relative link resolves', () => {
+    expect(documents).toEqual(expect.arrayContaining(['docs/architecture.md', 'docs/api-guide.md', 'docs/webhooks.md', 'docs/operations.md']));
+    for (const doc of documents) {
+      const text = readFileSync(join(root, doc), 'utf8');
+      expect({ doc, shared: text.match(/\.\.\/shared/g) ?? [] }).toEqual({ doc, shared: [] });
+      for (const [, target] of text.matchAll(/\]\(((?!https?:|#)[^)#\s]+)(#[^)]*)?\)/g)) {
+        expect({ doc, target, exists: existsSync(join(root, dirname(doc), target!)) }).toEqual({ doc, target, exists: true });
+      }
+    }
+  });
+
+  it('draw diagrams that parse: every Mermaid block passes @mermaid-js/parser and names only declared nodes', () => {
+    const result = spawnSync(process.execPath, [join(root, 'tools/check-mermaid.mjs'), ...documents], { cwd: root, encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(Number(/(\d+) diagrams parsed/.exec(result.stdout)?.[1])).toBeGreaterThanOrEqual(2);
+  });
+});
 
 describe('README', () => {
   it("lists every environment variable the apps read, with the default they apply", () => {
