@@ -13,3 +13,4 @@ export * from './public';
 export * from './request-input';
 export * from './tokens';
 export * from './validation';
+export * from './test-support';
