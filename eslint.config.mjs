@@ -21,6 +21,8 @@ function boundaries({ tests }) {
       // Apps depend on libraries, never on each other; libraries never on apps.
       { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['scope:lib'] },
       { sourceTag: 'scope:lib', onlyDependOnLibsWithTags: ['scope:lib'] },
+      // tools/: the workspace's checks and generators (config table, Docker, Kubernetes).
+      { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:lib'] },
       // contracts: shapes only. Nothing heavy, no other library.
       {
         sourceTag: 'type:contracts',

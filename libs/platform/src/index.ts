@@ -14,3 +14,4 @@ export * from './request-input';
 export * from './tokens';
 export * from './validation';
 export * from './test-support';
+export * from './aes-gcm';
