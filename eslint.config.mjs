@@ -4,6 +4,46 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+const TESTS = ['**/*.spec.ts', '**/*.integration-spec.ts', '**/*.e2e-spec.ts', '**/*.outage-spec.ts'];
+const RUNTIME = ['type:domain', 'type:messaging', 'type:data', 'type:platform', 'type:contracts', 'type:util'];
+
+/**
+ * Which projects may import which. Runtime code (apps and libraries) never imports `type:testing`,
+ * so the harness cannot end up in a production build; test files of any project may.
+ */
+function boundaries({ tests }) {
+  const testing = tests ? ['type:testing'] : [];
+  return {
+    enforceBuildableLibDependency: false,
+    allow: [],
+    banTransitiveDependencies: false,
+    depConstraints: [
+      // Apps depend on libraries, never on each other; libraries never on apps.
+      { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['scope:lib'] },
+      { sourceTag: 'scope:lib', onlyDependOnLibsWithTags: ['scope:lib'] },
+      // tools/: the workspace's checks and generators (config table, Docker, Kubernetes).
+      { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:lib'] },
+      // contracts: shapes only. Nothing heavy, no other library.
+      {
+        sourceTag: 'type:contracts',
+        onlyDependOnLibsWithTags: ['type:contracts', ...testing],
+        bannedExternalImports: ['typeorm', 'pg', 'amqplib', 'ioredis', 'fastify', '@nestjs/core', '@nestjs/platform-fastify'],
+      },
+      // util: self-contained helpers (webhook signing) that a business may copy; no other library.
+      { sourceTag: 'type:util', onlyDependOnLibsWithTags: [...testing] },
+      { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', ...testing] },
+      { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', ...testing] },
+      { sourceTag: 'type:messaging', onlyDependOnLibsWithTags: ['type:data', 'type:platform', 'type:contracts', ...testing] },
+      { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:data', 'type:platform', 'type:contracts', ...testing] },
+      // clients: one service's internal HTTP routes, for the apps that call them.
+      { sourceTag: 'type:clients', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', ...testing] },
+      { sourceTag: 'type:testing', onlyDependOnLibsWithTags: [...RUNTIME, 'type:testing'] },
+      { sourceTag: 'type:service', onlyDependOnLibsWithTags: [...RUNTIME, 'type:clients', ...testing] },
+      { sourceTag: 'type:cli', onlyDependOnLibsWithTags: [...RUNTIME, ...testing] },
+    ],
+  };
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'libs/webhook-signing/dist/**', 'node_modules/**', 'coverage/**', '.nx/**', 'bench/results/**'] },
   js.configs.recommended,
@@ -16,48 +56,11 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'off',
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          banTransitiveDependencies: false,
-          depConstraints: [
-            // Apps depend on libraries, never on each other; libraries never on apps.
-            { sourceTag: 'scope:app', onlyDependOnLibsWithTags: ['scope:lib'] },
-            { sourceTag: 'scope:lib', onlyDependOnLibsWithTags: ['scope:lib'] },
-            // contracts: shapes only. Nothing heavy, no other library.
-            {
-              sourceTag: 'type:contracts',
-              onlyDependOnLibsWithTags: ['type:contracts'],
-              bannedExternalImports: ['typeorm', 'pg', 'amqplib', 'ioredis', 'fastify', '@nestjs/core', '@nestjs/platform-fastify'],
-            },
-            // util: self-contained helpers (webhook signing) that a business may copy; no other library.
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: [] },
-            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts'] },
-            { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
-            { sourceTag: 'type:messaging', onlyDependOnLibsWithTags: ['type:data', 'type:platform', 'type:contracts'] },
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:data', 'type:platform', 'type:contracts'] },
-            // clients: one service's internal HTTP routes, for the apps that call them.
-            { sourceTag: 'type:clients', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts'] },
-            {
-              sourceTag: 'type:testing',
-              onlyDependOnLibsWithTags: ['type:domain', 'type:messaging', 'type:data', 'type:platform', 'type:contracts', 'type:util'],
-            },
-            // The testing harness is for tests; runtime code of an app never needs it.
-            {
-              sourceTag: 'type:service',
-              onlyDependOnLibsWithTags: ['type:domain', 'type:messaging', 'type:data', 'type:platform', 'type:contracts', 'type:util', 'type:clients', 'type:testing'],
-            },
-            {
-              sourceTag: 'type:cli',
-              onlyDependOnLibsWithTags: ['type:domain', 'type:messaging', 'type:data', 'type:platform', 'type:contracts', 'type:util', 'type:testing'],
-            },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': ['error', boundaries({ tests: false })],
     },
   },
+  // Tests (and only tests) may use the harness of libs/testing.
+  { files: TESTS, rules: { '@nx/enforce-module-boundaries': ['error', boundaries({ tests: true })] } },
   {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: { ...globals.node } },

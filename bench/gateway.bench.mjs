@@ -1,7 +1,9 @@
 // npm run bench:gateway — throughput and latency of GET /api/v1/whoami through the gateway (key
 // lookup, plan check, request id, metrics, one JSON access-log line per request at LOG_LEVEL=info)
 // beside a bare Fastify handler returning the same body (bench/bare-whoami.mjs: no auth, no logs,
-// no metrics), measured with autocannon in the same run on the same machine.
+// no metrics), measured in the same run on the same machine with wrk when it is installed (a small
+// C program; autocannon, the fallback, runs in Node.js and takes a large share of a 2-core machine
+// itself). BENCH_LOADER=wrk|autocannon chooses.
 //
 // Like with like: each server is a process of its own started with the same environment
 // (NODE_ENV=production), and both are driven by the same autocannon settings. The machine is
@@ -17,7 +19,8 @@
 //
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/gateway-*.json.
 // BENCH_FORKS (4; even, so that each server starts first as often), BENCH_ROUNDS (4 per pair),
-// BENCH_DURATION_S (4), BENCH_CONNECTIONS (50) and BENCH_LOG_LEVEL (info) tune it.
+// BENCH_DURATION_S (4), BENCH_CONNECTIONS (50), BENCH_THREADS (wrk's, 1) and BENCH_LOG_LEVEL (info)
+// tune it.
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -33,7 +36,11 @@ const FORKS = Number(process.env.BENCH_FORKS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const THREADS = Number(process.env.BENCH_THREADS ?? 1);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
+const LOADER = process.env.BENCH_LOADER ?? (hasWrk ? 'wrk' : 'autocannon');
+if (!['wrk', 'autocannon'].includes(LOADER) || (LOADER === 'wrk' && !hasWrk)) throw new Error(`BENCH_LOADER=${LOADER}: use wrk (installed: ${hasWrk}) or autocannon`);
 const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = `svc_bench_${randomBytes(4).toString('hex')}`;
 const dbUrl = Object.assign(new URL(server), { pathname: `/${dbName}` }).toString();
@@ -59,6 +66,38 @@ async function waitReady(url) {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round2 = (n) => Math.round(n * 100) / 100;
 const measured = (r) => ({ requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors + r.non2xx });
+
+/** wrk's `--latency` report as `measured` gives autocannon's: requests/s, p50 and p99 in ms, errors. */
+function fromWrk(output) {
+  const ms = (text) => {
+    const [, value, unit] = /^([\d.]+)(us|ms|s|m)$/.exec(text) ?? [];
+    if (value === undefined) throw new Error(`wrk: cannot read the latency ${text}`);
+    return Number(value) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[unit];
+  };
+  const field = (pattern) => pattern.exec(output)?.[1];
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output)?.slice(1).reduce((sum, n) => sum + Number(n), 0) ?? 0;
+  const rps = field(/Requests\/sec:\s+([\d.]+)/);
+  if (rps === undefined) throw new Error(`wrk: no Requests/sec in its output:\n${output}`);
+  return {
+    requests_per_s: Math.round(Number(rps)),
+    p50_ms: round2(ms(field(/^\s+50%\s+(\S+)/m))),
+    p99_ms: round2(ms(field(/^\s+99%\s+(\S+)/m))),
+    errors: socketErrors + Number(field(/Non-2xx or 3xx responses: (\d+)/) ?? 0),
+  };
+}
+
+/** One measurement of `durationS` seconds against `url`, with the chosen load generator. */
+function drive(url, headers, durationS) {
+  if (LOADER === 'autocannon') return autocannon({ url, headers, connections: CONNECTIONS, duration: durationS }).then(measured);
+  const args = ['--latency', '-t', String(THREADS), '-c', String(CONNECTIONS), '-d', `${durationS}s`, ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(fromWrk(output)) : reject(new Error(`wrk exited with ${code}:\n${output}`))));
+  });
+}
 const summary = (runs) => ({
   requests_per_s: median(runs.map((r) => r.requests_per_s)),
   p50_ms: median(runs.map((r) => r.p50_ms)),
@@ -97,11 +136,11 @@ async function fork(index, runs, ratios) {
     children.push(spawn(process.execPath, [script], { env: { ...env, ...own, PORT: String(port) }, stdio: quiet }));
     await waitReady(url(name));
   }
-  const load = (name, duration) => autocannon({ url: `${url(name)}/api/v1/whoami`, headers: servers[name].headers, connections: CONNECTIONS, duration });
+  const load = (name, duration) => drive(`${url(name)}/api/v1/whoami`, servers[name].headers, duration);
   for (const name of order) await load(name, 2); // warm-up (JIT, key cache)
   for (let i = 0; i < ROUNDS; i += 1) {
     const round = {};
-    for (const name of i % 2 === 0 ? order : [...order].reverse()) round[name] = measured(await load(name, DURATION));
+    for (const name of i % 2 === 0 ? order : [...order].reverse()) round[name] = await load(name, DURATION);
     runs.bare.push(round.bare);
     runs.gateway.push(round.gateway);
     ratios.push(round2(round.gateway.requests_per_s / round.bare.requests_per_s));
@@ -123,7 +162,7 @@ try {
     benchmark: 'GET /api/v1/whoami',
     at: new Date().toISOString(),
     machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, load_average_1m: round2(loadavg()[0]) },
-    settings: { forks: FORKS, rounds_per_fork: ROUNDS, duration_s: DURATION, connections: CONNECTIONS, node_env: 'production', gateway_log_level: LOG_LEVEL },
+    settings: { loader: LOADER, ...(LOADER === 'wrk' ? { wrk_threads: THREADS } : {}), forks: FORKS, rounds_per_fork: ROUNDS, duration_s: DURATION, connections: CONNECTIONS, node_env: 'production', gateway_log_level: LOG_LEVEL },
     bare_fastify: summary(runs.bare),
     gateway: summary(runs.gateway),
     round_ratios: ratios,

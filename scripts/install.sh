@@ -19,3 +19,10 @@ if [ ! -x /usr/bin/chromium ]; then
     exit 1
   fi
 fi
+
+# wrk drives `npm run bench:gateway` (a small C load generator: autocannon, the fallback, takes a
+# large share of a 2-core machine itself). Optional: installed when missing and apt-get can.
+if ! command -v wrk >/dev/null 2>&1; then
+  { apt-get install -y wrk || { apt-get update && apt-get install -y wrk; }; } >/dev/null 2>&1 \
+    || echo "install: wrk is not installed (apt-get install -y wrk, as root); bench:gateway falls back to autocannon" >&2
+fi

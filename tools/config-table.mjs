@@ -16,7 +16,9 @@ const END = '<!-- config-table:end -->';
 // The same module instance the apps' config files load, so that it knows which specs are secrets.
 const { hasPublishedDefault } = require(join(root, 'dist/libs/platform/src/index.js'));
 
-const rows = new Map();
+// One entry per variable and app: apps that read a variable may differ in its default and meaning
+// (PORT is 3000 for the gateway, 3001 for contacts-api, …).
+const entries = new Map();
 for (const app of readdirSync(join(root, 'apps')).sort()) {
   const dir = join(root, 'dist/apps', app, 'src');
   if (!existsSync(dir)) continue;
@@ -24,9 +26,9 @@ for (const app of readdirSync(join(root, 'apps')).sort()) {
     for (const [exported, spec] of Object.entries(require(join(dir, file)))) {
       if (!exported.endsWith('ConfigSpec')) continue;
       for (const [name, validator] of Object.entries(spec)) {
-        const row = rows.get(name) ?? { apps: [], validator };
-        row.apps.push(app);
-        rows.set(name, row);
+        const perApp = entries.get(name) ?? new Map();
+        perApp.set(app, validator);
+        entries.set(name, perApp);
       }
     }
   }
@@ -38,11 +40,18 @@ const defaultOf = (validator) => {
   if (hasPublishedDefault(validator)) return 'required (a development value with `ALLOW_INSECURE_DEV_DEFAULTS=true`)';
   return devDefault !== undefined ? 'required in production' : 'required';
 };
-const table = [
-  '| Variable | Apps | Default | Meaning |',
-  '|---|---|---|---|',
-  ...[...rows].sort(([a], [b]) => a.localeCompare(b)).map(([name, { apps, validator }]) => `| \`${name}\` | ${apps.join(', ')} | ${defaultOf(validator)} | ${validator.desc ?? ''} |`),
-].join('\n');
+// A variable whose apps agree on default and meaning is one row; otherwise one row per group of
+// apps that agree, in the order of their first app.
+const rows = [];
+for (const name of [...entries.keys()].sort((a, b) => a.localeCompare(b))) {
+  const groups = new Map();
+  for (const [app, validator] of entries.get(name)) {
+    const cells = `${defaultOf(validator)} | ${validator.desc ?? ''}`;
+    groups.set(cells, [...(groups.get(cells) ?? []), app]);
+  }
+  for (const [cells, apps] of groups) rows.push(`| \`${name}\` | ${apps.join(', ')} | ${cells} |`);
+}
+const table = ['| Variable | Apps | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n');
 
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const [before, rest] = readme.split(START);

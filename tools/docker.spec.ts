@@ -4,12 +4,12 @@
 // path an image copies or runs must exist in the result, for every app.
 import type { ConfigSpec } from '@svc/platform';
 import { execFile, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, posix, relative } from 'node:path';
+import { dirname, join, posix, relative, sep } from 'node:path';
 import { parse } from 'yaml';
 import { configSpecOf, defaultPort, mustBeSet, refusal, root, servingApps } from './deploy-checks';
 
@@ -267,6 +267,17 @@ describe('docker/Dockerfile', () => {
     expect(main ? script : `${script} is not in the image`).toBe(script);
     expect(missingRequires(img, main!)).toEqual([]);
     expect(locate(img, `dist/apps/${app}/src/migrate.js`)).toBeDefined();
+  });
+
+  it('leaves test-only code out of the build the images copy: libs/testing, src/test-support, spec files', () => {
+    const dist = inBuild('/src/dist');
+    expect(existsSync(join(dist, 'apps/gateway/src/main.js'))).toBe(true);
+    expect(existsSync(join(dist, 'libs/testing'))).toBe(false);
+    const files = (readdirSync(dist, { recursive: true }) as string[]).map((file) => file.split(sep).join('/'));
+    expect(files.filter((file) => /(^|\/)test-support(\/|$)|\.(spec|integration-spec|e2e-spec|outage-spec)\.js$/.test(file))).toEqual([]);
+    // Nothing left that could serve the dispatcher's test route or require the harness.
+    const compiled = files.filter((file) => file.endsWith('.js')).map((file) => readFileSync(join(dist, file), 'utf8'));
+    expect(compiled.filter((code) => /Controller\)?\(['"]internal\/events['"]\)|require\("[^"]*libs\/testing/.test(code))).toEqual([]);
   });
 
   it('puts the operator command line in every image', () => {

@@ -4,12 +4,11 @@
 import type { IPrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
 import { sampleEventData } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
-import { createTestCa, HttpsReceiver, Stack, startStack, TestCa } from '@svc/testing';
+import { createTestCa, feedEvents, HttpsReceiver, sampleEvent, Stack, startStack, TestCa } from '@svc/testing';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAllDocuments } from 'yaml';
-import { feedEvents, sampleEvent } from '../apps/webhook-dispatcher/src/e2e-support';
 import { root } from './deploy-checks';
 import { evaluate, exposedMetricNames, metricNames, parseExposition, Series } from './promql';
 

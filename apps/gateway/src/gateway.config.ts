@@ -1,5 +1,5 @@
 import { DEFAULT_DATABASE_URL } from '@svc/persistence';
-import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, millis, port, str, trustProxy, url } from '@svc/platform';
+import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, millis, port, trustProxy, url } from '@svc/platform';
 
 export const gatewayConfigSpec = {
   ...baseConfigSpec,
@@ -27,7 +27,6 @@ export const gatewayConfigSpec = {
   WRITE_LIMIT_PER_HOUR: count({ default: 3000, desc: 'Writes accepted per key in any hour window.' }),
   WRITE_LIMIT_MINUTE_WINDOW_MS: count({ default: 60_000, desc: 'Length of the short window (tests shorten it).' }),
   WRITE_LIMIT_HOUR_WINDOW_MS: count({ default: 3_600_000, desc: 'Length of the long window (tests shorten it).' }),
-  WRITE_LIMIT_EXEMPT_ACCOUNTS: str({ default: '', desc: 'Comma-separated account ids whose writes are not limited (benchmarks only).' }),
   UPSTREAM_TIMEOUT_MS: count({ default: 30_000, desc: 'How long the gateway waits for a service to answer before 503.' }),
   CONTACTS_API_URL: url({ default: 'http://127.0.0.1:3001', desc: 'contacts-api (customers, consents).' }),
   IDENTITY_ISSUER_URL: url({ default: 'http://127.0.0.1:3002', desc: 'identity-issuer (same-browser passes).' }),

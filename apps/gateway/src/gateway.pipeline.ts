@@ -1,10 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { API_PLAN } from '@svc/contracts';
-import { ApiError, APP_CONFIG, BODY_LIMIT_BYTES, InternalAuth, parseJsonBody } from '@svc/platform';
+import { ApiError, BODY_LIMIT_BYTES, InternalAuth, parseJsonBody } from '@svc/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthFailureThrottle } from './auth/auth-failure-throttle';
 import { ApiKeyAuthenticator, Principal } from './auth/authenticator';
-import { GatewayConfig } from './gateway.config';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, IdempotencyStore, REPLAYED_HEADER } from './idempotency/idempotency';
 import { canonicalPath } from './proxy/canonical-path';
 import { ROUTES, Upstream } from './proxy/route-table';
@@ -54,19 +53,14 @@ function canonicalUrlOf(url: string): { url: string; path: string } {
  */
 @Injectable()
 export class GatewayPipeline {
-  private readonly exempt: Set<string>;
-
   constructor(
-    @Inject(APP_CONFIG) config: GatewayConfig,
     private readonly authenticator: ApiKeyAuthenticator,
     private readonly authFailures: AuthFailureThrottle,
     private readonly limiter: WriteLimiter,
     private readonly proxy: UpstreamProxy,
     private readonly idempotency: IdempotencyStore,
     private readonly internalAuth: InternalAuth,
-  ) {
-    this.exempt = new Set(config.WRITE_LIMIT_EXEMPT_ACCOUNTS.split(',').map((id) => id.trim()).filter(Boolean));
-  }
+  ) {}
 
   install(fastify: FastifyInstance): void {
     // Declared up front, so that setting it keeps every request object of one shape.
@@ -152,7 +146,7 @@ export class GatewayPipeline {
       throw new ApiError('plan_required', `The API needs the ${API_PLAN} plan; this account is on ${principal.account.plan}.`);
     }
     request.principal = principal;
-    if (!WRITES.has(request.method) || this.exempt.has(principal.account.id)) return undefined;
+    if (!WRITES.has(request.method)) return undefined;
     return this.limit(request, reply, principal);
   }
 

@@ -1,6 +1,6 @@
 import { CreatedWebhookDto } from '@svc/contracts';
 import { createTestCa, HttpsReceiver, RunningApp, Stack, startApp, startStack, TestCa } from '@svc/testing';
-import { feedEvents, sampleEvent } from './e2e-support';
+import { feedEvents, sampleEvent } from '@svc/testing';
 
 const EVENTS = 500;
 /** Attempts in flight per process: an exact bound on what a killed process can leave half-done. */

@@ -3,7 +3,7 @@ import { createTestCa, HttpsReceiver, ReceivedRequest, RunningProcess, Stack, st
 import { verify } from '@svc/webhook-signing';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { feedEvents, sampleEvent } from './e2e-support';
+import { feedEvents, sampleEvent } from '@svc/testing';
 
 /** Short settings so that retries and timeouts happen within a test. */
 const SCHEDULE_MS = [1_000, 2_000, 3_000, 4_000, 5_000, 6_000];

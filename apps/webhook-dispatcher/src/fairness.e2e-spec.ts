@@ -1,6 +1,6 @@
 import { CreatedWebhookDto } from '@svc/contracts';
 import { createTestCa, HttpsReceiver, Stack, startStack, TestAccount, TestCa } from '@svc/testing';
-import { feedEvents, sampleEvent } from './e2e-support';
+import { feedEvents, sampleEvent } from '@svc/testing';
 
 /** The production delivery settings that matter here: 256 workers, 32 per endpoint, 64 per account, 8 s per attempt. */
 const TIMEOUT_MS = 8_000;

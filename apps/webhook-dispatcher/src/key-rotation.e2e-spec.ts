@@ -2,7 +2,7 @@ import { CreatedWebhookDto } from '@svc/contracts';
 import { createTestCa, HttpsReceiver, ReceivedRequest, Stack, startStack, TestCa } from '@svc/testing';
 import { verify } from '@svc/webhook-signing';
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { feedEvents, sampleEvent } from './e2e-support';
+import { feedEvents, sampleEvent } from '@svc/testing';
 import { decodeAesKey } from './security/secret-box';
 
 /** A rotation of WEBHOOK_SECRET_KEY, as the README describes it, with real processes. */

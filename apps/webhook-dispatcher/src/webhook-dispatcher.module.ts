@@ -1,8 +1,9 @@
-import { BeforeApplicationShutdown, DynamicModule, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, DynamicModule, Injectable, Module, OnApplicationBootstrap, Type } from '@nestjs/common';
 import { MessagingModule } from '@svc/messaging';
 import { PersistenceModule } from '@svc/persistence';
-import { MetricsService, PlatformModule, pruneJobProvider } from '@svc/platform';
+import { loadTestSupport, MetricsService, PlatformModule, pruneJobProvider, TEST_SUPPORT_DIR } from '@svc/platform';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
@@ -12,7 +13,6 @@ import { DeliveryService } from './delivery/delivery.service';
 import { DeliveryWorker } from './delivery/delivery-worker';
 import { ErasuresConsumer } from './delivery/erasures.consumer';
 import { EventsConsumer } from './delivery/events.consumer';
-import { InternalEventsController } from './delivery/internal-events.controller';
 import { parseRetrySchedule } from './delivery/retry-schedule';
 import { WebhookSender } from './delivery/webhook-sender';
 import { EndpointsRepository } from './endpoints/endpoints.repository';
@@ -52,6 +52,12 @@ class DeliveryLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
   }
 }
 
+/** `POST /internal/events`, for the end-to-end suites only (see `loadTestSupport`). */
+function testSupportControllers(config: WebhookDispatcherConfig): Type[] {
+  const support = loadTestSupport<{ InternalEventsController: Type }>(config.NODE_ENV, join(__dirname, TEST_SUPPORT_DIR, 'internal-events.controller'));
+  return support ? [support.InternalEventsController] : [];
+}
+
 @Module({})
 export class WebhookDispatcherModule {
   static forRoot(config: WebhookDispatcherConfig, logger: Logger): DynamicModule {
@@ -64,7 +70,7 @@ export class WebhookDispatcherModule {
         PersistenceModule.forApp('webhook-dispatcher', config, WEBHOOKS_SCHEMA, WEBHOOKS_MIGRATIONS),
         MessagingModule.forRoot({ url: config.RABBITMQ_URL, connectionName: 'webhook-dispatcher' }),
       ],
-      controllers: [WebhooksController, InternalEventsController, EventsConsumer, ErasuresConsumer],
+      controllers: [WebhooksController, EventsConsumer, ErasuresConsumer, ...testSupportControllers(config)],
       providers: [
         { provide: AddressPolicy, useValue: policy },
         {

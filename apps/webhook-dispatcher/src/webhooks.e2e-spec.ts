@@ -1,7 +1,7 @@
 import { CreatedWebhookDto, ErrorBody, WebhookListDto } from '@svc/contracts';
 import { createTestCa, HttpsReceiver, RunningApp, Stack, startApp, startStack, TestAccount, TestCa } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { callService, feedEvents, sampleEvent } from './e2e-support';
+import { callService, feedEvents, sampleEvent } from '@svc/testing';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 const PUBLIC_URL = 'https://93.184.215.14/svc/webhooks';

@@ -4,7 +4,8 @@
  */
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
-import { CodePoints, E164, IsLanguageTag } from './contacts.dto';
+import { E164, IsLanguageTag } from './contacts.dto';
+import { CodePoints, PlainText } from './validators';
 import type { EventConsent, EventContact, EventConversation } from './events';
 import type { Plan } from './plans';
 
@@ -22,9 +23,6 @@ export const MESSAGE_AUTHORS = ['customer', 'assistant', 'team', 'system'] as co
 export type MessageAuthor = (typeof MESSAGE_AUTHORS)[number];
 export const REACH_CHANNELS = ['email', 'whatsapp'] as const;
 export type ReachChannel = (typeof REACH_CHANNELS)[number];
-
-/** Text without control characters other than tab and line breaks. */
-const PlainText = () => Matches(/^(?:\P{Cc}|[\t\n\r])*$/u, { message: '$property must not contain control characters other than tab and line breaks' });
 
 /** `POST /chat/v1/sessions`. */
 export class CreateChatSessionDto {

@@ -17,9 +17,9 @@ import {
   registerDecorator,
   ValidateIf,
   ValidateNested,
-  ValidationOptions,
 } from 'class-validator';
 import type { EventConsent, EventContact } from './events';
+import { CodePoints, NoControlCharacters } from './validators';
 
 /** Consent purposes. Part of the public contract: do not rename without a new API version. */
 export const CONSENT_PURPOSES = ['reply_email', 'reply_whatsapp', 'future_email', 'future_whatsapp'] as const satisfies readonly EventConsent['purpose'][];
@@ -34,24 +34,6 @@ const TIMESTAMP_EXAMPLE = '2026-11-21T10:04:05.123456+00:00';
 
 /** Validates the property only when it was sent: `null` then fails the type check instead of passing. */
 const IfSent = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
-
-/** A string of `min` to `max` Unicode code points (what PostgreSQL's char_length counts). */
-export function CodePoints(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
-    registerDecorator({
-      name: 'codePoints',
-      target: target.constructor,
-      propertyName: String(propertyName),
-      options: { message: `$property must be ${min} to ${max} characters`, ...options },
-      validator: {
-        validate: (value: unknown) => {
-          if (typeof value !== 'string') return false;
-          const length = [...value].length;
-          return length >= min && length <= max;
-        },
-      },
-    });
-}
 
 /** A BCP 47 language tag that `Intl` can canonicalise (`en`, `pt-BR`, `zh-Hant-TW`). */
 export function IsLanguageTag(): PropertyDecorator {
@@ -83,7 +65,7 @@ export function canonicalLanguageTag(tag: string): string {
 export class ContactRefParams {
   @ApiProperty({ description: "The business's own id of the customer: 1 to 255 characters, URL-encoded, no control characters.", example: 'cust-1042' })
   @CodePoints(1, 255)
-  @Matches(/^\P{Cc}*$/u, { message: '$property must not contain control characters' })
+  @NoControlCharacters()
   ref!: string;
 }
 

@@ -1,19 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { sampleEventData } from './event-samples';
 import { EVENT_KINDS, EventKind } from './events';
+import { QueryInteger } from './validators';
 
 export const EVENTS_PAGE_DEFAULT = 100;
 export const EVENTS_PAGE_MAX = 200;
 
-/** A decimal integer string becomes a number; anything else stays as sent and fails IsInt. */
-const integer = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value));
 
 export class EventsQueryDto {
   @ApiPropertyOptional({ description: 'Id of the last event processed; start with 0.', default: 0, minimum: 0, example: 0 })
   @IsOptional()
-  @integer()
+  @QueryInteger(16)
   @IsInt({ message: 'after must be a whole number of 0 or more' })
   @Min(0, { message: 'after must be a whole number of 0 or more' })
   @Max(Number.MAX_SAFE_INTEGER, { message: `after must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}` })
@@ -21,7 +19,7 @@ export class EventsQueryDto {
 
   @ApiPropertyOptional({ description: 'Events per page.', default: EVENTS_PAGE_DEFAULT, minimum: 1, maximum: EVENTS_PAGE_MAX, example: 100 })
   @IsOptional()
-  @integer()
+  @QueryInteger(16)
   @IsInt({ message: `limit must be a whole number from 1 to ${EVENTS_PAGE_MAX}` })
   @Min(1, { message: `limit must be a whole number from 1 to ${EVENTS_PAGE_MAX}` })
   @Max(EVENTS_PAGE_MAX, { message: `limit must be a whole number from 1 to ${EVENTS_PAGE_MAX}` })

@@ -7,7 +7,8 @@
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { CHAT_MESSAGE_MAX, ChatCitation, ConversationStatus, MessageAuthor } from './chat.dto';
-import { CodePoints, IsLanguageTag } from './contacts.dto';
+import { IsLanguageTag } from './contacts.dto';
+import { CodePoints } from './validators';
 import type { EventContact } from './events';
 
 export const INBOX_PAGE_DEFAULT = 50;

@@ -14,3 +14,4 @@ export * from './knowledge.dto';
 export * from './chat.dto';
 export * from './erasure';
 export * from './inbox.dto';
+export * from './validators';

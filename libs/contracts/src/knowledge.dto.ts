@@ -16,6 +16,7 @@ import {
   ValidateNested,
   ValidationArguments,
 } from 'class-validator';
+import { CodePoints, NoControlCharacters, PlainText, QueryInteger } from './validators';
 
 /** The contract's numbers for knowledge pieces (spec "Limits", CONTRACT.md "Knowledge pieces"). */
 export const KNOWLEDGE_LIMITS = {
@@ -32,29 +33,6 @@ export const KNOWLEDGE_LIMITS = {
 
 /** Search for the assistant (internal route): how many results one call may ask for. */
 export const KNOWLEDGE_SEARCH_LIMITS = { questionMax: 1_000, resultsDefault: 5, resultsMax: 20 } as const;
-
-/** A string of `min` to `max` Unicode code points (an emoji is one; what PostgreSQL's char_length counts). */
-function CodePoints(min: number, max: number): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
-    registerDecorator({
-      name: 'codePoints',
-      target: target.constructor,
-      propertyName: String(propertyName),
-      options: { message: `$property must be ${min} to ${max} characters (Unicode code points)` },
-      validator: {
-        validate: (value: unknown) => {
-          if (typeof value !== 'string') return false;
-          const length = [...value].length;
-          return length >= min && length <= max;
-        },
-      },
-    });
-}
-
-/** No control characters at all (refs, headings, questions). */
-const NoControlCharacters = () => Matches(/^\P{Cc}*$/u, { message: '$property must not contain control characters' });
-/** Text may hold line breaks and tabs, never other control characters (PostgreSQL refuses NUL). */
-const NoControlCharactersButWhitespace = () => Matches(/^(?:\P{Cc}|[\t\n\r])*$/u, { message: '$property must not contain control characters other than tab and line breaks' });
 
 /** Items of one bulk call whose external_ref an earlier item already uses: item → that item's index. */
 const REPEATED_REFS = new WeakMap<object, number>();
@@ -114,7 +92,7 @@ export class UpsertKnowledgePieceDto {
   })
   @IsString()
   @CodePoints(KNOWLEDGE_LIMITS.textMin, KNOWLEDGE_LIMITS.textMax)
-  @NoControlCharactersButWhitespace()
+  @PlainText()
   text!: string;
 
   @ApiPropertyOptional({
@@ -189,8 +167,6 @@ export class BulkUpsertKnowledgeResponseDto {
   updated!: number;
 }
 
-/** A decimal integer string becomes a number; anything else stays as sent and fails IsInt. */
-const integer = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value));
 
 export class ListKnowledgeQueryDto {
   @ApiPropertyOptional({ description: 'Look up one piece: the answer holds it or nothing. Not combined with `after` or `limit`.', example: 'faq-shipping' })
@@ -209,7 +185,7 @@ export class ListKnowledgeQueryDto {
 
   @ApiPropertyOptional({ description: 'Pieces per page.', default: KNOWLEDGE_LIMITS.pageDefault, minimum: 1, maximum: KNOWLEDGE_LIMITS.pageMax, example: 100 })
   @IsOptional()
-  @integer()
+  @QueryInteger(6)
   @IsInt({ message: `limit must be a whole number from 1 to ${KNOWLEDGE_LIMITS.pageMax}` })
   @Min(1, { message: `limit must be a whole number from 1 to ${KNOWLEDGE_LIMITS.pageMax}` })
   @Max(KNOWLEDGE_LIMITS.pageMax, { message: `limit must be a whole number from 1 to ${KNOWLEDGE_LIMITS.pageMax}` })
@@ -236,7 +212,7 @@ export class KnowledgeListResponseDto {
 export class SearchKnowledgeDto {
   @IsString()
   @CodePoints(1, KNOWLEDGE_SEARCH_LIMITS.questionMax)
-  @NoControlCharactersButWhitespace()
+  @PlainText()
   question!: string;
 
   /** The visitor's language, a BCP 47 tag (`de`, `pt-BR`). */

@@ -14,3 +14,5 @@ export * from './public';
 export * from './request-input';
 export * from './tokens';
 export * from './validation';
+export * from './test-support';
+export * from './aes-gcm';

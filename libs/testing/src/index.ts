@@ -12,3 +12,4 @@ export * from './chat-visitor';
 export * from './browser';
 export * from './pipeline';
 export * from './readme-webhooks';
+export * from './dispatcher-feed';

@@ -1,12 +1,10 @@
 import { calculateJwkThumbprint } from 'jose';
-import { createCipheriv, createDecipheriv, createPrivateKey, hkdfSync, JsonWebKey, KeyObject, randomBytes } from 'node:crypto';
+import { openAesGcm, sealAesGcm } from '@svc/platform';
+import { createPrivateKey, hkdfSync, JsonWebKey, KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { DevSigningKeysRepository } from './dev-signing-keys.repository';
 import { KeyRing } from './key-ring';
 import { generateEd25519, keyFromJwk, publicJwk, SigningKey } from './signing-keys';
-
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 
 /**
  * Seals a development private key with AES-256-GCM under a key derived (HKDF-SHA256) from
@@ -21,18 +19,13 @@ export class KeySealer {
   }
 
   seal(kid: string, privateKey: KeyObject): Buffer {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv).setAAD(Buffer.from(kid));
-    const body = Buffer.concat([cipher.update(JSON.stringify(privateKey.export({ format: 'jwk' }))), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), body]);
+    return sealAesGcm(this.key, JSON.stringify(privateKey.export({ format: 'jwk' })), kid);
   }
 
   /** The private key, or undefined when it was sealed under another secret (or altered). */
   unseal(kid: string, sealed: Buffer): KeyObject | undefined {
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, sealed.subarray(0, IV_BYTES)).setAAD(Buffer.from(kid));
-      decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-      const text = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+      const text = openAesGcm(this.key, sealed, kid).toString('utf8');
       return createPrivateKey({ key: JSON.parse(text) as JsonWebKey, format: 'jwk' });
     } catch {
       return undefined;

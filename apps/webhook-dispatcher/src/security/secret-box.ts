@@ -1,11 +1,9 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { AES_GCM_OVERHEAD, openAesGcm, sealAesGcm } from '@svc/platform';
 
-/** Sealed before key ids existed: version ‖ IV ‖ tag ‖ ciphertext, under the key with LEGACY_KEY_ID. */
+/** Sealed before key ids existed: version ‖ IV ‖ tag ‖ ciphertext (`sealAesGcm`), under the key with LEGACY_KEY_ID. */
 const LEGACY_VERSION = 1;
 /** With a key id: version ‖ id length (1) ‖ id (ASCII) ‖ IV ‖ tag ‖ ciphertext. */
 const KEYED_VERSION = 2;
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 
 /** The key id of values sealed before key ids existed, and of WEBHOOK_SECRET_KEY when WEBHOOK_SECRET_KEY_ID is not set. */
 export const LEGACY_KEY_ID = '1';
@@ -70,11 +68,8 @@ export class SecretBox {
   }
 
   seal(plaintext: string, accountId: string): Buffer {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentId) as Buffer, iv).setAAD(Buffer.from(accountId, 'utf8'));
-    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     const id = Buffer.from(this.currentId, 'ascii');
-    return Buffer.concat([Buffer.of(KEYED_VERSION, id.length), id, iv, cipher.getAuthTag(), ciphertext]);
+    return Buffer.concat([Buffer.of(KEYED_VERSION, id.length), id, sealAesGcm(this.keys.get(this.currentId) as Buffer, plaintext, accountId)]);
   }
 
   /** The id of the key that sealed `sealed` (LEGACY_KEY_ID for values without one). */
@@ -90,10 +85,7 @@ export class SecretBox {
     const key = this.keys.get(id);
     if (!key) throw new Error(`sealed with key id ${id}, which is neither WEBHOOK_SECRET_KEY_ID nor in WEBHOOK_SECRET_KEYS_PREVIOUS`);
     const start = sealed[0] === LEGACY_VERSION ? 1 : 2 + id.length;
-    if (sealed.length < start + IV_BYTES + TAG_BYTES) throw new Error('not a sealed secret of a known version');
-    const iv = sealed.subarray(start, start + IV_BYTES);
-    const tag = sealed.subarray(start + IV_BYTES, start + IV_BYTES + TAG_BYTES);
-    const decipher = createDecipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(accountId, 'utf8')).setAuthTag(tag);
-    return Buffer.concat([decipher.update(sealed.subarray(start + IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    if (sealed.length < start + AES_GCM_OVERHEAD) throw new Error('not a sealed secret of a known version');
+    return openAesGcm(key, sealed.subarray(start), accountId).toString('utf8');
   }
 }

@@ -2,12 +2,14 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { RecordedEvent } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
-import { DeliveryService } from './delivery.service';
-import { InvalidRecordedEventError } from './recorded-event';
+import { DeliveryService } from '../delivery/delivery.service';
+import { InvalidRecordedEventError } from '../delivery/recorded-event';
 
 /**
- * Internal: `POST /internal/events` with a recorded event, the same call the events consumer
- * makes. For tests, benchmarks and operators re-feeding an event; needs the signed context.
+ * Test builds only (`loadTestSupport`: NODE_ENV=test, never in a production build or an image):
+ * `POST /internal/events` with a recorded event, the same call the events consumer makes, so that
+ * end-to-end suites (`feedEvents` in libs/testing) feed the dispatcher without events-api. Needs
+ * the signed context.
  */
 @ApiExcludeController()
 @Controller('internal/events')

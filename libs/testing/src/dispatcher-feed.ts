@@ -2,7 +2,11 @@ import { EventKind, PublicEvent, RecordedEvent, sampleEventData } from '@svc/con
 import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import { randomUUID } from 'node:crypto';
 
-/** Test support shared by the dispatcher's end-to-end suites (not used at run time). */
+/**
+ * For the dispatcher's end-to-end suites: recorded events fed straight to a dispatcher process
+ * through `POST /internal/events`, a route only a test build started with NODE_ENV=test has
+ * (apps/webhook-dispatcher/src/test-support), and calls with the gateway's signed context.
+ */
 
 let nextEventId = 1_000;
 

@@ -1,0 +1,36 @@
+import { Transform } from 'class-transformer';
+import { Matches, registerDecorator, ValidationOptions } from 'class-validator';
+
+/**
+ * A string of `min` to `max` Unicode code points: an emoji counts one, as PostgreSQL's
+ * `char_length` counts, not UTF-16 units as `MaxLength` does.
+ */
+export function CodePoints(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'codePoints',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: `$property must be ${min} to ${max} characters`, ...options },
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string') return false;
+          const length = [...value].length;
+          return length >= min && length <= max;
+        },
+      },
+    });
+}
+
+/** No control characters at all (refs, headings, questions). */
+export const NoControlCharacters = () => Matches(/^\P{Cc}*$/u, { message: '$property must not contain control characters' });
+
+/** Text may hold line breaks and tabs, never another control character (PostgreSQL refuses NUL). */
+export const PlainText = () => Matches(/^(?:\P{Cc}|[\t\n\r])*$/u, { message: '$property must not contain control characters other than tab and line breaks' });
+
+/**
+ * A query parameter of up to `digits` decimal digits becomes a number; anything else stays as
+ * sent, so that `IsInt` refuses it with the parameter's own message.
+ */
+export const QueryInteger = (digits: number) =>
+  Transform(({ value }: { value: unknown }) => (typeof value === 'string' && new RegExp(`^\\d{1,${digits}}$`).test(value) ? Number(value) : value));
