@@ -6,14 +6,19 @@ import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { seed } from './demo.mjs';
+import { startDevChannels } from './dev-channels.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const apps = readdirSync(join(root, 'apps'))
   .sort()
   .filter((app) => existsSync(join(root, 'dist/apps', app, 'src/app.js')));
 
+// Development stand-ins for SMTP and the WhatsApp Cloud API (DEV_CHANNELS=false: use the ones configured).
+const devChannels = process.env.DEV_CHANNELS === 'false' ? null : await startDevChannels();
+const appEnv = { ...(devChannels?.env ?? {}), ...process.env };
+
 const children = apps.map((app) => {
-  const child = spawn(process.execPath, [join(root, 'dist/apps', app, 'src/main.js')], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+  const child = spawn(process.execPath, [join(root, 'dist/apps', app, 'src/main.js')], { stdio: ['ignore', 'pipe', 'pipe'], env: appEnv });
   for (const stream of [child.stdout, child.stderr]) {
     let rest = '';
     stream.on('data', (chunk) => {

@@ -1,6 +1,6 @@
 import { consumerConfigSpec, messagingConfigSpec, outboxConfigSpec } from '@svc/messaging';
 import { databaseConfigSpec } from '@svc/persistence';
-import { baseConfigSpec, Config, count, internalAuthConfigSpec, makeValidator, millis, port, str, url } from '@svc/platform';
+import { baseConfigSpec, Config, count, internalAuthConfigSpec, makeValidator, millis, port, secret, str, url } from '@svc/platform';
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
 
@@ -44,6 +44,16 @@ export const chatConfigSpec = {
   LLM_MODEL: str({ default: '', desc: 'The model asked at LLM_BASE_URL (required with it).' }),
   LLM_API_KEY: str({ default: '', desc: 'Bearer key for LLM_BASE_URL (empty: none sent).' }),
   CHAT_DEMO_KEY: str({ default: '', desc: 'Development only (`npm start` sets it): an API key of the demo account; `/chat/demo` then serves a sample shop page with the widget and a pass for its sample customer. Empty (production): `/chat/demo` is 404.' }),
+  SMTP_URL: secret(1)({
+    default: 'smtp://127.0.0.1:1025',
+    desc: 'SMTP server for confirmation emails (nodemailer URL: `smtp://user:pass@host:587`, `smtps://…`). Default: a local SMTP sink on port 1025 (see README "Channels").',
+  }),
+  EMAIL_FROM: str({ default: 'Chat <no-reply@localhost>', desc: 'The From of confirmation emails.' }),
+  WHATSAPP_API_URL: optionalUrl({ default: '', desc: 'WhatsApp Business Cloud API base (`https://graph.facebook.com/v21.0`; a local fake in development and tests): the chat sends `POST {WHATSAPP_API_URL}/{phone_number_id}/messages`. Empty: WhatsApp sends stay queued.' }),
+  WHATSAPP_ACCESS_TOKEN: secret(0, { orEmpty: true })({ default: '', desc: 'Bearer token for WHATSAPP_API_URL (a system user token).' }),
+  WHATSAPP_APP_SECRET: secret(0, { orEmpty: true })({ default: '', desc: 'The Cloud API app secret: `X-Hub-Signature-256` of inbound webhooks is checked with it (empty: every inbound webhook is refused with 401).' }),
+  WHATSAPP_VERIFY_TOKEN: secret(0, { orEmpty: true })({ default: '', desc: 'The verify token of the webhook handshake (`GET /chat/whatsapp/webhook`); empty: the handshake is refused.' }),
+  DELIVERY_RETRY_BASE_MS: millis(600_000)({ default: 2_000, desc: 'First retry delay of a WhatsApp message or email whose provider is down; doubled each attempt, at most 10 minutes.' }),
   LLM_TIMEOUT_MS: millis(60_000)({ default: 10_000, desc: 'How long a reply from LLM_BASE_URL may take before the extractive answer is used instead.' }),
 };
 

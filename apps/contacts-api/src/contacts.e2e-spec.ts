@@ -526,7 +526,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
         const events = eventsOf(await publishedBeforeMarker(account), 'consent.withdrawn');
         expect(events).toHaveLength(1);
         expect(events[0]?.data).toMatchObject({ contact: { svc_id: contact.svc_id, name: 'Ada' }, consent: { purpose: 'future_email', withdrawn_by: 'team', active: false }, conversation: null });
-        expect(Object.keys(events[0]?.data?.['consent'] as object)).toEqual(CONSENT_KEYS);
+        expect(Object.keys(events[0]?.data?.['consent'] as object).sort()).toEqual([...CONSENT_KEYS].sort());
         expect((await body<ContactResponseDto>(await get(contact.ref as string, account.key))).consents.map((c) => c.active)).toEqual([false, true]);
       });
 
@@ -545,7 +545,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
         const events = eventsOf(await publishedBeforeMarker(account), 'consent.withdrawn');
         expect(events.map((e) => (e.data?.['consent'] as { purpose: string }).purpose).sort()).toEqual(['future_whatsapp', 'reply_whatsapp']);
         expect(events.every((e) => (e.data?.['consent'] as { withdrawn_by: string }).withdrawn_by === 'customer')).toBe(true);
-        expect(events.every((e) => JSON.stringify(e.data?.['conversation']) === JSON.stringify(conversation))).toBe(true);
+        expect(events.map((e) => e.data?.['conversation'])).toEqual([conversation, conversation]);
         expect((await consentsOf(a.svc_id, account)).map((c) => c.active)).toEqual([false, false, true]);
         expect((await consentsOf(b.svc_id, account)).map((c) => c.withdrawn_by)).toEqual([null]);
         expect((await consentsOf(other.svc_id, stack.other)).map((c) => c.active)).toEqual([true]);

@@ -11,3 +11,5 @@ export * from './private-postgres';
 export * from './chat-visitor';
 export * from './browser';
 export * from './pipeline';
+export * from './fake-whatsapp';
+export * from './mail-sink';

@@ -49,7 +49,7 @@ export class SessionsService {
       return { created: false, body: { token: dto.token as string, ...(await conversationView(this.conversations, row)) } };
     }
     const token = newVisitorToken();
-    const row = await this.conversations.create(account.id, visitorTokenHash(token), request.lang, customer ? identifiedCustomer(customer) : null);
+    const row = await this.conversations.create(account.id, visitorTokenHash(token), request.lang, customer ? identifiedCustomer(customer) : null, account.name);
     return { created: true, body: { token, ...(await conversationView(this.conversations, row)) } };
   }
 

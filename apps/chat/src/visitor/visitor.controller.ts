@@ -8,6 +8,8 @@ import {
   ChatTexts,
   ChatTextsQueryDto,
   CreateChatSessionDto,
+  EventConsent,
+  FutureConsentDto,
   HandoverReachDto,
   SendChatMessageDto,
 } from '@svc/contracts';
@@ -74,6 +76,13 @@ export class VisitorController {
   @UseGuards(VisitorGuard)
   reach(@Visitor() visitor: ConversationRow, @Body() body: HandoverReachDto, @Req() request: FastifyRequest): Promise<ChatConversationState> {
     return this.conversation.reach(visitor, body, request.id);
+  }
+
+  @Post('consents')
+  @HttpCode(201)
+  @UseGuards(VisitorGuard)
+  consent(@Visitor() visitor: ConversationRow, @Body() body: FutureConsentDto, @Req() request: FastifyRequest): Promise<{ consent: EventConsent }> {
+    return this.conversation.consent(visitor, body, request.id);
   }
 
   @Get('stream')
