@@ -231,6 +231,21 @@ export class ConversationTransaction extends ConversationReads {
     );
   }
 
+  /**
+   * An erased customer's channel data: their confirmation links and codes, what was queued to
+   * them, and the number of their WhatsApp conversations (a later message from it starts a new one).
+   */
+  async eraseChannelData(accountId: string, svcId: number, conversationIds: number[]): Promise<void> {
+    await this.db.query(`DELETE FROM chat.email_confirmations WHERE account_id = $1 AND customer_svc_id = $2`, [accountId, svcId]);
+    await this.db.query(`DELETE FROM chat.phone_codes WHERE account_id = $1 AND customer_svc_id = $2`, [accountId, svcId]);
+    await this.db.query(`DELETE FROM chat.deliveries WHERE account_id = $1 AND conversation_id = ANY($2::bigint[])`, [accountId, conversationIds]);
+    await this.db.query(
+      `UPDATE chat.conversations SET whatsapp_from = NULL, token_hash = sha256(convert_to(gen_random_uuid()::text, 'UTF8'))
+        WHERE account_id = $1 AND id = ANY($2::bigint[]) AND whatsapp_from IS NOT NULL`,
+      [accountId, conversationIds],
+    );
+  }
+
   async enqueue(messages: DomainMessage[]): Promise<void> {
     await enqueueDomainMessages(this.db, CHAT_SCHEMA, messages);
   }

@@ -1,4 +1,4 @@
-import type { ChatConversationResponse, ChatConversationState, ChatMessage, ChatSessionResponse, ChatTexts } from '@svc/contracts';
+import type { ChatConversationResponse, ChatConversationState, ChatMessage, ChatSessionResponse, ChatTexts, PhoneCodeResponse } from '@svc/contracts';
 
 /** A refusal of the visitor API in the contract's error shape. */
 export class ChatApiError extends Error {
@@ -46,6 +46,16 @@ export class ChatApi {
 
   reach(request: ReachRequest): Promise<ChatConversationState> {
     return this.call('POST', '/handover/reach', request);
+  }
+
+  /** A code to send from the customer's phone to the business's WhatsApp number (confirms the number). */
+  phoneCode(): Promise<PhoneCodeResponse> {
+    return this.call('POST', '/phone-code', {});
+  }
+
+  /** A future-contact consent, with the exact words shown. */
+  consent(purpose: 'future_email' | 'future_whatsapp', consentText: string, lang: string): Promise<unknown> {
+    return this.call('POST', '/consents', { purpose, consent_text: consentText, lang });
   }
 
   texts(lang: string): Promise<ChatTexts> {
