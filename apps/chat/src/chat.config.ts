@@ -44,9 +44,9 @@ export const chatConfigSpec = {
   LLM_MODEL: str({ default: '', desc: 'The model asked at LLM_BASE_URL (required with it).' }),
   LLM_API_KEY: str({ default: '', desc: 'Bearer key for LLM_BASE_URL (empty: none sent).' }),
   CHAT_DEMO_KEY: str({ default: '', desc: 'Development only (`npm start` sets it): an API key of the demo account; `/chat/demo` then serves a sample shop page with the widget and a pass for its sample customer. Empty (production): `/chat/demo` is 404.' }),
-  SMTP_URL: secret(1)({
-    default: 'smtp://127.0.0.1:1025',
-    desc: 'SMTP server for confirmation emails (nodemailer URL: `smtp://user:pass@host:587`, `smtps://…`). Default: a local SMTP sink on port 1025 (see README "Channels").',
+  SMTP_URL: secret(1, { orEmpty: true })({
+    default: '',
+    desc: 'SMTP server for confirmation emails (nodemailer URL: `smtp://user:pass@host:587`, `smtps://…`). Empty: emails stay queued until it is set. `npm start` points it at its local mail sink (README "Channels").',
   }),
   EMAIL_FROM: str({ default: 'Chat <no-reply@localhost>', desc: 'The From of confirmation emails.' }),
   WHATSAPP_API_URL: optionalUrl({ default: '', desc: 'WhatsApp Business Cloud API base (`https://graph.facebook.com/v21.0`; a local fake in development and tests): the chat sends `POST {WHATSAPP_API_URL}/{phone_number_id}/messages`. Empty: WhatsApp sends stay queued.' }),

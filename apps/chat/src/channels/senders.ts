@@ -69,17 +69,19 @@ export interface OutgoingEmail {
 
 /** Email over SMTP (`SMTP_URL`) with nodemailer. */
 export class EmailSender {
-  private readonly transport: Transporter;
+  /** Null while SMTP_URL is empty: emails stay queued. */
+  private readonly transport: Transporter | null;
 
   constructor(
     smtpUrl: string,
     private readonly from: string,
     private readonly logger: Logger,
   ) {
-    this.transport = createTransport(smtpUrl);
+    this.transport = smtpUrl === '' ? null : createTransport(smtpUrl);
   }
 
   async send(email: OutgoingEmail): Promise<SendResult> {
+    if (!this.transport) return { ok: false, permanent: false, error: 'SMTP_URL is not set' };
     try {
       const info = await this.transport.sendMail({ from: this.from, to: email.to, subject: email.subject, text: email.text, html: email.html });
       return { ok: true, providerId: String(info.messageId ?? '') };
@@ -93,6 +95,6 @@ export class EmailSender {
   }
 
   close(): void {
-    this.transport.close();
+    this.transport?.close();
   }
 }
