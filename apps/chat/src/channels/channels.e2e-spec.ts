@@ -155,6 +155,22 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
     }, 120_000);
   });
 
+  describe('consents collected in the chat', () => {
+    it('records a future_whatsapp consent with the exact words (consent.granted, origin chat); other words → 400, nothing recorded', async () => {
+      const v = visitor();
+      expect((await v.session({ widget })).status).toBe(201);
+      await v.send('Do you have a newsletter?');
+      const de = (await (await v.call('/texts?lang=de', { auth: false })).json()) as ChatTexts;
+      const wrong = await v.call('/consents', { method: 'POST', json: { purpose: 'future_whatsapp', consent_text: texts.future_whatsapp_consent, lang: 'de' } });
+      expect(wrong.status).toBe(400);
+      const response = await v.call('/consents', { method: 'POST', json: { purpose: 'future_whatsapp', consent_text: de.future_whatsapp_consent, lang: 'de' } });
+      expect(response.status).toBe(201);
+      const [granted] = await waitForEvents('consent.granted', (e) => e.data.consent.text === de.future_whatsapp_consent);
+      expect(granted?.data.consent).toMatchObject({ purpose: 'future_whatsapp', origin: 'chat', source: 'chat', lang: 'de', active: true });
+      expect(await eventsOf('consent.granted', (e) => e.data.contact.svc_id === granted?.data.contact.svc_id)).toHaveLength(1);
+    }, 60_000);
+  });
+
   describe('WhatsApp', () => {
     it('answers the verification handshake only with the verify token', async () => {
       const ok = await fetch(`${stack.gateway.url}/chat/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=1158201444`);
