@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { seed } from './demo.mjs';
+import { startDevChannels } from './dev-channels.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const apps = readdirSync(join(root, 'apps'))
@@ -15,10 +16,12 @@ const apps = readdirSync(join(root, 'apps'))
 // Settings one app needs on this machine: the chat sits behind the gateway here (in Kubernetes,
 // behind the Ingress), so the visitor address it counts new conversations by is the gateway's X-Forwarded-For.
 const APP_ENV = { chat: { TRUST_PROXY: 'loopback' } };
+// Development stand-ins for SMTP and the WhatsApp Cloud API (DEV_CHANNELS=false: use the ones configured).
+const devChannels = process.env.DEV_CHANNELS === 'false' ? null : await startDevChannels();
+const appEnv = { ...(devChannels?.env ?? {}), ...process.env };
 
 const children = apps.map((app) => {
-  const env = { ...process.env, ...APP_ENV[app] };
-  const child = spawn(process.execPath, [join(root, 'dist/apps', app, 'src/main.js')], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, [join(root, 'dist/apps', app, 'src/main.js')], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...appEnv, ...APP_ENV[app] } });
   for (const stream of [child.stdout, child.stderr]) {
     let rest = '';
     stream.on('data', (chunk) => {

@@ -132,25 +132,35 @@ function origins(value: string): string[] {
 }
 
 /**
- * The pages allowed to use an account's widget, stored by the chat (schema `chat`, which only the
- * chat writes): set through its internal route with a context signed like every internal call.
+ * A write to the chat's internal routes (schema `chat`, which only the chat writes), with a
+ * context signed like every internal call: `what` names the command in errors.
  */
-async function setWidgetOrigins(config: AdminConfig, account: { id: string; name: string; plan: Plan }, list: string[]): Promise<Output> {
-  if (config.INTERNAL_AUTH_SECRET === '') throw new Error('widget origins calls the chat: set INTERNAL_AUTH_SECRET to the value the apps use');
+async function putToChat(config: AdminConfig, account: { id: string; name: string; plan: Plan }, what: string, path: string, body: unknown): Promise<unknown> {
+  if (config.INTERNAL_AUTH_SECRET === '') throw new Error(`${what} calls the chat: set INTERNAL_AUTH_SECRET to the value the apps use`);
   const context = await new InternalAuth(config.INTERNAL_AUTH_SECRET).sign('chat', { account, keyId: 'admin', requestId: randomUUID() });
   let response: Response;
   try {
-    response = await fetch(`${config.CHAT_URL}/internal/chat/widget-settings`, {
+    response = await fetch(`${config.CHAT_URL}${path}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: context },
-      body: JSON.stringify({ origins: list }),
+      body: JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     });
   } catch (err) {
     throw new Error(`the chat did not answer at ${config.CHAT_URL}: ${(err as Error).message}`);
   }
-  if (!response.ok) throw new Error(`the chat refused the settings: ${response.status} ${await response.text()}`);
-  return { widget: await response.json() };
+  if (!response.ok) throw new Error(`the chat refused ${what}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** The pages allowed to use an account's widget, stored by the chat. */
+async function setWidgetOrigins(config: AdminConfig, account: { id: string; name: string; plan: Plan }, list: string[]): Promise<Output> {
+  return { widget: await putToChat(config, account, 'widget origins', '/internal/chat/widget-settings', { origins: list }) };
+}
+
+/** The account's WhatsApp Business number (Cloud API phone number id and the number itself), stored by the chat. */
+async function connectWhatsapp(config: AdminConfig, account: { id: string; name: string; plan: Plan }, phoneNumberId: string, number: string): Promise<Output> {
+  return { whatsapp: await putToChat(config, account, 'whatsapp connect', '/internal/chat/whatsapp-number', { phone_number_id: phoneNumberId, number }) };
 }
 
 function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWork) => Promise<void>): Command {
@@ -230,6 +240,17 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
     .requiredOption('--account <id>', 'account id')
     .requiredOption('--origins <list>', 'comma-separated origins, e.g. https://a.example,https://b.example (empty: any)', origins)
     .action((opts: { account: string; origins: string[] }) => run(async (accounts, config) => setWidgetOrigins(config, await accounts.getAccount(opts.account), opts.origins)));
+  root
+    .command('whatsapp')
+    .description("The account's WhatsApp Business number.")
+    .command('connect')
+    .description('Connect the account\'s WhatsApp Business number: inbound messages to it become chat conversations; replies go out from it.')
+    .requiredOption('--account <id>', 'account id')
+    .requiredOption('--phone-number-id <id>', 'the Cloud API phone number id')
+    .requiredOption('--number <e164>', 'the number itself, E.164 (+15550001234): shown to customers for phone confirmation')
+    .action((opts: { account: string; phoneNumberId: string; number: string }) =>
+      run(async (accounts, config) => connectWhatsapp(config, await accounts.getAccount(opts.account), opts.phoneNumberId, opts.number)),
+    );
   return root;
 }
 

@@ -1,6 +1,6 @@
 import { consumerConfigSpec, messagingConfigSpec, outboxConfigSpec } from '@svc/messaging';
 import { databaseConfigSpec } from '@svc/persistence';
-import { baseConfigSpec, Config, count, internalAuthConfigSpec, makeValidator, millis, port, str, trustProxy, url } from '@svc/platform';
+import { baseConfigSpec, Config, count, internalAuthConfigSpec, makeValidator, millis, port, secret, str, trustProxy, url } from '@svc/platform';
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
 
@@ -54,6 +54,16 @@ export const chatConfigSpec = {
   }),
   VISITOR_CONVERSATION_WINDOW_MS: count({ default: 600_000, desc: 'Window of VISITOR_CONVERSATIONS_PER_ADDRESS (whole seconds).' }),
   VISITOR_MESSAGES_PER_MINUTE: count({ default: 20, desc: 'Messages a visitor may send in one conversation in any minute (counted in PostgreSQL, across replicas); past that 429 with Retry-After.' }),
+  SMTP_URL: secret(1, { orEmpty: true })({
+    default: '',
+    desc: 'SMTP server for confirmation emails (nodemailer URL: `smtp://user:pass@host:587`, `smtps://…`). Empty: emails stay queued until it is set. `npm start` points it at its local mail sink (README "Channels").',
+  }),
+  EMAIL_FROM: str({ default: 'Chat <no-reply@localhost>', desc: 'The From of confirmation emails.' }),
+  WHATSAPP_API_URL: optionalUrl({ default: '', desc: 'WhatsApp Business Cloud API base (`https://graph.facebook.com/v21.0`; a local fake in development and tests): the chat sends `POST {WHATSAPP_API_URL}/{phone_number_id}/messages`. Empty: WhatsApp sends stay queued.' }),
+  WHATSAPP_ACCESS_TOKEN: secret(0, { orEmpty: true })({ default: '', desc: 'Bearer token for WHATSAPP_API_URL (a system user token).' }),
+  WHATSAPP_APP_SECRET: secret(0, { orEmpty: true })({ default: '', desc: 'The Cloud API app secret: `X-Hub-Signature-256` of inbound webhooks is checked with it (empty: every inbound webhook is refused with 401).' }),
+  WHATSAPP_VERIFY_TOKEN: secret(0, { orEmpty: true })({ default: '', desc: 'The verify token of the webhook handshake (`GET /chat/whatsapp/webhook`); empty: the handshake is refused.' }),
+  DELIVERY_RETRY_BASE_MS: millis(600_000)({ default: 2_000, desc: 'First retry delay of a WhatsApp message or email whose provider is down; doubled each attempt, at most 10 minutes.' }),
   LLM_TIMEOUT_MS: millis(60_000)({ default: 10_000, desc: 'How long a reply from LLM_BASE_URL may take before the extractive answer is used instead.' }),
 };
 

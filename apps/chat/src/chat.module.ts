@@ -16,6 +16,15 @@ import { PreviewController } from './assistant/preview.controller';
 import { BookingsController } from './bookings/bookings.controller';
 import { BookingsRepository } from './bookings/bookings.repository';
 import { BookingsService } from './bookings/bookings.service';
+import { ChannelsInternalController, PhoneCodeController } from './channels/channels.controller';
+import { ChannelsRepository } from './channels/channels.repository';
+import { EmailConfirmationController } from './channels/email-confirmation.controller';
+import { EmailConfirmationService } from './channels/email-confirmation.service';
+import { DeliveriesRepository } from './channels/deliveries.repository';
+import { DeliveryWorker } from './channels/delivery-worker';
+import { CloudApiProvider, EmailSender } from './channels/senders';
+import { WhatsappService } from './channels/whatsapp.service';
+import { WhatsappSecrets, WhatsappWebhookController } from './channels/whatsapp-webhook.controller';
 import { ChatConfig, parseDuration } from './chat.config';
 import { chatMetrics } from './chat-metrics';
 import { ChatEvents } from './conversations/chat-events';
@@ -83,7 +92,22 @@ export class ChatModule {
         PersistenceModule.forApp('chat', config, CHAT_SCHEMA, CHAT_MIGRATIONS),
         MessagingModule.forApp('chat', config, CHAT_SCHEMA),
       ],
-      controllers: [VisitorController, WidgetSettingsController, InboxController, PreviewController, BookingsController, AnalyticsController, ActivityConsumer, ErasureConsumer, WidgetScriptController, DemoController],
+      controllers: [
+        VisitorController,
+        WidgetSettingsController,
+        InboxController,
+        PreviewController,
+        BookingsController,
+        AnalyticsController,
+        ActivityConsumer,
+        ErasureConsumer,
+        WidgetScriptController,
+        DemoController,
+        WhatsappWebhookController,
+        ChannelsInternalController,
+        PhoneCodeController,
+        EmailConfirmationController,
+      ],
       providers: [
         client(ContactsClient, config.CONTACTS_API_URL),
         client(IdentityClient, config.IDENTITY_ISSUER_URL),
@@ -124,9 +148,15 @@ export class ChatModule {
         },
         {
           provide: ConversationService,
-          inject: [ConversationsRepository, CustomersService, ContactsClient, ChatEvents, AssistantService],
-          useFactory: (conversations: ConversationsRepository, customers: CustomersService, contacts: ContactsClient, events: ChatEvents, assistant: AssistantService) =>
-            new ConversationService(conversations, customers, contacts, events, assistant, handoverWaitMs, config.VISITOR_MESSAGES_PER_MINUTE),
+          inject: [ConversationsRepository, CustomersService, ContactsClient, ChatEvents, AssistantService, EmailConfirmationService],
+          useFactory: (
+            conversations: ConversationsRepository,
+            customers: CustomersService,
+            contacts: ContactsClient,
+            events: ChatEvents,
+            assistant: AssistantService,
+            emails: EmailConfirmationService,
+          ) => new ConversationService(conversations, customers, contacts, events, assistant, handoverWaitMs, config.VISITOR_MESSAGES_PER_MINUTE, emails),
         },
         {
           provide: HandoverSweeper,
@@ -160,6 +190,39 @@ export class ChatModule {
         },
         { provide: AnalyticsRepository, inject: [DataSource], useFactory: (db: DataSource) => new AnalyticsRepository(db) },
         { provide: AnalyticsService, inject: [AnalyticsRepository], useFactory: (analytics: AnalyticsRepository) => new AnalyticsService(analytics) },
+        { provide: WhatsappSecrets, useValue: new WhatsappSecrets(config.WHATSAPP_APP_SECRET, config.WHATSAPP_VERIFY_TOKEN) },
+        { provide: DeliveriesRepository, inject: [DataSource], useFactory: (db: DataSource) => new DeliveriesRepository(db) },
+        {
+          provide: ChannelsRepository,
+          inject: [DataSource, ConversationsRepository],
+          useFactory: (db: DataSource, conversations: ConversationsRepository) => new ChannelsRepository(db, conversations),
+        },
+        { provide: EmailSender, useFactory: () => new EmailSender(config.SMTP_URL, config.EMAIL_FROM, logger.child({ component: 'email' })) },
+        {
+          provide: DeliveryWorker,
+          inject: [DeliveriesRepository, EmailSender],
+          useFactory: (deliveries: DeliveriesRepository, email: EmailSender) =>
+            new DeliveryWorker(
+              deliveries,
+              new CloudApiProvider(config.WHATSAPP_API_URL, config.WHATSAPP_ACCESS_TOKEN, config.INTERNAL_TIMEOUT_MS),
+              email,
+              1_000,
+              config.DELIVERY_RETRY_BASE_MS,
+              logger.child({ component: 'deliveries' }),
+            ),
+        },
+        {
+          provide: WhatsappService,
+          inject: [ChannelsRepository, ConversationsRepository, CustomersService, ContactsClient, ChatEvents, AssistantService],
+          useFactory: (channels: ChannelsRepository, conversations: ConversationsRepository, customers: CustomersService, contacts: ContactsClient, events: ChatEvents, assistant: AssistantService) =>
+            new WhatsappService(channels, conversations, customers, contacts, events, assistant, logger.child({ component: 'whatsapp' })),
+        },
+        {
+          provide: EmailConfirmationService,
+          inject: [ChannelsRepository, ConversationsRepository, ContactsClient, ChatEvents],
+          useFactory: (channels: ChannelsRepository, conversations: ConversationsRepository, contacts: ContactsClient, events: ChatEvents) =>
+            new EmailConfirmationService(channels, conversations, contacts, events, config.APP_URL, logger.child({ component: 'email' })),
+        },
         { provide: ErasureService, inject: [ConversationsRepository], useFactory: (conversations: ConversationsRepository) => new ErasureService(conversations) },
       ],
     };

@@ -3,7 +3,7 @@
  * calls the chat makes to contacts-api and the gateway. Shapes only; the rules are in apps/chat.
  */
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { E164, IsLanguageTag } from './contacts.dto';
 import { CodePoints, PlainText } from './validators';
 import type { EventConsent, EventContact, EventConversation } from './events';
@@ -79,6 +79,21 @@ export class HandoverReachDto {
   lang?: string;
 }
 
+/** `POST /chat/v1/consents`: the visitor ticked a future-contact consent (the exact words shown). */
+export class FutureConsentDto {
+  @IsIn(['future_email', 'future_whatsapp'])
+  purpose!: 'future_email' | 'future_whatsapp';
+
+  /** The exact words shown (from `GET /chat/v1/texts`). */
+  @IsString()
+  @CodePoints(1, 10_000)
+  consent_text!: string;
+
+  @IsOptional()
+  @IsLanguageTag()
+  lang?: string;
+}
+
 /** `GET /chat/v1/texts?lang=xx`. */
 export class ChatTextsQueryDto {
   @IsOptional()
@@ -104,9 +119,12 @@ export interface ChatMessage {
   offers_person: boolean;
 }
 
+export const CHAT_CHANNELS = ['web', 'whatsapp'] as const;
+export type ChatChannel = (typeof CHAT_CHANNELS)[number];
+
 export interface ChatConversationState {
   id: number;
-  channel: 'web';
+  channel: ChatChannel;
   status: ConversationStatus;
   handover: HandoverState;
 }
@@ -137,6 +155,9 @@ export interface ChatTexts {
   greeting_named: string;
   reply_email_consent: string;
   reply_whatsapp_consent: string;
+  /** The exact words of the future-contact consents the chat can ask for. */
+  future_email_consent: string;
+  future_whatsapp_consent: string;
   ask_reach: string;
   talk_to_person: string;
   waiting_for_person: string;
@@ -187,8 +208,8 @@ export class EventConversationDto implements EventConversation {
 
 /** `POST /internal/contacts/by-svc-id/:svcId/consents` on contacts-api: a consent given in the chat. */
 export class ChatConsentDto {
-  @IsIn(['reply_email', 'reply_whatsapp'])
-  purpose!: 'reply_email' | 'reply_whatsapp';
+  @IsIn(['reply_email', 'reply_whatsapp', 'future_email', 'future_whatsapp'])
+  purpose!: 'reply_email' | 'reply_whatsapp' | 'future_email' | 'future_whatsapp';
 
   @IsString()
   @CodePoints(1, 10_000)
@@ -206,6 +227,143 @@ export class ChatConsentDto {
 export interface ChatConsentResponse {
   contact: EventContact;
   consent: EventConsent;
+}
+
+/** A consent with contacts-api's id of it (internal: the console's Withdraw action names it). */
+export interface InternalConsent extends EventConsent {
+  id: number;
+}
+
+/** `GET /internal/contacts/by-svc-id/:svcId/consents` on contacts-api. */
+export interface InternalConsentsResponse {
+  consents: InternalConsent[];
+}
+
+/** `:svcId/consents/:consentId` of the internal withdraw route. */
+export class ConsentIdParams {
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  svcId!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  consentId!: number;
+}
+
+export const WITHDRAWN_BY_CHAT = ['customer', 'team'] as const;
+export type ChatWithdrawnBy = (typeof WITHDRAWN_BY_CHAT)[number];
+
+/** `POST /internal/contacts/by-svc-id/:svcId/consents/:consentId/withdraw` on contacts-api. */
+export class WithdrawConsentDto {
+  @IsIn(WITHDRAWN_BY_CHAT)
+  withdrawn_by!: ChatWithdrawnBy;
+
+  /** The conversation the withdrawal came from, or null (the console's Withdraw action outside one). */
+  @ValidateIf((dto: WithdrawConsentDto) => dto.conversation !== null)
+  @ValidateNested()
+  @Type(() => EventConversationDto)
+  conversation!: EventConversationDto | null;
+}
+
+/** `POST /internal/contacts/whatsapp-stop` on contacts-api: STOP arrived from this number. */
+export class WhatsappStopDto {
+  @Matches(E164, { message: '$property must be an E.164 number such as +447700900123' })
+  number!: string;
+
+  @ValidateIf((dto: WhatsappStopDto) => dto.conversation !== null)
+  @ValidateNested()
+  @Type(() => EventConversationDto)
+  conversation!: EventConversationDto | null;
+}
+
+export interface WhatsappStopResponse {
+  /** How many consents were withdrawn (one `consent.withdrawn` each). */
+  withdrawn: number;
+}
+
+/** `POST /internal/contacts/by-svc-id/:svcId/confirm` on contacts-api: the customer proved an address. */
+export class ConfirmContactDto {
+  @IsIn(['email', 'phone'])
+  confirmed!: 'email' | 'phone';
+
+  /** The address or number that was proven; confirmed only if it is still the customer's. */
+  @IsString()
+  @MaxLength(254)
+  value!: string;
+
+  @ValidateNested()
+  @Type(() => EventConversationDto)
+  conversation!: EventConversationDto;
+}
+
+export interface ConfirmContactResponse {
+  contact: EventContact;
+  /** true when this call confirmed it (and emitted `contact.confirmed`); false when it was already confirmed. */
+  changed: boolean;
+}
+
+/** `PUT /internal/chat/whatsapp-number` on the chat (`admin whatsapp connect`): the account's WhatsApp Business number. */
+export class ConnectWhatsappDto {
+  @IsString()
+  @Matches(/^[0-9A-Za-z_-]{1,64}$/, { message: '$property must be the Cloud API phone number id (digits)' })
+  phone_number_id!: string;
+
+  @Matches(E164, { message: '$property must be an E.164 number such as +447700900123' })
+  number!: string;
+}
+
+export interface WhatsappNumberResponse {
+  account_id: string;
+  phone_number_id: string;
+  number: string;
+}
+
+/** `:id` of `/internal/chat/conversations/:id/…`. */
+export class ConversationIdParams {
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  id!: number;
+}
+
+/** `POST /internal/chat/conversations/:id/whatsapp-template` on the chat: an approved template. */
+export class WhatsappTemplateDto {
+  @Matches(/^[a-z0-9_]{1,512}$/, { message: '$property must be a template name (lowercase letters, digits, underscores)' })
+  template!: string;
+
+  @Matches(/^[a-z]{2,3}(_[A-Z]{2})?$/, { message: '$property must be a template language code such as en or en_US' })
+  lang!: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @MaxLength(1024, { each: true })
+  params?: string[];
+}
+
+/** `POST /internal/chat/conversations/:id/whatsapp-text` on the chat: a free-form team reply. */
+export class WhatsappTextDto {
+  @IsString()
+  @CodePoints(1, CHAT_MESSAGE_MAX)
+  @PlainText()
+  @Matches(/\S/, { message: '$property must not be blank' })
+  text!: string;
+}
+
+/** `POST /chat/v1/phone-code`: the code to send from the customer's phone to the business's WhatsApp number. */
+export interface PhoneCodeResponse {
+  code: string;
+  /** The business's WhatsApp number to send it to. */
+  number: string;
+  /** The customer's number it must come from. */
+  phone: string;
+  expires_at: string;
 }
 
 /** `PUT /internal/chat/widget-settings` on the chat (the admin command line). */

@@ -16,6 +16,16 @@ import { checkPathParameters, checkQueryParameters, parseJsonBody } from './requ
 import { PlatformConfig } from './tokens';
 import { ApiValidationPipe } from './validation';
 
+/** A request whose JSON body's exact bytes are kept (see `rawBodyOf`). */
+interface RawBodyRequest {
+  rawBody?: Buffer;
+}
+
+/** The exact bytes of a request's JSON body, as received (for signature checks); undefined without one. */
+export function rawBodyOf(request: object): Buffer | undefined {
+  return (request as RawBodyRequest).rawBody;
+}
+
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** A path parameter as sent: a `{ref}` of 255 characters, each up to 4 UTF-8 bytes as `%XX` (Fastify's default is 100). */
 export const MAX_PARAM_LENGTH = 255 * 4 * 3;
@@ -79,7 +89,9 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
   // the one JSON reader (`parseJsonBody`; the gateway checks with it too), path parameters and
   // query strings here.
   fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (request, body, done) => {
+    // Kept for a route that checks a signature over the exact bytes (the chat's WhatsApp webhook).
+    (request as RawBodyRequest).rawBody = body as Buffer;
     try {
       done(null, parseJsonBody(body as Buffer));
     } catch (err) {

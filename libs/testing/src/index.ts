@@ -13,3 +13,5 @@ export * from './browser';
 export * from './pipeline';
 export * from './readme-webhooks';
 export * from './dispatcher-feed';
+export * from './fake-whatsapp';
+export * from './mail-sink';

@@ -1,8 +1,9 @@
-import { ChatConversationState, ChatMessage, EventContact, EventReach, HandoverReachDto } from '@svc/contracts';
+import { ChatConversationState, ChatMessage, EventConsent, EventContact, EventReach, FutureConsentDto, HandoverReachDto } from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
 import { ApiError } from '@svc/platform';
 import { asksForPerson } from '../assistant/assistant-rules';
-import { consentWords, textsFor } from '../texts/texts';
+import { emailTexts } from '../channels/email-texts';
+import { consentWords, futureConsentWords, textsFor } from '../texts/texts';
 import { ChatEvents } from './chat-events';
 import { ConversationRow, ConversationsRepository, ConversationTransaction } from './conversations.repository';
 import { accountContext, CustomersService } from './customers.service';
@@ -16,6 +17,11 @@ export interface ReplyQueue {
 /** The window of the per-conversation message limit. */
 const MESSAGE_WINDOW_MS = 60_000;
 
+/** Queues a confirmation link for an unconfirmed email, in the transaction that records it. */
+export interface EmailLinks {
+  queueIfUnconfirmed(tx: ConversationTransaction, row: ConversationRow, contact: EventContact, email: string): Promise<boolean>;
+}
+
 const stateOf = (row: ConversationRow): ChatConversationState => ({ id: row.id, channel: row.channel, status: row.status, handover: row.handover });
 
 /** A visitor's writes: messages, asking for a person, leaving a way to be reached. Each change commits with its events. */
@@ -28,6 +34,7 @@ export class ConversationService {
     private readonly replies: ReplyQueue,
     private readonly handoverWaitMs: number,
     private readonly messagesPerMinute: number,
+    private readonly emails: EmailLinks,
   ) {}
 
   /**
@@ -113,8 +120,33 @@ export class ConversationService {
       const channel = dto.channel === 'email' ? (dto.email as string) : `WhatsApp (${dto.phone as string})`;
       await tx.addMessage(row.account_id, row.id, { author: 'system', text: textsFor(row.lang).handover_created.replace('{channel}', channel) });
       await tx.enqueue([this.events.handoverCreated(row, contact, reach, question)]);
+      if (dto.channel === 'email' && (await this.emails.queueIfUnconfirmed(tx, row, contact, dto.email as string))) {
+        await tx.addMessage(row.account_id, row.id, { author: 'system', text: emailTexts(row.lang).on_its_way.replace('{email}', dto.email as string) });
+      }
       return { ...stateOf(row), status: 'handed_over', handover: 'created' };
     });
+  }
+
+  /**
+   * A future-contact consent the visitor ticked (`future_email` / `future_whatsapp`), with the exact
+   * words shown in their language: recorded by contacts-api (origin and source `chat`) with its
+   * `consent.granted`. Words other than the chat's → 400, nothing recorded.
+   */
+  async consent(visitor: ConversationRow, dto: FutureConsentDto, requestId: string): Promise<{ consent: EventConsent }> {
+    const lang = dto.lang ?? visitor.lang;
+    if (dto.consent_text !== futureConsentWords(dto.purpose, lang)) {
+      throw new ApiError('validation_failed', 'The request has invalid fields.', [
+        { path: 'consent_text', message: 'consent_text must be the exact words shown, from GET /chat/v1/texts' },
+      ]);
+    }
+    const { contact } = await this.customers.contactFor(visitor, requestId);
+    const recorded = await this.contacts.recordChatConsent(
+      contact.svc_id,
+      { purpose: dto.purpose, text: dto.consent_text, lang, conversation: this.events.conversation(visitor) },
+      accountContext(visitor.account_id, requestId),
+    );
+    if (!recorded) throw new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
+    return { consent: recorded.consent };
   }
 
   private async askForPerson(tx: ConversationTransaction, row: ConversationRow, contact: EventContact, reason: 'customer_asked' | 'assistant_unsure'): Promise<ChatConversationState> {

@@ -1,4 +1,4 @@
-import { ChatCitation, ChatMessage, ConversationStatus, DomainMessage, EventReach, HandoverReason, HandoverState, MessageAuthor } from '@svc/contracts';
+import { ChatChannel, ChatCitation, ChatMessage, ConversationStatus, DomainMessage, EventReach, HandoverReason, HandoverState, MessageAuthor } from '@svc/contracts';
 import { enqueueDomainMessages } from '@svc/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { CHAT_SCHEMA } from '../migrations';
@@ -11,7 +11,7 @@ export const INBOX_CHANNEL = 'chat_inbox';
 export interface ConversationRow {
   id: number;
   account_id: string;
-  channel: 'web';
+  channel: ChatChannel;
   lang: string;
   customer_svc_id: number | null;
   customer_identified: boolean;
@@ -22,6 +22,8 @@ export interface ConversationRow {
   handover: HandoverState;
   handover_reason: HandoverReason | null;
   reach: EventReach | null;
+  /** The account's name when the conversation began (confirmation emails name the business). */
+  business_name: string;
 }
 
 /** What a new message is: the id and time are the database's. */
@@ -32,6 +34,8 @@ export interface NewMessage {
   offersPerson?: boolean;
   /** A customer message the assistant has to answer. */
   replyPending?: boolean;
+  /** An assistant or team message of a WhatsApp conversation goes out as a text unless this is false (a template goes out as itself). */
+  sendOnWhatsapp?: boolean;
 }
 
 /** The customer a conversation belongs to, as the chat keeps it (to greet them and offer their details back). */
@@ -52,7 +56,7 @@ export interface PendingReply {
 }
 
 const CONVERSATION_COLUMNS =
-  'id::float8 AS id, account_id, channel, lang, customer_svc_id::float8 AS customer_svc_id, customer_identified, customer_name, customer_email, customer_phone, status, handover, handover_reason, reach';
+  'id::float8 AS id, account_id, channel, lang, customer_svc_id::float8 AS customer_svc_id, customer_identified, customer_name, customer_email, customer_phone, status, handover, handover_reason, reach, business_name';
 const MESSAGE_COLUMNS = 'id, author, text, at, citation, offers_person';
 
 type MessageRow = ChatMessage;
@@ -130,6 +134,11 @@ export class ConversationTransaction extends ConversationReads {
     super(db);
   }
 
+  /** The transaction itself, for the channels' rows that commit with a conversation's change. */
+  get manager(): EntityManager {
+    return this.db as EntityManager;
+  }
+
   async lock(accountId: string, id: number): Promise<ConversationRow | undefined> {
     const rows: ConversationRow[] = await this.db.query(`SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`, [accountId, id]);
     return rows[0];
@@ -162,7 +171,22 @@ export class ConversationTransaction extends ConversationReads {
         message.replyPending ?? false,
       ],
     );
+    if ((message.author === 'assistant' || message.author === 'team') && message.sendOnWhatsapp !== false) {
+      await this.queueWhatsappText(accountId, conversationId, message.text);
+    }
     return toMessage(rows[0] as MessageRow);
+  }
+
+  /** A reply in a WhatsApp conversation goes out through the Cloud API, durably (chat.deliveries), committed with the message. */
+  private async queueWhatsappText(accountId: string, conversationId: number, text: string): Promise<void> {
+    await this.db.query(
+      `INSERT INTO chat.deliveries (account_id, kind, conversation_id, payload)
+       SELECT c.account_id, 'whatsapp', c.id,
+              jsonb_build_object('kind', 'whatsapp', 'phoneNumberId', n.phone_number_id, 'message', jsonb_build_object('to', c.whatsapp_from, 'type', 'text', 'text', $3::text))
+         FROM chat.conversations c JOIN chat.whatsapp_numbers n ON n.account_id = c.account_id
+        WHERE c.account_id = $1 AND c.id = $2 AND c.channel = 'whatsapp' AND c.whatsapp_from IS NOT NULL`,
+      [accountId, conversationId, text],
+    );
   }
 
   /** Moves the hand-over on (`dueInMs`: when the wait for a team reply runs out) and wakes the streams. */
@@ -240,6 +264,21 @@ export class ConversationTransaction extends ConversationReads {
     );
   }
 
+  /**
+   * An erased customer's channel data: their confirmation links and codes, what was queued to
+   * them, and the number of their WhatsApp conversations (a later message from it starts a new one).
+   */
+  async eraseChannelData(accountId: string, svcId: number, conversationIds: number[]): Promise<void> {
+    await this.db.query(`DELETE FROM chat.email_confirmations WHERE account_id = $1 AND customer_svc_id = $2`, [accountId, svcId]);
+    await this.db.query(`DELETE FROM chat.phone_codes WHERE account_id = $1 AND customer_svc_id = $2`, [accountId, svcId]);
+    await this.db.query(`DELETE FROM chat.deliveries WHERE account_id = $1 AND conversation_id = ANY($2::bigint[])`, [accountId, conversationIds]);
+    await this.db.query(
+      `UPDATE chat.conversations SET whatsapp_from = NULL, token_hash = sha256(convert_to(gen_random_uuid()::text, 'UTF8'))
+        WHERE account_id = $1 AND id = ANY($2::bigint[]) AND whatsapp_from IS NOT NULL`,
+      [accountId, conversationIds],
+    );
+  }
+
   async enqueue(messages: DomainMessage[]): Promise<void> {
     await enqueueDomainMessages(this.db, CHAT_SCHEMA, messages);
   }
@@ -256,12 +295,12 @@ export class ConversationsRepository extends ConversationReads {
     return this.dataSource.transaction((manager) => work(new ConversationTransaction(manager), manager));
   }
 
-  async create(accountId: string, tokenHash: Buffer, lang: string, customer: ConversationCustomer | null): Promise<ConversationRow> {
+  async create(accountId: string, tokenHash: Buffer, lang: string, customer: ConversationCustomer | null, businessName = ''): Promise<ConversationRow> {
     const rows: ConversationRow[] = await this.db.query(
-      `INSERT INTO chat.conversations (account_id, token_hash, lang, customer_svc_id, customer_identified, customer_name, customer_email, customer_phone)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+      `INSERT INTO chat.conversations (account_id, token_hash, lang, customer_svc_id, customer_identified, customer_name, customer_email, customer_phone, business_name)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        RETURNING ${CONVERSATION_COLUMNS}`,
-      [accountId, tokenHash, lang, customer?.svcId ?? null, customer?.identified ?? false, customer?.name ?? '', customer?.email ?? null, customer?.phone ?? null],
+      [accountId, tokenHash, lang, customer?.svcId ?? null, customer?.identified ?? false, customer?.name ?? '', customer?.email ?? null, customer?.phone ?? null, businessName],
     );
     return rows[0] as ConversationRow;
   }

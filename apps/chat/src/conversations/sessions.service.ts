@@ -54,7 +54,7 @@ export class SessionsService {
     }
     await this.throttle.take(request.address);
     const token = newVisitorToken();
-    const row = await this.conversations.create(account.id, visitorTokenHash(token), request.lang, customer ? identifiedCustomer(customer) : null);
+    const row = await this.conversations.create(account.id, visitorTokenHash(token), request.lang, customer ? identifiedCustomer(customer) : null, account.name);
     return { created: true, body: { token, ...(await conversationView(this.conversations, row)) } };
   }
 

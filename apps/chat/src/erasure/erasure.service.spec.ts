@@ -15,6 +15,7 @@ const row = (over: Partial<ConversationRow>): ConversationRow => ({
   handover: 'none',
   handover_reason: null,
   reach: null,
+  business_name: '',
   ...over,
 });
 

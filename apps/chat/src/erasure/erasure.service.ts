@@ -31,6 +31,7 @@ export class ErasureService {
       const ids = rows.map((row) => row.id);
       await tx.blankInMessages(accountId, ids, personalTerms(rows));
       await tx.blankCustomer(accountId, ids);
+      await tx.eraseChannelData(accountId, svcId, ids);
       return rows.length;
     });
   }

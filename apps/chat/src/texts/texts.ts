@@ -32,6 +32,8 @@ const TEXTS: Record<string, AllTexts> = {
     greeting_named: 'Hi {name}! Ask us anything.',
     reply_email_consent: 'I agree that the team may reply to me by email about this conversation.',
     reply_whatsapp_consent: 'I agree that the team may reply to me on WhatsApp about this conversation.',
+    future_email_consent: 'Yes, you may send me news and offers by email. I can withdraw this at any time.',
+    future_whatsapp_consent: 'Yes, you may send me news and offers on WhatsApp. I can withdraw this at any time by sending STOP.',
     ask_reach: 'Nobody from the team is free right now. How can we reach you?',
     talk_to_person: 'Talk to a person',
     waiting_for_person: 'A person from the team will answer here shortly.',
@@ -51,6 +53,8 @@ const TEXTS: Record<string, AllTexts> = {
     greeting_named: 'Hallo {name}! Fragen Sie uns gern.',
     reply_email_consent: 'Ich bin einverstanden, dass das Team mir zu diesem Gespräch per E-Mail antwortet.',
     reply_whatsapp_consent: 'Ich bin einverstanden, dass das Team mir zu diesem Gespräch über WhatsApp antwortet.',
+    future_email_consent: 'Ja, Sie dürfen mir Neuigkeiten und Angebote per E-Mail senden. Ich kann das jederzeit widerrufen.',
+    future_whatsapp_consent: 'Ja, Sie dürfen mir Neuigkeiten und Angebote über WhatsApp senden. Ich kann das jederzeit mit STOPP widerrufen.',
     ask_reach: 'Gerade ist niemand aus dem Team frei. Wie können wir Sie erreichen?',
     talk_to_person: 'Mit einer Person sprechen',
     waiting_for_person: 'Eine Person aus dem Team antwortet Ihnen hier in Kürze.',
@@ -70,6 +74,8 @@ const TEXTS: Record<string, AllTexts> = {
     greeting_named: 'Bonjour {name} ! Posez-nous votre question.',
     reply_email_consent: "J'accepte que l'équipe me réponde par e-mail au sujet de cette conversation.",
     reply_whatsapp_consent: "J'accepte que l'équipe me réponde sur WhatsApp au sujet de cette conversation.",
+    future_email_consent: "Oui, vous pouvez m'envoyer des nouvelles et des offres par e-mail. Je peux retirer ce consentement à tout moment.",
+    future_whatsapp_consent: "Oui, vous pouvez m'envoyer des nouvelles et des offres sur WhatsApp. Je peux retirer ce consentement à tout moment en envoyant ARRÊT.",
     ask_reach: "Personne de l'équipe n'est disponible pour le moment. Comment pouvons-nous vous joindre ?",
     talk_to_person: 'Parler à une personne',
     waiting_for_person: "Une personne de l'équipe va vous répondre ici sous peu.",
@@ -89,6 +95,8 @@ const TEXTS: Record<string, AllTexts> = {
     greeting_named: '¡Hola {name}! Pregúntenos lo que quiera.',
     reply_email_consent: 'Acepto que el equipo me responda por correo electrónico sobre esta conversación.',
     reply_whatsapp_consent: 'Acepto que el equipo me responda por WhatsApp sobre esta conversación.',
+    future_email_consent: 'Sí, pueden enviarme novedades y ofertas por correo electrónico. Puedo retirarlo en cualquier momento.',
+    future_whatsapp_consent: 'Sí, pueden enviarme novedades y ofertas por WhatsApp. Puedo retirarlo en cualquier momento enviando BAJA.',
     ask_reach: 'Ahora mismo no hay nadie del equipo disponible. ¿Cómo podemos contactarle?',
     talk_to_person: 'Hablar con una persona',
     waiting_for_person: 'Una persona del equipo le responderá aquí en breve.',
@@ -127,6 +135,8 @@ export function widgetTexts(tag: string | null | undefined): ChatTexts {
     greeting_named: t.greeting_named,
     reply_email_consent: t.reply_email_consent,
     reply_whatsapp_consent: t.reply_whatsapp_consent,
+    future_email_consent: t.future_email_consent,
+    future_whatsapp_consent: t.future_whatsapp_consent,
     ask_reach: t.ask_reach,
     talk_to_person: t.talk_to_person,
     waiting_for_person: t.waiting_for_person,
@@ -138,6 +148,12 @@ export function widgetTexts(tag: string | null | undefined): ChatTexts {
 export function consentWords(channel: 'email' | 'whatsapp', tag: string | null | undefined): string {
   const texts = textsFor(tag);
   return channel === 'email' ? texts.reply_email_consent : texts.reply_whatsapp_consent;
+}
+
+/** The exact words of a future-contact consent in a language (the widget shows the same, from `GET /chat/v1/texts`). */
+export function futureConsentWords(purpose: 'future_email' | 'future_whatsapp', tag: string | null | undefined): string {
+  const texts = textsFor(tag);
+  return purpose === 'future_email' ? texts.future_email_consent : texts.future_whatsapp_consent;
 }
 
 /** The first language of an Accept-Language header that the chat has words for, or `en`. */

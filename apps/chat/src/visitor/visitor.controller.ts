@@ -9,6 +9,8 @@ import {
   ChatTextsQueryDto,
   CreateChatSessionDto,
   Booking,
+  EventConsent,
+  FutureConsentDto,
   HandoverReachDto,
   RequestBookingDto,
   SendChatMessageDto,
@@ -85,6 +87,13 @@ export class VisitorController {
   @UseGuards(VisitorGuard)
   requestBooking(@Visitor() visitor: ConversationRow, @Body() body: RequestBookingDto): Promise<{ booking: Omit<Booking, 'contact'> }> {
     return this.bookings.request(visitor, body);
+  }
+
+  @Post('consents')
+  @HttpCode(201)
+  @UseGuards(VisitorGuard)
+  consent(@Visitor() visitor: ConversationRow, @Body() body: FutureConsentDto, @Req() request: FastifyRequest): Promise<{ consent: EventConsent }> {
+    return this.conversation.consent(visitor, body, request.id);
   }
 
   @Get('stream')

@@ -1,4 +1,4 @@
-import type { Booking, ChatConversationResponse, ChatConversationState, ChatMessage, ChatSessionResponse, ChatTexts } from '@svc/contracts';
+import type { Booking, ChatConversationResponse, ChatConversationState, ChatMessage, ChatSessionResponse, ChatTexts, PhoneCodeResponse } from '@svc/contracts';
 
 /** A refusal of the visitor API in the contract's error shape. */
 export class ChatApiError extends Error {
@@ -51,6 +51,16 @@ export class ChatApi {
   /** A booking request for the piece the assistant's last answer cited. */
   async requestBooking(startsAt: string, note: string): Promise<Omit<Booking, 'contact'>> {
     return (await this.call<{ booking: Omit<Booking, 'contact'> }>('POST', '/bookings', { starts_at: startsAt, ...(note ? { note } : {}) })).booking;
+  }
+
+  /** A code to send from the customer's phone to the business's WhatsApp number (confirms the number). */
+  phoneCode(): Promise<PhoneCodeResponse> {
+    return this.call('POST', '/phone-code', {});
+  }
+
+  /** A future-contact consent, with the exact words shown. */
+  consent(purpose: 'future_email' | 'future_whatsapp', consentText: string, lang: string): Promise<unknown> {
+    return this.call('POST', '/consents', { purpose, consent_text: consentText, lang });
   }
 
   texts(lang: string): Promise<ChatTexts> {

@@ -251,6 +251,10 @@ export class ChatWidget {
       });
       this.note.textContent = '';
       this.setState({ status: state.status, handover: state.handover });
+      const lang = this.texts?.lang ?? this.options.lang;
+      const future = channel === 'email' ? this.texts?.future_email_consent : this.texts?.future_whatsapp_consent;
+      if (form.get('future') === 'on' && future) await this.api.consent(channel === 'email' ? 'future_email' : 'future_whatsapp', future, lang);
+      if (channel === 'whatsapp') await this.showPhoneCode();
     } catch (err) {
       this.showError(err);
     }
@@ -287,6 +291,14 @@ export class ChatWidget {
     } catch (err) {
       this.showError(err);
     }
+  }
+
+  /** Phone confirmation: the code to send on WhatsApp from the number just left, and where to (none when the business has no number). */
+  private async showPhoneCode(): Promise<void> {
+    const shown = await this.api.phoneCode().catch(() => null);
+    if (!shown) return;
+    this.note.className = 'note';
+    this.note.textContent = `To confirm your number, send the code ${shown.code} on WhatsApp from ${shown.phone} to ${shown.number} within 10 minutes.`;
   }
 
   private showError(err: unknown): void {
@@ -354,6 +366,8 @@ export class ChatWidget {
     const address = h('input', { type: 'email', name: 'address', 'aria-label': 'Email', autocomplete: 'email', required: true, value: email });
     const consent = h('input', { type: 'checkbox', name: 'consent' });
     const consentLabel = h('span', {}, texts?.reply_email_consent ?? '');
+    const future = h('input', { type: 'checkbox', name: 'future' });
+    const futureLabel = h('span', {}, texts?.future_email_consent ?? '');
     const channels = h('fieldset', {}, h('legend', {}, texts?.ask_reach ?? 'How can we reach you?'), radio('email', 'Email', true), radio('whatsapp', 'WhatsApp', false));
     channels.addEventListener('change', () => {
       const whatsapp = (channels.querySelector('input:checked') as HTMLInputElement | null)?.value === 'whatsapp';
@@ -363,7 +377,8 @@ export class ChatWidget {
       address.placeholder = whatsapp ? '+49 151 2345678' : '';
       address.value = whatsapp ? phone : email;
       consentLabel.textContent = (whatsapp ? texts?.reply_whatsapp_consent : texts?.reply_email_consent) ?? '';
+      futureLabel.textContent = (whatsapp ? texts?.future_whatsapp_consent : texts?.future_email_consent) ?? '';
     });
-    this.reachForm.replaceChildren(channels, address, h('label', {}, consent, consentLabel), h('div', {}, h('button', { class: 'primary', type: 'submit' }, 'Ask the team to reach me')));
+    this.reachForm.replaceChildren(channels, address, h('label', {}, consent, consentLabel), h('label', {}, future, futureLabel), h('div', {}, h('button', { class: 'primary', type: 'submit' }, 'Ask the team to reach me')));
   }
 }

@@ -4,10 +4,22 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Pool } from 'undici';
 import { GatewayConfig } from '../gateway.config';
 
-/** The chat's public paths: its widget, demo page and visitor API (`/chat/v1/*`). */
+/** The chat's public paths: its widget, demo page, visitor API (`/chat/v1/*`), email confirmation links and the WhatsApp webhook. */
 export const CHAT_PREFIX = '/chat/';
 /** What the chat needs from a visitor's browser: its token, the page's origin, the stream position. */
-const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'accept-language', 'user-agent', 'authorization', 'origin', 'last-event-id', 'access-control-request-method', 'access-control-request-headers'] as const;
+const FORWARDED_REQUEST_HEADERS = [
+  'content-type',
+  'accept',
+  'accept-language',
+  'user-agent',
+  'authorization',
+  'origin',
+  'last-event-id',
+  'access-control-request-method',
+  'access-control-request-headers',
+  // The WhatsApp Cloud API's signature of the raw body (the body is forwarded byte for byte).
+  'x-hub-signature-256',
+] as const;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'x-request-id']);
 
 /**

@@ -1,0 +1,57 @@
+import { Body, Controller, HttpCode, Param, Post, Put, Req, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { ChatMessage, ConnectWhatsappDto, ConversationIdParams, GatewayContext, PhoneCodeResponse, WhatsappNumberResponse, WhatsappTemplateDto, WhatsappTextDto } from '@svc/contracts';
+import { Caller } from '@svc/platform';
+import type { FastifyRequest } from 'fastify';
+import { ConversationRow } from '../conversations/conversations.repository';
+import { InternalCallGuard } from '../settings/internal-call.guard';
+import { Visitor, VisitorGuard } from '../visitor/visitor.guard';
+import { ChannelsRepository } from './channels.repository';
+import { WhatsappService } from './whatsapp.service';
+
+/**
+ * For the admin command line, the console and MCP (signed for the chat, not routed by the
+ * gateway): connecting a WhatsApp number, and what the team sends on WhatsApp (the 24-hour rule).
+ */
+@ApiExcludeController()
+@Controller('internal/chat')
+@UseGuards(InternalCallGuard)
+export class ChannelsInternalController {
+  constructor(
+    private readonly channels: ChannelsRepository,
+    private readonly whatsapp: WhatsappService,
+  ) {}
+
+  @Put('whatsapp-number')
+  connect(@Caller() caller: GatewayContext, @Body() body: ConnectWhatsappDto): Promise<WhatsappNumberResponse> {
+    return this.channels.connectNumber(caller.account.id, body.phone_number_id, body.number);
+  }
+
+  /** 201 with the team's message: an approved template, queued for the Cloud API; 409 with the reason when the 24-hour rule refuses it. */
+  @Post('conversations/:id/whatsapp-template')
+  @HttpCode(201)
+  template(@Caller() caller: GatewayContext, @Param() { id }: ConversationIdParams, @Body() body: WhatsappTemplateDto): Promise<{ message: ChatMessage }> {
+    return this.whatsapp.sendTemplate(caller.account.id, id, { template: body.template, lang: body.lang, params: body.params ?? [] }, caller.requestId);
+  }
+
+  /** 201 with the team's message: a free-form reply, only within 24 hours of the customer's last message (409 after). */
+  @Post('conversations/:id/whatsapp-text')
+  @HttpCode(201)
+  text(@Caller() caller: GatewayContext, @Param() { id }: ConversationIdParams, @Body() body: WhatsappTextDto): Promise<{ message: ChatMessage }> {
+    return this.whatsapp.sendText(caller.account.id, id, body.text, caller.requestId);
+  }
+}
+
+/** The widget's phone confirmation (`/chat/v1/phone-code`). */
+@ApiExcludeController()
+@Controller('chat/v1')
+export class PhoneCodeController {
+  constructor(private readonly whatsapp: WhatsappService) {}
+
+  @Post('phone-code')
+  @HttpCode(201)
+  @UseGuards(VisitorGuard)
+  phoneCode(@Visitor() visitor: ConversationRow, @Req() request: FastifyRequest): Promise<PhoneCodeResponse> {
+    return this.whatsapp.phoneCode(visitor, request.id);
+  }
+}

@@ -1,0 +1,68 @@
+import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { retryDelayMs } from './channel-rules';
+import { DeliveriesRepository, Delivery } from './deliveries.repository';
+import { EmailSender, SendResult, WhatsappProvider } from './senders';
+
+const BATCH = 20;
+
+/**
+ * Sends what the chat queued (WhatsApp messages, confirmation emails). A provider that is down
+ * gets the same delivery again later, with a growing delay; only what it refuses for good is
+ * parked. Any replica may run it: claims use SKIP LOCKED.
+ */
+export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+
+  constructor(
+    private readonly deliveries: DeliveriesRepository,
+    private readonly whatsapp: WhatsappProvider,
+    private readonly email: EmailSender,
+    private readonly intervalMs: number,
+    private readonly retryBaseMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** One pass; resolves with how many deliveries were attempted (never rejects). */
+  async run(): Promise<number> {
+    try {
+      const due = await this.deliveries.claimDue(BATCH);
+      await Promise.all(due.map((delivery) => this.attempt(delivery)));
+      return due.length;
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'delivery pass failed; next pass retries');
+      return 0;
+    }
+  }
+
+  private async attempt(delivery: Delivery): Promise<void> {
+    const { payload } = delivery;
+    const result: SendResult = payload.kind === 'whatsapp' ? await this.whatsapp.send(payload.phoneNumberId, payload.message) : await this.email.send(payload.email);
+    const log = { delivery_id: delivery.id, kind: payload.kind, attempts: delivery.attempts };
+    if (result.ok) {
+      await this.deliveries.markSent(delivery.id, result.providerId);
+      this.logger.info(log, 'delivery sent');
+    } else if (result.permanent) {
+      await this.deliveries.park(delivery.id, result.error);
+      this.logger.warn({ ...log, error: result.error }, 'delivery refused for good; parked');
+    } else {
+      const delayMs = retryDelayMs(delivery.attempts, this.retryBaseMs);
+      await this.deliveries.retryLater(delivery.id, delayMs, result.error);
+      this.logger.warn({ ...log, error: result.error, retry_in_ms: delayMs }, 'delivery failed; retried later');
+    }
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.run().finally(() => (this.running = undefined));
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+    this.email.close();
+  }
+}

@@ -1,0 +1,74 @@
+import { EventContact } from '@svc/contracts';
+import { ContactsClient } from '@svc/internal-clients';
+import { createHash, randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { ChatEvents } from '../conversations/chat-events';
+import { ConversationRow, ConversationsRepository, ConversationTransaction } from '../conversations/conversations.repository';
+import { accountContext } from '../conversations/customers.service';
+import { ChannelsRepository } from './channels.repository';
+import { DeliveriesRepository } from './deliveries.repository';
+import { confirmationEmail, confirmationPage } from './email-texts';
+
+/** A confirmation link lasts 24 hours. */
+export const EMAIL_LINK_TTL_MS = 24 * 60 * 60 * 1000;
+
+const hashOf = (token: string): Buffer => createHash('sha256').update(token).digest();
+
+/**
+ * Email confirmation: an unconfirmed address left in the chat gets a single-use link by email
+ * (queued in the same transaction as the change, sent by the delivery worker, retried while SMTP
+ * is down); opening it confirms the address through contacts-api (`contact.confirmed`).
+ */
+export class EmailConfirmationService {
+  constructor(
+    private readonly channels: ChannelsRepository,
+    private readonly conversations: ConversationsRepository,
+    private readonly contacts: ContactsClient,
+    private readonly events: ChatEvents,
+    private readonly appUrl: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * In the caller's transaction: a link for `email` when it is the customer's unconfirmed address
+   * (an address the business sent as confirmed is never checked again). True when one was queued.
+   */
+  async queueIfUnconfirmed(tx: ConversationTransaction, row: ConversationRow, contact: EventContact, email: string): Promise<boolean> {
+    if (contact.email === null || contact.email.toLowerCase() !== email.toLowerCase() || contact.email_confirmed) return false;
+    const token = randomBytes(32).toString('base64url');
+    await ChannelsRepository.newEmailConfirmation(tx.manager, {
+      tokenHash: hashOf(token),
+      accountId: row.account_id,
+      svcId: contact.svc_id,
+      email: contact.email,
+      conversationId: row.id,
+      ttlMs: EMAIL_LINK_TTL_MS,
+    });
+    const link = `${this.appUrl.replace(/\/+$/, '')}/chat/confirm/${token}`;
+    const message = confirmationEmail(contact.lang ?? row.lang, row.business_name, link);
+    await DeliveriesRepository.enqueue(tx.manager, row.account_id, row.id, { kind: 'email', email: { to: contact.email, ...message } });
+    return true;
+  }
+
+  /** Opening a link: the page to show and its status. Used, expired or unknown links change nothing. */
+  async open(token: string, requestId: string): Promise<{ status: number; html: string }> {
+    const tokenHash = hashOf(token);
+    const link = /^[A-Za-z0-9_-]{43}$/.test(token) ? await this.channels.emailConfirmation(tokenHash) : undefined;
+    const row = link ? await this.conversations.get(link.account_id, link.conversation_id) : undefined;
+    const lang = row?.lang ?? null;
+    const values = { business: row?.business_name ?? '', email: link?.email ?? '' };
+    if (!link || !row || link.used || link.expired || !(await this.channels.useEmailConfirmation(tokenHash))) {
+      return { status: link ? 410 : 404, html: confirmationPage(lang, 'used', values) };
+    }
+    try {
+      const result = await this.contacts.confirm(link.customer_svc_id, { confirmed: 'email', value: link.email, conversation: this.events.conversation(row) }, accountContext(link.account_id, requestId));
+      if (result === 'gone' || result === 'changed') return { status: 409, html: confirmationPage(lang, 'changed', values) };
+      return { status: 200, html: confirmationPage(lang, 'confirmed', values) };
+    } catch (err) {
+      // contacts-api is down: the link stays usable.
+      await this.channels.releaseEmailConfirmation(tokenHash);
+      this.logger.warn({ request_id: requestId, err: (err as Error).message }, 'email confirmation deferred');
+      return { status: 503, html: confirmationPage(lang, 'later', values) };
+    }
+  }
+}

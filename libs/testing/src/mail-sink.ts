@@ -1,0 +1,48 @@
+import { simpleParser, ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * An SMTP server that keeps every message it receives, parsed (tests: the chat's confirmation
+ * emails). No authentication, no TLS: for 127.0.0.1 only.
+ */
+export class MailSink {
+  readonly received: ParsedMail[] = [];
+
+  /** The port it listens on (chosen at start). */
+  port = 0;
+
+  private constructor(private readonly server: SMTPServer) {}
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  static async start(port = 0): Promise<MailSink> {
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      logger: false,
+      onData(stream, _session, callback) {
+        simpleParser(stream)
+          .then((mail) => {
+            sink.received.push(mail);
+            callback();
+          })
+          .catch((err: Error) => callback(err));
+      },
+    });
+    const sink = new MailSink(server);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+    const address = (server as unknown as { server: { address(): AddressInfo } }).server.address();
+    sink.port = address.port;
+    return sink;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
