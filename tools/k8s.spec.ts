@@ -27,7 +27,7 @@ const OVERLAYS = readdirSync(join(K8S, 'overlays')).sort();
 const AUTOSCALED = ['gateway', 'webhook-dispatcher'];
 const PUBLIC_APP = 'gateway';
 /** The one public origin's paths and the app each goes to (CONTRACT.md "One public origin"). */
-const PUBLIC_PATHS: Record<string, string> = { '/api/v1': PUBLIC_APP, '/chat/': 'chat' };
+const PUBLIC_PATHS: Record<string, string> = { '/api/v1': PUBLIC_APP, '/mcp': PUBLIC_APP, '/chat/': 'chat' };
 const PRODUCT_LABEL = 'app.kubernetes.io/part-of';
 const PRODUCT = 'svc-chat';
 
@@ -466,7 +466,7 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     for (const autoscaler of autoscalers) expect(autoscaler.spec?.maxReplicas).toBeGreaterThanOrEqual(autoscaler.spec?.minReplicas ?? 1);
   });
 
-  it('exposes only the public paths through an Ingress: /api/v1 to the gateway, /chat/ to the chat', () => {
+  it('exposes only the public paths through an Ingress: /api/v1 and /mcp to the gateway, /chat/ to the chat', () => {
     const ingresses = ofKind<IIngress>(variant.objects, 'Ingress');
     expect(ingresses).toHaveLength(1);
     const paths = ingresses.flatMap((i) => i.spec?.rules ?? []).flatMap((rule) => rule.http?.paths ?? []);
