@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayContext } from '@svc/contracts';
 import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
@@ -10,6 +10,18 @@ export const MCP_PATH = '/mcp';
 const SERVER_INFO = { name: 'svc-chat', title: 'Customer chat service', version: '1.0.0' };
 const INSTRUCTIONS =
   'Tools of a customer chat service for one business account: its customers and consents, knowledge pieces the assistant answers from, the event feed and webhooks. Results are the REST API\'s JSON bodies; a failure is isError with {"error":{"code","message","details"?}}. Writes share the key\'s limits with the REST API (120 a minute).';
+
+/** The request headers the transport reads: content negotiation and the protocol revision. */
+const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version'] as const;
+
+function transportHeaders(request: FastifyRequest): Headers {
+  const headers = new Headers();
+  for (const name of TRANSPORT_HEADERS) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers.set(name, value);
+  }
+  return headers;
+}
 
 /**
  * `POST /mcp`: MCP over Streamable HTTP, stateless (no session: every request stands alone, as the
@@ -27,11 +39,20 @@ export class McpEndpoint {
     fastify.post(MCP_PATH, async (request, reply) => {
       const caller = await this.callerOf(request);
       const server = this.serverFor(caller);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      reply.raw.once('close', () => void server.close());
-      await server.connect(transport);
-      reply.hijack();
-      await transport.handleRequest(request.raw, reply.raw, request.body);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      try {
+        await server.connect(transport);
+        // The SDK's web-standard transport, given the body Fastify has parsed and the headers it
+        // reads (its Node wrapper would convert the whole request and response on every call).
+        const response = await transport.handleRequest(new Request(`http://mcp-server${MCP_PATH}`, { method: 'POST', headers: transportHeaders(request) }), {
+          parsedBody: request.body,
+        });
+        reply.code(response.status);
+        response.headers.forEach((value, name) => void reply.header(name, value));
+        return reply.send(await response.text());
+      } finally {
+        void server.close();
+      }
     });
     for (const method of ['GET', 'DELETE'] as const) {
       fastify.route({
