@@ -19,6 +19,7 @@ const URL_SETTING: Record<ToolUpstream, keyof McpServerConfig> = {
   'knowledge-api': 'KNOWLEDGE_API_URL',
   'events-api': 'EVENTS_API_URL',
   'webhook-dispatcher': 'WEBHOOK_DISPATCHER_URL',
+  chat: 'CHAT_URL',
 };
 
 /** No account is named when the document is fetched: the route is public. */

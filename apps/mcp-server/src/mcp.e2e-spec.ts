@@ -3,12 +3,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { AccountsRepository, AccountsService } from '@svc/accounts';
-import { ErrorBody } from '@svc/contracts';
-import { Stack, startStack, TestAccount } from '@svc/testing';
+import { ErrorBody, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
+import { ChatVisitor, Stack, startStack, TestAccount } from '@svc/testing';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { once } from 'node:events';
 import { IncomingMessage, request as httpRequest } from 'node:http';
 
-const SERVICES = ['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'mcp-server'];
+const SERVICES = ['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat', 'mcp-server'];
 const PARITY_TOOLS = [
   'whoami',
   'get_contact',
@@ -25,7 +26,9 @@ const PARITY_TOOLS = [
   'register_webhook',
   'delete_webhook',
 ];
-const READ_ONLY = new Set(['whoami', 'get_contact', 'find_contacts', 'list_knowledge_pieces', 'list_events', 'list_webhooks']);
+const CHAT_TOOLS = ['list_conversations', 'get_conversation', 'send_reply', 'search_knowledge', 'list_bookings', 'create_booking', 'update_booking', 'get_analytics'];
+const READ_ONLY = new Set(['whoami', 'get_contact', 'find_contacts', 'list_knowledge_pieces', 'list_events', 'list_webhooks', 'list_conversations', 'get_conversation', 'search_knowledge', 'list_bookings', 'get_analytics']);
+const DESTRUCTIVE = new Set(['delete_contact', 'delete_knowledge_piece', 'delete_webhook', 'update_booking']);
 const WEBHOOK_URL = 'https://93.184.215.14/svc/webhooks';
 const PIECE_TEXT = 'Orders ship within two working days from our warehouse.';
 const INITIALIZE = (protocolVersion: string) => ({
@@ -82,7 +85,7 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
   }
 
   beforeAll(async () => {
-    stack = await startStack(SERVICES);
+    stack = await startStack(SERVICES, { env: { OUTBOX_POLL_INTERVAL_MS: '200' } });
     account = await stack.newAccount('Agents Inc');
     mcp = await connect(account.key);
   }, 120_000);
@@ -94,15 +97,20 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
 
   it('lists the API tools with titles, input and output schemas from the REST DTOs, and annotations', async () => {
     const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([...PARITY_TOOLS].sort());
+    expect(tools.map((t) => t.name).sort()).toEqual([...PARITY_TOOLS, ...CHAT_TOOLS].sort());
     for (const t of tools) {
       expect(t.title).toEqual(expect.any(String));
       expect(t.description?.length).toBeGreaterThan(30);
       expect(t.inputSchema.type).toBe('object');
       expect(t.annotations).toMatchObject({ readOnlyHint: READ_ONLY.has(t.name), openWorldHint: false });
-      expect(t.annotations?.destructiveHint).toBe(t.name.startsWith('delete_'));
-      if (!t.name.startsWith('delete_')) expect(t.outputSchema?.type).toBe('object');
+      expect(t.annotations?.destructiveHint).toBe(DESTRUCTIVE.has(t.name));
+      if (PARITY_TOOLS.includes(t.name) && !t.name.startsWith('delete_')) expect(t.outputSchema?.type).toBe('object');
     }
+    // The chat tools' inputs come from the back-office DTOs; the tool sets created_by itself.
+    const booking = tools.find((t) => t.name === 'create_booking');
+    expect(booking?.inputSchema.required).toEqual(expect.arrayContaining(['conversation_id', 'starts_at']));
+    expect(booking?.inputSchema.properties).not.toHaveProperty('created_by');
+    expect(tools.find((t) => t.name === 'update_booking')?.inputSchema.properties?.['status']).toMatchObject({ enum: ['confirmed', 'declined', 'cancelled'] });
     const upsert = tools.find((t) => t.name === 'upsert_contact');
     // The UpsertContactDto's own rules, as the OpenAPI document has them.
     expect(upsert?.inputSchema.required).toEqual(['ref']);
@@ -268,6 +276,66 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
     } finally {
       await other.close();
     }
+  });
+
+  it('inbox, replies, knowledge search, bookings and analytics on the chat\'s back-office routes', async () => {
+    const { widget } = (await (await stack.call('/whoami', { key: account.key })).json()) as WhoamiResponseDto;
+    await tool('upsert_knowledge_piece', { external_ref: 'flat-berlin', heading: 'Flat in Berlin Mitte', text: 'The two-room flat in Berlin Mitte can be visited on weekdays; viewings last thirty minutes.' });
+    const shopper = new ChatVisitor(stack.gateway.url);
+    const session = await shopper.session({ widget });
+    const conversationId = session.body.conversation.id;
+    const stream = await shopper.stream();
+    await shopper.send('Can I visit the flat in Berlin Mitte?');
+    await stream.waitForMessage((m) => m.author === 'assistant');
+
+    const inbox = await tool('list_conversations', {});
+    expect(inbox.isError).toBeFalsy();
+    expect((inbox.structuredContent as { conversations: Array<{ id: number }> }).conversations.map((c) => c.id)).toContain(conversationId);
+    expect((await tool('list_conversations', { needs_human: 'true' })).structuredContent).toMatchObject({ conversations: [] });
+    const read = await tool('get_conversation', { conversation_id: conversationId });
+    expect(read.structuredContent).toMatchObject({ conversation: { id: conversationId }, messages: [{ author: 'customer', text: 'Can I visit the flat in Berlin Mitte?' }, { author: 'assistant' }] });
+
+    // A reply from the agent: in the widget, and message.sent with author team in the feed.
+    const reply = await tool('send_reply', { conversation_id: conversationId, text: 'Yes: which weekday suits you?' });
+    expect(reply.structuredContent).toMatchObject({ message: { author: 'team', text: 'Yes: which weekday suits you?' } });
+    expect(await stream.waitForMessage((m) => m.author === 'team')).toMatchObject({ text: 'Yes: which weekday suits you?' });
+    await stream.close();
+    const deadline = Date.now() + 20_000;
+    let sent: PublicEvent | undefined;
+    while (!sent && Date.now() < deadline) {
+      const page = (await (await stack.call('/events?after=0&limit=200', { key: account.key })).json()) as { events: PublicEvent[] };
+      sent = page.events.find((e) => e.event === 'message.sent' && e.data.message.author === 'team' && e.data.conversation.id === conversationId);
+      if (!sent) await sleep(200);
+    }
+    expect(sent?.data).toMatchObject({ message: { text: 'Yes: which weekday suits you?', author: 'team' } });
+
+    // Another account's conversation is not found, to read or to answer.
+    const other = await connect(stack.other.key);
+    try {
+      expect((await tool('get_conversation', { conversation_id: conversationId }, other)).structuredContent).toMatchObject({ error: { code: 'not_found' } });
+      expect((await tool('send_reply', { conversation_id: conversationId, text: 'Hi' }, other)).structuredContent).toMatchObject({ error: { code: 'not_found' } });
+    } finally {
+      await other.close();
+    }
+
+    const preview = await tool('search_knowledge', { question: 'Can I visit the flat in Berlin Mitte?' });
+    expect(preview.isError).toBeFalsy();
+    expect(preview.structuredContent).toMatchObject({ cited_piece: expect.objectContaining({ external_ref: 'flat-berlin' }), answer: expect.any(String) });
+
+    const startsAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    const created = await tool('create_booking', { conversation_id: conversationId, listing_ref: 'flat-berlin', starts_at: startsAt, note: 'Viewing' });
+    expect(created.structuredContent).toMatchObject({ booking: { conversation_id: conversationId, status: 'requested', created_by: 'agent', listing_ref: 'flat-berlin' } });
+    const bookingId = (created.structuredContent as { booking: { id: number } }).booking.id;
+    expect((await tool('update_booking', { booking_id: bookingId, status: 'confirmed' })).structuredContent).toMatchObject({ booking: { id: bookingId, status: 'confirmed' } });
+    expect((await tool('update_booking', { booking_id: bookingId, status: 'declined' })).structuredContent).toMatchObject({ error: { code: 'conflict' } });
+    expect((await tool('list_bookings', { status: 'confirmed' })).structuredContent).toMatchObject({ bookings: [{ id: bookingId }] });
+    expect((await tool('create_booking', { conversation_id: conversationId, starts_at: 'tomorrow' })).isError).toBe(true);
+
+    const today = new Date().toISOString().slice(0, 10);
+    const analytics = await tool('get_analytics', { from: today, to: today });
+    expect(analytics.isError).toBeFalsy();
+    expect(JSON.stringify(analytics.structuredContent)).toContain(today);
+    expect((await tool('get_analytics', { from: 'yesterday', to: today })).structuredContent).toMatchObject({ error: { code: 'invalid_parameter' } });
   });
 
   it('writes count in the key\'s REST write limits: the 121st write in a minute, REST and MCP mixed, is refused', async () => {

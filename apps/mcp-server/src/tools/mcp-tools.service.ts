@@ -2,25 +2,59 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorBody, ErrorDetail, GatewayContext, WriteCountResponse } from '@svc/contracts';
 import { InternalHttpClient, InternalResponse } from '@svc/internal-clients';
 import { ApiError } from '@svc/platform';
+import { CHAT_TOOLS, ChatToolSpec, PATH_ID_SCHEMA } from './chat-tools';
+import { dtoSchema } from './dto-schemas';
 import { OpenApiDocument, OperationShape, operationShape } from './openapi-schemas';
-import { PARITY_TOOLS, ParityToolSpec, ToolUpstream } from './parity-tools';
+import { PARITY_TOOLS, ToolAnnotations, ToolUpstream } from './parity-tools';
 
-/** A tool ready to list and call: its words, its REST operation's shape, and whether it writes. */
+/** A tool ready to list and call: its words, the route it calls, its shape, and whether it writes. */
 interface CatalogTool {
-  spec: ParityToolSpec;
+  spec: { name: string; title: string; description: string; annotations: ToolAnnotations; done?: string };
+  upstream: ToolUpstream;
+  method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
   shape: OperationShape;
   write: boolean;
+  /** Body fields the tool sets itself. */
+  fixed?: Record<string, unknown>;
 }
 
-/** The tools built from the public API's OpenAPI document (fails at once if an operation is missing). */
+/** A chat tool's shape: its path arguments (ids), and the query or body DTO's schema. */
+function chatShape(spec: ChatToolSpec): OperationShape {
+  const pathParameters = Object.entries(spec.pathArguments ?? {}).map(([argument, parameter]) => ({ argument, parameter }));
+  const fromDto = spec.query ?? spec.body;
+  const dto = fromDto ? dtoSchema(fromDto) : { type: 'object' as const, properties: {} };
+  const fixed = new Set(Object.keys(spec.fixed ?? {}));
+  const dtoProperties = Object.keys(dto.properties).filter((name) => !fixed.has(name));
+  const properties = {
+    ...Object.fromEntries(pathParameters.map(({ argument }) => [argument, PATH_ID_SCHEMA])),
+    ...Object.fromEntries(dtoProperties.map((name) => [name, dto.properties[name]])),
+  };
+  const required = [...pathParameters.map(({ argument }) => argument), ...((dto['required'] as string[] | undefined) ?? []).filter((name) => !fixed.has(name))];
+  return {
+    pathParameters,
+    queryParameters: spec.query ? dtoProperties : [],
+    bodyProperties: spec.body ? dtoProperties : null,
+    inputSchema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false },
+  };
+}
+
+/**
+ * The tools: the API's operations, built from the public API's OpenAPI document (fails at once if
+ * an operation is missing), and the chat's back-office tools, built from their DTOs.
+ */
 export class ToolCatalog {
   private readonly tools = new Map<string, CatalogTool>();
   readonly listed: Tool[];
 
   constructor(document: OpenApiDocument) {
     for (const spec of PARITY_TOOLS) {
-      const shape = operationShape(document, spec.operation.method, spec.operation.path, spec.renames);
-      this.tools.set(spec.name, { spec, shape, write: spec.operation.method !== 'GET' });
+      const { method, path } = spec.operation;
+      const shape = operationShape(document, method, path, spec.renames);
+      this.tools.set(spec.name, { spec, upstream: spec.upstream, method, path: spec.via ?? path, shape, write: method !== 'GET' });
+    }
+    for (const spec of CHAT_TOOLS) {
+      this.tools.set(spec.name, { spec, upstream: 'chat', method: spec.method, path: spec.path, shape: chatShape(spec), write: spec.write, fixed: spec.fixed });
     }
     this.listed = [...this.tools.values()].map(({ spec, shape }) => ({
       name: spec.name,
@@ -62,7 +96,7 @@ function urlValue(value: unknown): string | undefined {
 function requestOf(tool: CatalogTool, args: Record<string, unknown>): { path: string; body?: unknown } {
   const { spec, shape } = tool;
   const problems: ErrorDetail[] = [];
-  let path = spec.via ?? spec.operation.path;
+  let path = tool.path;
   const used = new Set<string>();
   for (const { argument, parameter } of shape.pathParameters) {
     used.add(argument);
@@ -85,7 +119,7 @@ function requestOf(tool: CatalogTool, args: Record<string, unknown>): { path: st
   }
   if (problems.length > 0) throw new ApiError('validation_failed', 'The arguments are not valid.', problems);
   const search = query.toString();
-  return { path: search ? `${path}?${search}` : path, ...(shape.bodyProperties === null ? {} : { body: Object.fromEntries(rest) }) };
+  return { path: search ? `${path}?${search}` : path, ...(shape.bodyProperties === null ? {} : { body: { ...Object.fromEntries(rest), ...tool.fixed } }) };
 }
 
 /**
@@ -114,7 +148,7 @@ export class McpToolsService {
         const refused = await this.countWrite(context);
         if (refused) return refused;
       }
-      const response = await this.clients[tool.spec.upstream].call(tool.spec.operation.method, path, context, body);
+      const response = await this.clients[tool.upstream].call(tool.method, path, context, body);
       return this.resultOf(tool, response);
     } catch (err) {
       if (err instanceof ApiError) return failure(errorBody(err.code, err.message, err.details));

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inlineRefs, OpenApiDocument, operationShape } from './openapi-schemas';
+import { CHAT_TOOLS } from './chat-tools';
 import { PARITY_TOOLS } from './parity-tools';
 import { ToolCatalog } from './mcp-tools.service';
 
@@ -10,7 +11,7 @@ const document = JSON.parse(readFileSync(join(__dirname, '../../../gateway/src/o
 describe('tool schemas from the OpenAPI document', () => {
   it('builds a tool for every API operation of the contract, each found in the document', () => {
     const catalog = new ToolCatalog(document);
-    expect(catalog.listed.map((tool) => tool.name)).toEqual(PARITY_TOOLS.map((spec) => spec.name));
+    expect(catalog.listed.map((tool) => tool.name)).toEqual([...PARITY_TOOLS, ...CHAT_TOOLS].map((spec) => spec.name));
     for (const tool of catalog.listed) {
       expect(JSON.stringify(tool.inputSchema)).not.toContain('$ref');
       expect(JSON.stringify(tool.outputSchema ?? {})).not.toContain('$ref');

@@ -1,5 +1,5 @@
 /** The services a tool calls (the gateway for `whoami`), by the name their signed context is addressed to. */
-export type ToolUpstream = 'gateway' | 'contacts-api' | 'identity-issuer' | 'knowledge-api' | 'events-api' | 'webhook-dispatcher';
+export type ToolUpstream = 'gateway' | 'contacts-api' | 'identity-issuer' | 'knowledge-api' | 'events-api' | 'webhook-dispatcher' | 'chat';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -28,12 +28,12 @@ export interface ParityToolSpec {
   done?: string;
 }
 
-const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const UPSERT: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const CREATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+export const CREATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 const DELETE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 
-const WRITES_NOTE = 'Counts as one write in the key\'s limits (120 a minute, 3,000 an hour, shared with the REST API).';
+export const WRITES_NOTE = 'Counts as one write in the key\'s limits (120 a minute, 3,000 an hour, shared with the REST API).';
 
 /** Every operation of the REST API, as MCP tools. Their result is exactly the REST response body. */
 export const PARITY_TOOLS: readonly ParityToolSpec[] = [
