@@ -1,4 +1,5 @@
 import { ChatTexts, ContactResponseDto, IdentityPassResponseDto, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
+import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import { createTestCa, embedPage, HttpsReceiver, launchBrowser, PageGlobals, PageServer, REPO_ROOT, servePages, Stack, startStack, storage, TestAccount, TestBrowser, TestCa } from '@svc/testing';
 import { importJWK, JWK, SignJWT } from 'jose';
 import { spawnSync } from 'node:child_process';
@@ -182,6 +183,38 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     await log(page).getByText('How do I return an item for a refund?').waitFor();
     await log(page).getByRole('link', { name: 'Returns and refunds' }).waitFor();
     expect(await conversationOf(page)).toBe(id);
+    await page.close();
+  });
+
+  it('after an answer that cites a piece, "Request a booking" asks a date and time; the request and the team\'s confirmation are told in the conversation', async () => {
+    const page = await open(pageWith({ widget }));
+    await openChat(page);
+    const book = page.getByRole('button', { name: 'Request a booking' });
+    expect(await book.isVisible()).toBe(false);
+    await ask(page, 'How long does shipping take to Germany?');
+    await log(page).getByRole('link', { name: 'Shipping times' }).waitFor({ timeout: 20_000 });
+    await book.click();
+    const when = page.getByLabel('Date and time');
+    await expect(when.evaluate((e) => e === (e.getRootNode() as unknown as { activeElement: unknown }).activeElement)).resolves.toBe(true);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    await when.fill(`${tomorrow}T10:30`);
+    await page.getByLabel('Note (optional)').fill('Ring twice');
+    await page.getByRole('button', { name: 'Send booking request' }).click();
+    await log(page).getByText(/Your booking request for Shipping times on \d{4}-\d{2}-\d{2} \d{2}:30 UTC was received/).waitFor({ timeout: 20_000 });
+    await when.waitFor({ state: 'detached' });
+
+    // The team confirms it (the console's call): the customer sees it without a reload.
+    const auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
+    const context = { account: { id: stack.account.accountId, name: '', plan: 'scale' as const }, keyId: 'test', requestId: randomUUID() };
+    const headers = async () => ({ 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: await auth.sign('chat', context) });
+    const list = (await (await fetch(`${stack.services['chat']?.url}/internal/chat/bookings?status=requested`, { headers: await headers() })).json()) as {
+      bookings: Array<{ id: number; listing_ref: string; note: string; created_by: string }>;
+    };
+    const booking = list.bookings.find((b) => b.listing_ref === 'shipping' && b.note === 'Ring twice');
+    expect(booking?.created_by).toBe('customer');
+    const confirmed = await fetch(`${stack.services['chat']?.url}/internal/chat/bookings/${booking?.id}`, { method: 'PATCH', headers: await headers(), body: '{"status":"confirmed"}' });
+    expect(confirmed.status).toBe(200);
+    await log(page).getByText(/Your booking for Shipping times on .* is confirmed\./).waitFor({ timeout: 20_000 });
     await page.close();
   });
 
