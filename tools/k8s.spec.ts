@@ -47,7 +47,7 @@ const CONNECTION_BUDGET = 'svc-chat.io/postgres-connection-budget';
 const CONNECTIONS_BESIDE_POOL = 2;
 const PUBLIC_APP = 'gateway';
 /** The one public origin's paths and the app each goes to (CONTRACT.md "One public origin"). */
-const PUBLIC_PATHS: Record<string, string> = { '/api/v1': PUBLIC_APP, '/chat/': 'chat' };
+const PUBLIC_PATHS: Record<string, string> = { '/api/v1': PUBLIC_APP, '/mcp': PUBLIC_APP, '/chat/': 'chat' };
 const PRODUCT_LABEL = 'app.kubernetes.io/part-of';
 const PRODUCT = 'svc-chat';
 
@@ -585,7 +585,7 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     expect(variable?.valueFrom?.resourceFieldRef).toEqual({ containerName: app, resource: 'limits.memory', divisor: '1Mi' });
   });
 
-  it('exposes only the public paths through an Ingress: /api/v1 to the gateway, /chat/ to the chat', () => {
+  it('exposes only the public paths through an Ingress: /api/v1 and /mcp to the gateway, /chat/ to the chat', () => {
     const ingresses = ofKind<IIngress>(variant.objects, 'Ingress');
     expect(ingresses).toHaveLength(1);
     const paths = ingresses.flatMap((i) => i.spec?.rules ?? []).flatMap((rule) => rule.http?.paths ?? []);

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { gatewayConfigSpec } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { GatewayPipeline } from './gateway.pipeline';
+import { serveMcpSupport } from './internal/mcp-support.routes';
 import { serveWidgetLookup } from './internal/widgets.route';
 import { ChatProxy } from './proxy/chat-proxy';
 import { serveWhoamiFromFastify, WhoamiController } from './whoami.controller';
@@ -19,6 +20,8 @@ export const app: AppDefinition<typeof gatewayConfigSpec> = {
     nest.get(GatewayPipeline).install(fastify);
     serveWhoamiFromFastify(fastify, nest.get(WhoamiController));
     nest.get(ChatProxy).install(fastify);
-    serveWidgetLookup(fastify, new AccountsRepository(nest.get(DataSource)), nest.get(InternalAuth));
+    const accounts = new AccountsRepository(nest.get(DataSource));
+    serveWidgetLookup(fastify, accounts, nest.get(InternalAuth));
+    serveMcpSupport(fastify, accounts, nest.get(InternalAuth), nest.get(WhoamiController), nest.get(GatewayPipeline));
   },
 };

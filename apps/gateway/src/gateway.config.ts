@@ -1,5 +1,5 @@
 import { DEFAULT_DATABASE_URL } from '@svc/persistence';
-import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, millis, port, trustProxy, url } from '@svc/platform';
+import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, millis, port, str, trustProxy, url } from '@svc/platform';
 
 export const gatewayConfigSpec = {
   ...baseConfigSpec,
@@ -33,6 +33,15 @@ export const gatewayConfigSpec = {
   KNOWLEDGE_API_URL: url({ default: 'http://127.0.0.1:3003', desc: 'knowledge-api (knowledge pieces).' }),
   EVENTS_API_URL: url({ default: 'http://127.0.0.1:3004', desc: 'events-api (the event feed).' }),
   WEBHOOK_DISPATCHER_URL: url({ default: 'http://127.0.0.1:3005', desc: 'webhook-dispatcher (webhook endpoints).' }),
+  MCP_SERVER_URL: url({ default: 'http://127.0.0.1:3008', desc: 'mcp-server: the gateway routes `/mcp` there after the key, plan and Host/Origin checks.' }),
+  MCP_ALLOWED_HOSTS: str({
+    default: '',
+    desc: 'Comma-separated host names (no port) `/mcp` answers besides the one of APP_URL and localhost, 127.0.0.1, [::1]; any other Host header gets 403 (DNS rebinding).',
+  }),
+  MCP_ALLOWED_ORIGINS: str({
+    default: '',
+    desc: 'Comma-separated origins (`https://agent.example`) whose browser pages may call `/mcp` besides the origin of APP_URL; a request with any other Origin header gets 403. Requests without Origin (agents, not browsers) pass.',
+  }),
   CHAT_URL: url({ default: 'http://127.0.0.1:3006', desc: 'The chat (widget, visitor API): the gateway routes `/chat/*` there unchanged, without key checks; `admin widget origins` writes its widget settings there.' }),
 };
 

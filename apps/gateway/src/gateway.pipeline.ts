@@ -1,14 +1,16 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { API_PLAN } from '@svc/contracts';
-import { ApiError, BODY_LIMIT_BYTES, InternalAuth, parseJsonBody } from '@svc/platform';
+import { ApiError, APP_CONFIG, BODY_LIMIT_BYTES, InternalAuth, parseJsonBody } from '@svc/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthFailureThrottle } from './auth/auth-failure-throttle';
 import { ApiKeyAuthenticator, Principal } from './auth/authenticator';
+import { GatewayConfig } from './gateway.config';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, IdempotencyStore, REPLAYED_HEADER } from './idempotency/idempotency';
+import { MCP_PATH, McpOriginCheck } from './mcp/mcp-origin-check';
 import { canonicalPath } from './proxy/canonical-path';
 import { ROUTES, Upstream } from './proxy/route-table';
 import { UpstreamProxy } from './proxy/upstream-proxy';
-import { WriteLimiter } from './rate-limit/write-limiter';
+import { LimitDecision, WriteLimiter } from './rate-limit/write-limiter';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,9 +31,9 @@ function bearerToken(authorization: string | undefined): string {
   return authorization?.startsWith(BEARER) ? authorization.slice(BEARER.length) : '';
 }
 
-/** Every canonical path under the API prefix except the public ones. */
+/** Every canonical path under the API prefix except the public ones, and the MCP endpoint. */
 function needsKey(path: string): boolean {
-  return (path === API_PREFIX || path.startsWith(UNDER_PREFIX)) && !PUBLIC_PATHS.has(path);
+  return path === MCP_PATH || ((path === API_PREFIX || path.startsWith(UNDER_PREFIX)) && !PUBLIC_PATHS.has(path));
 }
 
 /** The request target with its path made canonical, or a 400 for a path that has no single meaning. */
@@ -53,14 +55,19 @@ function canonicalUrlOf(url: string): { url: string; path: string } {
  */
 @Injectable()
 export class GatewayPipeline {
+  private readonly mcpOrigins: McpOriginCheck;
+
   constructor(
+    @Inject(APP_CONFIG) config: GatewayConfig,
     private readonly authenticator: ApiKeyAuthenticator,
     private readonly authFailures: AuthFailureThrottle,
     private readonly limiter: WriteLimiter,
     private readonly proxy: UpstreamProxy,
     private readonly idempotency: IdempotencyStore,
     private readonly internalAuth: InternalAuth,
-  ) {}
+  ) {
+    this.mcpOrigins = new McpOriginCheck(config);
+  }
 
   install(fastify: FastifyInstance): void {
     // Declared up front, so that setting it keeps every request object of one shape.
@@ -73,6 +80,7 @@ export class GatewayPipeline {
         // The router reads escaped unreserved characters as plain ones too: both see one path.
         const { url, path } = canonicalUrlOf(request.url);
         request.canonicalUrl = url;
+        if (path === MCP_PATH) this.mcpOrigins.check(request.headers);
         if (!needsKey(path)) return done();
         apiKey = bearerToken(request.headers.authorization);
         // A key in the cache is admitted without a promise: a read costs no microtask here.
@@ -119,6 +127,14 @@ export class GatewayPipeline {
         },
       });
     }
+    // The MCP server: the same key and plan checks; its write tools count their writes themselves
+    // (POST /mcp is no write: most tool calls read), through /internal/writes. GET and DELETE are
+    // answered by the server (405: stateless, no stream to resume, no session to end).
+    fastify.route({
+      method: ['GET', 'POST', 'DELETE'],
+      url: MCP_PATH,
+      handler: async (request, reply) => this.proxy.forward('mcp-server', request, reply, request.canonicalUrl, await this.contextFor('mcp-server', request)),
+    });
   }
 
   /**
@@ -146,16 +162,12 @@ export class GatewayPipeline {
       throw new ApiError('plan_required', `The API needs the ${API_PLAN} plan; this account is on ${principal.account.plan}.`);
     }
     request.principal = principal;
-    if (!WRITES.has(request.method)) return undefined;
+    if (!WRITES.has(request.method) || !request.canonicalUrl.startsWith(UNDER_PREFIX)) return undefined;
     return this.limit(request, reply, principal);
   }
 
   private async limit(request: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<void> {
-    const decision = await this.limiter.consume(principal.key.id).catch((err: unknown) => {
-      // Fail closed: a write is never let past a limit that cannot be counted.
-      request.log.warn({ reason: err instanceof Error ? err.message : String(err) }, 'write refused: Redis unavailable');
-      throw new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
-    });
+    const decision = await this.countWrite(principal.key.id, request);
     reply.headers({
       'ratelimit-limit': String(decision.limit),
       'ratelimit-remaining': String(decision.remaining),
@@ -178,6 +190,18 @@ export class GatewayPipeline {
     reply.code(answer.status).headers(answer.headers);
     if (replayed) reply.header(REPLAYED_HEADER, 'true');
     return reply.send(answer.body);
+  }
+
+  /**
+   * Counts one write of a key against its limits (REST writes here, MCP write tools through
+   * /internal/writes). Fails closed: a write is
+   * never let past a limit that cannot be counted (503).
+   */
+  countWrite(keyId: string, request: FastifyRequest): Promise<LimitDecision> {
+    return this.limiter.consume(keyId).catch((err: unknown) => {
+      request.log.warn({ reason: err instanceof Error ? err.message : String(err) }, 'write refused: Redis unavailable');
+      throw new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
+    });
   }
 
   /** The signed context for the service called (its audience): no other service accepts it. */

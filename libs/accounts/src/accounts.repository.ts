@@ -30,6 +30,10 @@ export interface PrincipalRow {
 const KEY_COLUMNS = 'id, account_id, prefix, created_at, revoked_at';
 
 /** The SQL of schema `gateway`, and nothing else. */
+const PRINCIPAL_QUERY = `SELECT k.id AS key_id, k.key_hash, k.prefix AS key_prefix, k.created_at AS key_created_at,
+         a.id AS account_id, a.name AS account_name, a.plan AS account_plan, a.widget_id AS account_widget
+    FROM gateway.api_keys k JOIN gateway.accounts a ON a.id = k.account_id`;
+
 export class AccountsRepository {
   constructor(private readonly db: DataSource) {}
 
@@ -68,13 +72,13 @@ export class AccountsRepository {
   }
 
   async findPrincipal(hash: Buffer): Promise<PrincipalRow | undefined> {
-    const rows = await this.db.query(
-      `SELECT k.id AS key_id, k.key_hash, k.prefix AS key_prefix, k.created_at AS key_created_at,
-              a.id AS account_id, a.name AS account_name, a.plan AS account_plan, a.widget_id AS account_widget
-         FROM gateway.api_keys k JOIN gateway.accounts a ON a.id = k.account_id
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-      [hash],
-    );
+    const rows = await this.db.query(`${PRINCIPAL_QUERY} WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, [hash]);
+    return rows[0];
+  }
+
+  /** The active key with this id and its account (the gateway's internal whoami, for mcp-server). */
+  async findPrincipalByKeyId(keyId: string): Promise<PrincipalRow | undefined> {
+    const rows = await this.db.query(`${PRINCIPAL_QUERY} WHERE k.id = $1 AND k.revoked_at IS NULL`, [keyId]);
     return rows[0];
   }
 }

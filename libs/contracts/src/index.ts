@@ -13,5 +13,6 @@ export * from './webhooks.dto';
 export * from './knowledge.dto';
 export * from './chat.dto';
 export * from './erasure';
+export * from './mcp.dto';
 export * from './inbox.dto';
 export * from './validators';

@@ -1,4 +1,4 @@
-import { API_KEY_PATTERN, AccountsRepository, hashApiKey, sameHash } from '@svc/accounts';
+import { API_KEY_PATTERN, AccountsRepository, hashApiKey, PrincipalRow, sameHash } from '@svc/accounts';
 import { Plan } from '@svc/contracts';
 import { LRUCache } from 'lru-cache';
 import { hash } from 'node:crypto';
@@ -76,14 +76,19 @@ export class ApiKeyAuthenticator {
       this.unknown.set(digest, true);
       return null;
     }
-    const principal: Principal = {
-      account: { id: row.account_id, name: row.account_name, plan: row.account_plan },
-      key: { id: row.key_id, prefix: row.key_prefix, created_at: row.key_created_at },
-      widget: row.account_widget,
-    };
+    const principal = principalOf(row);
     this.known.set(digest, principal);
     return principal;
   }
+}
+
+/** The principal of a key's row (with its account). */
+export function principalOf(row: PrincipalRow): Principal {
+  return {
+    account: { id: row.account_id, name: row.account_name, plan: row.account_plan },
+    key: { id: row.key_id, prefix: row.key_prefix, created_at: row.key_created_at },
+    widget: row.account_widget,
+  };
 }
 
 /** One-shot crypto.hash: a tenth of the cost of a Hash object per call. */

@@ -8,6 +8,7 @@ export const UPSTREAMS = {
   'knowledge-api': 'KNOWLEDGE_API_URL',
   'events-api': 'EVENTS_API_URL',
   'webhook-dispatcher': 'WEBHOOK_DISPATCHER_URL',
+  'mcp-server': 'MCP_SERVER_URL',
 } as const satisfies Record<string, keyof GatewayConfig>;
 
 export type Upstream = keyof typeof UPSTREAMS;

@@ -7,7 +7,7 @@ import { GatewayConfig } from '../gateway.config';
 import { Upstream, UPSTREAMS } from './route-table';
 
 /** Request headers a service needs; everything else (Authorization above all) stays at the gateway. */
-const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'accept-language', 'user-agent'] as const;
+const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'accept-language', 'user-agent', 'mcp-protocol-version'] as const;
 /** Response headers that describe one hop and must not be relayed. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'x-request-id']);
 

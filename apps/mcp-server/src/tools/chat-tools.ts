@@ -1,0 +1,118 @@
+import { AnalyticsQueryDto, AssistantPreviewDto, CreateBookingDto, ListBookingsQueryDto, ListConversationsQueryDto, TeamReplyDto, UpdateBookingDto } from '@svc/contracts';
+import { CREATE, READ, ToolAnnotations, WRITES_NOTE } from './parity-tools';
+
+type DtoClass = new () => object;
+
+/**
+ * A tool on the chat's back-office routes (`/internal/chat/*`, the ones the console uses), with
+ * its input schema read from the DTOs those routes validate with (libs/contracts).
+ */
+export interface ChatToolSpec {
+  name: string;
+  title: string;
+  description: string;
+  annotations: ToolAnnotations;
+  method: 'GET' | 'POST' | 'PATCH';
+  /** The chat's route, `{param}` for each path argument. */
+  path: string;
+  /** Tool argument → path parameter (a positive integer id). */
+  pathArguments?: Record<string, string>;
+  query?: DtoClass;
+  body?: DtoClass;
+  /** Body fields the tool sets itself, left out of its input (`created_by: agent`). */
+  fixed?: Record<string, unknown>;
+  /** Counts in the key's write limits (it changes something). */
+  write: boolean;
+}
+
+const ID = { type: 'integer', minimum: 1 };
+
+export const CHAT_TOOLS: readonly ChatToolSpec[] = [
+  {
+    name: 'list_conversations',
+    title: 'List conversations (inbox)',
+    description:
+      'The inbox: conversations with their customer and last message, newest activity first. `needs_human` "true" keeps those waiting for a person; `channel` web or whatsapp; page on with after = `next_after` while `more` is true (`limit` 1 to 200, default 50).',
+    annotations: READ,
+    method: 'GET',
+    path: '/internal/chat/conversations',
+    query: ListConversationsQueryDto,
+    write: false,
+  },
+  {
+    name: 'get_conversation',
+    title: 'Read a conversation',
+    description: 'One conversation with every message, oldest first (author customer, assistant, team or system). not_found for an id that is not this account\'s.',
+    annotations: READ,
+    method: 'GET',
+    path: '/internal/chat/conversations/{id}',
+    pathArguments: { conversation_id: 'id' },
+    write: false,
+  },
+  {
+    name: 'send_reply',
+    title: 'Reply to a customer',
+    description: `Sends \`text\` to the customer in conversation \`conversation_id\` as the business's team: shown in their chat at once and reported as message.sent (author team); it answers a customer waiting for a person. ${WRITES_NOTE}`,
+    annotations: CREATE,
+    method: 'POST',
+    path: '/internal/chat/conversations/{id}/replies',
+    pathArguments: { conversation_id: 'id' },
+    body: TeamReplyDto,
+    write: true,
+  },
+  {
+    name: 'search_knowledge',
+    title: 'What would the assistant answer?',
+    description: 'Asks the assistant a customer\'s `question` (optional `lang`: en, de, fr, es) and returns what it would answer, the knowledge piece it would cite and whether it would offer a person. Nothing is written and no customer sees it.',
+    annotations: READ,
+    method: 'POST',
+    path: '/internal/chat/assistant/preview',
+    body: AssistantPreviewDto,
+    write: false,
+  },
+  {
+    name: 'list_bookings',
+    title: 'List bookings',
+    description: 'Bookings oldest first, optionally one `status` (requested, confirmed, declined, cancelled); page on with after = `next_after` while `more` is true.',
+    annotations: READ,
+    method: 'GET',
+    path: '/internal/chat/bookings',
+    query: ListBookingsQueryDto,
+    write: false,
+  },
+  {
+    name: 'create_booking',
+    title: 'Create a booking',
+    description: `Books \`starts_at\` (ISO 8601 with a zone, in the future) for the customer of conversation \`conversation_id\`, optionally for a listing (\`listing_ref\`: a knowledge external_ref) with a \`note\`. It starts as requested, is recorded as created by an agent, and the customer is told in the conversation. ${WRITES_NOTE}`,
+    annotations: CREATE,
+    method: 'POST',
+    path: '/internal/chat/bookings',
+    body: CreateBookingDto,
+    fixed: { created_by: 'agent' },
+    write: true,
+  },
+  {
+    name: 'update_booking',
+    title: 'Confirm, decline or cancel a booking',
+    description: `Sets booking \`booking_id\` to \`status\`: requested → confirmed, declined or cancelled; confirmed → cancelled (anything else is a conflict). The customer is told in the conversation. ${WRITES_NOTE}`,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    method: 'PATCH',
+    path: '/internal/chat/bookings/{id}',
+    pathArguments: { booking_id: 'id' },
+    body: UpdateBookingDto,
+    write: true,
+  },
+  {
+    name: 'get_analytics',
+    title: 'Analytics over a date range',
+    description:
+      'Per UTC day from `from` to `to` (YYYY-MM-DD, both included, at most 366 days): conversations by channel, messages, conversations the assistant closed alone, hand-overs by reason, median time to the first team reply, confirmations, consents by purpose, bookings; and the most cited pieces and most frequent unanswered questions. The same figures as the console.',
+    annotations: READ,
+    method: 'GET',
+    path: '/internal/chat/analytics',
+    query: AnalyticsQueryDto,
+    write: false,
+  },
+];
+
+export { ID as PATH_ID_SCHEMA };

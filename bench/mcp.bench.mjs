@@ -1,0 +1,132 @@
+// npm run bench:mcp — latency of one read through the MCP server beside the same read through the
+// REST API, in one run on one machine: the tool `list_knowledge_pieces {external_ref}` (POST /mcp,
+// a JSON-RPC tools/call answered as JSON: gateway checks → mcp-server → knowledge-api) against
+// `GET /api/v1/knowledge?external_ref=` (gateway checks → knowledge-api). Both answer the same
+// body. Each MCP request stands alone (stateless: no session, as an agent's SDK sends a call).
+//
+// The machine is shared, so the two are measured in alternating rounds (ABBA order, BENCH_ROUNDS
+// rounds of BENCH_DURATION_S seconds each, autocannon with BENCH_CONNECTIONS connections) and the
+// figure reported is the median of the per-round p50 ratios. Target: MCP p50 ≤ 2 × REST p50.
+//
+// Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/mcp-*.json.
+import autocannon from 'autocannon';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const DURATION = Number(process.env.BENCH_DURATION_S ?? 4);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);
+const PORTS = { gateway: 3920, knowledge: 3921, mcp: 3922 };
+const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = `svc_bench_${randomBytes(4).toString('hex')}`;
+const dbUrl = Object.assign(new URL(server), { pathname: `/${dbName}` }).toString();
+const PROTOCOL_VERSION = '2025-11-25';
+
+async function onServer(sql) {
+  const client = new pg.Client({ connectionString: server });
+  await client.connect();
+  await client.query(sql).finally(() => client.end());
+}
+
+async function waitReady(url) {
+  for (let i = 0; i < 300; i += 1) {
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return;
+    } catch {
+      // starting
+    }
+    await sleep(100);
+  }
+  throw new Error(`${url} not ready`);
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const round2 = (n) => Math.round(n * 100) / 100;
+const measured = (r) => ({ requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors + r.non2xx });
+const summary = (runs) => ({
+  requests_per_s: median(runs.map((r) => r.requests_per_s)),
+  p50_ms: median(runs.map((r) => r.p50_ms)),
+  p99_ms: median(runs.map((r) => r.p99_ms)),
+  errors: runs.reduce((sum, r) => sum + r.errors, 0),
+});
+
+await onServer(`CREATE DATABASE ${dbName}`);
+const env = { ...process.env, DATABASE_URL: dbUrl, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+const created = spawnSync(process.execPath, [join(root, 'dist/apps/admin/src/main.js'), 'account', 'create', '--name', 'Bench', '--plan', 'scale'], { env, encoding: 'utf8' });
+if (created.status !== 0) throw new Error(created.stderr);
+const { api_key: apiKey, account } = JSON.parse(created.stdout);
+const local = (port) => `http://127.0.0.1:${port}`;
+const children = [];
+const start = (app, port, extra = {}) => {
+  children.push(spawn(process.execPath, [join(root, `dist/apps/${app}/src/main.js`)], { env: { ...env, ...extra, PORT: String(port) }, stdio: ['ignore', 'inherit', 'inherit'] }));
+  return waitReady(local(port));
+};
+
+try {
+  await start('knowledge-api', PORTS.knowledge);
+  await start('mcp-server', PORTS.mcp, { GATEWAY_URL: local(PORTS.gateway), KNOWLEDGE_API_URL: local(PORTS.knowledge) });
+  await start('gateway', PORTS.gateway, { KNOWLEDGE_API_URL: local(PORTS.knowledge), MCP_SERVER_URL: local(PORTS.mcp), WRITE_LIMIT_EXEMPT_ACCOUNTS: account.id });
+
+  const authorization = `Bearer ${apiKey}`;
+  const piece = { heading: 'Shipping', text: 'Orders ship within two working days from our warehouse in Leeds.', url: 'https://shop.example/shipping' };
+  const put = await fetch(`${local(PORTS.gateway)}/api/v1/knowledge/faq-shipping`, { method: 'PUT', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(piece) });
+  if (put.status !== 201) throw new Error(`seeding: ${put.status}`);
+
+  const rest = { url: `${local(PORTS.gateway)}/api/v1/knowledge?external_ref=faq-shipping`, method: 'GET', headers: { authorization } };
+  const mcp = {
+    url: `${local(PORTS.gateway)}/mcp`,
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': PROTOCOL_VERSION },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_knowledge_pieces', arguments: { external_ref: 'faq-shipping' } } }),
+  };
+  // The two answer the same body: the benchmark compares like with like.
+  const restBody = await (await fetch(rest.url, rest)).json();
+  const mcpAnswer = await (await fetch(mcp.url, mcp)).json();
+  if (JSON.stringify(mcpAnswer.result?.structuredContent) !== JSON.stringify(restBody) || mcpAnswer.result?.isError) {
+    throw new Error(`the tool does not answer the REST body: ${JSON.stringify(mcpAnswer)}`);
+  }
+
+  const load = (target, duration) => autocannon({ ...target, connections: CONNECTIONS, duration });
+  await load(rest, 2); // warm-up (JIT, key cache, the tool catalog)
+  await load(mcp, 2);
+  const runs = { rest: [], mcp: [] };
+  const ratios = [];
+  for (let i = 0; i < ROUNDS; i += 1) {
+    const round = {};
+    for (const name of i % 2 === 0 ? ['rest', 'mcp'] : ['mcp', 'rest']) round[name] = measured(await load(name === 'rest' ? rest : mcp, DURATION));
+    runs.rest.push(round.rest);
+    runs.mcp.push(round.mcp);
+    ratios.push(round2(round.mcp.p50_ms / round.rest.p50_ms));
+    console.log(`round ${i + 1}/${ROUNDS}: REST p50 ${round.rest.p50_ms} ms, MCP p50 ${round.mcp.p50_ms} ms, ratio ${ratios.at(-1)}`);
+  }
+  const result = {
+    benchmark: 'MCP tools/call list_knowledge_pieces vs GET /api/v1/knowledge?external_ref= (through the gateway)',
+    at: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, load_average_1m: round2(loadavg()[0]) },
+    settings: { rounds: ROUNDS, duration_s: DURATION, connections: CONNECTIONS, node_env: 'production', log_level: 'warn', protocol_version: PROTOCOL_VERSION },
+    rest: summary(runs.rest),
+    mcp: summary(runs.mcp),
+    round_p50_ratios: ratios,
+    p50_ratio: median(ratios),
+    target: 'MCP p50 at most 2 × REST p50 (median of the per-round ratios)',
+    met: median(ratios) <= 2,
+    rounds: runs,
+  };
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  const file = join(root, 'bench/results', `mcp-${result.at.slice(0, 10)}.json`);
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  console.table({ REST: result.rest, MCP: result.mcp });
+  console.log(`p50 ratio MCP/REST: ${result.p50_ratio} (median of ${ratios.length} rounds; target ≤ 2) — written to ${file}`);
+  if (result.rest.errors > 0 || result.mcp.errors > 0) process.exitCode = 1;
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((child) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)))));
+  await onServer(`DROP DATABASE ${dbName} WITH (FORCE)`);
+}
