@@ -1,11 +1,13 @@
-import { AccountsRepository } from '@svc/accounts';
+import { AccountsRepository, AccountsService } from '@svc/accounts';
 import { AppDefinition, InternalAuth } from '@svc/platform';
 import { DataSource } from 'typeorm';
 import { gatewayConfigSpec, trustProxyOption } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { GatewayPipeline } from './gateway.pipeline';
+import { serveConsoleRoutes } from './internal/console.route';
 import { serveWidgetLookup } from './internal/widgets.route';
 import { ChatProxy } from './proxy/chat-proxy';
+import { ConsoleProxy } from './proxy/console-proxy';
 import { serveWhoamiFromFastify, WhoamiController } from './whoami.controller';
 
 export const app: AppDefinition<typeof gatewayConfigSpec> = {
@@ -19,6 +21,9 @@ export const app: AppDefinition<typeof gatewayConfigSpec> = {
     nest.get(GatewayPipeline).install(fastify);
     serveWhoamiFromFastify(fastify, nest.get(WhoamiController));
     nest.get(ChatProxy).install(fastify);
-    serveWidgetLookup(fastify, new AccountsRepository(nest.get(DataSource)), nest.get(InternalAuth));
+    nest.get(ConsoleProxy).install(fastify);
+    const accounts = new AccountsRepository(nest.get(DataSource));
+    serveWidgetLookup(fastify, accounts, nest.get(InternalAuth));
+    serveConsoleRoutes(fastify, new AccountsService(accounts), nest.get(InternalAuth));
   },
 };

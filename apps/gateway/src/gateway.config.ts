@@ -63,6 +63,7 @@ export const gatewayConfigSpec = {
   EVENTS_API_URL: url({ default: 'http://127.0.0.1:3004', desc: 'events-api (the event feed).' }),
   WEBHOOK_DISPATCHER_URL: url({ default: 'http://127.0.0.1:3005', desc: 'webhook-dispatcher (webhook endpoints).' }),
   CHAT_URL: url({ default: 'http://127.0.0.1:3006', desc: 'The chat (widget, visitor API): the gateway routes `/chat/*` there unchanged, without key checks; `admin widget origins` writes its widget settings there.' }),
+  CONSOLE_URL: url({ default: 'http://127.0.0.1:3007', desc: 'The console (the team\'s web app): the gateway routes every path outside `/api/`, `/chat/`, `/mcp` and its own probes there unchanged, without key checks.' }),
 };
 
 export type GatewayConfig = Config<typeof gatewayConfigSpec>;

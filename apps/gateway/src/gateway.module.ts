@@ -11,6 +11,7 @@ import { GatewayConfig } from './gateway.config';
 import { GatewayPipeline } from './gateway.pipeline';
 import { OpenApiController } from './openapi/openapi.controller';
 import { ChatProxy } from './proxy/chat-proxy';
+import { ConsoleProxy } from './proxy/console-proxy';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { WriteLimiter } from './rate-limit/write-limiter';
 import { WhoamiController } from './whoami.controller';
@@ -29,6 +30,7 @@ class GatewayResources implements OnModuleInit, OnApplicationShutdown {
     @Inject(Redis) private readonly redis: Redis,
     private readonly proxy: UpstreamProxy,
     private readonly chat: ChatProxy,
+    private readonly console: ConsoleProxy,
     private readonly readiness: ReadinessService,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
@@ -53,7 +55,7 @@ class GatewayResources implements OnModuleInit, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     this.closing = true;
-    await Promise.all([this.proxy.close(), this.chat.close()]);
+    await Promise.all([this.proxy.close(), this.chat.close(), this.console.close()]);
     this.redis.disconnect();
   }
 }
@@ -109,6 +111,7 @@ export class GatewayModule {
         },
         { provide: UpstreamProxy, useFactory: () => new UpstreamProxy(config) },
         { provide: ChatProxy, useFactory: () => new ChatProxy(config) },
+        { provide: ConsoleProxy, useFactory: () => new ConsoleProxy(config) },
         GatewayPipeline,
         GatewayResources,
       ],

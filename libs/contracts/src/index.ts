@@ -12,3 +12,4 @@ export * from './webhooks.dto';
 export * from './knowledge.dto';
 export * from './chat.dto';
 export * from './erasure';
+export * from './console.dto';

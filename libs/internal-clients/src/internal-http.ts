@@ -40,7 +40,7 @@ export class InternalHttpClient {
   }
 
   /** Calls `method path` for `context`; a 4xx comes back as it is, a 5xx or no answer throws `unavailable`. */
-  async call(method: 'GET' | 'POST' | 'PUT' | 'PATCH', path: string, context: GatewayContext, json?: unknown): Promise<InternalResponse> {
+  async call(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, context: GatewayContext, json?: unknown): Promise<InternalResponse> {
     const headers: Record<string, string> = {
       [GATEWAY_CONTEXT_HEADER]: await this.options.auth.sign(this.options.upstream, context),
       'x-request-id': context.requestId,
