@@ -17,6 +17,10 @@ import { SessionsService } from './conversations/sessions.service';
 import { ErasureConsumer } from './erasure/erasure.consumer';
 import { ErasureService } from './erasure/erasure.service';
 import { HandoverSweeper } from './handover/handover-sweeper';
+import { InboxStreamService } from './inbox/inbox-stream.service';
+import { InboxController } from './inbox/inbox.controller';
+import { InboxRepository } from './inbox/inbox.repository';
+import { InboxService } from './inbox/inbox.service';
 import { CHAT_MIGRATIONS, CHAT_SCHEMA } from './migrations';
 import { WidgetSettingsController } from './settings/widget-settings.controller';
 import { WidgetSettingsRepository } from './settings/widget-settings.repository';
@@ -69,7 +73,7 @@ export class ChatModule {
         PersistenceModule.forApp('chat', config, CHAT_SCHEMA, CHAT_MIGRATIONS),
         MessagingModule.forApp('chat', config, CHAT_SCHEMA),
       ],
-      controllers: [VisitorController, WidgetSettingsController, ErasureConsumer, WidgetScriptController, DemoController],
+      controllers: [VisitorController, WidgetSettingsController, InboxController, ErasureConsumer, WidgetScriptController, DemoController],
       providers: [
         client(ContactsClient, config.CONTACTS_API_URL),
         client(IdentityClient, config.IDENTITY_ISSUER_URL),
@@ -118,6 +122,18 @@ export class ChatModule {
           provide: StreamService,
           inject: [ConversationsRepository, ConversationNotifier, APP_LOGGER],
           useFactory: (conversations: ConversationsRepository, notifier: ConversationNotifier, root: Logger) => new StreamService(conversations, notifier, root.child({ component: 'streams' })),
+        },
+        { provide: InboxRepository, inject: [DataSource], useFactory: (db: DataSource) => new InboxRepository(db) },
+        {
+          provide: InboxService,
+          inject: [InboxRepository, ConversationsRepository, CustomersService, ContactsClient, ChatEvents],
+          useFactory: (inbox: InboxRepository, conversations: ConversationsRepository, customers: CustomersService, contacts: ContactsClient, events: ChatEvents) =>
+            new InboxService(inbox, conversations, customers, contacts, events),
+        },
+        {
+          provide: InboxStreamService,
+          inject: [InboxRepository, ConversationNotifier, APP_LOGGER],
+          useFactory: (inbox: InboxRepository, notifier: ConversationNotifier, root: Logger) => new InboxStreamService(inbox, notifier, root.child({ component: 'inbox-streams' })),
         },
         { provide: ErasureService, inject: [ConversationsRepository], useFactory: (conversations: ConversationsRepository) => new ErasureService(conversations) },
       ],

@@ -18,7 +18,7 @@ export const app: AppDefinition<typeof consoleConfigSpec> = {
     const upstreams = nest.get(Upstreams);
     const origin = new URL(config.APP_URL).origin;
     serveServiceRoutes(fastify, members, upstreams, origin);
-    serveTeamActions(fastify, members, upstreams, origin, config.CHAT_URL);
+    serveTeamActions(fastify, members, upstreams, origin);
     serveFrontEnd(fastify);
   },
 };

@@ -13,3 +13,4 @@ export * from './knowledge.dto';
 export * from './chat.dto';
 export * from './erasure';
 export * from './console.dto';
+export * from './inbox.dto';

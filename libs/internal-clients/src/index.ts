@@ -1,3 +1,4 @@
+export * from './chat.client';
 export * from './contacts.client';
 export * from './identity.client';
 export * from './internal-http';

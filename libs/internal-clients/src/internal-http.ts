@@ -1,4 +1,5 @@
-import { GatewayContext } from '@svc/contracts';
+import { ERROR_STATUS, ErrorBody, GatewayContext } from '@svc/contracts';
+import type { Readable } from 'node:stream';
 import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
@@ -65,6 +66,48 @@ export class InternalHttpClient {
       throw this.unavailable(context, 'unexpected body');
     }
     return { status: response.statusCode, body };
+  }
+
+  /**
+   * The body of an answer with the expected status; a 4xx in the contract's error shape is thrown
+   * as that error (so a caller such as the console or the MCP server passes it on as it is); anything
+   * else is `unavailable`.
+   */
+  expect<T>(response: InternalResponse, status: number, context: GatewayContext): T {
+    if (response.status === status) return response.body as T;
+    const error = (response.body as Partial<ErrorBody> | undefined)?.error;
+    if (response.status >= 400 && response.status < 500 && error && typeof error.code === 'string' && error.code in ERROR_STATUS && typeof error.message === 'string') {
+      throw new ApiError(error.code, error.message, error.details);
+    }
+    throw this.unavailable(context, `status ${response.status}`);
+  }
+
+  /**
+   * Opens a long-lived GET (Server-Sent Events): no body timeout (the service pings), closed by
+   * `signal` or by the service. A refusal comes back as `expect` throws it.
+   */
+  async openStream(path: string, context: GatewayContext, headers: Record<string, string>, signal?: AbortSignal): Promise<Readable> {
+    let response;
+    try {
+      response = await this.pool.request({
+        method: 'GET',
+        path,
+        headers: { ...headers, [GATEWAY_CONTEXT_HEADER]: await this.options.auth.sign(this.options.upstream, context), 'x-request-id': context.requestId, accept: 'text/event-stream' },
+        bodyTimeout: 0,
+        signal,
+      });
+    } catch (err) {
+      throw this.unavailable(context, (err as { code?: string }).code ?? String(err));
+    }
+    if (response.statusCode === 200) return response.body;
+    const text = await response.body.text().catch(() => '');
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    return this.expect(response.statusCode >= 500 ? { status: response.statusCode, body: undefined } : { status: response.statusCode, body }, 200, context);
   }
 
   /** The error for an answer the caller cannot use (logged with the reason). */

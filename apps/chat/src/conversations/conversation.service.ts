@@ -95,6 +95,7 @@ export class ConversationService {
       if (row.handover === 'created') return stateOf(row);
       const question = await tx.lastCustomerText(row.account_id, row.id);
       await tx.setHandover(row.account_id, row.id, { status: 'handed_over', handover: 'created', reach });
+      await tx.recordHandover(row.account_id, row.id, 'nobody_answered');
       const channel = dto.channel === 'email' ? (dto.email as string) : `WhatsApp (${dto.phone as string})`;
       await tx.addMessage(row.account_id, row.id, { author: 'system', text: textsFor(row.lang).handover_created.replace('{channel}', channel) });
       await tx.enqueue([this.events.handoverCreated(row, contact, reach, question)]);
@@ -104,6 +105,7 @@ export class ConversationService {
 
   private async askForPerson(tx: ConversationTransaction, row: ConversationRow, contact: EventContact, reason: 'customer_asked' | 'assistant_unsure'): Promise<ChatConversationState> {
     await tx.setHandover(row.account_id, row.id, { status: 'needs_human', handover: 'waiting', reason, dueInMs: this.handoverWaitMs });
+    await tx.recordHandover(row.account_id, row.id, reason);
     await tx.addMessage(row.account_id, row.id, { author: 'system', text: textsFor(row.lang).person_requested });
     await tx.enqueue([this.events.needsHuman(row, contact, reason)]);
     return { ...stateOf(row), status: 'needs_human', handover: 'waiting' };

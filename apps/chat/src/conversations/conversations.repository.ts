@@ -5,6 +5,8 @@ import { CHAT_SCHEMA } from '../migrations';
 
 /** The NOTIFY channel that wakes the streams of a conversation (payload: its id). Only a wake-up: streams read PostgreSQL. */
 export const CONVERSATION_CHANNEL = 'chat_conversation';
+/** The NOTIFY channel that wakes an account's inbox streams (payload: the account id). Only a wake-up, like the one above. */
+export const INBOX_CHANNEL = 'chat_inbox';
 
 export interface ConversationRow {
   id: number;
@@ -128,7 +130,7 @@ export class ConversationTransaction extends ConversationReads {
          SELECT $2, last_message_id, $1, $3, $4, $5::jsonb, $6, $7 FROM next
          RETURNING ${MESSAGE_COLUMNS}
        )
-       SELECT added.*, pg_notify('${CONVERSATION_CHANNEL}', $2::text) FROM added`,
+       SELECT added.*, pg_notify('${CONVERSATION_CHANNEL}', $2::text), pg_notify('${INBOX_CHANNEL}', $1::text) FROM added`,
       [
         accountId,
         conversationId,
@@ -156,7 +158,17 @@ export class ConversationTransaction extends ConversationReads {
         WHERE account_id = $1 AND id = $2`,
       [accountId, id, change.status, change.handover, change.reason ?? null, change.dueInMs ?? null, change.reach ? JSON.stringify(change.reach) : null],
     );
-    await this.db.query(`SELECT pg_notify('${CONVERSATION_CHANNEL}', $1::text)`, [String(id)]);
+    await this.db.query(`SELECT pg_notify('${CONVERSATION_CHANNEL}', $1::text), pg_notify('${INBOX_CHANNEL}', $2::text)`, [String(id), accountId]);
+  }
+
+  /** Records a hand-over as it happens (the analytics count them by reason and day). */
+  async recordHandover(accountId: string, conversationId: number, reason: HandoverReason): Promise<void> {
+    await this.db.query(`INSERT INTO chat.handovers (account_id, conversation_id, reason) VALUES ($1, $2, $3)`, [accountId, conversationId, reason]);
+  }
+
+  /** A team reply ends the wait for a person: the customer is not asked how to reach them after all. */
+  async stopHandoverWait(accountId: string, id: number): Promise<void> {
+    await this.db.query(`UPDATE chat.conversations SET handover_due_at = NULL WHERE account_id = $1 AND id = $2 AND handover = 'waiting'`, [accountId, id]);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { outboxMigration } from '@svc/messaging';
 import { CreateConversations1764000000001 } from './1764000000001-CreateConversations';
+import { CreateBookingsAndInbox1764000000002 } from './1764000000002-CreateBookingsAndInbox';
 
-/** Schema `chat`: conversations, messages, widget settings and the outbox of the chat's events. Owned by the chat. */
+/** Schema `chat`: conversations, messages, widget settings, hand-overs, bookings and the outbox of the chat's events. Owned by the chat. */
 export const CHAT_SCHEMA = 'chat';
-export const CHAT_MIGRATIONS = [outboxMigration(CHAT_SCHEMA), CreateConversations1764000000001];
+export const CHAT_MIGRATIONS = [outboxMigration(CHAT_SCHEMA), CreateConversations1764000000001, CreateBookingsAndInbox1764000000002];

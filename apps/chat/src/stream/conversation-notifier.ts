@@ -1,18 +1,19 @@
 import { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
-import { CONVERSATION_CHANNEL } from '../conversations/conversations.repository';
+import { CONVERSATION_CHANNEL, INBOX_CHANNEL } from '../conversations/conversations.repository';
 
 type Wake = () => void;
 
 /**
  * One LISTEN connection per process that wakes the streams of a conversation when something of it
- * committed. Only a wake-up: streams read what changed from PostgreSQL, so any replica serves any
+ * committed (and the inbox streams of its account). Only a wake-up: streams read what changed from PostgreSQL, so any replica serves any
  * conversation, and a stream woken for nothing reads nothing. While the connection is down, streams
  * poll (`isListening` false).
  */
 export class ConversationNotifier implements OnModuleInit, OnApplicationShutdown {
   private readonly waiting = new Map<number, Set<Wake>>();
+  private readonly accounts = new Map<string, Set<Wake>>();
   private client?: Client;
   private stopped = false;
   private retry?: NodeJS.Timeout;
@@ -28,13 +29,12 @@ export class ConversationNotifier implements OnModuleInit, OnApplicationShutdown
 
   /** Calls `wake` on each commit of the conversation until the returned function is called. */
   subscribe(conversationId: number, wake: Wake): () => void {
-    let set = this.waiting.get(conversationId);
-    if (!set) this.waiting.set(conversationId, (set = new Set()));
-    set.add(wake);
-    return () => {
-      set.delete(wake);
-      if (set.size === 0 && this.waiting.get(conversationId) === set) this.waiting.delete(conversationId);
-    };
+    return add(this.waiting, conversationId, wake);
+  }
+
+  /** Calls `wake` on each commit of any conversation of the account until the returned function is called. */
+  subscribeAccount(accountId: string, wake: Wake): () => void {
+    return add(this.accounts, accountId, wake);
   }
 
   async onModuleInit(): Promise<void> {
@@ -57,15 +57,15 @@ export class ConversationNotifier implements OnModuleInit, OnApplicationShutdown
       this.reconnect();
     });
     client.on('notification', (note) => {
-      const set = this.waiting.get(Number(note.payload));
+      const set = note.channel === INBOX_CHANNEL ? this.accounts.get(note.payload ?? '') : this.waiting.get(Number(note.payload));
       if (set) for (const wake of [...set]) wake();
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${CONVERSATION_CHANNEL}`);
+      await client.query(`LISTEN ${CONVERSATION_CHANNEL}; LISTEN ${INBOX_CHANNEL}`);
       this.client = client;
       // Whatever committed while nobody listened: every stream reads again.
-      for (const set of this.waiting.values()) for (const wake of [...set]) wake();
+      for (const set of [...this.waiting.values(), ...this.accounts.values()]) for (const wake of [...set]) wake();
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'stream listener could not connect; streams poll meanwhile');
       void client.end().catch(() => undefined);
@@ -81,4 +81,14 @@ export class ConversationNotifier implements OnModuleInit, OnApplicationShutdown
     }, 1_000);
     this.retry.unref();
   }
+}
+
+function add<K>(map: Map<K, Set<Wake>>, key: K, wake: Wake): () => void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(wake);
+  return () => {
+    set.delete(wake);
+    if (set.size === 0 && map.get(key) === set) map.delete(key);
+  };
 }

@@ -1,7 +1,6 @@
 import { EventConversation } from '@svc/contracts';
-import { ApiError, GATEWAY_CONTEXT_HEADER } from '@svc/platform';
+import { ApiError } from '@svc/platform';
 import type { FastifyInstance } from 'fastify';
-import { Pool } from 'undici';
 import { authenticate } from '../members/session';
 import { MembersService } from '../members/members.service';
 import { CONSOLE_API } from './service-routes';
@@ -15,7 +14,7 @@ const ID = /^[1-9][0-9]{0,17}$/;
  * conversation it was done from) and the inbox's live stream (the chat's account-wide change
  * signal, streamed through).
  */
-export function serveTeamActions(fastify: FastifyInstance, members: MembersService, upstreams: Upstreams, appOrigin: string, chatUrl: string): void {
+export function serveTeamActions(fastify: FastifyInstance, members: MembersService, upstreams: Upstreams, appOrigin: string): void {
   fastify.post<{ Params: { svcId: string; consentId: string }; Body: { conversation_id?: unknown } | undefined }>(
     `${CONSOLE_API}/customers/:svcId/consents/:consentId/withdraw`,
     async (request) => {
@@ -41,25 +40,15 @@ export function serveTeamActions(fastify: FastifyInstance, members: MembersServi
     },
   );
 
-  // The inbox's live signal: one long response per open inbox, no body timeout.
-  const chat = new Pool(chatUrl, { connections: null, keepAliveTimeout: 10_000, connect: { timeout: 2_000 }, bodyTimeout: 0 });
-  fastify.addHook('onClose', () => chat.close());
+  // The inbox's live signal: one long response per open inbox.
   fastify.get(`${CONSOLE_API}/inbox/stream`, async (request, reply) => {
     const member = await authenticate(request, members, appOrigin);
     const context = await upstreams.context(member, request.id);
     const abort = new AbortController();
     reply.raw.once('close', () => abort.abort());
-    const headers: Record<string, string> = { [GATEWAY_CONTEXT_HEADER]: await upstreams.auth.sign('chat', context), accept: 'text/event-stream', 'x-request-id': request.id };
     const lastEventId = request.headers['last-event-id'];
-    if (typeof lastEventId === 'string') headers['last-event-id'] = lastEventId;
-    const response = await chat.request({ method: 'GET', path: '/internal/chat/inbox/stream', headers, signal: abort.signal }).catch(() => {
-      throw new ApiError('unavailable', 'The inbox is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
-    });
-    if (response.statusCode !== 200) {
-      await response.body.dump();
-      throw new ApiError('unavailable', 'The inbox is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
-    }
-    response.body.on('error', () => undefined);
-    return reply.code(200).header('content-type', 'text/event-stream').header('cache-control', 'no-store').header('x-accel-buffering', 'no').send(response.body);
+    const stream = await upstreams.openStream('chat', '/internal/chat/inbox/stream', context, typeof lastEventId === 'string' ? { 'last-event-id': lastEventId } : {}, abort.signal);
+    stream.on('error', () => undefined);
+    return reply.code(200).header('content-type', 'text/event-stream').header('cache-control', 'no-store').header('x-accel-buffering', 'no').send(stream);
   });
 }

@@ -2,6 +2,7 @@ import { ERROR_STATUS, ErrorCode, GatewayContext, isPlan, Plan } from '@svc/cont
 import { InternalHttpClient, InternalResponse } from '@svc/internal-clients';
 import { ApiError, InternalAuth } from '@svc/platform';
 import { LRUCache } from 'lru-cache';
+import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { ConsoleConfig } from '../console.config';
 import { SessionRow } from '../members/members.repository';
@@ -77,6 +78,11 @@ export class Upstreams {
     const response = await this.call(upstream, method, path, context, json);
     if (response.status >= 400) throw passOn(response);
     return response.body as T;
+  }
+
+  /** A long-lived event stream of a service (the inbox's live signal). */
+  openStream(upstream: Upstream, path: string, context: GatewayContext, headers: Record<string, string>, signal: AbortSignal): Promise<Readable> {
+    return this.clients[upstream].openStream(path, context, headers, signal);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,208 @@
+import { ErrorBody, GatewayContext, InboxStreamEvent, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
+import { ChatClient } from '@svc/internal-clients';
+import { createLogger, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
+import { ChatVisitor, Stack, startStack, TestAccount } from '@svc/testing';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** The Server-Sent Events of the inbox stream, as the console reads them. */
+class InboxEvents {
+  readonly events: Array<{ id: string; data: InboxStreamEvent }> = [];
+  private readonly done: Promise<void>;
+
+  constructor(body: Readable) {
+    this.done = (async () => {
+      let buffer = '';
+      for await (const chunk of body) {
+        buffer += (chunk as Buffer).toString('utf8');
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) !== -1) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const id = /^id: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (id && data && /^event: conversation$/m.test(block)) this.events.push({ id, data: JSON.parse(data) as InboxStreamEvent });
+        }
+      }
+    })().catch(() => undefined);
+  }
+
+  async waitFor(test: (event: InboxStreamEvent) => boolean, timeoutMs = 20_000): Promise<{ id: string; data: InboxStreamEvent }> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.events.find((e) => test(e.data));
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no such inbox event within ${timeoutMs} ms; got ${JSON.stringify(this.events)}`);
+      await sleep(25);
+    }
+  }
+
+  async closed(): Promise<void> {
+    await this.done;
+  }
+}
+
+/** A promise's ApiError (status and code), as the console or the MCP server would get it. */
+const refusal = async (work: Promise<unknown>): Promise<{ status: number; code: string }> => {
+  try {
+    await work;
+  } catch (err) {
+    const e = err as { getStatus?: () => number; code?: string };
+    return { status: e.getStatus?.() ?? 0, code: e.code ?? String(err) };
+  }
+  throw new Error('expected a refusal');
+};
+
+describe('chat: the back office (inbox, replies, preview, bookings, analytics) through the internal routes (processes, real PostgreSQL and RabbitMQ)', () => {
+  let stack: Stack;
+  let chat: ChatClient;
+  let auth: InternalAuth;
+  let widget: string;
+  const context = (account: TestAccount = stack.account): GatewayContext => ({ account: { id: account.accountId, name: '', plan: 'scale' }, keyId: 'test', requestId: `req-${Date.now()}` });
+  const visitor = () => new ChatVisitor(stack.gateway.url);
+  const chatUrl = () => stack.services['chat']?.url as string;
+  const signedFetch = async (path: string, init: RequestInit = {}, account: TestAccount = stack.account) =>
+    fetch(`${chatUrl()}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>), [GATEWAY_CONTEXT_HEADER]: await auth.sign('chat', context(account)) } });
+  const errorCode = async (response: Response) => ((await response.json()) as ErrorBody).error.code;
+  const feed = async (): Promise<PublicEvent[]> => {
+    const page = (await (await stack.call('/events?after=0&limit=200')).json()) as { events: PublicEvent[] };
+    return page.events;
+  };
+  const waitForEvent = async <K extends PublicEvent['event']>(kind: K, test: (e: Extract<PublicEvent, { event: K }>) => boolean) => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const found = (await feed()).find((e): e is Extract<PublicEvent, { event: K }> => e.event === kind && test(e as Extract<PublicEvent, { event: K }>));
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no ${kind} event in the feed`);
+      await sleep(100);
+    }
+  };
+
+  beforeAll(async () => {
+    stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'chat'], {
+      env: { OUTBOX_POLL_INTERVAL_MS: '200' },
+      appEnv: { chat: { HANDOVER_WAIT: '2s' } },
+    });
+    auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
+    chat = new ChatClient({ url: chatUrl(), auth, timeoutMs: 10_000, logger: createLogger('test', 'silent') });
+    widget = ((await (await stack.call('/whoami')).json()) as WhoamiResponseDto).widget;
+    const piece = (ref: string, heading: string, text: string, url?: string) => stack.call(`/knowledge/${ref}`, { method: 'PUT', json: { heading, text, ...(url ? { url } : {}) } });
+    expect((await piece('flat-berlin', 'Flat in Berlin Mitte', 'The two-room flat in Berlin Mitte can be visited on weekdays; viewings last thirty minutes.', 'https://rent.example/berlin')).status).toBe(201);
+    expect((await piece('returns', 'Returns and refunds', 'You can return any item within 30 days of delivery for a full refund.')).status).toBe(201);
+  }, 120_000);
+
+  afterAll(async () => {
+    await chat?.close();
+    await stack?.stop();
+  });
+
+  describe('inbox and replies', () => {
+    let answered: { id: number; visitor: ChatVisitor };
+    let waiting: { id: number; visitor: ChatVisitor };
+
+    it('lists conversations with a message, newest activity first, with contact and last message; the inbox stream tells of each change', async () => {
+      const abort = new AbortController();
+      const inbox = new InboxEvents(await chat.openInboxStream(context(), undefined, abort.signal));
+      const shopper = visitor();
+      const session = await shopper.session({ widget });
+      const stream = await shopper.stream();
+      await shopper.send('Can I visit the flat in Berlin Mitte?');
+      await stream.waitForMessage((m) => m.author === 'assistant');
+      await stream.close();
+      answered = { id: session.body.conversation.id, visitor: shopper };
+      await inbox.waitFor((e) => e.conversation_id === answered.id && e.last_message_id === 2);
+
+      const asker = visitor();
+      const second = await asker.session({ widget });
+      await asker.send('I want to talk to a person please');
+      waiting = { id: second.body.conversation.id, visitor: asker };
+      await inbox.waitFor((e) => e.conversation_id === waiting.id);
+
+      // A session without a message is not in the inbox.
+      const silent = await visitor().session({ widget });
+
+      const page = await chat.listConversations({}, context());
+      expect(page.conversations.map((c) => c.id)).toEqual([waiting.id, answered.id]);
+      expect(page.more).toBe(false);
+      expect(page.conversations.some((c) => c.id === silent.body.conversation.id)).toBe(false);
+      const [first, second_] = page.conversations;
+      expect(first).toMatchObject({ id: waiting.id, channel: 'web', url: `http://localhost:3000/inbox/${waiting.id}`, status: 'needs_human', needs_human: true });
+      expect(first?.last_message).toMatchObject({ author: 'customer', text: 'I want to talk to a person please' });
+      expect(second_).toMatchObject({ status: 'open', needs_human: false, last_message: { id: 2, author: 'assistant' } });
+      expect(second_?.contact).toMatchObject({ ref: null, svc_id: expect.any(Number) });
+      expect(second_?.contact).not.toHaveProperty('consents');
+      expect(page.next_after).toMatch(/^\d+\.\d+$/);
+
+      // Filters and paging.
+      expect((await chat.listConversations({ needs_human: true }, context())).conversations.map((c) => c.id)).toEqual([waiting.id]);
+      expect((await chat.listConversations({ needs_human: false }, context())).conversations.map((c) => c.id)).toEqual([answered.id]);
+      expect((await chat.listConversations({ channel: 'whatsapp' }, context())).conversations).toEqual([]);
+      const one = await chat.listConversations({ limit: 1 }, context());
+      expect(one.conversations.map((c) => c.id)).toEqual([waiting.id]);
+      expect(one.more).toBe(true);
+      const two = await chat.listConversations({ limit: 1, after: one.next_after as string }, context());
+      expect(two.conversations.map((c) => c.id)).toEqual([answered.id]);
+      expect(two.more).toBe(false);
+
+      // Resumed with Last-Event-ID: what changed from there on.
+      abort.abort();
+      await inbox.closed();
+      const from = inbox.events.find((e) => e.data.conversation_id === answered.id) as { id: string };
+      const resumeAbort = new AbortController();
+      const resumed = new InboxEvents(await chat.openInboxStream(context(), from.id, resumeAbort.signal));
+      await resumed.waitFor((e) => e.conversation_id === waiting.id);
+      resumeAbort.abort();
+      await resumed.closed();
+    });
+
+    it('a team reply reaches the widget and the feed (message.sent, author team), ends the wait for a person and clears needs_human', async () => {
+      const stream = await waiting.visitor.stream();
+      const reply = await chat.reply(waiting.id, 'Hello, this is Maria from the team.', context());
+      expect(reply.message).toEqual({ id: expect.any(Number), text: 'Hello, this is Maria from the team.', author: 'team', at: expect.stringMatching(/\+00:00$/), cited_piece: null });
+      const shown = await stream.waitForMessage((m) => m.author === 'team');
+      expect(shown).toMatchObject({ id: reply.message.id, text: reply.message.text });
+      const sent = await waitForEvent('message.sent', (e) => e.data.conversation.id === waiting.id && e.data.message.author === 'team');
+      expect(sent.data.message).toEqual({ id: reply.message.id, text: reply.message.text, at: reply.message.at, author: 'team' });
+
+      // HANDOVER_WAIT is 2 s: after it, the customer is still not asked how to reach them.
+      await sleep(3_500);
+      expect(stream.states().some((s) => s.handover === 'ask_reach')).toBe(false);
+      expect(stream.messages().some((m) => m.author === 'system' && m.id > reply.message.id)).toBe(false);
+      await stream.close();
+
+      const read = await chat.getConversation(waiting.id, context());
+      expect(read.conversation).toMatchObject({ id: waiting.id, needs_human: false, last_message: { id: reply.message.id, author: 'team' } });
+      expect(read.messages.map((m) => m.author)).toEqual(['customer', 'system', 'team']);
+      const answer = (await chat.getConversation(answered.id, context())).messages[1];
+      expect(answer?.cited_piece).toEqual({ external_ref: 'flat-berlin', heading: 'Flat in Berlin Mitte', url: 'https://rent.example/berlin' });
+    });
+
+    it("another account sees none of it: its list is empty, the conversation and a reply to it are 404", async () => {
+      expect((await chat.listConversations({}, context(stack.other))).conversations).toEqual([]);
+      expect(await refusal(chat.getConversation(waiting.id, context(stack.other)))).toEqual({ status: 404, code: 'not_found' });
+      expect(await refusal(chat.reply(waiting.id, 'not mine', context(stack.other)))).toEqual({ status: 404, code: 'not_found' });
+      expect((await chat.getConversation(waiting.id, context())).messages).toHaveLength(3);
+    });
+
+    it('bad input is a 4xx in the error shape and changes nothing; an unsigned or wrongly addressed call is 401', async () => {
+      for (const query of ['limit=0', 'limit=201', 'limit=x', 'after=yesterday', 'needs_human=maybe', 'channel=fax', 'extra=1']) {
+        const response = await signedFetch(`/internal/chat/conversations?${query}`);
+        expect([query, response.status]).toEqual([query, 400]);
+        expect(await errorCode(response)).toBe('invalid_parameter');
+      }
+      for (const body of ['{}', '{"text":""}', '{"text":"   "}', '{"text":"x","author":"team"}', `{"text":"${'x'.repeat(4001)}"}`]) {
+        const response = await signedFetch(`/internal/chat/conversations/${waiting.id}/replies`, { method: 'POST', body });
+        expect([body.slice(0, 30), response.status]).toEqual([body.slice(0, 30), 400]);
+        expect(await errorCode(response)).toBe('validation_failed');
+      }
+      expect((await signedFetch('/internal/chat/conversations/abc')).status).toBe(404);
+      expect((await signedFetch('/internal/chat/inbox/stream', { headers: { 'last-event-id': 'nope' } })).status).toBe(400);
+      expect((await chat.getConversation(waiting.id, context())).messages).toHaveLength(3);
+
+      expect((await fetch(`${chatUrl()}/internal/chat/conversations`)).status).toBe(401);
+      const forKnowledge = await fetch(`${chatUrl()}/internal/chat/conversations`, { headers: { [GATEWAY_CONTEXT_HEADER]: await auth.sign('knowledge-api', context()) } });
+      expect(forKnowledge.status).toBe(401);
+      expect(await refusal(chat.openInboxStream(context(stack.other), 'nope'))).toEqual({ status: 400, code: 'invalid_parameter' });
+    });
+  });
+});

@@ -1,0 +1,50 @@
+import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { GatewayContext, InboxConversationResponse, InboxConversationsPage, INBOX_CURSOR, ListConversationsQueryDto, TeamReplyDto, TeamReplyResponse } from '@svc/contracts';
+import { ApiError, Caller } from '@svc/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { InternalCallGuard } from '../settings/internal-call.guard';
+import { InboxStreamService } from './inbox-stream.service';
+import { InboxService, notFound } from './inbox.service';
+
+/** A path id: a whole number, else nothing can have it (404). */
+export function pathId(raw: string, what: string): number {
+  if (!/^[1-9]\d{0,14}$/.test(raw)) throw notFound(what);
+  return Number(raw);
+}
+
+/**
+ * The inbox for the console and the MCP server (not routed by the gateway): a context signed for
+ * the chat names the account, and every read and write is that account's.
+ */
+@ApiExcludeController()
+@Controller('internal/chat')
+@UseGuards(InternalCallGuard)
+export class InboxController {
+  constructor(
+    private readonly inbox: InboxService,
+    private readonly streams: InboxStreamService,
+  ) {}
+
+  @Get('conversations')
+  list(@Caller() caller: GatewayContext, @Query() query: ListConversationsQueryDto): Promise<InboxConversationsPage> {
+    return this.inbox.list(caller.account.id, query, caller.requestId);
+  }
+
+  @Get('conversations/:id')
+  get(@Caller() caller: GatewayContext, @Param('id') id: string): Promise<InboxConversationResponse> {
+    return this.inbox.get(caller.account.id, pathId(id, 'conversation'), caller.requestId);
+  }
+
+  @Post('conversations/:id/replies')
+  reply(@Caller() caller: GatewayContext, @Param('id') id: string, @Body() body: TeamReplyDto): Promise<TeamReplyResponse> {
+    return this.inbox.reply(caller.account.id, pathId(id, 'conversation'), body.text, caller.requestId);
+  }
+
+  @Get('inbox/stream')
+  stream(@Caller() caller: GatewayContext, @Headers('last-event-id') lastEventId: string | undefined, @Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
+    if (lastEventId !== undefined && !INBOX_CURSOR.test(lastEventId)) throw new ApiError('invalid_parameter', 'Last-Event-ID must be the id of an earlier event of this stream.');
+    reply.hijack();
+    this.streams.serve(caller.account.id, lastEventId, reply.raw, { 'x-request-id': request.id });
+  }
+}

@@ -1,0 +1,107 @@
+import { ChatCitation, ConversationChannel, ConversationStatus, InboxMessage, MessageAuthor } from '@svc/contracts';
+import { DataSource } from 'typeorm';
+
+/** A conversation as the inbox lists it, before its contact is looked up. */
+export interface InboxRow {
+  id: number;
+  channel: ConversationChannel;
+  status: ConversationStatus;
+  customer_svc_id: number | null;
+  needs_human: boolean;
+  last_id: number | null;
+  last_text: string | null;
+  last_author: MessageAuthor | null;
+  last_at: string | null;
+  created_at: string;
+  updated_at: string;
+  /** `<microseconds of updated_at>.<id>`: the inbox's cursor and the inbox stream's event id. */
+  cursor: string;
+}
+
+/** A change the inbox stream reports. */
+export interface InboxChange {
+  id: number;
+  last_message_id: number;
+  updated_at: string;
+  cursor: string;
+}
+
+export interface InboxFilter {
+  needsHuman?: boolean;
+  channel?: ConversationChannel;
+  /** A cursor: conversations whose last activity is older than it (newest first). */
+  after?: string;
+  limit: number;
+}
+
+const CURSOR_SQL = `(floor(extract(epoch FROM c.updated_at) * 1000000)::bigint)::text || '.' || c.id::text`;
+/** The instant of a cursor's first part (exact to the microsecond). */
+const cursorInstant = (param: string) => `('epoch'::timestamptz + ${param}::bigint * interval '1 microsecond')`;
+
+/**
+ * `needs_human`: a person was asked for (status not `open`) and the latest message of the
+ * customer or the team is the customer's (the team has not answered it yet).
+ */
+const INBOX_SELECT = `
+  SELECT c.id::float8 AS id, c.channel, c.status, c.customer_svc_id::float8 AS customer_svc_id,
+         (c.status <> 'open' AND coalesce(lh.author, 'customer') <> 'team') AS needs_human,
+         lm.id AS last_id, lm.text AS last_text, lm.author AS last_author, lm.at AS last_at,
+         c.created_at, c.updated_at, ${CURSOR_SQL} AS cursor
+    FROM chat.conversations c
+    LEFT JOIN LATERAL (
+      SELECT m.author FROM chat.messages m WHERE m.conversation_id = c.id AND m.author IN ('customer', 'team') ORDER BY m.id DESC LIMIT 1
+    ) lh ON true
+    LEFT JOIN LATERAL (
+      SELECT m.id, m.text, m.author, m.at FROM chat.messages m WHERE m.conversation_id = c.id AND m.author <> 'system' ORDER BY m.id DESC LIMIT 1
+    ) lm ON true`;
+
+/** The inbox's SQL over schema `chat` (conversations with at least one message), every query scoped by account. */
+export class InboxRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Newest activity first; one more row than `limit` tells whether there are more. */
+  async list(accountId: string, filter: InboxFilter): Promise<{ rows: InboxRow[]; more: boolean }> {
+    const [micros, id] = filter.after ? filter.after.split('.') : [null, null];
+    const rows: InboxRow[] = await this.db.query(
+      `${INBOX_SELECT}
+        WHERE c.account_id = $1 AND c.last_message_id > 0
+          AND ($2::text IS NULL OR c.channel = $2)
+          AND ($3::boolean IS NULL OR (c.status <> 'open' AND coalesce(lh.author, 'customer') <> 'team') = $3)
+          AND ($4::bigint IS NULL OR (c.updated_at, c.id) < (${cursorInstant('$4')}, $5::bigint))
+        ORDER BY c.updated_at DESC, c.id DESC
+        LIMIT $6`,
+      [accountId, filter.channel ?? null, filter.needsHuman ?? null, micros, id, filter.limit + 1],
+    );
+    return { rows: rows.slice(0, filter.limit), more: rows.length > filter.limit };
+  }
+
+  async get(accountId: string, id: number): Promise<InboxRow | undefined> {
+    const rows: InboxRow[] = await this.db.query(`${INBOX_SELECT} WHERE c.account_id = $1 AND c.id = $2`, [accountId, id]);
+    return rows[0];
+  }
+
+  /** Every message of the conversation, oldest first. */
+  async messages(accountId: string, conversationId: number): Promise<InboxMessage[]> {
+    const rows: Array<{ id: number; text: string; author: MessageAuthor; at: string; citation: ChatCitation | null }> = await this.db.query(
+      `SELECT id, text, author, at, citation FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 ORDER BY id`,
+      [accountId, conversationId],
+    );
+    return rows.map(({ citation, ...message }) => ({ ...message, cited_piece: citation }));
+  }
+
+  /**
+   * Conversations whose last activity is at or after `sinceMicros` (oldest change first). The
+   * stream reads with an overlap, because `updated_at` is a transaction's start and it may commit
+   * after a later one: the caller drops what it already reported.
+   */
+  async changes(accountId: string, sinceMicros: bigint, limit: number): Promise<InboxChange[]> {
+    return this.db.query(
+      `SELECT c.id::float8 AS id, c.last_message_id, c.updated_at, ${CURSOR_SQL} AS cursor
+         FROM chat.conversations c
+        WHERE c.account_id = $1 AND c.last_message_id > 0 AND c.updated_at >= ${cursorInstant('$2')}
+        ORDER BY c.updated_at, c.id
+        LIMIT $3`,
+      [accountId, sinceMicros.toString(), limit],
+    );
+  }
+}

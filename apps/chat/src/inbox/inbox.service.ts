@@ -1,0 +1,85 @@
+import {
+  ChatMessage,
+  EventContact,
+  InboxConversation,
+  InboxConversationResponse,
+  InboxConversationsPage,
+  INBOX_PAGE_DEFAULT,
+  ListConversationsQueryDto,
+  MessageAuthor,
+  TeamReplyResponse,
+} from '@svc/contracts';
+import { ContactsClient } from '@svc/internal-clients';
+import { ApiError } from '@svc/platform';
+import { ChatEvents } from '../conversations/chat-events';
+import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
+import { accountContext, CustomersService } from '../conversations/customers.service';
+import { InboxRepository, InboxRow } from './inbox.repository';
+
+export const notFound = (what = 'conversation') => new ApiError('not_found', `No such ${what}.`);
+
+/** The team's side of conversations: the inbox, one conversation, replies. Every read and write is the signed account's. */
+export class InboxService {
+  constructor(
+    private readonly inbox: InboxRepository,
+    private readonly conversations: ConversationsRepository,
+    private readonly customers: CustomersService,
+    private readonly contacts: ContactsClient,
+    private readonly events: ChatEvents,
+  ) {}
+
+  async list(accountId: string, query: ListConversationsQueryDto, requestId: string): Promise<InboxConversationsPage> {
+    const { rows, more } = await this.inbox.list(accountId, {
+      needsHuman: query.needs_human === undefined ? undefined : query.needs_human === 'true',
+      channel: query.channel,
+      after: query.after,
+      limit: query.limit ?? INBOX_PAGE_DEFAULT,
+    });
+    const conversations = await Promise.all(rows.map((row) => this.view(accountId, row, requestId)));
+    return { conversations, next_after: rows.at(-1)?.cursor ?? query.after ?? null, more };
+  }
+
+  async get(accountId: string, id: number, requestId: string): Promise<InboxConversationResponse> {
+    const row = await this.inbox.get(accountId, id);
+    if (!row) throw notFound();
+    const [conversation, messages] = await Promise.all([this.view(accountId, row, requestId), this.inbox.messages(accountId, id)]);
+    return { conversation, messages };
+  }
+
+  /**
+   * A team member's reply: stored, on the widget's stream, `message.sent` (author `team`) in the
+   * same transaction; it ends the wait for a person (no `nobody_answered` after it).
+   */
+  async reply(accountId: string, id: number, text: string, requestId: string): Promise<TeamReplyResponse> {
+    const found = await this.conversations.get(accountId, id);
+    if (!found) throw notFound();
+    const { contact } = await this.customers.contactFor(found, requestId);
+    const added = await this.conversations.transaction(async (tx) => {
+      const row = (await tx.lock(accountId, id)) as ConversationRow;
+      const message = await tx.addMessage(accountId, id, { author: 'team', text });
+      await tx.stopHandoverWait(accountId, id);
+      await tx.enqueue([this.events.sent(row, contact, message as ChatMessage & { author: 'team' })]);
+      return message;
+    });
+    return { message: { id: added.id, text: added.text, author: 'team', at: added.at, cited_piece: null } };
+  }
+
+  /** The contact as contacts-api holds them now; null before the first message or after erasure. */
+  async contactOf(accountId: string, svcId: number | null, requestId: string): Promise<EventContact | null> {
+    return svcId === null ? null : this.contacts.bySvcId(svcId, accountContext(accountId, requestId));
+  }
+
+  private async view(accountId: string, row: InboxRow, requestId: string): Promise<InboxConversation> {
+    return {
+      id: row.id,
+      channel: row.channel,
+      url: this.events.conversation({ id: row.id, channel: 'web' }).url,
+      status: row.status,
+      needs_human: row.needs_human,
+      contact: await this.contactOf(accountId, row.customer_svc_id, requestId),
+      last_message: row.last_id === null ? null : { id: row.last_id, text: row.last_text as string, author: row.last_author as MessageAuthor, at: row.last_at as string },
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    };
+  }
+}
