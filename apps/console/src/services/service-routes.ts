@@ -42,7 +42,8 @@ export const SERVICE_ROUTES: ServiceRoute[] = [
   // Customers (contacts-api): find by email or phone, open by ref or by svc_id.
   route('GET', '/contacts', 'contacts-api'),
   route('GET', '/contacts/:ref', 'contacts-api'),
-  route('GET', '/customers/:svcId', 'contacts-api', '/internal/contacts/by-svc-id/:svcId/with-consents'),
+  route('GET', '/customers/:svcId', 'contacts-api', '/internal/contacts/by-svc-id/:svcId'),
+  route('GET', '/customers/:svcId/consents', 'contacts-api', '/internal/contacts/by-svc-id/:svcId/consents'),
   // Knowledge (knowledge-api).
   route('GET', '/knowledge', 'knowledge-api'),
   // Keys and the account (the gateway owns them).
