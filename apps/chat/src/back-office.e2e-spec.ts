@@ -96,9 +96,10 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
     await stack?.stop();
   });
 
+  let answered: { id: number; visitor: ChatVisitor };
+  let waiting: { id: number; visitor: ChatVisitor };
+
   describe('inbox and replies', () => {
-    let answered: { id: number; visitor: ChatVisitor };
-    let waiting: { id: number; visitor: ChatVisitor };
 
     it('lists conversations with a message, newest activity first, with contact and last message; the inbox stream tells of each change', async () => {
       const abort = new AbortController();
@@ -203,6 +204,125 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
       const forKnowledge = await fetch(`${chatUrl()}/internal/chat/conversations`, { headers: { [GATEWAY_CONTEXT_HEADER]: await auth.sign('knowledge-api', context()) } });
       expect(forKnowledge.status).toBe(401);
       expect(await refusal(chat.openInboxStream(context(stack.other), 'nope'))).toEqual({ status: 400, code: 'invalid_parameter' });
+    });
+  });
+
+  describe('bookings', () => {
+    const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    let requested: number;
+
+    it('the customer requests a booking for the piece the last answer cited; they are told in the conversation; the team lists it', async () => {
+      const shopper = answered.visitor;
+      const stream = await shopper.stream();
+      const startsAt = future(7);
+      const response = await shopper.call('/bookings', { method: 'POST', json: { starts_at: startsAt, note: 'Afternoon if possible' } });
+      expect(response.status).toBe(201);
+      const { booking } = (await response.json()) as { booking: Record<string, unknown> };
+      expect(booking).toEqual({
+        id: expect.any(Number),
+        conversation_id: answered.id,
+        listing_ref: 'flat-berlin',
+        starts_at: startsAt.replace('Z', '.000000+00:00'),
+        note: 'Afternoon if possible',
+        status: 'requested',
+        created_by: 'customer',
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      });
+      requested = booking['id'] as number;
+      const told = await stream.waitForMessage((m) => m.author === 'system' && m.text.includes('booking request'));
+      expect(told.text).toBe(`Your booking request for Flat in Berlin Mitte on ${startsAt.slice(0, 10)} ${startsAt.slice(11, 16)} UTC was received. We will confirm it here.`);
+
+      const page = await chat.listBookings({}, context());
+      expect(page.bookings.map((b) => b.id)).toEqual([requested]);
+      expect(page.bookings[0]?.contact).toMatchObject({ svc_id: expect.any(Number), ref: null });
+      expect(page).toMatchObject({ next_after: requested, more: false });
+      expect((await chat.listBookings({ status: 'confirmed' }, context())).bookings).toEqual([]);
+
+      // Confirmed, then cancelled: each change is told; what the transitions do not allow is 409.
+      const confirmed = await chat.updateBooking(requested, 'confirmed', context());
+      expect(confirmed.booking).toMatchObject({ id: requested, status: 'confirmed' });
+      await stream.waitForMessage((m) => m.author === 'system' && m.text.includes('is confirmed'));
+      expect(await refusal(chat.updateBooking(requested, 'declined', context()))).toEqual({ status: 409, code: 'conflict' });
+      expect((await chat.updateBooking(requested, 'cancelled', context())).booking.status).toBe('cancelled');
+      await stream.waitForMessage((m) => m.author === 'system' && m.text.includes('was cancelled'));
+      expect(await refusal(chat.updateBooking(requested, 'confirmed', context()))).toEqual({ status: 409, code: 'conflict' });
+      await stream.close();
+      expect((await chat.listBookings({ status: 'cancelled' }, context())).bookings.map((b) => b.id)).toEqual([requested]);
+    });
+
+    it('without an answer that cited a piece the customer cannot request one (409); a past or zoneless time is 400', async () => {
+      const response = await waiting.visitor.call('/bookings', { method: 'POST', json: { starts_at: future(3) } });
+      expect(response.status).toBe(409);
+      expect(await errorCode(response)).toBe('conflict');
+      for (const starts_at of [new Date(Date.now() - 3_600_000).toISOString(), '2030-01-01T10:00:00', 'tomorrow', '2030-02-30T10:00:00Z']) {
+        const bad = await answered.visitor.call('/bookings', { method: 'POST', json: { starts_at } });
+        expect([starts_at, bad.status]).toEqual([starts_at, 400]);
+        expect(await errorCode(bad)).toBe('validation_failed');
+      }
+      expect((await chat.listBookings({}, context())).bookings).toHaveLength(1);
+    });
+
+    it('the team and an agent create bookings for a conversation, confirm or decline them; the customer is told', async () => {
+      const stream = await waiting.visitor.stream();
+      const team = await chat.createBooking({ conversation_id: waiting.id, starts_at: future(2), created_by: 'team' }, context());
+      expect(team.booking).toMatchObject({ conversation_id: waiting.id, listing_ref: null, status: 'requested', created_by: 'team', note: '' });
+      const agent = await chat.createBooking({ conversation_id: waiting.id, listing_ref: 'flat-berlin', starts_at: future(5), note: 'Keys at the desk', created_by: 'agent' }, context());
+      expect(agent.booking).toMatchObject({ listing_ref: 'flat-berlin', created_by: 'agent', note: 'Keys at the desk' });
+      expect((await chat.updateBooking(team.booking.id, 'declined', context())).booking.status).toBe('declined');
+      expect((await chat.updateBooking(agent.booking.id, 'confirmed', context())).booking.status).toBe('confirmed');
+      await stream.waitForMessage((m) => m.author === 'system' && m.text.includes('your appointment') && m.text.includes('declined'));
+      await stream.waitForMessage((m) => m.author === 'system' && m.text.includes('flat-berlin') && m.text.includes('is confirmed'));
+      await stream.close();
+      const all = await chat.listBookings({ limit: 2 }, context());
+      expect(all.bookings.map((b) => b.id)).toEqual([requested, team.booking.id]);
+      expect(all.more).toBe(true);
+      expect((await chat.listBookings({ after: all.next_after }, context())).bookings.map((b) => b.id)).toEqual([agent.booking.id]);
+    });
+
+    it("another account cannot list, change or book into this account's conversations (404); bad input is 400", async () => {
+      expect((await chat.listBookings({}, context(stack.other))).bookings).toEqual([]);
+      expect(await refusal(chat.updateBooking(requested, 'cancelled', context(stack.other)))).toEqual({ status: 404, code: 'not_found' });
+      expect(await refusal(chat.createBooking({ conversation_id: waiting.id, starts_at: future(1), created_by: 'agent' }, context(stack.other)))).toEqual({ status: 404, code: 'not_found' });
+      expect(await refusal(chat.updateBooking(999_999, 'cancelled', context()))).toEqual({ status: 404, code: 'not_found' });
+      for (const query of ['limit=0', 'status=maybe', 'after=-1']) {
+        const response = await signedFetch(`/internal/chat/bookings?${query}`);
+        expect([query, response.status]).toEqual([query, 400]);
+        expect(await errorCode(response)).toBe('invalid_parameter');
+      }
+      for (const body of [
+        { conversation_id: waiting.id, starts_at: future(1), created_by: 'customer' },
+        { conversation_id: 'x', starts_at: future(1), created_by: 'team' },
+        { conversation_id: waiting.id, created_by: 'team' },
+        { conversation_id: waiting.id, starts_at: '2030-01-01', created_by: 'team' },
+      ]) {
+        const response = await signedFetch('/internal/chat/bookings', { method: 'POST', body: JSON.stringify(body) });
+        expect([body, response.status]).toEqual([body, 400]);
+        expect(await errorCode(response)).toBe('validation_failed');
+      }
+      const patch = await signedFetch(`/internal/chat/bookings/${requested}`, { method: 'PATCH', body: '{"status":"requested"}' });
+      expect(patch.status).toBe(400);
+      expect((await signedFetch('/internal/chat/bookings/abc', { method: 'PATCH', body: '{"status":"cancelled"}' })).status).toBe(404);
+      expect((await chat.listBookings({}, context())).bookings.map((b) => b.status)).toEqual(['cancelled', 'declined', 'confirmed']);
+    });
+  });
+
+  describe('the assistant preview', () => {
+    it('answers as the assistant would, citing the piece, and writes no conversation; without a match it offers a person', async () => {
+      const before = (await chat.listConversations({ limit: 200 }, context())).conversations.length;
+      const preview = await chat.previewAnswer('When can I visit the flat in Berlin Mitte?', undefined, context());
+      expect(preview).toMatchObject({ cited_piece: { external_ref: 'flat-berlin', heading: 'Flat in Berlin Mitte', url: 'https://rent.example/berlin' }, offers_person: false, lang: 'en' });
+      expect(preview.answer).toContain('thirty minutes');
+      const none = await chat.previewAnswer('Do you sell quantum computers?', 'de-CH', context());
+      expect(none).toMatchObject({ cited_piece: null, offers_person: true, lang: 'de' });
+      // Another account's pieces are not its own.
+      expect((await chat.previewAnswer('When can I visit the flat in Berlin Mitte?', undefined, context(stack.other))).cited_piece).toBeNull();
+      expect((await chat.listConversations({ limit: 200 }, context())).conversations.length).toBe(before);
+      for (const body of ['{}', '{"question":""}', '{"question":"x","lang":"not a tag!"}']) {
+        const response = await signedFetch('/internal/chat/assistant/preview', { method: 'POST', body });
+        expect(response.status).toBe(400);
+        expect(await errorCode(response)).toBe('validation_failed');
+      }
     });
   });
 });

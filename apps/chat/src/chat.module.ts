@@ -8,6 +8,10 @@ import { DataSource } from 'typeorm';
 import { AnswerWriter } from './assistant/answer-writer';
 import { AssistantService } from './assistant/assistant.service';
 import { LlmClient } from './assistant/llm.client';
+import { PreviewController } from './assistant/preview.controller';
+import { BookingsController } from './bookings/bookings.controller';
+import { BookingsRepository } from './bookings/bookings.repository';
+import { BookingsService } from './bookings/bookings.service';
 import { ChatConfig, parseDuration } from './chat.config';
 import { ChatEvents } from './conversations/chat-events';
 import { ConversationService } from './conversations/conversation.service';
@@ -73,7 +77,7 @@ export class ChatModule {
         PersistenceModule.forApp('chat', config, CHAT_SCHEMA, CHAT_MIGRATIONS),
         MessagingModule.forApp('chat', config, CHAT_SCHEMA),
       ],
-      controllers: [VisitorController, WidgetSettingsController, InboxController, ErasureConsumer, WidgetScriptController, DemoController],
+      controllers: [VisitorController, WidgetSettingsController, InboxController, PreviewController, BookingsController, ErasureConsumer, WidgetScriptController, DemoController],
       providers: [
         client(ContactsClient, config.CONTACTS_API_URL),
         client(IdentityClient, config.IDENTITY_ISSUER_URL),
@@ -134,6 +138,12 @@ export class ChatModule {
           provide: InboxStreamService,
           inject: [InboxRepository, ConversationNotifier, APP_LOGGER],
           useFactory: (inbox: InboxRepository, notifier: ConversationNotifier, root: Logger) => new InboxStreamService(inbox, notifier, root.child({ component: 'inbox-streams' })),
+        },
+        { provide: BookingsRepository, inject: [DataSource], useFactory: (db: DataSource) => new BookingsRepository(db) },
+        {
+          provide: BookingsService,
+          inject: [BookingsRepository, ConversationsRepository, ContactsClient],
+          useFactory: (bookings: BookingsRepository, conversations: ConversationsRepository, contacts: ContactsClient) => new BookingsService(bookings, conversations, contacts),
         },
         { provide: ErasureService, inject: [ConversationsRepository], useFactory: (conversations: ConversationsRepository) => new ErasureService(conversations) },
       ],

@@ -93,6 +93,15 @@ class ConversationReads {
     return rows[0]?.text ?? '';
   }
 
+  /** The piece the assistant's last answer cited, or null (no answer yet, or it found nothing). */
+  async lastCitation(accountId: string, conversationId: number): Promise<ChatCitation | null> {
+    const rows: Array<{ citation: ChatCitation | null }> = await this.db.query(
+      `SELECT citation FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND author = 'assistant' ORDER BY id DESC LIMIT 1`,
+      [accountId, conversationId],
+    );
+    return rows[0]?.citation ?? null;
+  }
+
   /** Whether the assistant's last answer found nothing and offered a person. */
   async lastAnswerOfferedPerson(accountId: string, conversationId: number): Promise<boolean> {
     const rows: Array<{ offers_person: boolean }> = await this.db.query(
@@ -230,8 +239,9 @@ export class ConversationsRepository extends ConversationReads {
     super(dataSource);
   }
 
-  transaction<T>(work: (tx: ConversationTransaction) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction((manager) => work(new ConversationTransaction(manager)));
+  /** `manager`: for another repository's writes in the same transaction (bookings). */
+  transaction<T>(work: (tx: ConversationTransaction, manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction((manager) => work(new ConversationTransaction(manager), manager));
   }
 
   async create(accountId: string, tokenHash: Buffer, lang: string, customer: ConversationCustomer | null): Promise<ConversationRow> {

@@ -16,6 +16,12 @@ export interface AssistantTexts {
   /** The team will reach them by `{channel}`. */
   handover_created: string;
   more_at: string;
+  /** A booking's news for the customer: `{listing}` (the piece's heading or ref, or `appointment`) and `{when}` (UTC). */
+  booking_requested: string;
+  booking_confirmed: string;
+  booking_declined: string;
+  booking_cancelled: string;
+  appointment: string;
 }
 
 type AllTexts = Omit<ChatTexts, 'lang'> & AssistantTexts;
@@ -34,6 +40,11 @@ const TEXTS: Record<string, AllTexts> = {
     no_match: "I'm sorry, I couldn't find an answer to that. Would you like to talk to a person?",
     person_requested: 'A person from the team will answer here shortly.',
     more_at: 'More:',
+    booking_requested: 'Your booking request for {listing} on {when} was received. We will confirm it here.',
+    booking_confirmed: 'Your booking for {listing} on {when} is confirmed.',
+    booking_declined: 'Sorry, your booking request for {listing} on {when} was declined.',
+    booking_cancelled: 'Your booking for {listing} on {when} was cancelled.',
+    appointment: 'your appointment',
   },
   de: {
     greeting: 'Hallo! Fragen Sie uns gern.',
@@ -48,6 +59,11 @@ const TEXTS: Record<string, AllTexts> = {
     no_match: 'Leider habe ich dazu keine Antwort gefunden. Möchten Sie mit einer Person sprechen?',
     person_requested: 'Eine Person aus dem Team antwortet Ihnen hier in Kürze.',
     more_at: 'Mehr:',
+    booking_requested: 'Ihre Buchungsanfrage für {listing} am {when} ist eingegangen. Wir bestätigen sie hier.',
+    booking_confirmed: 'Ihre Buchung für {listing} am {when} ist bestätigt.',
+    booking_declined: 'Leider wurde Ihre Buchungsanfrage für {listing} am {when} abgelehnt.',
+    booking_cancelled: 'Ihre Buchung für {listing} am {when} wurde storniert.',
+    appointment: 'Ihren Termin',
   },
   fr: {
     greeting: 'Bonjour ! Posez-nous votre question.',
@@ -62,6 +78,11 @@ const TEXTS: Record<string, AllTexts> = {
     no_match: "Désolé, je n'ai pas trouvé de réponse. Voulez-vous parler à une personne ?",
     person_requested: "Une personne de l'équipe va vous répondre ici sous peu.",
     more_at: 'Plus :',
+    booking_requested: 'Votre demande de réservation pour {listing} le {when} a bien été reçue. Nous la confirmerons ici.',
+    booking_confirmed: 'Votre réservation pour {listing} le {when} est confirmée.',
+    booking_declined: 'Désolé, votre demande de réservation pour {listing} le {when} a été refusée.',
+    booking_cancelled: 'Votre réservation pour {listing} le {when} a été annulée.',
+    appointment: 'votre rendez-vous',
   },
   es: {
     greeting: '¡Hola! Pregúntenos lo que quiera.',
@@ -76,6 +97,11 @@ const TEXTS: Record<string, AllTexts> = {
     no_match: 'Lo siento, no encontré una respuesta. ¿Quiere hablar con una persona?',
     person_requested: 'Una persona del equipo le responderá aquí en breve.',
     more_at: 'Más:',
+    booking_requested: 'Hemos recibido su solicitud de reserva para {listing} el {when}. La confirmaremos aquí.',
+    booking_confirmed: 'Su reserva para {listing} el {when} está confirmada.',
+    booking_declined: 'Lo sentimos, su solicitud de reserva para {listing} el {when} fue rechazada.',
+    booking_cancelled: 'Su reserva para {listing} el {when} fue cancelada.',
+    appointment: 'su cita',
   },
 };
 

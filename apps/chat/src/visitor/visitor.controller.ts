@@ -8,11 +8,14 @@ import {
   ChatTexts,
   ChatTextsQueryDto,
   CreateChatSessionDto,
+  Booking,
   HandoverReachDto,
+  RequestBookingDto,
   SendChatMessageDto,
 } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BookingsService } from '../bookings/bookings.service';
 import { ConversationService } from '../conversations/conversation.service';
 import { conversationView } from '../conversations/conversation-view';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
@@ -41,6 +44,7 @@ export class VisitorController {
     private readonly conversation: ConversationService,
     private readonly conversations: ConversationsRepository,
     private readonly streams: StreamService,
+    private readonly bookings: BookingsService,
   ) {}
 
   @Post('sessions')
@@ -74,6 +78,13 @@ export class VisitorController {
   @UseGuards(VisitorGuard)
   reach(@Visitor() visitor: ConversationRow, @Body() body: HandoverReachDto, @Req() request: FastifyRequest): Promise<ChatConversationState> {
     return this.conversation.reach(visitor, body, request.id);
+  }
+
+  /** A booking request for the piece the assistant's last answer cited. */
+  @Post('bookings')
+  @UseGuards(VisitorGuard)
+  requestBooking(@Visitor() visitor: ConversationRow, @Body() body: RequestBookingDto): Promise<{ booking: Omit<Booking, 'contact'> }> {
+    return this.bookings.request(visitor, body);
   }
 
   @Get('stream')

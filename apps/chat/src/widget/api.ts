@@ -1,4 +1,4 @@
-import type { ChatConversationResponse, ChatConversationState, ChatMessage, ChatSessionResponse, ChatTexts } from '@svc/contracts';
+import type { Booking, ChatConversationResponse, ChatConversationState, ChatMessage, ChatSessionResponse, ChatTexts } from '@svc/contracts';
 
 /** A refusal of the visitor API in the contract's error shape. */
 export class ChatApiError extends Error {
@@ -46,6 +46,11 @@ export class ChatApi {
 
   reach(request: ReachRequest): Promise<ChatConversationState> {
     return this.call('POST', '/handover/reach', request);
+  }
+
+  /** A booking request for the piece the assistant's last answer cited. */
+  async requestBooking(startsAt: string, note: string): Promise<Omit<Booking, 'contact'>> {
+    return (await this.call<{ booking: Omit<Booking, 'contact'> }>('POST', '/bookings', { starts_at: startsAt, ...(note ? { note } : {}) })).booking;
   }
 
   texts(lang: string): Promise<ChatTexts> {

@@ -1,4 +1,5 @@
-import { tokenKey, withoutTrailingUrl } from './chat-widget';
+import type { ChatMessage } from '@svc/contracts';
+import { canBook, tokenKey, withoutTrailingUrl } from './chat-widget';
 
 describe('chat widget: pure helpers', () => {
   it('drops the reply\'s last "More: <url>" line, which the widget shows as the source link', () => {
@@ -12,5 +13,20 @@ describe('chat widget: pure helpers', () => {
 
   it('keeps one visitor token per widget id', () => {
     expect(tokenKey('wgt_a')).not.toBe(tokenKey('wgt_b'));
+  });
+
+  it('offers a booking when the assistant\'s last answer cited a piece, not after one that found nothing', () => {
+    const message = (id: number, author: ChatMessage['author'], cited: boolean): ChatMessage => ({
+      id,
+      author,
+      text: 'x',
+      at: '2026-11-21T10:04:05.000000+00:00',
+      citation: cited ? { external_ref: 'flat', heading: 'Flat', url: null } : null,
+      offers_person: !cited,
+    });
+    expect(canBook([])).toBe(false);
+    expect(canBook([message(1, 'customer', false), message(2, 'assistant', true)])).toBe(true);
+    expect(canBook([message(2, 'assistant', true), message(4, 'assistant', false), message(3, 'customer', false)])).toBe(false);
+    expect(canBook([message(2, 'assistant', true), message(3, 'team', false)])).toBe(true);
   });
 });

@@ -15,6 +15,13 @@ export interface WidgetOptions {
 
 const AUTHOR_LABEL: Record<ChatMessage['author'], string> = { customer: 'You', assistant: 'Assistant', team: 'Team', system: '' };
 
+/** A booking can be requested when the assistant's last answer cited a piece. */
+export function canBook(messages: readonly ChatMessage[]): boolean {
+  let last: ChatMessage | undefined;
+  for (const message of messages) if (message.author === 'assistant' && (!last || message.id > last.id)) last = message;
+  return last?.citation != null;
+}
+
 /** Where the visitor token of a widget id is kept across reloads (per widget: one page may embed two). */
 export const tokenKey = (widget: string) => `svc-chat:${widget}:token`;
 const openKey = (widget: string) => `svc-chat:${widget}:open`;
@@ -57,6 +64,8 @@ export class ChatWidget {
   private readonly send: HTMLButtonElement;
   private readonly person: HTMLButtonElement;
   private readonly reachForm: HTMLFormElement;
+  private readonly book: HTMLButtonElement;
+  private readonly bookingForm: HTMLFormElement;
 
   constructor(
     host: HTMLElement,
@@ -75,6 +84,8 @@ export class ChatWidget {
     this.send = h('button', { class: 'primary', type: 'submit' }, 'Send');
     this.person = h('button', { class: 'link', type: 'button' }, 'Talk to a person');
     this.reachForm = h('form', { class: 'reach', hidden: true });
+    this.book = h('button', { class: 'link', type: 'button', hidden: true }, 'Request a booking');
+    this.bookingForm = h('form', { class: 'reach', 'aria-label': 'Booking request', hidden: true });
     const compose = h('form', { class: 'compose' }, this.input, this.send);
     this.panel = h(
       'section',
@@ -82,9 +93,10 @@ export class ChatWidget {
       h('header', { class: 'head' }, h('div', {}, h('h2', {}, 'Chat with us'), this.subtitle), close),
       this.log,
       this.reachForm,
+      this.bookingForm,
       this.note,
       compose,
-      h('div', { class: 'foot' }, this.person),
+      h('div', { class: 'foot' }, this.person, this.book),
     );
     root.append(h('div', { class: 'root' }, this.panel, this.launcher));
 
@@ -107,6 +119,11 @@ export class ChatWidget {
     this.reachForm.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.submitReach();
+    });
+    this.book.addEventListener('click', () => this.openBookingForm());
+    this.bookingForm.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.submitBooking();
     });
 
     if (storage('sessionStorage')?.getItem(openKey(options.widget)) === '1') this.open();
@@ -239,6 +256,39 @@ export class ChatWidget {
     }
   }
 
+  /** A date and time (the visitor's local time, sent as UTC) and an optional note. */
+  private openBookingForm(): void {
+    const when = h('input', { type: 'datetime-local', name: 'starts_at', required: true });
+    const cancel = h('button', { class: 'link', type: 'button' }, 'Cancel');
+    cancel.addEventListener('click', () => this.closeBookingForm());
+    this.bookingForm.replaceChildren(
+      h('label', { class: 'field' }, 'Date and time', when),
+      h('label', { class: 'field' }, 'Note (optional)', h('textarea', { name: 'note', rows: '2', maxlength: '1000' })),
+      h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'submit' }, 'Send booking request'), cancel),
+    );
+    this.bookingForm.hidden = false;
+    when.focus();
+  }
+
+  private closeBookingForm(): void {
+    this.bookingForm.hidden = true;
+    this.bookingForm.replaceChildren();
+    this.book.focus();
+  }
+
+  private async submitBooking(): Promise<void> {
+    const form = new FormData(this.bookingForm);
+    const startsAt = new Date(String(form.get('starts_at') ?? ''));
+    if (Number.isNaN(startsAt.getTime())) return;
+    try {
+      await this.api.requestBooking(startsAt.toISOString(), String(form.get('note') ?? '').trim());
+      this.note.textContent = '';
+      this.closeBookingForm();
+    } catch (err) {
+      this.showError(err);
+    }
+  }
+
   private showError(err: unknown): void {
     this.note.className = 'note error';
     this.note.textContent =
@@ -261,6 +311,7 @@ export class ChatWidget {
     for (const message of [...this.messages.values()].sort((a, b) => a.id - b.id)) items.push(this.bubble(message));
     this.log.replaceChildren(...items);
     this.log.scrollTop = this.log.scrollHeight;
+    this.book.hidden = !canBook([...this.messages.values()]);
   }
 
   private bubble(message: ChatMessage): HTMLElement {

@@ -30,12 +30,15 @@ button, input, textarea { font: inherit; color: inherit; }
 .reach fieldset { border: 0; margin: 0; padding: 0; display: flex; gap: 16px; }
 .reach legend { font-weight: 600; margin-bottom: 4px; padding: 0; }
 .reach label { display: flex; gap: 6px; align-items: flex-start; font-size: 13px; }
+.reach label.field { flex-direction: column; gap: 2px; }
+.reach input[type=email], .reach input[type=tel], .reach input[type=datetime-local], .reach textarea { width: 100%; padding: 8px 10px; border: 1px solid #cbd2d9; border-radius: 8px; }
+.reach .actions { display: flex; gap: 12px; align-items: center; }
 .reach input[type=email], .reach input[type=tel] { width: 100%; padding: 8px 10px; border: 1px solid #cbd2d9; border-radius: 8px; }
 .primary { padding: 8px 14px; border: 0; border-radius: 8px; background: #1d4ed8; color: #fff; font-weight: 600; cursor: pointer; }
 .primary:disabled { background: #9aa5b1; cursor: default; }
 .compose { display: flex; gap: 8px; padding: 12px 16px 8px; border-top: 1px solid #e4e7eb; background: #fff; }
 .compose textarea { flex: 1; resize: none; height: 40px; max-height: 120px; padding: 9px 10px; border: 1px solid #cbd2d9; border-radius: 8px; }
-.foot { display: flex; justify-content: flex-start; padding: 0 16px 12px; background: #fff; }
+.foot { display: flex; gap: 16px; justify-content: flex-start; padding: 0 16px 12px; background: #fff; }
 .link { border: 0; background: none; padding: 2px 0; color: #1d4ed8; font-size: 13px; text-decoration: underline; cursor: pointer; }
 .link[hidden] { display: none; }
 `;

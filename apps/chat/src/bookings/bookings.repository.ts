@@ -1,0 +1,82 @@
+import { BookingCreator, BookingStatus } from '@svc/contracts';
+import { DataSource, EntityManager } from 'typeorm';
+
+/** A booking as stored, with its conversation's customer (for `contact`). */
+export interface BookingRow {
+  id: number;
+  conversation_id: number;
+  customer_svc_id: number | null;
+  listing_ref: string | null;
+  /** The cited piece's heading when the customer asked from an answer (for the words told to them). */
+  listing_heading: string | null;
+  starts_at: string;
+  note: string;
+  status: BookingStatus;
+  created_by: BookingCreator;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NewBooking {
+  conversationId: number;
+  listingRef: string | null;
+  listingHeading: string | null;
+  startsAt: string;
+  note: string;
+  createdBy: BookingCreator;
+}
+
+const BOOKING_SELECT = `
+  SELECT b.id::float8 AS id, b.conversation_id::float8 AS conversation_id, c.customer_svc_id::float8 AS customer_svc_id,
+         b.listing_ref, b.listing_heading, b.starts_at, b.note, b.status, b.created_by, b.created_at, b.updated_at
+    FROM chat.bookings b JOIN chat.conversations c ON c.id = b.conversation_id`;
+
+/** The SQL of bookings (schema `chat`), every query scoped by account. Writes run in the caller's transaction. */
+export class BookingsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Oldest first by id; one more than `limit` tells whether there are more. */
+  async list(accountId: string, filter: { status?: BookingStatus; after: number; limit: number }): Promise<{ rows: BookingRow[]; more: boolean }> {
+    const rows: BookingRow[] = await this.db.query(
+      `${BOOKING_SELECT} WHERE b.account_id = $1 AND ($2::text IS NULL OR b.status = $2) AND b.id > $3 ORDER BY b.id LIMIT $4`,
+      [accountId, filter.status ?? null, filter.after, filter.limit + 1],
+    );
+    return { rows: rows.slice(0, filter.limit), more: rows.length > filter.limit };
+  }
+
+  async get(accountId: string, id: number): Promise<BookingRow | undefined> {
+    const rows: BookingRow[] = await this.db.query(`${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2`, [accountId, id]);
+    return rows[0];
+  }
+
+  /** The new booking, or undefined when `startsAt` is not in the future (nothing written). */
+  async create(tx: EntityManager, accountId: string, booking: NewBooking): Promise<BookingRow | undefined> {
+    const rows: Array<{ id: number }> = await tx.query(
+      `INSERT INTO chat.bookings (account_id, conversation_id, listing_ref, listing_heading, starts_at, note, created_by)
+       SELECT $1, $2, $3, $4, $5::timestamptz, $6, $7 WHERE $5::timestamptz > now()
+       RETURNING id::float8 AS id`,
+      [accountId, booking.conversationId, booking.listingRef, booking.listingHeading, booking.startsAt, booking.note, booking.createdBy],
+    );
+    return rows[0] && this.read(tx, accountId, rows[0].id);
+  }
+
+  /** The booking, locked until the transaction ends. */
+  async lock(tx: EntityManager, accountId: string, id: number): Promise<BookingRow | undefined> {
+    const rows: BookingRow[] = await tx.query(`${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2 FOR UPDATE OF b`, [accountId, id]);
+    return rows[0];
+  }
+
+  async setStatus(tx: EntityManager, accountId: string, id: number, status: BookingStatus): Promise<BookingRow> {
+    await tx.query(
+      `UPDATE chat.bookings SET status = $3, updated_at = now(), confirmed_at = CASE WHEN $3 = 'confirmed' THEN now() ELSE confirmed_at END
+        WHERE account_id = $1 AND id = $2`,
+      [accountId, id, status],
+    );
+    return (await this.read(tx, accountId, id)) as BookingRow;
+  }
+
+  private async read(tx: EntityManager, accountId: string, id: number): Promise<BookingRow | undefined> {
+    const rows: BookingRow[] = await tx.query(`${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2`, [accountId, id]);
+    return rows[0];
+  }
+}
