@@ -1,4 +1,4 @@
-import { ContactListResponseDto, ContactResponseDto, ErrorBody, EventContact, GatewayContext } from '@svc/contracts';
+import { ConfirmContactResponse, ContactListResponseDto, ContactResponseDto, ErrorBody, EventContact, GatewayContext, InternalConsent, InternalConsentsResponse } from '@svc/contracts';
 import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import { DOMAIN_EXCHANGE } from '@svc/messaging';
 import { ExchangeTap, Stack, startStack, TestAccount, tapExchange, waitFor } from '@svc/testing';
@@ -489,6 +489,87 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
 
     it('is not reachable through the gateway', async () => {
       expect((await stack.call('/internal/contacts/by-svc-id/1')).status).toBe(404);
+    });
+
+    describe('withdrawals and confirmations from the chat and the console', () => {
+      const conversation = { id: 42, channel: 'whatsapp', url: 'http://localhost:3000/inbox/42' };
+      const post = async (route: string, json: unknown, account: TestAccount = stack.account) =>
+        fetch(`${stack.services['contacts-api']?.url}${route}`, {
+          method: 'POST',
+          headers: { [GATEWAY_CONTEXT_HEADER]: await auth.sign('contacts-api', context(account)), 'content-type': 'application/json' },
+          body: JSON.stringify(json),
+        });
+      const consentsOf = async (svcId: number, account: TestAccount = stack.account) =>
+        (await body<InternalConsentsResponse>(await internal(`/internal/contacts/by-svc-id/${svcId}/consents`, account))).consents;
+      const eventsOf = (messages: Array<{ body: unknown }>, kind: string) =>
+        messages.map((m) => m.body as { kind: string; data?: Record<string, unknown> }).filter((m) => m.kind === kind);
+
+      it('withdraws one consent by id with one consent.withdrawn; again → 200 unchanged, no new event; 404 unknown or another account’s', async () => {
+        const account = await stack.newAccount('Withdraw');
+        const contact = await created(newRef(), { name: 'Ada', consents: [consent(), consent({ purpose: 'future_whatsapp' })] }, account.key);
+        const [first] = await consentsOf(contact.svc_id, account);
+        expect(first).toMatchObject({ id: expect.any(Number), purpose: 'future_email', active: true });
+        const route = `/internal/contacts/by-svc-id/${contact.svc_id}/consents/${first?.id}/withdraw`;
+        const response = await post(route, { withdrawn_by: 'team', conversation: null }, account);
+        expect(response.status).toBe(200);
+        const withdrawn = await body<InternalConsent>(response);
+        expect(withdrawn).toMatchObject({ id: first?.id, purpose: 'future_email', active: false, withdrawn_by: 'team', withdrawn_at: expect.stringMatching(TIMESTAMP) });
+        const again = await post(route, { withdrawn_by: 'customer', conversation }, account);
+        expect(again.status).toBe(200);
+        expect(await body(again)).toEqual(withdrawn);
+        expect((await post(`/internal/contacts/by-svc-id/${contact.svc_id}/consents/999999999/withdraw`, { withdrawn_by: 'team', conversation: null }, account)).status).toBe(404);
+        expect((await post(route, { withdrawn_by: 'team', conversation: null }, stack.other)).status).toBe(404);
+        const bad = await post(route, { withdrawn_by: 'someone', conversation: null }, account);
+        expect(bad.status).toBe(400);
+        expect((await error(bad)).code).toBe('validation_failed');
+
+        const events = eventsOf(await publishedBeforeMarker(account), 'consent.withdrawn');
+        expect(events).toHaveLength(1);
+        expect(events[0]?.data).toMatchObject({ contact: { svc_id: contact.svc_id, name: 'Ada' }, consent: { purpose: 'future_email', withdrawn_by: 'team', active: false }, conversation: null });
+        expect(Object.keys(events[0]?.data?.['consent'] as object)).toEqual(CONSENT_KEYS);
+        expect((await body<ContactResponseDto>(await get(contact.ref as string, account.key))).consents.map((c) => c.active)).toEqual([false, true]);
+      });
+
+      it('STOP withdraws every active whatsapp consent of the account’s customers with that number, one event each', async () => {
+        const account = await stack.newAccount('Stop');
+        const phone = '+447700900555';
+        const a = await created(newRef(), { phone, consents: [consent({ purpose: 'reply_whatsapp' }), consent({ purpose: 'future_whatsapp' }), consent()] }, account.key);
+        const b = await created(newRef(), { phone, consents: [consent({ purpose: 'future_whatsapp', withdrawn_at: '2026-11-22T10:00:00Z' })] }, account.key);
+        const other = await created(newRef(), { phone, consents: [consent({ purpose: 'future_whatsapp' })] }, stack.other.key);
+        const response = await post('/internal/contacts/whatsapp-stop', { number: phone, conversation }, account);
+        expect(response.status).toBe(200);
+        expect(await body(response)).toEqual({ withdrawn: 2 });
+        expect(await body(await post('/internal/contacts/whatsapp-stop', { number: phone, conversation }, account))).toEqual({ withdrawn: 0 });
+        expect((await post('/internal/contacts/whatsapp-stop', { number: '0044', conversation }, account)).status).toBe(400);
+
+        const events = eventsOf(await publishedBeforeMarker(account), 'consent.withdrawn');
+        expect(events.map((e) => (e.data?.['consent'] as { purpose: string }).purpose).sort()).toEqual(['future_whatsapp', 'reply_whatsapp']);
+        expect(events.every((e) => (e.data?.['consent'] as { withdrawn_by: string }).withdrawn_by === 'customer')).toBe(true);
+        expect(events.every((e) => JSON.stringify(e.data?.['conversation']) === JSON.stringify(conversation))).toBe(true);
+        expect((await consentsOf(a.svc_id, account)).map((c) => c.active)).toEqual([false, false, true]);
+        expect((await consentsOf(b.svc_id, account)).map((c) => c.withdrawn_by)).toEqual([null]);
+        expect((await consentsOf(other.svc_id, stack.other)).map((c) => c.active)).toEqual([true]);
+      });
+
+      it('confirms a proven email or phone once with contact.confirmed; a value no longer the customer’s → 409, unchanged', async () => {
+        const account = await stack.newAccount('Confirm');
+        const contact = await created(newRef(), { email: 'Ada@Example.com', phone: '+447700900556' }, account.key);
+        const route = `/internal/contacts/by-svc-id/${contact.svc_id}/confirm`;
+        const stale = await post(route, { confirmed: 'phone', value: '+447700900999', conversation }, account);
+        expect(stale.status).toBe(409);
+        const response = await post(route, { confirmed: 'email', value: 'ada@example.com', conversation }, account);
+        expect(response.status).toBe(200);
+        const answer = await body<ConfirmContactResponse>(response);
+        expect(answer).toMatchObject({ changed: true, contact: { email_confirmed: true, phone_confirmed: false } });
+        expect(await body(await post(route, { confirmed: 'email', value: 'ada@example.com', conversation }, account))).toMatchObject({ changed: false });
+        expect((await post(route, { confirmed: 'email', value: 'ada@example.com', conversation }, stack.other)).status).toBe(404);
+        expect((await post(route, { confirmed: 'fax', value: 'x', conversation }, account)).status).toBe(400);
+
+        const events = eventsOf(await publishedBeforeMarker(account), 'contact.confirmed');
+        expect(events).toHaveLength(1);
+        expect(events[0]?.data).toMatchObject({ confirmed: 'email', conversation, contact: { svc_id: contact.svc_id, email_confirmed: true } });
+        expect(await body<ContactResponseDto>(await get(contact.ref as string, account.key))).toMatchObject({ email_confirmed: true, phone_confirmed: false });
+      });
     });
   });
 });

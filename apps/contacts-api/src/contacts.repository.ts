@@ -39,6 +39,17 @@ const toConsent = ({ consent_lang, purpose, granted, text, given_at, source, wit
   origin,
 });
 
+/** A consent and contacts-api's id of it. */
+export interface IdentifiedConsent {
+  id: number;
+  consent: StoredConsent;
+}
+type IdentifiedConsentRow = StoredConsent & { id: string };
+const toIdentified = ({ id, ...consent }: IdentifiedConsentRow): IdentifiedConsent => ({ id: Number(id), consent });
+
+/** Purposes a WhatsApp STOP withdraws. */
+export const WHATSAPP_PURPOSES = ['reply_whatsapp', 'future_whatsapp'];
+
 /** A customer and every consent of theirs, oldest given_at first. */
 export interface CustomerWithConsents {
   contact: EventContact;
@@ -111,6 +122,15 @@ class ContactReads {
   /** A customer's consents, oldest given_at first (then as recorded). */
   async consentsOf(accountId: string, svcId: number): Promise<StoredConsent[]> {
     return this.db.query(`SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`, [accountId, svcId]);
+  }
+
+  /** A customer's consents with their ids (for the console's Withdraw action), oldest given_at first. */
+  async consentsWithIds(accountId: string, svcId: number): Promise<IdentifiedConsent[]> {
+    const rows: IdentifiedConsentRow[] = await this.db.query(
+      `SELECT id, ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`,
+      [accountId, svcId],
+    );
+    return rows.map(toIdentified);
   }
 }
 
@@ -217,6 +237,55 @@ export class ContactsTransaction extends ContactReads {
           AND c.granted AND c.withdrawn_at IS NULL`,
       [accountId, svcId, column('purpose'), column('given_at'), column('source'), column('withdrawn_at'), column('withdrawn_by')],
     );
+  }
+
+  /** Withdraws one consent by id if it is active (now, by `withdrawnBy`); undefined when it is not the customer's or not active. */
+  async withdrawById(accountId: string, svcId: number, consentId: number, withdrawnBy: string): Promise<IdentifiedConsent | undefined> {
+    const [rows]: [IdentifiedConsentRow[], number] = await this.db.query(
+      `UPDATE contacts.consents SET withdrawn_at = now(), withdrawn_by = $4
+        WHERE account_id = $1 AND customer_svc_id = $2 AND id = $3 AND granted AND withdrawn_at IS NULL
+        RETURNING id, ${CONSENT_COLUMNS}`,
+      [accountId, svcId, consentId, withdrawnBy],
+    );
+    return rows[0] && toIdentified(rows[0]);
+  }
+
+  async consentById(accountId: string, svcId: number, consentId: number): Promise<IdentifiedConsent | undefined> {
+    const rows: IdentifiedConsentRow[] = await this.db.query(
+      `SELECT id, ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 AND id = $3`,
+      [accountId, svcId, consentId],
+    );
+    return rows[0] && toIdentified(rows[0]);
+  }
+
+  /** The account's customers with this phone, locked, oldest first. */
+  async lockByPhone(accountId: string, phone: string): Promise<EventContact[]> {
+    const rows: CustomerRow[] = await this.db.query(
+      `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND phone = $2 ORDER BY svc_id FOR UPDATE`,
+      [accountId, phone],
+    );
+    return rows.map(toContact);
+  }
+
+  /** Withdraws every active consent of these purposes of a locked customer, returning them. */
+  async withdrawActive(accountId: string, svcId: number, purposes: string[], withdrawnBy: string): Promise<IdentifiedConsent[]> {
+    const [rows]: [IdentifiedConsentRow[], number] = await this.db.query(
+      `UPDATE contacts.consents SET withdrawn_at = now(), withdrawn_by = $4
+        WHERE account_id = $1 AND customer_svc_id = $2 AND purpose = ANY($3::text[]) AND granted AND withdrawn_at IS NULL
+        RETURNING id, ${CONSENT_COLUMNS}`,
+      [accountId, svcId, purposes, withdrawnBy],
+    );
+    return rows.map(toIdentified).sort((a, b) => a.id - b.id);
+  }
+
+  /** Marks a locked customer's email or phone confirmed. */
+  async markConfirmed(accountId: string, svcId: number, field: 'email' | 'phone'): Promise<EventContact> {
+    const column = field === 'email' ? 'email_confirmed' : 'phone_confirmed';
+    const [rows]: [CustomerRow[], number] = await this.db.query(
+      `UPDATE contacts.customers SET ${column} = true, updated_at = now() WHERE account_id = $1 AND svc_id = $2 RETURNING ${CUSTOMER_COLUMNS}`,
+      [accountId, svcId],
+    );
+    return toContact(rows[0] as CustomerRow);
   }
 
   /**

@@ -4,20 +4,28 @@ import {
   ChatConsentDto,
   ChatConsentResponse,
   ChatCustomerDetailsDto,
+  ConfirmContactDto,
+  ConfirmContactResponse,
   ContactListResponseDto,
   ContactResponseDto,
   ErrorDetail,
   EventContact,
+  EventConversation,
   FindContactsQueryDto,
+  InternalConsent,
+  InternalConsentsResponse,
   StoredConsent,
   toConsentResponse,
   toContactResponse,
   UpsertContactDto,
+  WhatsappStopDto,
+  WhatsappStopResponse,
+  WithdrawConsentDto,
 } from '@svc/contracts';
 import { domainMessage } from '@svc/messaging';
 import { ApiError } from '@svc/platform';
 import { consentProblems, mergeCustomer, NEW_CUSTOMER, planConsents } from './contact-rules';
-import { ContactsRepository, ContactsTransaction, CustomerLookup, RetryTransaction } from './contacts.repository';
+import { ContactsRepository, ContactsTransaction, CustomerLookup, IdentifiedConsent, RetryTransaction, WHATSAPP_PURPOSES } from './contacts.repository';
 
 export interface UpsertResult {
   created: boolean;
@@ -26,6 +34,10 @@ export interface UpsertResult {
 
 const invalid = (details: ErrorDetail[]) => new ApiError('validation_failed', 'The request has invalid fields.', details);
 const unknownSvcId = (svcId: number) => new ApiError('not_found', `There is no customer with svc_id ${svcId}.`);
+const unknownConsent = (svcId: number, consentId: number) => new ApiError('not_found', `The customer with svc_id ${svcId} has no consent ${consentId}.`);
+const internalConsent = ({ id, consent }: IdentifiedConsent): InternalConsent => ({ id, ...toConsentResponse(consent) });
+/** The `conversation` of an event, exactly its three fields. */
+const eventConversation = (conversation: EventConversation | null): EventConversation | null => conversation && { id: conversation.id, channel: conversation.channel, url: conversation.url };
 const unknownRef = (ref: string) => new ApiError('not_found', `There is no customer with ref ${JSON.stringify(ref)}.`);
 
 @Injectable()
@@ -158,6 +170,70 @@ export class ContactsService {
       const { id, channel, url } = dto.conversation;
       await tx.enqueueEvents([domainMessage('consent.granted', accountId, { contact, consent, conversation: { id, channel, url } })]);
       return { contact, consent };
+    });
+  }
+  /** For the console: a customer's consents with their ids. */
+  async consentsOf(accountId: string, svcId: number): Promise<InternalConsentsResponse> {
+    await this.contactBySvcId(accountId, svcId);
+    const consents = await this.contacts.consentsWithIds(accountId, svcId);
+    return { consents: consents.map(internalConsent) };
+  }
+
+  /**
+   * For the console (Withdraw) and the chat: withdraws one consent now, with its `consent.withdrawn`
+   * event, in one transaction. One already withdrawn (or never granted) is returned as it is, no event.
+   */
+  withdrawConsent(accountId: string, svcId: number, consentId: number, dto: WithdrawConsentDto): Promise<InternalConsent> {
+    return this.contacts.transaction(async (tx) => {
+      const contact = await tx.lockBySvcId(accountId, svcId);
+      if (!contact) throw unknownConsent(svcId, consentId);
+      const withdrawn = await tx.withdrawById(accountId, svcId, consentId, dto.withdrawn_by);
+      if (!withdrawn) {
+        const existing = await tx.consentById(accountId, svcId, consentId);
+        if (!existing) throw unknownConsent(svcId, consentId);
+        return internalConsent(existing);
+      }
+      const consent = toConsentResponse(withdrawn.consent);
+      await tx.enqueueEvents([domainMessage('consent.withdrawn', accountId, { contact, consent, conversation: eventConversation(dto.conversation) })]);
+      return internalConsent(withdrawn);
+    });
+  }
+
+  /**
+   * For the chat: STOP arrived on WhatsApp from `number`. Every active reply_whatsapp /
+   * future_whatsapp consent of the account's customers with that phone is withdrawn by the
+   * customer, one `consent.withdrawn` each, all in one transaction.
+   */
+  whatsappStop(accountId: string, dto: WhatsappStopDto): Promise<WhatsappStopResponse> {
+    return this.contacts.transaction(async (tx) => {
+      const conversation = eventConversation(dto.conversation);
+      let withdrawn = 0;
+      for (const contact of await tx.lockByPhone(accountId, dto.number)) {
+        const consents = await tx.withdrawActive(accountId, contact.svc_id, WHATSAPP_PURPOSES, 'customer');
+        await tx.enqueueEvents(consents.map(({ consent }) => domainMessage('consent.withdrawn', accountId, { contact, consent: toConsentResponse(consent), conversation })));
+        withdrawn += consents.length;
+      }
+      return { withdrawn };
+    });
+  }
+
+  /**
+   * For the chat: the customer proved an email (the link) or a phone (the code). Confirmed, with
+   * `contact.confirmed`, only while `value` is still the customer's address (409 otherwise); one
+   * already confirmed is returned unchanged, no event.
+   */
+  confirm(accountId: string, svcId: number, dto: ConfirmContactDto): Promise<ConfirmContactResponse> {
+    return this.contacts.transaction(async (tx) => {
+      const contact = await tx.lockBySvcId(accountId, svcId);
+      if (!contact) throw unknownSvcId(svcId);
+      const current = dto.confirmed === 'email' ? contact.email : contact.phone;
+      const same = current !== null && (dto.confirmed === 'email' ? current.toLowerCase() === dto.value.toLowerCase() : current === dto.value);
+      if (!same) throw new ApiError('conflict', `The customer's ${dto.confirmed} is no longer the one that was proven.`);
+      if (dto.confirmed === 'email' ? contact.email_confirmed : contact.phone_confirmed) return { contact, changed: false };
+      const confirmed = await tx.markConfirmed(accountId, svcId, dto.confirmed);
+      const conversation = eventConversation(dto.conversation) as EventConversation;
+      await tx.enqueueEvents([domainMessage('contact.confirmed', accountId, { contact: confirmed, confirmed: dto.confirmed, conversation })]);
+      return { contact: confirmed, changed: true };
     });
   }
 }

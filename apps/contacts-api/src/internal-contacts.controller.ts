@@ -1,6 +1,22 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { ChatConsentDto, ChatConsentResponse, ChatCustomerDetailsDto, ContactRefParams, ContactSvcIdParams, EventContact, GatewayContext } from '@svc/contracts';
+import {
+  ChatConsentDto,
+  ChatConsentResponse,
+  ChatCustomerDetailsDto,
+  ConfirmContactDto,
+  ConfirmContactResponse,
+  ConsentIdParams,
+  ContactRefParams,
+  ContactSvcIdParams,
+  EventContact,
+  GatewayContext,
+  InternalConsent,
+  InternalConsentsResponse,
+  WhatsappStopDto,
+  WhatsappStopResponse,
+  WithdrawConsentDto,
+} from '@svc/contracts';
 import { Caller } from '@svc/platform';
 import { ContactsService } from './contacts.service';
 
@@ -42,5 +58,32 @@ export class InternalContactsController {
   @HttpCode(201)
   recordChatConsent(@Caller() caller: GatewayContext, @Param() { svcId }: ContactSvcIdParams, @Body() body: ChatConsentDto): Promise<ChatConsentResponse> {
     return this.contacts.recordChatConsent(caller.account.id, svcId, body);
+  }
+
+  /** 200: the customer's consents with their ids (the console names one to withdraw). */
+  @Get('by-svc-id/:svcId/consents')
+  consents(@Caller() caller: GatewayContext, @Param() { svcId }: ContactSvcIdParams): Promise<InternalConsentsResponse> {
+    return this.contacts.consentsOf(caller.account.id, svcId);
+  }
+
+  /** 200: the consent, withdrawn now with its `consent.withdrawn` event; already withdrawn → as it is, no event. */
+  @Post('by-svc-id/:svcId/consents/:consentId/withdraw')
+  @HttpCode(200)
+  withdrawConsent(@Caller() caller: GatewayContext, @Param() { svcId, consentId }: ConsentIdParams, @Body() body: WithdrawConsentDto): Promise<InternalConsent> {
+    return this.contacts.withdrawConsent(caller.account.id, svcId, consentId, body);
+  }
+
+  /** 200 `{withdrawn}`: STOP from a WhatsApp number withdraws the whatsapp consents of its customers. */
+  @Post('whatsapp-stop')
+  @HttpCode(200)
+  whatsappStop(@Caller() caller: GatewayContext, @Body() body: WhatsappStopDto): Promise<WhatsappStopResponse> {
+    return this.contacts.whatsappStop(caller.account.id, body);
+  }
+
+  /** 200: the customer proved their email or phone (`contact.confirmed`); 409 when it is no longer theirs. */
+  @Post('by-svc-id/:svcId/confirm')
+  @HttpCode(200)
+  confirm(@Caller() caller: GatewayContext, @Param() { svcId }: ContactSvcIdParams, @Body() body: ConfirmContactDto): Promise<ConfirmContactResponse> {
+    return this.contacts.confirm(caller.account.id, svcId, body);
   }
 }

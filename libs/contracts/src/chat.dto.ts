@@ -3,7 +3,7 @@
  * calls the chat makes to contacts-api and the gateway. Shapes only; the rules are in apps/chat.
  */
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { CodePoints, E164, IsLanguageTag } from './contacts.dto';
 import type { EventConsent, EventContact, EventConversation } from './events';
 import type { Plan } from './plans';
@@ -208,6 +208,83 @@ export class ChatConsentDto {
 export interface ChatConsentResponse {
   contact: EventContact;
   consent: EventConsent;
+}
+
+/** A consent with contacts-api's id of it (internal: the console's Withdraw action names it). */
+export interface InternalConsent extends EventConsent {
+  id: number;
+}
+
+/** `GET /internal/contacts/by-svc-id/:svcId/consents` on contacts-api. */
+export interface InternalConsentsResponse {
+  consents: InternalConsent[];
+}
+
+/** `:svcId/consents/:consentId` of the internal withdraw route. */
+export class ConsentIdParams {
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  svcId!: number;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  consentId!: number;
+}
+
+export const WITHDRAWN_BY_CHAT = ['customer', 'team'] as const;
+export type ChatWithdrawnBy = (typeof WITHDRAWN_BY_CHAT)[number];
+
+/** `POST /internal/contacts/by-svc-id/:svcId/consents/:consentId/withdraw` on contacts-api. */
+export class WithdrawConsentDto {
+  @IsIn(WITHDRAWN_BY_CHAT)
+  withdrawn_by!: ChatWithdrawnBy;
+
+  /** The conversation the withdrawal came from, or null (the console's Withdraw action outside one). */
+  @ValidateIf((dto: WithdrawConsentDto) => dto.conversation !== null)
+  @ValidateNested()
+  @Type(() => EventConversationDto)
+  conversation!: EventConversationDto | null;
+}
+
+/** `POST /internal/contacts/whatsapp-stop` on contacts-api: STOP arrived from this number. */
+export class WhatsappStopDto {
+  @Matches(E164, { message: '$property must be an E.164 number such as +447700900123' })
+  number!: string;
+
+  @ValidateIf((dto: WhatsappStopDto) => dto.conversation !== null)
+  @ValidateNested()
+  @Type(() => EventConversationDto)
+  conversation!: EventConversationDto | null;
+}
+
+export interface WhatsappStopResponse {
+  /** How many consents were withdrawn (one `consent.withdrawn` each). */
+  withdrawn: number;
+}
+
+/** `POST /internal/contacts/by-svc-id/:svcId/confirm` on contacts-api: the customer proved an address. */
+export class ConfirmContactDto {
+  @IsIn(['email', 'phone'])
+  confirmed!: 'email' | 'phone';
+
+  /** The address or number that was proven; confirmed only if it is still the customer's. */
+  @IsString()
+  @MaxLength(254)
+  value!: string;
+
+  @ValidateNested()
+  @Type(() => EventConversationDto)
+  conversation!: EventConversationDto;
+}
+
+export interface ConfirmContactResponse {
+  contact: EventContact;
+  /** true when this call confirmed it (and emitted `contact.confirmed`); false when it was already confirmed. */
+  changed: boolean;
 }
 
 /** `PUT /internal/chat/widget-settings` on the chat (the admin command line). */

@@ -1,4 +1,17 @@
-import { ChatConsentDto, ChatConsentResponse, ChatCustomerDetailsDto, EventContact, GatewayContext } from '@svc/contracts';
+import {
+  ChatConsentDto,
+  ChatConsentResponse,
+  ChatCustomerDetailsDto,
+  ConfirmContactDto,
+  ConfirmContactResponse,
+  EventContact,
+  GatewayContext,
+  InternalConsent,
+  InternalConsentsResponse,
+  WhatsappStopDto,
+  WhatsappStopResponse,
+  WithdrawConsentDto,
+} from '@svc/contracts';
 import { InternalClientOptions, InternalHttpClient, InternalResponse } from './internal-http';
 
 export function isContact(value: unknown): value is EventContact {
@@ -58,6 +71,45 @@ export class ContactsClient {
       throw this.http.unavailable(context, `status ${response.status}`);
     }
     return body as ChatConsentResponse;
+  }
+
+  /** The customer's consents with their ids; null when the customer is unknown. */
+  async consents(svcId: number, context: GatewayContext): Promise<InternalConsentsResponse | null> {
+    const response = await this.http.call('GET', `/internal/contacts/by-svc-id/${svcId}/consents`, context);
+    if (response.status === 404) return null;
+    const body = response.body as Partial<InternalConsentsResponse> | undefined;
+    if (response.status !== 200 || !Array.isArray(body?.consents)) throw this.http.unavailable(context, `status ${response.status}`);
+    return body as InternalConsentsResponse;
+  }
+
+  /** Withdraws one consent (contacts-api emits `consent.withdrawn` once); null when unknown (or another account's). */
+  async withdrawConsent(svcId: number, consentId: number, body: WithdrawConsentDto, context: GatewayContext): Promise<InternalConsent | null> {
+    const response = await this.http.call('POST', `/internal/contacts/by-svc-id/${svcId}/consents/${consentId}/withdraw`, context, body);
+    if (response.status === 404) return null;
+    const consent = response.body as Partial<InternalConsent> | undefined;
+    if (response.status !== 200 || typeof consent?.id !== 'number' || typeof consent.purpose !== 'string') throw this.http.unavailable(context, `status ${response.status}`);
+    return consent as InternalConsent;
+  }
+
+  /** STOP from a WhatsApp number: how many consents were withdrawn. */
+  async whatsappStop(body: WhatsappStopDto, context: GatewayContext): Promise<WhatsappStopResponse> {
+    const response = await this.http.call('POST', '/internal/contacts/whatsapp-stop', context, body);
+    const answer = response.body as Partial<WhatsappStopResponse> | undefined;
+    if (response.status !== 200 || typeof answer?.withdrawn !== 'number') throw this.http.unavailable(context, `status ${response.status}`);
+    return { withdrawn: answer.withdrawn };
+  }
+
+  /**
+   * Confirms a proven email or phone (contacts-api emits `contact.confirmed`): the answer, or
+   * `gone` (the customer is erased) or `changed` (the value is no longer theirs).
+   */
+  async confirm(svcId: number, body: ConfirmContactDto, context: GatewayContext): Promise<ConfirmContactResponse | 'gone' | 'changed'> {
+    const response = await this.http.call('POST', `/internal/contacts/by-svc-id/${svcId}/confirm`, context, body);
+    if (response.status === 404) return 'gone';
+    if (response.status === 409) return 'changed';
+    const answer = response.body as Partial<ConfirmContactResponse> | undefined;
+    if (response.status !== 200 || !isContact(answer?.contact) || typeof answer?.changed !== 'boolean') throw this.http.unavailable(context, `status ${response.status}`);
+    return answer as ConfirmContactResponse;
   }
 
   close(): Promise<void> {
