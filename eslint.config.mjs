@@ -5,7 +5,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.nx/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'libs/webhook-signing/dist/**', 'node_modules/**', 'coverage/**', '.nx/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

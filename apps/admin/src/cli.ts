@@ -67,12 +67,41 @@ async function withBroker(config: AdminConfig, work: BrokerWork): Promise<Output
   }
 }
 
+const RECORD_WAIT_MS = 15_000;
+
+/**
+ * The feed id events-api gave the event with producer UUID `uuid` (asked through its internal
+ * route with a context signed for it), waiting up to RECORD_WAIT_MS for it to be recorded.
+ */
+async function feedIdOf(config: AdminConfig, account: { id: string; name: string; plan: Plan }, uuid: string): Promise<number> {
+  const auth = new InternalAuth(config.INTERNAL_AUTH_SECRET);
+  const deadline = Date.now() + RECORD_WAIT_MS;
+  let last = '';
+  while (Date.now() < deadline) {
+    const context = await auth.sign('events-api', { account, keyId: 'admin', requestId: randomUUID() });
+    try {
+      const response = await fetch(`${config.EVENTS_API_URL}/internal/events/by-uuid/${uuid}`, { headers: { [GATEWAY_CONTEXT_HEADER]: context }, signal: AbortSignal.timeout(5_000) });
+      if (response.ok) return ((await response.json()) as { id: number }).id;
+      last = `${response.status}`;
+      if (response.status !== 404) throw new Error(`events-api refused the look-up: ${response.status} ${await response.text()}`);
+    } catch (err) {
+      if ((err as Error).message.startsWith('events-api refused')) throw err;
+      last = (err as Error).message;
+    }
+    await sleep(200);
+  }
+  throw new Error(`published event ${uuid}, but events-api at ${config.EVENTS_API_URL} did not record it within ${RECORD_WAIT_MS / 1000} s (${last})`);
+}
+
 /**
  * A sample event of `kind` for the account, published to the domain exchange exactly as an outbox
  * relay publishes a chat event (confirm channel, persistent, message id = event id): it takes the
- * whole path real events take, into the feed and out to webhooks.
+ * whole path real events take, into the feed and out to webhooks. Prints the feed id it got (the
+ * id a receiver and a feed reader see), once events-api has recorded it.
  */
-async function trigger(config: AdminConfig, accountId: string, kind: EventKind): Promise<Output> {
+async function trigger(config: AdminConfig, account: { id: string; name: string; plan: Plan }, kind: EventKind): Promise<Output> {
+  if (config.INTERNAL_AUTH_SECRET === '') throw new Error('trigger asks events-api for the feed id: set INTERNAL_AUTH_SECRET to the value the apps use');
+  const accountId = account.id;
   const message = domainMessage(kind, accountId, sampleEventData(kind, { appUrl: config.APP_URL, n: Math.floor(Math.random() * 9000) }));
   const client = new AmqpClient(config.RABBITMQ_URL, createLogger('admin', 'silent'), 'admin');
   const publisher = new Publisher(client, createLogger('admin', 'silent'));
@@ -84,10 +113,10 @@ async function trigger(config: AdminConfig, accountId: string, kind: EventKind):
       await sleep(50);
     }
     await publisher.publish([{ id: message.id, exchange: DOMAIN_EXCHANGE, routingKey: message.kind, body: message }]);
-    return { event_id: message.id, kind, account_id: accountId };
   } finally {
     await client.close();
   }
+  return { event_id: await feedIdOf(config, account, message.id), kind, account_id: accountId };
 }
 
 /** `https://a.example,https://b.example` → origins (scheme and host); '' → none (any page). */
@@ -180,7 +209,7 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
     .argument('<kind>', `one of ${EVENT_KINDS.join(', ')}`, eventKind)
     .requiredOption('--account <id>', 'account id')
     .action((kind: EventKind, opts: { account: string }) =>
-      run(async (accounts, config) => trigger(config, (await accounts.getAccount(opts.account)).id, kind)),
+      run(async (accounts, config) => trigger(config, await accounts.getAccount(opts.account), kind)),
     );
   const parked = root.command('parked').description('Messages a consumer parked because they can never succeed as they are.');
   parked

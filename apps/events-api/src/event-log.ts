@@ -83,6 +83,12 @@ export class EventLog {
     return appended;
   }
 
+  /** The feed id the account's event with this producer UUID got, once it is recorded. */
+  async idOf(accountId: string, eventUuid: string): Promise<number | undefined> {
+    const [row]: Array<{ id: string }> = await this.db.query('SELECT id FROM events.events WHERE account_id = $1 AND event_id = $2', [accountId, eventUuid]);
+    return row ? Number(row.id) : undefined;
+  }
+
   /**
    * A page of the feed as the JSON text of an `EventsPage`. PostgreSQL writes the events' JSON as
    * one string (only for the rows of the page), so a full page of 200 is neither parsed nor

@@ -8,6 +8,7 @@ import { DomainConsumer } from './domain.consumer';
 import { EventLog } from './event-log';
 import { EventsApiConfig } from './events-api.config';
 import { EventsController } from './events.controller';
+import { InternalEventsController } from './internal-events.controller';
 import { EVENTS_MIGRATIONS, EVENTS_SCHEMA } from './migrations';
 
 @Module({})
@@ -20,7 +21,7 @@ export class EventsApiModule {
         PersistenceModule.forApp('events-api', config, EVENTS_SCHEMA, EVENTS_MIGRATIONS),
         MessagingModule.forApp('events-api', config, EVENTS_SCHEMA),
       ],
-      controllers: [EventsController, DomainConsumer],
+      controllers: [EventsController, InternalEventsController, DomainConsumer],
       providers: [
         EventLog,
         AppendBatcher,

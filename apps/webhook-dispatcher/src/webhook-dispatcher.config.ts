@@ -87,6 +87,14 @@ export const webhookDispatcherConfigSpec = {
   WEBHOOK_POLL_INTERVAL_MS: count({ default: 1000, desc: 'How often workers look for due deliveries: retries, and deliveries no process could take when they were made (new ones are sent at once by the process that makes them).' }),
   WEBHOOK_RETENTION_DAYS: count({ default: 30, desc: 'Days finished deliveries and their attempts are kept before the prune job removes them.' }),
   WEBHOOK_PRUNE_INTERVAL_MS: count({ default: 600_000, desc: 'How often the prune job runs.' }),
+  WEBHOOK_DISABLE_AFTER_MS: count({
+    default: 5 * 24 * 3_600_000,
+    desc: 'An endpoint whose attempts have all failed for this long (5 days) is disabled (`disabled_reason: "failing"`); it is checked every minute, or every quarter of this when shorter. Tests shorten it.',
+  }),
+  WEBHOOK_SECRET_OVERLAP_MS: count({
+    default: 24 * 3_600_000,
+    desc: 'After `rotate-secret`, how long the previous secret keeps signing X-SVC-Signature while the new one signs X-SVC-Signature-Next (24 h).',
+  }),
 };
 
 export type WebhookDispatcherConfig = Config<typeof webhookDispatcherConfigSpec>;

@@ -14,7 +14,8 @@ import { InternalEventsController } from './delivery/internal-events.controller'
 import { parseRetrySchedule } from './delivery/retry-schedule';
 import { WebhookSender } from './delivery/webhook-sender';
 import { EndpointsRepository } from './endpoints/endpoints.repository';
-import { EndpointsService } from './endpoints/endpoints.service';
+import { EndpointsService, SecretOverlap } from './endpoints/endpoints.service';
+import { FailingEndpointsJob } from './endpoints/failing-endpoints.job';
 import { WebhooksController } from './endpoints/webhooks.controller';
 import { WEBHOOKS_MIGRATIONS, WEBHOOKS_SCHEMA } from './migrations';
 import { AddressPolicy } from './security/address-policy';
@@ -73,6 +74,12 @@ export class WebhookDispatcherModule {
         },
         EndpointsRepository,
         EndpointsService,
+        { provide: SecretOverlap, useValue: new SecretOverlap(config.WEBHOOK_SECRET_OVERLAP_MS) },
+        {
+          provide: FailingEndpointsJob,
+          inject: [EndpointsRepository],
+          useFactory: (endpoints: EndpointsRepository) => new FailingEndpointsJob(endpoints, config.WEBHOOK_DISABLE_AFTER_MS, logger.child({ component: 'failing-endpoints' })),
+        },
         DeliveriesRepository,
         DeliveryService,
         {

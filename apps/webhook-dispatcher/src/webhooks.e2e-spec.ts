@@ -37,7 +37,8 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
         url: 'https://93.184.215.14/svc/webhooks?source=svc',
         events: ['handover.created', 'consent.withdrawn'],
         secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
-        status: 'active',
+        status: 'enabled',
+        disabled_reason: null,
         created_at: expect.stringMatching(TIMESTAMP),
       });
       const everything = (await (await create(account, { url: PUBLIC_URL })).json()) as CreatedWebhookDto;
@@ -47,7 +48,7 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
 
       const listed = await list(account);
       expect(listed.map((w) => w.id)).toEqual([body.id, everything.id, everything.id + 1]);
-      expect(listed[0]).toEqual({ id: body.id, url: body.url, events: body.events, status: 'active', created_at: body.created_at });
+      expect(listed[0]).toEqual({ id: body.id, url: body.url, events: body.events, status: 'enabled', disabled_reason: null, created_at: body.created_at });
       expect(JSON.stringify(listed)).not.toContain('whsec_');
     });
 

@@ -11,3 +11,4 @@ export * from './private-postgres';
 export * from './chat-visitor';
 export * from './browser';
 export * from './pipeline';
+export * from './readme-webhooks';

@@ -1,73 +1,69 @@
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { sign, verify } from './signing';
+import { sign, signedHeaders, verify, WebhookVerificationError } from './signing';
 
-const readme = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
-const section = readme.split('## Receiving webhooks')[1]?.split('\n## ')[0] ?? '';
-
-/** The README's test vector: `name: value` lines of its ```text block. */
-function readmeVector(): Record<string, string> {
-  const block = /```text\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-  return Object.fromEntries([...block.matchAll(/^([\w-]+):\s+(.*)$/gm)].map((m) => [m[1], m[2]]));
+function failure(run: () => unknown): string | undefined {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof WebhookVerificationError) return err.reason;
+    throw err;
+  }
+  return undefined;
 }
 
 describe('webhook signing', () => {
   const secret = 'whsec_' + 'k'.repeat(43);
-  const body = '{"id":1,"event":"message.sent","data":{"text":"Grüße"}}';
+  const next = 'whsec_' + 'n'.repeat(43);
+  const body = '{"id":1,"event":"message.sent","at":"2026-11-21T10:04:05.123456+00:00","data":{"text":"Grüße"}}';
   const now = 1_795_255_445;
-
-  it('matches the test vector published in the README', () => {
-    const vector = readmeVector();
-    expect(Object.keys(vector)).toEqual(['secret', 'X-SVC-Timestamp', 'body', 'X-SVC-Signature']);
-    expect(sign(vector['secret']!, vector['X-SVC-Timestamp']!, vector['body']!)).toBe(vector['X-SVC-Signature']);
-    expect(verify(vector['secret']!, vector['X-SVC-Timestamp'], Buffer.from(vector['body']!), vector['X-SVC-Signature'], { nowSeconds: now })).toBe(true);
-  });
-
-  it("the README's copy-paste verifier accepts the vector and refuses a changed body", () => {
-    const code = /```js\n(const \{ createHmac[\s\S]*?)```/.exec(section)?.[1];
-    expect(code).toBeDefined();
-    const verifier = new Function('require', `${code}\nreturn verifySvcWebhook;`)(require) as (s: string, h: object, b: Buffer) => boolean;
-    const vector = readmeVector();
-    const headers = { 'x-svc-timestamp': vector['X-SVC-Timestamp'], 'x-svc-signature': vector['X-SVC-Signature'] };
-    jest.spyOn(Date, 'now').mockReturnValue(now * 1000 + 299_000);
-    try {
-      expect(verifier(vector['secret']!, headers, Buffer.from(vector['body']!))).toBe(true);
-      expect(verifier(vector['secret']!, headers, Buffer.from(`${vector['body']} `))).toBe(false);
-    } finally {
-      jest.restoreAllMocks();
-    }
-  });
-
   it('is HMAC-SHA256 keyed with the whole secret over "{timestamp}.{raw body}", as lowercase hex', () => {
     const independent = createHmac('sha256', secret).update(`${now}.${body}`, 'utf8').digest('hex');
     expect(sign(secret, now, body)).toBe(`sha256=${independent}`);
     expect(sign(secret, String(now), Buffer.from(body, 'utf8'))).toBe(`sha256=${independent}`);
   });
 
-  it('verifies a fresh signature of the exact bytes', () => {
-    expect(verify(secret, String(now), body, sign(secret, now, body), { nowSeconds: now })).toBe(true);
+  it('returns the parsed event of a fresh signature; reads Node, Fetch and mixed-case headers', () => {
+    const headers = signedHeaders(body, secret, { timestamp: now });
+    expect(headers['X-SVC-Event-Id']).toBe('1');
+    expect(headers['X-SVC-Event']).toBe('message.sent');
+    expect(verify(body, headers, secret, { now })).toEqual(JSON.parse(body));
+    expect(verify(Buffer.from(body), new Headers(headers), secret, { now: new Date(now * 1000) })).toMatchObject({ id: 1 });
+    const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+    expect(verify(Buffer.from(body), lower, [next, secret], { now })).toMatchObject({ id: 1 });
   });
 
-  it('accepts a timestamp up to 300 s away and refuses one further', () => {
-    const signature = sign(secret, now, body);
-    expect(verify(secret, String(now), body, signature, { nowSeconds: now + 300 })).toBe(true);
-    expect(verify(secret, String(now), body, signature, { nowSeconds: now - 300 })).toBe(true);
-    expect(verify(secret, String(now), body, signature, { nowSeconds: now + 301 })).toBe(false);
-    expect(verify(secret, String(now), body, signature, { nowSeconds: now - 301 })).toBe(false);
+  it('during a rotation verifies with the previous secret, the new one, or both', () => {
+    const headers = signedHeaders(body, secret, { timestamp: now, nextSecret: next });
+    expect(headers['X-SVC-Signature']).toBe(sign(secret, now, body));
+    expect(headers['X-SVC-Signature-Next']).toBe(sign(next, now, body));
+    for (const key of [secret, next, [secret, next]]) expect(verify(body, headers, key, { now })).toMatchObject({ id: 1 });
+    expect(failure(() => verify(body, headers, 'whsec_other', { now }))).toBe('bad_signature');
   });
 
+  it('accepts a timestamp up to the tolerance away and refuses one further (stale_timestamp)', () => {
+    const headers = signedHeaders(body, secret, { timestamp: now });
+    expect(failure(() => verify(body, headers, secret, { now: now + 300 }))).toBeUndefined();
+    expect(failure(() => verify(body, headers, secret, { now: now - 300 }))).toBeUndefined();
+    expect(failure(() => verify(body, headers, secret, { now: now + 301 }))).toBe('stale_timestamp');
+    expect(failure(() => verify(body, headers, secret, { now: now - 301 }))).toBe('stale_timestamp');
+    expect(failure(() => verify(body, headers, secret, { now: now + 1000, toleranceSec: 1000 }))).toBeUndefined();
+  });
+
+  const good = signedHeaders(body, secret, { timestamp: now });
   it.each([
-    ['another body', secret, String(now), `${body} `, sign(secret, now, body)],
-    ['another secret', `${secret}x`, String(now), body, sign(secret, now, body)],
-    ['a timestamp other than the signed one', secret, String(now + 1), body, sign(secret, now, body)],
-    ['uppercase hex', secret, String(now), body, sign(secret, now, body).toUpperCase()],
-    ['no scheme', secret, String(now), body, sign(secret, now, body).slice('sha256='.length)],
-    ['a truncated signature', secret, String(now), body, sign(secret, now, body).slice(0, -2)],
-    ['a timestamp that is not decimal seconds', secret, `${now}.0`, body, sign(secret, `${now}.0`, body)],
-    ['no timestamp', secret, undefined, body, sign(secret, now, body)],
-    ['no signature', secret, String(now), body, undefined],
-  ])('refuses %s', (_case, key, timestamp, rawBody, signature) => {
-    expect(verify(key, timestamp, rawBody, signature, { nowSeconds: now })).toBe(false);
+    ['another body', `${body} `, good, 'bad_signature'],
+    ['uppercase hex', body, { ...good, 'X-SVC-Signature': good['X-SVC-Signature']!.toUpperCase() }, 'bad_signature'],
+    ['no scheme', body, { ...good, 'X-SVC-Signature': good['X-SVC-Signature']!.slice('sha256='.length) }, 'bad_signature'],
+    ['a truncated signature', body, { ...good, 'X-SVC-Signature': good['X-SVC-Signature']!.slice(0, -2) }, 'bad_signature'],
+    ['a timestamp other than the signed one', body, { ...good, 'X-SVC-Timestamp': String(now + 1) }, 'bad_signature'],
+    ['a timestamp that is not decimal seconds', body, { ...good, 'X-SVC-Timestamp': `${now}.0` }, 'invalid_timestamp'],
+    ['no timestamp', body, { 'X-SVC-Signature': good['X-SVC-Signature'] }, 'missing_header'],
+    ['no signature', body, { 'X-SVC-Timestamp': String(now) }, 'missing_header'],
+  ])('refuses %s', (_case, rawBody, headers, reason) => {
+    expect(failure(() => verify(rawBody, headers, secret, { now }))).toBe(reason);
+  });
+
+  it('refuses a signed body that is not JSON (invalid_body)', () => {
+    expect(failure(() => verify('not json', signedHeaders('not json', secret, { timestamp: now, eventId: 1, kind: 'x.y' }), secret, { now }))).toBe('invalid_body');
   });
 });

@@ -34,4 +34,11 @@ export const ROUTES: readonly ProxyRoute[] = [
   { method: 'POST', path: '/webhooks', upstream: 'webhook-dispatcher' },
   { method: 'GET', path: '/webhooks', upstream: 'webhook-dispatcher' },
   { method: 'DELETE', path: '/webhooks/:id', upstream: 'webhook-dispatcher' },
+  { method: 'GET', path: '/webhooks/:id', upstream: 'webhook-dispatcher' },
+  { method: 'PATCH', path: '/webhooks/:id', upstream: 'webhook-dispatcher' },
+  { method: 'POST', path: '/webhooks/:id/rotate-secret', upstream: 'webhook-dispatcher' },
+  { method: 'GET', path: '/webhooks/:id/deliveries', upstream: 'webhook-dispatcher' },
+  { method: 'POST', path: '/webhooks/:id/deliveries/:deliveryId/resend', upstream: 'webhook-dispatcher' },
+  { method: 'POST', path: '/webhooks/:id/recover', upstream: 'webhook-dispatcher' },
+  { method: 'POST', path: '/webhooks/:id/test', upstream: 'webhook-dispatcher' },
 ];

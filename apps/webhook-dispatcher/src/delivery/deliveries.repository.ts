@@ -18,8 +18,15 @@ export interface ClaimedDelivery {
   attempts: number;
   url: string;
   secret_sealed: Buffer;
+  /** During a secret rotation's overlap: the previous secret, which still signs X-SVC-Signature. */
+  previous_secret_sealed: Buffer | null;
+  /** Resent by hand: a failure ends it (no retries). */
+  single_attempt: boolean;
   claim_token: string;
 }
+
+/** The endpoint's previous secret while its overlap lasts (a column list item over endpoints `e`). */
+const PREVIOUS_SECRET = `CASE WHEN e.previous_expires_at > now() THEN e.previous_secret_sealed END AS previous_secret_sealed`;
 
 export interface Claim {
   deliveries: ClaimedDelivery[];
@@ -67,6 +74,24 @@ export interface InsertedDeliveries {
   inserted: number;
   /** The inserted deliveries leased to the caller. */
   leased: ClaimedDelivery[];
+}
+
+export interface AttemptRecord {
+  at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** A delivery as the API lists it. */
+export interface DeliveryRecord {
+  id: string;
+  event_id: string;
+  event_kind: string;
+  status: 'pending' | 'delivered' | 'failed';
+  next_attempt_at: string | null;
+  created_at: string;
+  attempts: AttemptRecord[];
 }
 
 export interface CompletedAttempt {
@@ -134,7 +159,7 @@ export class DeliveriesRepository {
          FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bytea[], $12::bigint[], $13::bytea[]) WITH ORDINALITY AS u (account_id, event_id, kind, body, svc_id, erased_body, ord)
          LEFT JOIN webhooks.erased_contacts x ON x.account_id = u.account_id AND x.svc_id = u.svc_id
        ), matching AS (
-         SELECT e.id AS endpoint_id, e.account_id, e.url, e.secret_sealed, i.event_id, i.kind, i.body, i.svc_id, i.ord
+         SELECT e.id AS endpoint_id, e.account_id, e.status = 'enabled' AS enabled, i.event_id, i.kind, i.body, i.svc_id, i.ord
          FROM input i JOIN webhooks.endpoints e
            ON e.account_id = i.account_id AND e.deleted_at IS NULL AND (e.events IS NULL OR i.kind = ANY (e.events))
          FOR SHARE OF e
@@ -143,7 +168,7 @@ export class DeliveriesRepository {
          WHERE $6::uuid IS NOT NULL AND d.account_id IN (SELECT account_id FROM input) AND d.status = 'pending' AND d.locked_until > now()
          GROUP BY d.account_id
        ), endpoint_capped AS (
-         SELECT m.*, $6::uuid IS NOT NULL AND (
+         SELECT m.*, $6::uuid IS NOT NULL AND m.enabled AND (
                   SELECT count(*) FROM webhooks.deliveries d
                   WHERE d.endpoint_id = m.endpoint_id AND d.status = 'pending' AND d.locked_until > now()
                 ) + row_number() OVER (PARTITION BY m.endpoint_id ORDER BY m.ord) <= $7 AS endpoint_open
@@ -155,15 +180,17 @@ export class DeliveriesRepository {
        ), targets AS (
          SELECT c.*, c.open AND count(*) FILTER (WHERE c.open) OVER (ORDER BY c.ord, c.endpoint_id) <= $9 AS leased FROM capped c
        ), inserted AS (
-         INSERT INTO webhooks.deliveries (account_id, endpoint_id, event_id, event_kind, body, contact_svc_id, locked_until, claim_token)
+         INSERT INTO webhooks.deliveries (account_id, endpoint_id, event_id, event_kind, body, contact_svc_id, status, finished_at, locked_until, claim_token)
          SELECT t.account_id, t.endpoint_id, t.event_id, t.kind, t.body, t.svc_id,
+                CASE WHEN t.enabled THEN 'pending' ELSE 'failed' END, CASE WHEN t.enabled THEN NULL ELSE now() END,
                 CASE WHEN t.leased THEN now() + $8 * interval '1 millisecond' END,
                 CASE WHEN t.leased THEN $6::uuid END
          FROM targets t
          ON CONFLICT (endpoint_id, event_id) DO NOTHING
-         RETURNING id, account_id, endpoint_id, event_id, event_kind, body, attempts, claim_token
+         RETURNING id, account_id, endpoint_id, event_id, event_kind, body, attempts, single_attempt, status, claim_token
        )
-       SELECT i.*, e.url, e.secret_sealed, CASE WHEN i.claim_token IS NULL AND $10 THEN pg_notify($5, '') END AS notified
+       SELECT i.*, e.url, e.secret_sealed, ${PREVIOUS_SECRET},
+              CASE WHEN i.claim_token IS NULL AND i.status = 'pending' AND $10 THEN pg_notify($5, '') END AS notified
        FROM inserted i JOIN webhooks.endpoints e ON e.id = i.endpoint_id`,
       [
         events.map((e) => e.accountId),
@@ -244,7 +271,7 @@ export class DeliveriesRepository {
          SET locked_until = now() + $3 * interval '1 millisecond', claim_token = $4
          FROM locked, webhooks.endpoints e
          WHERE d.id = locked.id AND e.id = d.endpoint_id
-         RETURNING d.id, d.account_id, d.endpoint_id, d.event_id, d.event_kind, d.body, d.attempts, e.url, e.secret_sealed, d.claim_token
+         RETURNING d.id, d.account_id, d.endpoint_id, d.event_id, d.event_kind, d.body, d.attempts, d.single_attempt, e.url, e.secret_sealed, ${PREVIOUS_SECRET}, d.claim_token
        )
        SELECT claimed.*, EXISTS (
          SELECT 1 FROM webhooks.deliveries d
@@ -295,6 +322,70 @@ export class DeliveriesRepository {
         column((a) => a.responseBody),
       ],
     );
+  }
+
+  /**
+   * A page of the endpoint's deliveries (not cancelled ones) after delivery id `after`, oldest first,
+   * each with its attempts; `more` when there are further ones now.
+   */
+  async page(endpointId: string, query: { after: number; limit: number; status?: string }): Promise<{ deliveries: DeliveryRecord[]; more: boolean }> {
+    const rows: Array<Omit<DeliveryRecord, 'attempts'>> = await this.db.query(
+      `SELECT id, event_id, event_kind, status, CASE WHEN status = 'pending' THEN next_attempt_at END AS next_attempt_at, created_at
+       FROM webhooks.deliveries
+       WHERE endpoint_id = $1 AND id > $2 AND status <> 'cancelled' AND ($3::text IS NULL OR status = $3)
+       ORDER BY id LIMIT $4`,
+      [endpointId, query.after, query.status ?? null, query.limit + 1],
+    );
+    const page = rows.slice(0, query.limit);
+    const attempts: Array<AttemptRecord & { delivery_id: string }> = page.length
+      ? await this.db.query(
+          `SELECT delivery_id, started_at AS at, status_code, error, duration_ms FROM webhooks.attempts WHERE delivery_id = ANY($1::bigint[]) ORDER BY id`,
+          [page.map((r) => r.id)],
+        )
+      : [];
+    const byDelivery = new Map<string, AttemptRecord[]>();
+    for (const { delivery_id, ...attempt } of attempts) byDelivery.set(delivery_id, [...(byDelivery.get(delivery_id) ?? []), attempt]);
+    return { deliveries: page.map((r) => ({ ...r, attempts: byDelivery.get(r.id) ?? [] })), more: rows.length > query.limit };
+  }
+
+  /**
+   * Makes one more attempt of the endpoint's delivery due now, with the same event id and body, and
+   * wakes the workers. A finished one gets that single attempt (`single_attempt`); a pending one
+   * keeps its retries. Undefined when the delivery is not the endpoint's (or was cancelled).
+   */
+  async resend(endpointId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
+    const [row] = await this.db.query(
+      `WITH resent AS (
+         UPDATE webhooks.deliveries SET single_attempt = status <> 'pending', status = 'pending', next_attempt_at = now(), finished_at = NULL
+         WHERE id = $1 AND endpoint_id = $2 AND status <> 'cancelled'
+         RETURNING id
+       )
+       SELECT id, pg_notify($3, '') IS NULL AS notified FROM resent`,
+      [deliveryId, endpointId, DELIVERIES_CHANNEL],
+    );
+    if (!row) return undefined;
+    return (await this.page(endpointId, { after: Number(deliveryId) - 1, limit: 1 })).deliveries[0];
+  }
+
+  /**
+   * Queues again every failed delivery of the endpoint made since `since`, one attempt each, due in
+   * event order (one microsecond apart, so that claims take them in that order). Returns how many.
+   */
+  async recover(endpointId: string, since: string): Promise<number> {
+    const rows: unknown[] = await this.db.query(
+      `WITH chosen AS (
+         SELECT id, row_number() OVER (ORDER BY event_id, id) AS n FROM webhooks.deliveries
+         WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2::timestamptz
+       ), queued AS (
+         UPDATE webhooks.deliveries d SET single_attempt = true, status = 'pending', finished_at = NULL,
+           next_attempt_at = now() + c.n * interval '1 microsecond'
+         FROM chosen c WHERE d.id = c.id
+         RETURNING d.id
+       )
+       SELECT id, pg_notify($3, '') IS NULL AS notified FROM queued`,
+      [endpointId, since, DELIVERIES_CHANNEL],
+    );
+    return rows.length;
   }
 
   /** Records that the account's customer is erased (svc_id only); idempotent. Commits on its own, before any blanking. */

@@ -148,9 +148,11 @@ export class DeliveryWorker {
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     let result: AttemptResult;
     try {
+      const previous = delivery.previous_secret_sealed;
       result = await this.sender.send({
         url: delivery.url,
         secret: this.secrets.open(delivery.secret_sealed, delivery.account_id),
+        ...(previous ? { previousSecret: this.secrets.open(previous, delivery.account_id) } : {}),
         eventId: delivery.event_id,
         kind: delivery.event_kind,
         body: delivery.body,
@@ -160,7 +162,23 @@ export class DeliveryWorker {
       this.logger.error({ err, delivery_id: delivery.id }, 'could not attempt a delivery');
       result = { delivered: false, startedAt: new Date().toISOString(), durationMs: 0, statusCode: null, error: 'internal error before sending', responseBody: null };
     }
-    const next = result.delivered ? 'delivered' : nextAfterFailure(this.options.retrySchedule, delivery.attempts + 1);
+    const next = result.delivered ? 'delivered' : delivery.single_attempt ? 'failed' : nextAfterFailure(this.options.retrySchedule, delivery.attempts + 1);
+    if (!result.delivered) {
+      // One line per failed attempt: never the body, the answer or the secret.
+      this.logger.warn(
+        {
+          endpoint_id: delivery.endpoint_id,
+          event_id: delivery.event_id,
+          delivery_id: delivery.id,
+          attempt: delivery.attempts + 1,
+          status_code: result.statusCode,
+          error: result.error,
+          duration_ms: result.durationMs,
+          next: typeof next === 'string' ? next : `retry in ${next.retryInMs} ms`,
+        },
+        'webhook attempt failed',
+      );
+    }
     this.finished.push({
       deliveryId: delivery.id,
       accountId: delivery.account_id,

@@ -13,11 +13,16 @@ const ERROR_RECORD_LIMIT = 500;
 
 export interface DeliveryRequest {
   url: string;
+  /** The endpoint's secret. */
   secret: string;
+  /** During a rotation's overlap: the previous secret, which then signs X-SVC-Signature (the current one X-SVC-Signature-Next). */
+  previousSecret?: string;
   eventId: string;
   kind: string;
   /** The exact bytes of every attempt. */
   body: Buffer;
+  /** A test send: adds `X-SVC-Test: 1`. */
+  test?: boolean;
 }
 
 export interface AttemptResult {
@@ -89,6 +94,15 @@ function recordable(bytes: Buffer): string | null {
   return bytes.length === 0 ? null : bytes.subarray(0, RESPONSE_RECORD_LIMIT).toString('utf8').replace(/\0/g, '');
 }
 
+/** The signature headers of an attempt signed at `timestamp` (see the rotation rule in @svc/webhook-signing). */
+function signatureHeaders(request: DeliveryRequest, timestamp: number): Record<string, string> {
+  if (request.previousSecret === undefined) return { [WEBHOOK_HEADERS.signature]: sign(request.secret, timestamp, request.body) };
+  return {
+    [WEBHOOK_HEADERS.signature]: sign(request.previousSecret, timestamp, request.body),
+    [WEBHOOK_HEADERS.signatureNext]: sign(request.secret, timestamp, request.body),
+  };
+}
+
 /** Signs and POSTs one attempt. Redirects are answers like any other (a failure), never followed. */
 export class WebhookSender {
   private readonly agent: Agent;
@@ -124,7 +138,8 @@ export class WebhookSender {
           [WEBHOOK_HEADERS.event]: request.kind,
           [WEBHOOK_HEADERS.eventId]: request.eventId,
           [WEBHOOK_HEADERS.timestamp]: String(timestamp),
-          [WEBHOOK_HEADERS.signature]: sign(request.secret, timestamp, request.body),
+          ...signatureHeaders(request, timestamp),
+          ...(request.test ? { [WEBHOOK_HEADERS.test]: '1' } : {}),
         },
         body: request.body,
         signal,

@@ -1,13 +1,38 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EventKind } from '@svc/contracts';
+import { EventKind, WebhookDisabledReason, WebhookStatus } from '@svc/contracts';
 import { DataSource } from 'typeorm';
 
 export interface EndpointRow {
   id: string;
   url: string;
   events: EventKind[] | null;
+  status: WebhookStatus;
+  disabled_reason: WebhookDisabledReason | null;
   created_at: string;
 }
+
+/** What an attempt outside the queue (a test send) needs. */
+export interface EndpointSecrets extends EndpointRow {
+  secret_sealed: Buffer;
+  previous_secret_sealed: Buffer | null;
+}
+
+export interface EndpointChanges {
+  url?: string;
+  /** `null`: every kind. */
+  events?: EventKind[] | null;
+  status?: WebhookStatus;
+}
+
+/** The columns of an endpoint as the API shows it. */
+const COLUMNS = 'id, url, events, status, disabled_reason, created_at';
+
+/**
+ * Turning an endpoint off: its pending deliveries are recorded as failed (not attempted while it is
+ * off; `recover` sends them). Runs over the endpoints `turned_off` (ids) of the same statement.
+ */
+const FAIL_PENDING = `UPDATE webhooks.deliveries SET status = 'failed', finished_at = now(), locked_until = NULL, claim_token = NULL
+  WHERE endpoint_id IN (SELECT id FROM turned_off) AND status = 'pending'`;
 
 export interface NewEndpoint {
   url: string;
@@ -34,7 +59,7 @@ export class EndpointsRepository {
       if (n >= max) return undefined;
       const [row] = await m.query(
         `INSERT INTO webhooks.endpoints (account_id, url, events, secret_sealed) VALUES ($1, $2, $3, $4)
-         RETURNING id, url, events, created_at`,
+         RETURNING ${COLUMNS}`,
         [accountId, endpoint.url, endpoint.events, endpoint.secretSealed],
       );
       return row as EndpointRow;
@@ -42,7 +67,91 @@ export class EndpointsRepository {
   }
 
   list(accountId: string): Promise<EndpointRow[]> {
-    return this.db.query('SELECT id, url, events, created_at FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL ORDER BY id', [accountId]);
+    return this.db.query(`SELECT ${COLUMNS} FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL ORDER BY id`, [accountId]);
+  }
+
+  /** The account's endpoint with its sealed secrets (the previous one only while its overlap lasts). */
+  async find(accountId: string, id: string): Promise<EndpointSecrets | undefined> {
+    const [row] = await this.db.query(
+      `SELECT ${COLUMNS}, secret_sealed, CASE WHEN previous_expires_at > now() THEN previous_secret_sealed END AS previous_secret_sealed
+       FROM webhooks.endpoints WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
+      [id, accountId],
+    );
+    return row as EndpointSecrets | undefined;
+  }
+
+  /**
+   * Applies the changes the caller sent; undefined when it is not the account's. Disabling fails
+   * its pending deliveries in the same statement; enabling clears the reason. The status's time is
+   * kept unless it changes (the failing window counts from it).
+   */
+  async update(accountId: string, id: string, changes: EndpointChanges): Promise<EndpointRow | undefined> {
+    const [row] = await this.db.query(
+      `WITH changed AS (
+         UPDATE webhooks.endpoints e SET
+           url = CASE WHEN $3::boolean THEN $4 ELSE e.url END,
+           events = CASE WHEN $5::boolean THEN $6::text[] ELSE e.events END,
+           status = coalesce($7, e.status),
+           disabled_reason = CASE WHEN $7 IS NULL OR $7 = e.status THEN e.disabled_reason WHEN $7 = 'disabled' THEN 'manual' END,
+           status_changed_at = CASE WHEN $7 IS NULL OR $7 = e.status THEN e.status_changed_at ELSE now() END
+         FROM (SELECT id, status AS old_status FROM webhooks.endpoints WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE) old
+         WHERE e.id = old.id
+         RETURNING e.${COLUMNS.split(', ').join(', e.')}, old.old_status
+       ), turned_off AS (
+         SELECT id FROM changed WHERE status = 'disabled' AND old_status = 'enabled'
+       ), failed AS (${FAIL_PENDING})
+       SELECT ${COLUMNS} FROM changed`,
+      [id, accountId, changes.url !== undefined, changes.url ?? null, changes.events !== undefined, changes.events ?? null, changes.status ?? null],
+    );
+    return row as EndpointRow | undefined;
+  }
+
+  /**
+   * Seals in a new secret; the current one becomes the previous one until `overlapMs` from now (a
+   * previous one still in its overlap is dropped). Returns when the previous one expires, or
+   * undefined when the endpoint is not the account's.
+   */
+  async rotateSecret(accountId: string, id: string, secretSealed: Buffer, overlapMs: number): Promise<string | undefined> {
+    const [row] = await this.db.query(
+      `WITH rotated AS (
+         UPDATE webhooks.endpoints SET previous_secret_sealed = secret_sealed, secret_sealed = $3, previous_expires_at = now() + $4 * interval '1 millisecond'
+         WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
+         RETURNING previous_expires_at
+       )
+       SELECT previous_expires_at FROM rotated`,
+      [id, accountId, secretSealed, overlapMs],
+    );
+    return (row as { previous_expires_at: string } | undefined)?.previous_expires_at;
+  }
+
+  /**
+   * Disables (reason `failing`) every enabled endpoint whose attempts have all failed for `windowMs`:
+   * its first failed attempt after both its last successful attempt and the time it was (re)enabled
+   * is older than the window. Its pending deliveries become failed (see FAIL_PENDING). Returns the
+   * endpoints disabled.
+   */
+  async disableFailing(windowMs: number): Promise<Array<{ id: string; account_id: string }>> {
+    return this.db.query(
+      `WITH state AS (
+         SELECT e.id, greatest(e.status_changed_at, (
+                  SELECT max(a.started_at) FROM webhooks.deliveries d JOIN webhooks.attempts a ON a.delivery_id = d.id
+                  WHERE d.endpoint_id = e.id AND a.error IS NULL
+                )) AS failing_since_after
+         FROM webhooks.endpoints e
+         WHERE e.status = 'enabled' AND e.deleted_at IS NULL AND e.status_changed_at < now() - $1 * interval '1 millisecond'
+       ), candidates AS (
+         SELECT s.id FROM state s WHERE EXISTS (
+           SELECT 1 FROM webhooks.deliveries d JOIN webhooks.attempts a ON a.delivery_id = d.id
+           WHERE d.endpoint_id = s.id AND a.error IS NOT NULL AND a.started_at > s.failing_since_after AND a.started_at < now() - $1 * interval '1 millisecond'
+         )
+       ), turned_off AS (
+         UPDATE webhooks.endpoints e SET status = 'disabled', disabled_reason = 'failing', status_changed_at = now()
+         FROM candidates c WHERE e.id = c.id AND e.status = 'enabled'
+         RETURNING e.id, e.account_id
+       ), failed AS (${FAIL_PENDING})
+       SELECT id, account_id FROM turned_off`,
+      [windowMs],
+    );
   }
 
   /**
@@ -53,7 +162,7 @@ export class EndpointsRepository {
     return this.db.transaction(async (m) => {
       const deleted: unknown[] = await m.query(
         `WITH deleted AS (
-           UPDATE webhooks.endpoints SET deleted_at = now(), secret_sealed = ''::bytea WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL RETURNING id
+           UPDATE webhooks.endpoints SET deleted_at = now(), secret_sealed = ''::bytea, previous_secret_sealed = NULL WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL RETURNING id
          )
          SELECT id FROM deleted`,
         [id, accountId],

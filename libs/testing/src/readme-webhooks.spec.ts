@@ -1,0 +1,43 @@
+import { sign, verify } from '@svc/webhook-signing';
+import { runInNewContext } from 'node:vm';
+import { readmeCode, readmeVectors, verifyWithPython } from './readme-webhooks';
+
+/** The README's "Receiving webhooks": its test vectors, and its Node and Python verifiers run as written. */
+describe('README: receiving webhooks', () => {
+  const [vector, rotation] = readmeVectors() as [Record<string, string>, Record<string, string>];
+  const vectorHeaders = { 'x-svc-timestamp': vector['X-SVC-Timestamp'], 'x-svc-signature': vector['X-SVC-Signature'] };
+
+  it('matches the test vectors published in the README, at their `now`', () => {
+    expect(Object.keys(vector)).toEqual(['secret', 'X-SVC-Timestamp', 'body', 'X-SVC-Signature', 'now']);
+    expect(sign(vector['secret']!, vector['X-SVC-Timestamp']!, vector['body']!)).toBe(vector['X-SVC-Signature']);
+    expect(verify(Buffer.from(vector['body']!), vectorHeaders, vector['secret']!, { now: Number(vector['now']) })).toMatchObject({ id: 42, event: 'message.received' });
+    expect(rotation['secret']).toBe(vector['secret']);
+    expect(sign(rotation['next secret']!, vector['X-SVC-Timestamp']!, vector['body']!)).toBe(rotation['X-SVC-Signature-Next']);
+    const rotated = { ...vectorHeaders, 'X-SVC-Signature-Next': rotation['X-SVC-Signature-Next'] };
+    for (const key of [rotation['secret']!, rotation['next secret']!, [rotation['next secret']!, 'whsec_other']]) {
+      expect(verify(vector['body']!, rotated, key, { now: Number(vector['now']) })).toMatchObject({ id: 42 });
+    }
+  });
+
+  it("the README's node:crypto snippet verifies the vector as written, and refuses a changed body", () => {
+    const code = readmeCode('js').find((block) => block.includes('function verifySvcWebhook'));
+    expect(code).toBeDefined();
+    expect(runInNewContext(code!, { require, Buffer })).toBe(true);
+    const verifier = runInNewContext(`${code}\nverifySvcWebhook`, { require, Buffer }) as (s: unknown, h: object, b: Buffer, now: number) => boolean;
+    expect(verifier(vector['secret'], vectorHeaders, Buffer.from(`${vector['body']} `), Number(vector['now']))).toBe(false);
+    const rotated = { 'x-svc-timestamp': vector['X-SVC-Timestamp'], 'x-svc-signature': rotation['X-SVC-Signature'], 'x-svc-signature-next': rotation['X-SVC-Signature-Next'] };
+    expect(verifier(rotation['next secret'], rotated, Buffer.from(vector['body']!), Number(vector['now']))).toBe(true);
+  });
+
+  it("the README's Python snippet verifies both vectors and refuses a wrong secret or a stale timestamp", () => {
+    const at = Number(vector['now']);
+    const bytes = Buffer.from(vector['body']!, 'utf8');
+    expect(verifyWithPython(vector['secret']!, vectorHeaders, bytes, at)).toBe(true);
+    const rotated = { ...vectorHeaders, 'X-SVC-Signature-Next': rotation['X-SVC-Signature-Next'] };
+    expect(verifyWithPython([rotation['next secret']!], rotated, bytes, at)).toBe(true);
+    expect(verifyWithPython(rotation['secret']!, rotated, bytes, at)).toBe(true);
+    expect(verifyWithPython('whsec_other', rotated, bytes, at)).toBe(false);
+    expect(verifyWithPython(vector['secret']!, vectorHeaders, bytes, at + 400)).toBe(false);
+  });
+
+});
