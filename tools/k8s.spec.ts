@@ -27,7 +27,7 @@ const OVERLAYS = readdirSync(join(K8S, 'overlays')).sort();
 const AUTOSCALED = ['gateway', 'webhook-dispatcher'];
 const PUBLIC_APP = 'gateway';
 /** The one public origin's paths and the app each goes to (CONTRACT.md "One public origin"). */
-const PUBLIC_PATHS: Record<string, string> = { '/api/v1': PUBLIC_APP, '/chat/': 'chat' };
+const PUBLIC_PATHS: Record<string, string> = { '/api/v1': PUBLIC_APP, '/chat/': 'chat', '/': 'console' };
 const PRODUCT_LABEL = 'app.kubernetes.io/part-of';
 const PRODUCT = 'svc-chat';
 

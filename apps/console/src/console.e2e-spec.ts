@@ -32,7 +32,7 @@ interface Invited {
 
 describe('console in real Chromium against the running apps: sign-in, live inbox, reply, Withdraw, keys, webhooks, bookings, analytics', () => {
   // A browser and eight processes on a loaded 2-core machine: generous.
-  jest.setTimeout(180_000);
+  jest.setTimeout(240_000);
   let stack: Stack;
   let ca: TestCa;
   let receiver: HttpsReceiver;
@@ -126,6 +126,7 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     appUrl = `http://127.0.0.1:${gatewayPort}`;
     stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat', 'console'], {
       env: { OUTBOX_POLL_INTERVAL_MS: '200', APP_URL: appUrl },
+      startTimeoutMs: 60_000,
       appEnv: {
         gateway: { PORT: gatewayPort, AUTH_CACHE_TTL_MS: '2000' },
         chat: { HANDOVER_WAIT: '1h' },
@@ -143,7 +144,7 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     expect((await piece('tasting', 'Wine tasting evening', 'Our wine tasting evening runs every Friday at 7 pm in the shop; book a seat in the chat.')).status).toBe(201);
     browser = await launchBrowser();
     console_ = await browser.context.newPage();
-  }, 180_000);
+  }, 600_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -196,5 +197,200 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     expect(forged.status).toBe(403);
     const bad = await fetch(`${appUrl}/console/v1/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'x' }) });
     expect(bad.status).toBe(400);
+  });
+  it('a customer message from the widget appears in the inbox without reload; the reply appears in the widget and as message.sent (author team) in the feed', async () => {
+    const started = Date.now();
+    await go('/inbox', 'Inbox');
+    await console_.getByRole('checkbox', { name: 'Needs a person' }).waitFor();
+    // Measured, not asserted (the issue's 1.5 s on this machine is reported in the README).
+    process.stdout.write(`console: the inbox was interactive ${Date.now() - started} ms after navigation\n`);
+    const shop = await shopPage({ widget });
+    await ask(shop, 'How do I return an item?');
+    const conversationId = await waitFor('the conversation', async () => (await storage.get(shop, `svc-chat:${widget}:token`)) ? conversationOf(shop) : undefined);
+    const link = console_.getByRole('link', { name: /How do I return an item\?/ });
+    await link.waitFor({ timeout: 10_000 });
+    await shoot('inbox');
+
+    await link.click();
+    await heading(console_, /^Conversation with/).waitFor();
+    expect(console_.url()).toBe(`${appUrl}/inbox/${conversationId}`);
+    await console_.getByRole('log', { name: 'Messages' }).getByText('How do I return an item?').waitFor();
+    await console_.getByRole('textbox', { name: 'Reply' }).fill('Hello from the team: happy to help with your return.');
+    await console_.getByRole('button', { name: 'Send reply' }).click();
+    await shop.getByRole('log').getByText('Hello from the team: happy to help with your return.').waitFor({ timeout: 10_000 });
+    await shoot('conversation');
+    const sent = await waitFor('message.sent by the team', async () =>
+      (await feed()).find((e) => e.event === 'message.sent' && e.data.conversation.id === conversationId && e.data.message.author === 'team'),
+    );
+    expect(sent.data).toMatchObject({ message: { text: 'Hello from the team: happy to help with your return.', author: 'team' }, conversation: { id: conversationId, url: `${appUrl}/inbox/${conversationId}` } });
+    await shop.close();
+  });
+
+  it('Withdraw on an active consent → consent.withdrawn (withdrawn_by team, with the conversation) at a webhook receiver', async () => {
+    const registered = await stack.call('/webhooks', { method: 'POST', json: { url: receiver.url('/consents'), events: ['consent.withdrawn'] } });
+    expect(registered.status).toBe(201);
+    const put = await stack.call('/contacts/c-ada', {
+      method: 'PUT',
+      json: { name: 'Ada Lovelace', email: 'ada@example.com', consents: [{ purpose: 'future_email', text: 'Yes, send me news by email.', given_at: '2026-11-01T10:00:00.123456Z', source: 'website_form' }] },
+    });
+    expect(put.status).toBe(201);
+    expect(((await put.json()) as ContactResponseDto).consents).toHaveLength(1);
+    const pass = ((await (await stack.call('/contacts/c-ada/identity', { method: 'POST' })).json()) as IdentityPassResponseDto).token;
+    const shop = await shopPage({ widget, identity: pass });
+    await ask(shop, 'Please stop sending me emails');
+    const conversationId = await waitFor('the conversation', async () => (await storage.get(shop, `svc-chat:${widget}:token`)) ? conversationOf(shop) : undefined);
+
+    await go(`/inbox/${conversationId}`, 'Conversation with Ada Lovelace');
+    const panel = console_.getByRole('complementary', { name: 'Customer' });
+    await panel.getByRole('button', { name: 'Withdraw' }).click();
+    await panel.getByText(/withdrawn .* by team/).waitFor();
+    expect(await panel.getByRole('button', { name: 'Withdraw' }).count()).toBe(0);
+    const [delivery] = await receiver.waitFor('/consents', 1);
+    const event = JSON.parse(delivery?.body.toString('utf8') ?? '{}') as Extract<PublicEvent, { event: 'consent.withdrawn' }>;
+    expect(event.event).toBe('consent.withdrawn');
+    expect(event.data.consent).toMatchObject({ purpose: 'future_email', withdrawn_by: 'team', active: false });
+    expect(event.data.conversation).toEqual({ id: conversationId, channel: 'web', url: `${appUrl}/inbox/${conversationId}` });
+    await shop.close();
+  });
+
+  it('a key created in the console works on /api/v1/whoami; revoked, it is refused (401) within 5 s', async () => {
+    await go('/settings/keys', 'API and MCP keys');
+    await console_.getByRole('button', { name: 'Create key' }).click();
+    const field = console_.getByRole('textbox', { name: 'New key' });
+    await field.waitFor();
+    await console_.getByRole('button', { name: 'Copy' }).waitFor();
+    const key = await field.inputValue();
+    expect(key).toMatch(/^svc_cust_/);
+    expect((await stack.call('/whoami', { key })).status).toBe(200);
+    const prefix = ((await (await stack.call('/whoami', { key })).json()) as WhoamiResponseDto).key.prefix;
+    await console_.getByRole('button', { name: `Revoke ${prefix}` }).click();
+    await console_.getByRole('button', { name: `Revoke ${prefix}` }).waitFor({ state: 'detached' });
+    const revokedAt = Date.now();
+    await waitFor('the revoked key refused', async () => ((await stack.call('/whoami', { key })).status === 401 ? true : undefined), 5_000);
+    process.stdout.write(`console: a revoked key was refused ${Date.now() - revokedAt} ms after revocation\n`);
+  });
+
+  it('webhooks: register shows the secret once; a failing receiver\'s attempts are listed with status codes; resend → delivered; a test event of any kind', async () => {
+    receiver.respond('/failing', { status: 500 });
+    await go('/settings/webhooks', 'Webhooks');
+    await console_.getByRole('textbox', { name: 'Endpoint URL' }).fill(receiver.url('/failing'));
+    await console_.getByRole('button', { name: 'Register' }).click();
+    const secret = await console_.getByRole('textbox', { name: 'Signing secret' }).inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    await console_.reload();
+    await heading(console_, 'Webhooks').waitFor();
+    await console_.getByRole('link', { name: receiver.url('/failing') }).waitFor();
+    expect(await console_.getByRole('textbox', { name: 'Signing secret' }).count()).toBe(0);
+    expect(await console_.content()).not.toContain(secret);
+
+    const shop = await shopPage({ widget });
+    await ask(shop, 'Do you ship to Spain?');
+    await receiver.waitFor('/failing', 1);
+    await console_.getByRole('link', { name: receiver.url('/failing') }).click();
+    await heading(console_, 'Webhook endpoint').waitFor();
+    await waitFor('an attempt listed with its status code', async () => {
+      await console_.getByRole('button', { name: 'Refresh' }).click();
+      return (await console_.getByText(/HTTP 500, \d+ ms/).count()) > 0 ? true : undefined;
+    });
+    await shoot('webhooks');
+    receiver.respond('/failing', { status: 204 });
+    const before = receiver.received('/failing').length;
+    await console_.getByRole('button', { name: /^Resend delivery / }).first().click();
+    await receiver.waitFor('/failing', before + 1);
+    await waitFor('the delivery delivered', async () => {
+      await console_.getByRole('button', { name: 'Refresh' }).click();
+      return (await console_.getByRole('cell', { name: 'delivered', exact: true }).count()) > 0 ? true : undefined;
+    });
+    await console_.getByRole('combobox', { name: 'Event kind' }).selectOption('handover.created');
+    await console_.getByRole('button', { name: 'Send test event' }).click();
+    await console_.getByRole('status').getByText(/Delivered: 204/).waitFor();
+    const test = receiver.received('/failing').at(-1);
+    expect(test?.headers['x-svc-test']).toBe('1');
+    await shop.close();
+  });
+
+  it('a booking requested in the widget is confirmed in the console, and the customer sees it', async () => {
+    const shop = await shopPage({ widget });
+    await ask(shop, 'When is the wine tasting evening?');
+    await shop.getByRole('button', { name: 'Request a booking' }).click();
+    await shop.getByLabel('Date and time').fill('2030-05-17T19:00');
+    await shop.getByRole('button', { name: 'Send booking request' }).click();
+    await shop.getByRole('log').getByText(/booking request .* was received/).waitFor();
+    await go('/bookings', 'Bookings');
+    const confirm = console_.getByRole('button', { name: /^Confirm booking / });
+    await confirm.first().click();
+    await console_.getByRole('cell', { name: /^confirmed/ }).first().waitFor();
+    await shop.getByRole('log').getByText(/is confirmed/).waitFor({ timeout: 10_000 });
+    await shop.close();
+  });
+
+  it('analytics totals equal the activity the walk created', async () => {
+    await go('/analytics', 'Analytics');
+    await console_.getByRole('table', { name: /^Figures from/ }).waitFor();
+    await waitFor('the analytics', async () => {
+      await console_.getByRole('button', { name: 'Show' }).click();
+      const total = await console_.getByRole('row').filter({ has: console_.getByRole('rowheader', { name: 'Messages: received', exact: true }) }).getByRole('cell').first().textContent();
+      return total === String(customerMessages) ? true : undefined;
+    });
+    const team = await console_.getByRole('row').filter({ has: console_.getByRole('rowheader', { name: 'Messages: sent by the team', exact: true }) }).getByRole('cell').first().textContent();
+    expect(team).toBe('1');
+    const confirmed = await console_.getByRole('row').filter({ has: console_.getByRole('rowheader', { name: 'Bookings confirmed', exact: true }) }).getByRole('cell').first().textContent();
+    expect(confirmed).toBe('1');
+    await shoot('analytics');
+  });
+
+  it('the inbox works with the keyboard alone: tab to a conversation, open it, reply', async () => {
+    await go('/inbox', 'Inbox');
+    const first = console_.getByRole('list', { name: 'Conversations' }).getByRole('link').first();
+    await first.waitFor();
+    const target = await first.getAttribute('href');
+    for (let i = 0; i < 40; i += 1) {
+      await console_.keyboard.press('Tab');
+      if ((await console_.evaluate(() => (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } | null } }).document.activeElement?.getAttribute('href'))) === target) break;
+    }
+    await console_.keyboard.press('Enter');
+    await heading(console_, /^Conversation with/).waitFor();
+    const reply = console_.getByRole('textbox', { name: 'Reply' });
+    for (let i = 0; i < 40 && !(await reply.evaluate((el) => el === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)); i += 1) {
+      await console_.keyboard.press('Tab');
+    }
+    await console_.keyboard.type('Typed with the keyboard');
+    await console_.keyboard.press('Tab');
+    await console_.keyboard.press('Enter');
+    await console_.getByRole('log', { name: 'Messages' }).getByText('Typed with the keyboard').waitFor();
+  });
+
+  it("a member of another account cannot open this account's conversation, delivery or booking by URL or API (404)", async () => {
+    const other = await apiSession('bo@other.example');
+    const mine = (await (await other('/conversations')).json()) as { conversations: unknown[] };
+    expect(mine.conversations).toEqual([]);
+    const theirs = await waitFor('a conversation of account A', async () => {
+      const cookie = (await browser.context.cookies(appUrl)).find((c) => c.name === 'svc_console');
+      const list = (await (await fetch(`${appUrl}/console/v1/conversations`, { headers: { cookie: `svc_console=${cookie?.value}` } })).json()) as { conversations: { id: number }[] };
+      return list.conversations[0]?.id;
+    });
+    expect((await other(`/conversations/${theirs}`)).status).toBe(404);
+    expect((await other(`/conversations/${theirs}/replies`, { method: 'POST', json: { text: 'hi' } })).status).toBe(404);
+    const hooks = (await (await stack.call('/webhooks')).json()) as { webhooks: { id: number }[] };
+    const hook = hooks.webhooks[0]?.id;
+    expect((await other(`/webhooks/${hook}/deliveries`)).status).toBe(404);
+    const bookings = (await (await fetch(`${appUrl}/console/v1/bookings`, { headers: { cookie: `svc_console=${(await browser.context.cookies(appUrl)).find((c) => c.name === 'svc_console')?.value}` } })).json()) as { bookings: { id: number }[] };
+    expect((await other(`/bookings/${bookings.bookings[0]?.id}`, { method: 'PATCH', json: { status: 'cancelled' } })).status).toBe(404);
+    expect(((await (await other('/bookings')).json()) as { bookings: unknown[] }).bookings).toEqual([]);
+    expect((await fetch(`${appUrl}/console/v1/conversations`)).status).toBe(401);
+  });
+
+  it('the initial JavaScript of the inbox is at most 250 KB gzipped (pages are separate chunks)', async () => {
+    const page = await browser.context.newPage();
+    const scripts: Promise<Buffer>[] = [];
+    page.on('response', (response) => {
+      if (response.request().resourceType() === 'script') scripts.push(response.body());
+    });
+    await page.goto(`${appUrl}/inbox`);
+    await heading(page, 'Inbox').waitFor();
+    const gzipped = (await Promise.all(scripts)).reduce((total, body) => total + gzipSync(body).length, 0);
+    process.stdout.write(`console: initial JavaScript of /inbox: ${(gzipped / 1024).toFixed(1)} KB gzipped in ${scripts.length} files\n`);
+    expect(gzipped).toBeLessThanOrEqual(250 * 1024);
+    await page.close();
   });
 });
