@@ -5,6 +5,10 @@ import { PersistenceModule } from '@svc/persistence';
 import { APP_LOGGER, InternalAuth, PlatformModule } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { ActivityConsumer } from './analytics/activity.consumer';
+import { AnalyticsController } from './analytics/analytics.controller';
+import { AnalyticsRepository } from './analytics/analytics.repository';
+import { AnalyticsService } from './analytics/analytics.service';
 import { AnswerWriter } from './assistant/answer-writer';
 import { AssistantService } from './assistant/assistant.service';
 import { LlmClient } from './assistant/llm.client';
@@ -77,7 +81,7 @@ export class ChatModule {
         PersistenceModule.forApp('chat', config, CHAT_SCHEMA, CHAT_MIGRATIONS),
         MessagingModule.forApp('chat', config, CHAT_SCHEMA),
       ],
-      controllers: [VisitorController, WidgetSettingsController, InboxController, PreviewController, BookingsController, ErasureConsumer, WidgetScriptController, DemoController],
+      controllers: [VisitorController, WidgetSettingsController, InboxController, PreviewController, BookingsController, AnalyticsController, ActivityConsumer, ErasureConsumer, WidgetScriptController, DemoController],
       providers: [
         client(ContactsClient, config.CONTACTS_API_URL),
         client(IdentityClient, config.IDENTITY_ISSUER_URL),
@@ -145,6 +149,8 @@ export class ChatModule {
           inject: [BookingsRepository, ConversationsRepository, ContactsClient],
           useFactory: (bookings: BookingsRepository, conversations: ConversationsRepository, contacts: ContactsClient) => new BookingsService(bookings, conversations, contacts),
         },
+        { provide: AnalyticsRepository, inject: [DataSource], useFactory: (db: DataSource) => new AnalyticsRepository(db) },
+        { provide: AnalyticsService, inject: [AnalyticsRepository], useFactory: (analytics: AnalyticsRepository) => new AnalyticsService(analytics) },
         { provide: ErasureService, inject: [ConversationsRepository], useFactory: (conversations: ConversationsRepository) => new ErasureService(conversations) },
       ],
     };

@@ -56,8 +56,11 @@ export const WEBHOOK_DISPATCHER_QUEUE: QueueSpec = { queue: 'webhook-dispatcher.
  * commits with the deletion), on a queue of its own so that an erasure never waits behind events.
  */
 export const WEBHOOK_DISPATCHER_ERASURES_QUEUE: QueueSpec = { queue: 'webhook-dispatcher.erasures', exchange: DOMAIN_EXCHANGE, bindings: ['contact.erased'] };
-/** chat: erasures, which blank the customer in conversations and messages. */
-export const CHAT_QUEUE: QueueSpec = { queue: 'chat.domain', exchange: DOMAIN_EXCHANGE, bindings: ['contact.erased'] };
+/**
+ * chat: erasures, which blank the customer in conversations and messages; and contacts-api's
+ * confirmations and consent changes, counted by the chat's analytics.
+ */
+export const CHAT_QUEUE: QueueSpec = { queue: 'chat.domain', exchange: DOMAIN_EXCHANGE, bindings: ['contact.erased', 'contact.confirmed', 'consent.granted', 'consent.withdrawn'] };
 /** Every consumer queue (the operator's `admin parked` commands look at their parking queues). */
 export const CONSUMER_QUEUES: readonly QueueSpec[] = [EVENTS_API_QUEUE, WEBHOOK_DISPATCHER_QUEUE, WEBHOOK_DISPATCHER_ERASURES_QUEUE, CHAT_QUEUE];
 

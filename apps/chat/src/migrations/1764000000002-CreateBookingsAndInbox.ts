@@ -26,7 +26,6 @@ export class CreateBookingsAndInbox1764000000002 implements MigrationInterface {
         account_id uuid NOT NULL,
         conversation_id bigint NOT NULL REFERENCES chat.conversations (id) ON DELETE CASCADE,
         listing_ref text,
-        listing_heading text,
         starts_at timestamptz NOT NULL,
         note text NOT NULL DEFAULT '',
         status text NOT NULL DEFAULT 'requested' CHECK (status IN ('requested', 'confirmed', 'declined', 'cancelled')),

@@ -1,7 +1,8 @@
 import { outboxMigration } from '@svc/messaging';
 import { CreateConversations1764000000001 } from './1764000000001-CreateConversations';
 import { CreateBookingsAndInbox1764000000002 } from './1764000000002-CreateBookingsAndInbox';
+import { CreateContactActivity1764000000003 } from './1764000000003-CreateContactActivity';
 
-/** Schema `chat`: conversations, messages, widget settings, hand-overs, bookings and the outbox of the chat's events. Owned by the chat. */
+/** Schema `chat`: conversations, messages, widget settings, hand-overs, bookings, contact activity and the outbox of the chat's events. Owned by the chat. */
 export const CHAT_SCHEMA = 'chat';
-export const CHAT_MIGRATIONS = [outboxMigration(CHAT_SCHEMA), CreateConversations1764000000001, CreateBookingsAndInbox1764000000002];
+export const CHAT_MIGRATIONS = [outboxMigration(CHAT_SCHEMA), CreateConversations1764000000001, CreateBookingsAndInbox1764000000002, CreateContactActivity1764000000003];
