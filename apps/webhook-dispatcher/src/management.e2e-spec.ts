@@ -232,21 +232,19 @@ describe('webhook-dispatcher: managing endpoints and deliveries (resend, recover
     const during = await delivered();
     expect(during.headers['x-svc-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(during.headers['x-svc-signature-next']).toMatch(/^sha256=[0-9a-f]{64}$/);
-    for (const secrets of [hook.secret, rotated.secret, [hook.secret, rotated.secret]]) {
-      expect(reasonOf(() => verify(during.body, during.headers, secrets))).toBeUndefined();
-      expect(verifyWithPython(secrets, during.headers, during.body)).toBe(true);
-    }
+    const keys = [hook.secret, rotated.secret, [hook.secret, rotated.secret], 'whsec_not-this-one'];
+    for (const secrets of keys.slice(0, 3)) expect(reasonOf(() => verify(during.body, during.headers, secrets))).toBeUndefined();
+    expect(verifyWithPython(keys.map((secrets) => ({ secrets, headers: during.headers, body: during.body })))).toEqual([true, true, true, false]);
     // A receiver that reads X-SVC-Signature alone keeps verifying with the old secret.
     expect(reasonOf(() => verify(during.body, { ...during.headers, 'x-svc-signature-next': undefined }, hook.secret))).toBeUndefined();
     expect(reasonOf(() => verify(during.body, during.headers, 'whsec_not-this-one'))).toBe('bad_signature');
-    expect(verifyWithPython('whsec_not-this-one', during.headers, during.body)).toBe(false);
 
     // The overlap ends (moved forward here instead of waiting 24 hours).
     await stack.dataSource.query('UPDATE webhooks.endpoints SET previous_expires_at = now() WHERE id = $1', [hook.id]);
     const after = await delivered();
     expect(after.headers['x-svc-signature-next']).toBeUndefined();
     expect(reasonOf(() => verify(after.body, after.headers, rotated.secret))).toBeUndefined();
-    expect(verifyWithPython(rotated.secret, after.headers, after.body)).toBe(true);
+    expect(verifyWithPython([rotated.secret, hook.secret].map((secrets) => ({ secrets, headers: after.headers, body: after.body })))).toEqual([true, false]);
     expect(reasonOf(() => verify(after.body, after.headers, hook.secret))).toBe('bad_signature');
   });
 

@@ -10,9 +10,20 @@ describe('webhook-dispatcher OpenAPI document', () => {
 
   it('describes exactly the public routes, with the operation ids of the API', () => {
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>
-      (['get', 'post', 'delete'] as const).filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${path} ${item[m]!.operationId}`),
+      (['get', 'post', 'patch', 'delete'] as const).filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${path} ${item[m]!.operationId}`),
     );
-    expect(operations.sort()).toEqual(['DELETE /webhooks/{id} deleteWebhook', 'GET /webhooks listWebhooks', 'POST /webhooks createWebhook']);
+    expect(operations.sort()).toEqual([
+      'DELETE /webhooks/{id} deleteWebhook',
+      'GET /webhooks listWebhooks',
+      'GET /webhooks/{id} getWebhook',
+      'GET /webhooks/{id}/deliveries listWebhookDeliveries',
+      'PATCH /webhooks/{id} updateWebhook',
+      'POST /webhooks createWebhook',
+      'POST /webhooks/{id}/deliveries/{deliveryId}/resend resendWebhookDelivery',
+      'POST /webhooks/{id}/recover recoverWebhook',
+      'POST /webhooks/{id}/rotate-secret rotateWebhookSecret',
+      'POST /webhooks/{id}/test testWebhook',
+    ]);
   });
 
   it('gives request and response schemas with examples, and the error responses with examples', () => {
@@ -28,7 +39,7 @@ describe('webhook-dispatcher OpenAPI document', () => {
     expect(JSON.stringify(remove.parameters)).toContain('"type":"integer"');
 
     const schemas = document.components!.schemas as Record<string, { properties: Record<string, { example?: unknown }> }>;
-    for (const name of ['CreateWebhookDto', 'CreatedWebhookDto', 'WebhookEndpointDto']) {
+    for (const name of ['CreateWebhookDto', 'CreatedWebhookDto', 'WebhookEndpointDto', 'UpdateWebhookDto', 'DeliveryAttemptDto', 'RotatedSecretDto', 'TestDeliveryDto']) {
       for (const [property, schema] of Object.entries(schemas[name]!.properties)) expect([name, property, schema.example]).not.toEqual([name, property, undefined]);
     }
     expect(Object.keys(schemas['WebhookEndpointDto']!.properties)).not.toContain('secret');

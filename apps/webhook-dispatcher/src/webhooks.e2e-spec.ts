@@ -31,7 +31,7 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
       const response = await create(account, { url: 'https://93.184.215.14/svc/webhooks?source=svc', events: ['handover.created', 'consent.withdrawn'] });
       expect(response.status).toBe(201);
       const body = (await response.json()) as CreatedWebhookDto;
-      expect(Object.keys(body)).toEqual(['id', 'url', 'events', 'secret', 'status', 'created_at']);
+      expect(Object.keys(body)).toEqual(['id', 'url', 'events', 'secret', 'status', 'disabled_reason', 'created_at']);
       expect(body).toEqual({
         id: expect.any(Number),
         url: 'https://93.184.215.14/svc/webhooks?source=svc',
@@ -140,6 +140,16 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
     it('stored none of them', async () => {
       expect(await list(account)).toEqual([]);
     });
+
+    it('refuses them in PATCH too, leaving the endpoint as it was', async () => {
+      const created = (await (await create(account, { url: PUBLIC_URL })).json()) as CreatedWebhookDto;
+      for (const url of ['https://10.0.0.8/x', 'https://[::ffff:127.0.0.1]/x', 'https://localhost:8443/x']) {
+        const problem = await failure(await stack.call(`/webhooks/${created.id}`, { method: 'PATCH', key: account.key, json: { url } }));
+        expect(problem).toMatchObject({ status: 400, code: 'validation_failed', details: [{ path: 'url', message: expect.stringContaining('public internet') }] });
+      }
+      expect(await list(account)).toEqual([{ id: created.id, url: created.url, events: null, status: 'enabled', disabled_reason: null, created_at: created.created_at }]);
+      expect((await stack.call(`/webhooks/${created.id}`, { method: 'DELETE', key: account.key })).status).toBe(204);
+    });
   });
 
   describe('the limit of 10 endpoints', () => {
@@ -245,6 +255,12 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
         expect.stringContaining('127.0.0.1 is not a public address (loopback)'),
         expect.stringContaining('::ffff:7f00:1 is not a public address (loopback)'),
       ]);
+      expect(receiver.requests).toHaveLength(0);
+
+      // A test send goes through the same check.
+      const tested = await stack.call(`/webhooks/${ids[1]}/test`, { method: 'POST', key: account.key, json: { event: 'message.sent' } });
+      expect(tested.status).toBe(200);
+      expect(await tested.json()).toMatchObject({ delivered: false, status_code: null, error: expect.stringContaining('127.0.0.1 is not a public address (loopback)') });
       expect(receiver.requests).toHaveLength(0);
     });
   });

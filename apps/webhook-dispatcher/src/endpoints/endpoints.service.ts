@@ -96,7 +96,9 @@ export class EndpointsService {
     const secret = newSecret();
     const row = await this.endpoints.createWithinLimit(accountId, { url, events: dto.events ?? null, secretSealed: this.secrets.seal(secret, accountId) }, WEBHOOK_ENDPOINTS_MAX);
     if (!row) throw new ApiError('limit_exceeded', `An account may register at most ${WEBHOOK_ENDPOINTS_MAX} webhook endpoints; delete one first.`);
-    return { ...toEndpointDto(row), secret };
+    const { id, events, status, disabled_reason, created_at } = toEndpointDto(row);
+    // The contract's key order: the secret after the events.
+    return { id, url: row.url, events, secret, status, disabled_reason, created_at };
   }
 
   async list(accountId: string): Promise<WebhookListDto> {
