@@ -126,7 +126,7 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     appUrl = `http://127.0.0.1:${gatewayPort}`;
     stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat', 'console'], {
       env: { OUTBOX_POLL_INTERVAL_MS: '200', APP_URL: appUrl },
-      startTimeoutMs: 60_000,
+      startTimeoutMs: 120_000,
       appEnv: {
         gateway: { PORT: gatewayPort, AUTH_CACHE_TTL_MS: '2000' },
         chat: { HANDOVER_WAIT: '1h' },
