@@ -48,10 +48,12 @@ export class MembersRepository {
   /** Uses a set-password link once: the member it was for, or undefined (unknown, used or expired). */
   async useLink(tokenHash: Buffer, passwordHash: string): Promise<MemberRow | undefined> {
     return this.db.transaction(async (tx) => {
-      const [used] = await tx.query(
+      // An UPDATE answers [rows, count].
+      const [usedRows] = await tx.query(
         `UPDATE console.password_links SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING member_id`,
         [tokenHash],
       );
+      const used = (usedRows as { member_id: string }[])[0];
       if (!used) return undefined;
       const [rows] = await tx.query(`UPDATE console.members SET password_hash = $2 WHERE id = $1 RETURNING ${MEMBER}`, [used.member_id, passwordHash]);
       // A new password ends the member's other sessions.
