@@ -211,7 +211,8 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     await link.waitFor({ timeout: 10_000 });
     await shoot('inbox');
 
-    await link.click();
+    // The assistant's answer may have replaced the last message shown by now: the link is the conversation's.
+    await console_.locator(`a[href="/inbox/${conversationId}"]`).click();
     await heading(console_, /^Conversation with/).waitFor();
     expect(console_.url()).toBe(`${appUrl}/inbox/${conversationId}`);
     await console_.getByRole('log', { name: 'Messages' }).getByText('How do I return an item?').waitFor();
