@@ -98,6 +98,20 @@ if (roots.includes('apps/chat')) {
   written.add(WIDGET_OUT);
 }
 
+// The console's front end: Vite (React), one chunk per page, into dist/apps/console/web (served by the console app).
+const CONSOLE_WEB = join(root, 'apps/console/web');
+const CONSOLE_WEB_OUT = join(out, 'apps/console/web');
+const { build: viteBuild } = await import('vite');
+const { default: react } = await import('@vitejs/plugin-react');
+await viteBuild({
+  root: CONSOLE_WEB,
+  configFile: false,
+  logLevel: 'warn',
+  plugins: [react()],
+  build: { outDir: CONSOLE_WEB_OUT, emptyOutDir: true, target: ['chrome100', 'firefox100', 'safari15'], sourcemap: false, reportCompressedSize: false },
+});
+for await (const file of sources(CONSOLE_WEB_OUT)) written.add(file);
+
 async function removeStale(dir) {
   for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
     const path = join(dir, entry.name);

@@ -47,7 +47,7 @@ const CONNECTION_BUDGET = 'svc-chat.io/postgres-connection-budget';
 const CONNECTIONS_BESIDE_POOL = 2;
 const PUBLIC_APP = 'gateway';
 /** The one public origin's paths and the app each goes to (CONTRACT.md "One public origin"). */
-const PUBLIC_PATHS: Record<string, string> = { '/api/v1': PUBLIC_APP, '/mcp': PUBLIC_APP, '/chat/': 'chat' };
+const PUBLIC_PATHS: Record<string, string> = { '/api/v1': PUBLIC_APP, '/mcp': PUBLIC_APP, '/chat/': 'chat', '/': 'console' };
 const PRODUCT_LABEL = 'app.kubernetes.io/part-of';
 const PRODUCT = 'svc-chat';
 

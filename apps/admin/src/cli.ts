@@ -131,24 +131,25 @@ function origins(value: string): string[] {
   });
 }
 
-/**
- * A write to the chat's internal routes (schema `chat`, which only the chat writes), with a
- * context signed like every internal call: `what` names the command in errors.
- */
-async function putToChat(config: AdminConfig, account: { id: string; name: string; plan: Plan }, what: string, path: string, body: unknown): Promise<unknown> {
-  if (config.INTERNAL_AUTH_SECRET === '') throw new Error(`${what} calls the chat: set INTERNAL_AUTH_SECRET to the value the apps use`);
-  const context = await new InternalAuth(config.INTERNAL_AUTH_SECRET).sign('chat', { account, keyId: 'admin', requestId: randomUUID() });
-  let response: Response;
+/** One call to a service's internal route with a context signed for it (audience = the service) naming the account. */
+async function callService(config: AdminConfig, service: { name: string; url: string }, account: { id: string; name: string; plan: Plan }, method: string, path: string, body: unknown): Promise<Response> {
+  if (config.INTERNAL_AUTH_SECRET === '') throw new Error(`this command calls the ${service.name}: set INTERNAL_AUTH_SECRET to the value the apps use`);
+  const context = await new InternalAuth(config.INTERNAL_AUTH_SECRET).sign(service.name, { account, keyId: 'admin', requestId: randomUUID() });
   try {
-    response = await fetch(`${config.CHAT_URL}${path}`, {
-      method: 'PUT',
+    return await fetch(`${service.url}${path}`, {
+      method,
       headers: { 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: context },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     });
   } catch (err) {
-    throw new Error(`the chat did not answer at ${config.CHAT_URL}: ${(err as Error).message}`);
+    throw new Error(`the ${service.name} did not answer at ${service.url}: ${(err as Error).message}`);
   }
+}
+
+/** A write to the chat's internal routes (schema `chat`, which only the chat writes): `what` names the command in errors. */
+async function putToChat(config: AdminConfig, account: { id: string; name: string; plan: Plan }, what: string, path: string, body: unknown): Promise<unknown> {
+  const response = await callService(config, { name: 'chat', url: config.CHAT_URL }, account, 'PUT', path, body);
   if (!response.ok) throw new Error(`the chat refused ${what}: ${response.status} ${await response.text()}`);
   return response.json();
 }
@@ -161,6 +162,16 @@ async function setWidgetOrigins(config: AdminConfig, account: { id: string; name
 /** The account's WhatsApp Business number (Cloud API phone number id and the number itself), stored by the chat. */
 async function connectWhatsapp(config: AdminConfig, account: { id: string; name: string; plan: Plan }, phoneNumberId: string, number: string): Promise<Output> {
   return { whatsapp: await putToChat(config, account, 'whatsapp connect', '/internal/chat/whatsapp-number', { phone_number_id: phoneNumberId, number }) };
+}
+
+/**
+ * A team member of the account (schema `console`, which only the console writes) and their one-time
+ * set-password link (24 h): `{"user": {"id","email"}, "sign_in_url"}`.
+ */
+async function createUser(config: AdminConfig, account: { id: string; name: string; plan: Plan }, email: string): Promise<Output> {
+  const response = await callService(config, { name: 'console', url: config.CONSOLE_URL }, account, 'POST', '/internal/console/users', { email });
+  if (response.status !== 201) throw new Error(`the console refused the member: ${response.status} ${await response.text()}`);
+  return (await response.json()) as Output;
 }
 
 function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWork) => Promise<void>): Command {
@@ -233,6 +244,13 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
         return { queue, replayed: await replayParked(broker, queue, opts.limit) };
       }),
     );
+  const user = root.command('user').description('Team members of the console.');
+  user
+    .command('create')
+    .description('Create a team member (or renew an invitation) and print their one-time set-password link (24 h).')
+    .requiredOption('--account <id>', 'account id')
+    .requiredOption('--email <email>', 'the member\'s email address', nonEmpty)
+    .action((opts: { account: string; email: string }) => run(async (accounts, config) => createUser(config, await accounts.getAccount(opts.account), opts.email)));
   const widget = root.command('widget').description("The chat widget's settings.");
   widget
     .command('origins')

@@ -43,6 +43,7 @@ export const gatewayConfigSpec = {
     desc: 'Comma-separated origins (`https://agent.example`) whose browser pages may call `/mcp` besides the origin of APP_URL; a request with any other Origin header gets 403. Requests without Origin (agents, not browsers) pass.',
   }),
   CHAT_URL: url({ default: 'http://127.0.0.1:3006', desc: 'The chat (widget, visitor API): the gateway routes `/chat/*` there unchanged, without key checks; `admin widget origins` writes its widget settings there.' }),
+  CONSOLE_URL: url({ default: 'http://127.0.0.1:3007', desc: 'The console (the team\'s web app): the gateway routes every path outside `/api/`, `/chat/`, `/mcp` and its own probes there unchanged, without key checks.' }),
 };
 
 export type GatewayConfig = Config<typeof gatewayConfigSpec>;

@@ -12,6 +12,7 @@ import { GatewayPipeline } from './gateway.pipeline';
 import { IdempotencyStore } from './idempotency/idempotency';
 import { OpenApiController } from './openapi/openapi.controller';
 import { ChatProxy } from './proxy/chat-proxy';
+import { ConsoleProxy } from './proxy/console-proxy';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { WriteLimiter } from './rate-limit/write-limiter';
 import { WhoamiController } from './whoami.controller';
@@ -30,6 +31,7 @@ class GatewayResources implements OnModuleInit, OnApplicationShutdown {
     @Inject(Redis) private readonly redis: Redis,
     private readonly proxy: UpstreamProxy,
     private readonly chat: ChatProxy,
+    private readonly console: ConsoleProxy,
     private readonly readiness: ReadinessService,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
@@ -54,7 +56,7 @@ class GatewayResources implements OnModuleInit, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     this.closing = true;
-    await Promise.all([this.proxy.close(), this.chat.close()]);
+    await Promise.all([this.proxy.close(), this.chat.close(), this.console.close()]);
     this.redis.disconnect();
   }
 }
@@ -116,6 +118,7 @@ export class GatewayModule {
         },
         { provide: UpstreamProxy, useFactory: () => new UpstreamProxy(config) },
         { provide: ChatProxy, useFactory: () => new ChatProxy(config) },
+        { provide: ConsoleProxy, useFactory: () => new ConsoleProxy(config) },
         GatewayPipeline,
         GatewayResources,
       ],

@@ -63,11 +63,23 @@ export class AccountsRepository {
     return row;
   }
 
-  async revokeKey(keyId: string): Promise<ApiKeyRow | undefined> {
+  /** Revokes a key; with `accountId`, only a key of that account (another's is left alone: undefined). */
+  async revokeKey(keyId: string, accountId?: string): Promise<ApiKeyRow | undefined> {
     const [rows] = await this.db.query(
-      `UPDATE gateway.api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
-      [keyId],
+      `UPDATE gateway.api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND ($2::uuid IS NULL OR account_id = $2) RETURNING ${KEY_COLUMNS}`,
+      [keyId, accountId ?? null],
     );
+    return rows[0];
+  }
+
+  /** The account's keys that are not revoked, oldest first (the console's key list). */
+  async listActiveKeys(accountId: string): Promise<ApiKeyRow[]> {
+    return this.db.query(`SELECT ${KEY_COLUMNS} FROM gateway.api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`, [accountId]);
+  }
+
+  /** The account and its public widget id (the console's settings). */
+  async findAccountWithWidget(accountId: string): Promise<(AccountRow & { widget: string }) | undefined> {
+    const rows = await this.db.query('SELECT id, name, plan, widget_id AS widget FROM gateway.accounts WHERE id = $1', [accountId]);
     return rows[0];
   }
 

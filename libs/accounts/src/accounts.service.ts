@@ -28,6 +28,12 @@ export class AccountsService {
     return account;
   }
 
+  async getAccountWithWidget(accountId: string): Promise<AccountRow & { widget: string }> {
+    const account = UUID.test(accountId) ? await this.repository.findAccountWithWidget(accountId) : undefined;
+    if (!account) throw new AccountNotFoundError(`no account with id ${accountId}`);
+    return account;
+  }
+
   async setPlan(accountId: string, plan: Plan): Promise<AccountRow> {
     const account = UUID.test(accountId) ? await this.repository.updatePlan(accountId, plan) : undefined;
     if (!account) throw new AccountNotFoundError(`no account with id ${accountId}`);
@@ -38,10 +44,15 @@ export class AccountsService {
     return this.issueKey((await this.getAccount(accountId)).id);
   }
 
-  async revokeKey(keyId: string): Promise<ApiKeyRow> {
-    const key = UUID.test(keyId) ? await this.repository.revokeKey(keyId) : undefined;
+  /** Revokes a key; with `accountId`, only one of that account's keys (another's is "no key"). */
+  async revokeKey(keyId: string, accountId?: string): Promise<ApiKeyRow> {
+    const key = UUID.test(keyId) ? await this.repository.revokeKey(keyId, accountId) : undefined;
     if (!key) throw new KeyNotFoundError(`no key with id ${keyId}`);
     return key;
+  }
+
+  listKeys(accountId: string): Promise<ApiKeyRow[]> {
+    return this.repository.listActiveKeys(accountId);
   }
 
   private async issueKey(accountId: string): Promise<CreatedKey> {

@@ -14,5 +14,6 @@ export * from './knowledge.dto';
 export * from './chat.dto';
 export * from './erasure';
 export * from './mcp.dto';
+export * from './console.dto';
 export * from './inbox.dto';
 export * from './validators';

@@ -56,6 +56,8 @@ export interface StackOptions {
   appEnv?: Record<string, Record<string, string>>;
   /** The PostgreSQL server of the stack's database (default: the shared one), e.g. a `PrivatePostgres` to stop. */
   databaseServerUrl?: string;
+  /** How long each app may take to become ready (default 20 s); a suite starting many apps on a loaded machine gives more. */
+  startTimeoutMs?: number;
 }
 
 /**
@@ -88,12 +90,12 @@ export async function startStack(serviceNames: string[], options: StackOptions =
   const appEnv = (name: string) => ({ ...env, ...upstreams, GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`, ...options.appEnv?.[name] });
   // One at a time: each migrates its own schema at start.
   for (const name of serviceNames) {
-    services[name] = await startApp(name, appEnv(name));
+    services[name] = await startApp(name, appEnv(name), options.startTimeoutMs);
     upstreams[UPSTREAM_URL_VARIABLE[name] ?? `${name.toUpperCase().replace(/-/g, '_')}_URL`] = services[name].url;
   }
   // Suites share Redis and call from 127.0.0.1: one suite's failed keys must not throttle another's
   // (the throttle is tested in the gateway's suite, on a Redis of its own).
-  const gateway = await startApp('gateway', { AUTH_FAILURES_PER_ADDRESS: '100000', ...appEnv('gateway'), PORT: gatewayPort });
+  const gateway = await startApp('gateway', { AUTH_FAILURES_PER_ADDRESS: '100000', ...appEnv('gateway'), PORT: gatewayPort }, options.startTimeoutMs);
   const [account, other] = [await newAccount('Acme'), await newAccount('Other')];
 
   const call = (path: string, init: CallInit = {}): Promise<Response> => {

@@ -1,4 +1,4 @@
-import { Body, Controller, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Put, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { GatewayContext, WidgetOriginsDto, WidgetSettingsResponse } from '@svc/contracts';
 import { Caller } from '@svc/platform';
@@ -7,7 +7,7 @@ import { InternalCallGuard } from './internal-call.guard';
 import { WidgetSettingsRepository } from './widget-settings.repository';
 
 /**
- * For the admin command line (later the console), not routed by the gateway: an account's widget
+ * For the admin command line and the console, not routed by the gateway: an account's widget
  * settings, with a context signed with INTERNAL_AUTH_SECRET naming the account.
  */
 @ApiExcludeController()
@@ -18,6 +18,12 @@ export class WidgetSettingsController {
     private readonly settings: WidgetSettingsRepository,
     private readonly origins: OriginPolicy,
   ) {}
+
+  /** The allowed origins (empty: any page may embed the widget). */
+  @Get('widget-settings')
+  async getOrigins(@Caller() caller: GatewayContext): Promise<WidgetSettingsResponse> {
+    return { account_id: caller.account.id, allowed_origins: await this.settings.allowedOrigins(caller.account.id) };
+  }
 
   /** Replaces the allowed origins (an empty list: any page may embed the widget). */
   @Put('widget-settings')

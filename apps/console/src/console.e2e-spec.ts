@@ -1,0 +1,398 @@
+import { ContactResponseDto, IdentityPassResponseDto, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
+import {
+  createTestCa,
+  embedPage,
+  freePort,
+  HttpsReceiver,
+  launchBrowser,
+  PageServer,
+  REPO_ROOT,
+  servePages,
+  Stack,
+  startStack,
+  storage,
+  TestAccount,
+  TestBrowser,
+  TestCa,
+} from '@svc/testing';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gzipSync } from 'node:zlib';
+import type { Page } from 'playwright-core';
+
+/** `npm run docs:screenshots` sets it: the walk also refreshes docs/console-*.png. */
+const SCREENSHOTS = process.env['CONSOLE_SCREENSHOTS'] === '1';
+const PASSWORD = 'correct horse battery staple';
+
+interface Invited {
+  user: { id: string; email: string };
+  sign_in_url: string;
+}
+
+describe('console in real Chromium against the running apps: sign-in, live inbox, reply, Withdraw, keys, webhooks, bookings, analytics', () => {
+  // A browser and eight processes on a loaded 2-core machine: generous.
+  jest.setTimeout(240_000);
+  let stack: Stack;
+  let ca: TestCa;
+  let receiver: HttpsReceiver;
+  let site: PageServer;
+  let browser: TestBrowser;
+  let console_: Page;
+  let appUrl: string;
+  let widget: string;
+  const pages = new Map<string, { widget: string; identity?: string }>();
+  let pageCount = 0;
+  /** Every customer message the walk sends (analytics must count exactly these). */
+  let customerMessages = 0;
+
+  const widgetOf = async (account: TestAccount): Promise<string> => ((await (await stack.call('/whoami', { key: account.key })).json()) as WhoamiResponseDto).widget;
+  const shopPage = async (settings: { widget: string; identity?: string }): Promise<Page> => {
+    const path = `/p/${(pageCount += 1)}`;
+    pages.set(path, settings);
+    const page = await browser.context.newPage();
+    await page.goto(`${site.url}${path}`);
+    return page;
+  };
+  const ask = async (page: Page, text: string) => {
+    const launcher = page.getByRole('button', { name: 'Chat', exact: true });
+    if ((await launcher.getAttribute('aria-expanded')) !== 'true') await launcher.click();
+    await page.getByRole('textbox', { name: 'Message' }).fill(text);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    customerMessages += 1;
+  };
+  const conversationOf = async (page: Page): Promise<number> => {
+    const token = await storage.get(page, `svc-chat:${widget}:token`);
+    const response = await fetch(`${appUrl}/chat/v1/conversation`, { headers: { authorization: `Bearer ${token}` } });
+    return ((await response.json()) as { conversation: { id: number } }).conversation.id;
+  };
+  const feed = async (): Promise<PublicEvent[]> => {
+    const all: PublicEvent[] = [];
+    let after = 0;
+    for (;;) {
+      const page = (await (await stack.call(`/events?after=${after}&limit=200`)).json()) as { events: PublicEvent[]; next_after: number; more: boolean };
+      all.push(...page.events);
+      after = page.next_after;
+      if (!page.more) return all;
+    }
+  };
+  const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = await probe();
+      if (found !== undefined) return found;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await sleep(100);
+    }
+  };
+  const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name });
+  const go = async (path: string, title: string | RegExp) => {
+    await console_.goto(`${appUrl}${path}`);
+    await heading(console_, title).waitFor();
+  };
+  const shoot = async (name: string) => {
+    if (SCREENSHOTS) await console_.screenshot({ path: join(REPO_ROOT, 'docs', `console-${name}.png`), fullPage: true });
+  };
+  /** `admin user create`, as an operator runs it. */
+  const createUser = (accountId: string, email: string): Invited => {
+    const run = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), 'user', 'create', '--account', accountId, '--email', email], {
+      env: { ...process.env, DATABASE_URL: stack.env['DATABASE_URL'], INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'], CONSOLE_URL: stack.services['console']?.url },
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    return JSON.parse(run.stdout) as Invited;
+  };
+  /** A member's session outside the browser (another account's member, for isolation): cookie and CSRF token. */
+  const apiSession = async (email: string): Promise<(path: string, init?: { method?: string; json?: unknown }) => Promise<Response>> => {
+    const { sign_in_url } = createUser(stack.other.accountId, email);
+    const token = new URL(sign_in_url).searchParams.get('token');
+    const set = await fetch(`${appUrl}/console/v1/set-password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, password: PASSWORD }) });
+    expect(set.status).toBe(200);
+    const cookie = (set.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const { csrf_token } = (await (await fetch(`${appUrl}/console/v1/session`, { headers: { cookie } })).json()) as { csrf_token: string };
+    return (path, init = {}) =>
+      fetch(`${appUrl}/console/v1${path}`, {
+        method: init.method ?? 'GET',
+        headers: { cookie, 'x-csrf-token': csrf_token, ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: init.json === undefined ? undefined : JSON.stringify(init.json),
+      });
+  };
+
+  beforeAll(async () => {
+    ca = createTestCa();
+    receiver = await HttpsReceiver.start(ca);
+    const gatewayPort = String(await freePort());
+    appUrl = `http://127.0.0.1:${gatewayPort}`;
+    stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat', 'console'], {
+      env: { OUTBOX_POLL_INTERVAL_MS: '200', APP_URL: appUrl },
+      startTimeoutMs: 120_000,
+      appEnv: {
+        gateway: { PORT: gatewayPort, AUTH_CACHE_TTL_MS: '2000' },
+        chat: { HANDOVER_WAIT: '1h' },
+        'webhook-dispatcher': { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: ca.caFile, WEBHOOK_POLL_INTERVAL_MS: '100', WEBHOOK_RETRY_SCHEDULE: '1h,1h,1h,1h,1h,1h' },
+        console: { SIGN_IN_FAILURES: '3' },
+      },
+    });
+    widget = await widgetOf(stack.account);
+    site = await servePages((request) => {
+      const settings = pages.get(request.url ?? '');
+      return settings ? embedPage(appUrl, settings, 'A shop') : '<!doctype html><title>none</title>';
+    });
+    const piece = (ref: string, heading: string, text: string) => stack.call(`/knowledge/${ref}`, { method: 'PUT', json: { heading, text } });
+    expect((await piece('returns', 'Returns and refunds', 'You can return any item within 30 days of delivery for a full refund.')).status).toBe(201);
+    expect((await piece('tasting', 'Wine tasting evening', 'Our wine tasting evening runs every Friday at 7 pm in the shop; book a seat in the chat.')).status).toBe(201);
+    browser = await launchBrowser();
+    console_ = await browser.context.newPage();
+  }, 600_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+    await receiver?.close();
+    await stack?.stop();
+    ca?.remove();
+  });
+
+  it('admin user create prints the member and a one-time link; the link sets the password and signs in; sign-out and sign-in work; a used link does not', async () => {
+    const invited = createUser(stack.account.accountId, 'ana@shop.example');
+    expect(invited).toEqual({ user: { id: expect.any(String), email: 'ana@shop.example' }, sign_in_url: expect.stringMatching(new RegExp(`^${appUrl}/set-password\\?token=[A-Za-z0-9_-]{43}$`)) });
+
+    await console_.goto(invited.sign_in_url);
+    await heading(console_, 'Set your password').waitFor();
+    await console_.getByRole('textbox', { name: 'Password' }).fill(PASSWORD);
+    await console_.getByRole('button', { name: 'Set password' }).click();
+    await heading(console_, 'Inbox').waitFor();
+    const cookie = (await browser.context.cookies(appUrl)).find((c) => c.name === 'svc_console');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+
+    await console_.getByRole('button', { name: 'Sign out' }).click();
+    await heading(console_, 'Sign in').waitFor();
+    await console_.goto(invited.sign_in_url);
+    await console_.getByRole('textbox', { name: 'Password' }).fill('another password 123');
+    await console_.getByRole('button', { name: 'Set password' }).click();
+    await expect(console_.getByRole('alert').textContent()).resolves.toContain('not valid any more');
+
+    await console_.goto(`${appUrl}/inbox`);
+    await heading(console_, 'Sign in').waitFor();
+    await console_.getByRole('textbox', { name: 'Email' }).fill('ana@shop.example');
+    await console_.getByRole('textbox', { name: 'Password' }).fill('wrong password');
+    await console_.getByRole('button', { name: 'Sign in' }).click();
+    await expect(console_.getByRole('alert').textContent()).resolves.toContain('not right');
+    await console_.getByRole('textbox', { name: 'Password' }).fill(PASSWORD);
+    await console_.getByRole('button', { name: 'Sign in' }).click();
+    await heading(console_, 'Inbox').waitFor();
+  });
+
+  it('sign-in is throttled (429 with Retry-After) and a write without the CSRF token is refused', async () => {
+    const attempt = () =>
+      fetch(`${appUrl}/console/v1/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'nobody@shop.example', password: 'guess' }) });
+    for (let i = 0; i < 3; i += 1) expect((await attempt()).status).toBe(401);
+    const throttled = await attempt();
+    expect(throttled.status).toBe(429);
+    expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    const cookie = (await browser.context.cookies(appUrl)).find((c) => c.name === 'svc_console');
+    const forged = await fetch(`${appUrl}/console/v1/keys`, { method: 'POST', headers: { cookie: `svc_console=${cookie?.value}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(forged.status).toBe(403);
+    const bad = await fetch(`${appUrl}/console/v1/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'x' }) });
+    expect(bad.status).toBe(400);
+  });
+  it('a customer message from the widget appears in the inbox without reload; the reply appears in the widget and as message.sent (author team) in the feed', async () => {
+    const started = Date.now();
+    await go('/inbox', 'Inbox');
+    await console_.getByRole('checkbox', { name: 'Needs a person' }).waitFor();
+    // Measured, not asserted (the issue's 1.5 s on this machine is reported in the README).
+    process.stdout.write(`console: the inbox was interactive ${Date.now() - started} ms after navigation\n`);
+    const shop = await shopPage({ widget });
+    await ask(shop, 'How do I return an item?');
+    const conversationId = await waitFor('the conversation', async () => (await storage.get(shop, `svc-chat:${widget}:token`)) ? conversationOf(shop) : undefined);
+    // Live, without reload (the link's text is the last message: the question or, by now, the assistant's answer).
+    const link = console_.getByRole('list', { name: 'Conversations' }).locator(`a[href="/inbox/${conversationId}"]`);
+    await link.waitFor({ timeout: 10_000 });
+    await shoot('inbox');
+
+    // The assistant's answer may have replaced the last message shown by now: the link is the conversation's.
+    await link.click();
+    await heading(console_, /^Conversation with/).waitFor();
+    expect(console_.url()).toBe(`${appUrl}/inbox/${conversationId}`);
+    await console_.getByRole('log', { name: 'Messages' }).getByText('How do I return an item?').waitFor();
+    await console_.getByRole('textbox', { name: 'Reply' }).fill('Hello from the team: happy to help with your return.');
+    await console_.getByRole('button', { name: 'Send reply' }).click();
+    await shop.getByRole('log').getByText('Hello from the team: happy to help with your return.').waitFor({ timeout: 10_000 });
+    await shoot('conversation');
+    const sent = await waitFor('message.sent by the team', async () =>
+      (await feed()).find((e) => e.event === 'message.sent' && e.data.conversation.id === conversationId && e.data.message.author === 'team'),
+    );
+    expect(sent.data).toMatchObject({ message: { text: 'Hello from the team: happy to help with your return.', author: 'team' }, conversation: { id: conversationId, url: `${appUrl}/inbox/${conversationId}` } });
+    await shop.close();
+  });
+
+  it('Withdraw on an active consent → consent.withdrawn (withdrawn_by team, with the conversation) at a webhook receiver', async () => {
+    const registered = await stack.call('/webhooks', { method: 'POST', json: { url: receiver.url('/consents'), events: ['consent.withdrawn'] } });
+    expect(registered.status).toBe(201);
+    const put = await stack.call('/contacts/c-ada', {
+      method: 'PUT',
+      json: { name: 'Ada Lovelace', email: 'ada@example.com', consents: [{ purpose: 'future_email', text: 'Yes, send me news by email.', given_at: '2026-11-01T10:00:00.123456Z', source: 'website_form' }] },
+    });
+    expect(put.status).toBe(201);
+    expect(((await put.json()) as ContactResponseDto).consents).toHaveLength(1);
+    const pass = ((await (await stack.call('/contacts/c-ada/identity', { method: 'POST' })).json()) as IdentityPassResponseDto).token;
+    const shop = await shopPage({ widget, identity: pass });
+    await ask(shop, 'Please stop sending me emails');
+    const conversationId = await waitFor('the conversation', async () => (await storage.get(shop, `svc-chat:${widget}:token`)) ? conversationOf(shop) : undefined);
+
+    await go(`/inbox/${conversationId}`, /^Conversation with/);
+    const panel = console_.getByRole('complementary', { name: 'Customer' });
+    await panel.getByRole('button', { name: 'Withdraw' }).click();
+    await panel.getByText(/withdrawn .* by team/).waitFor();
+    expect(await panel.getByRole('button', { name: 'Withdraw' }).count()).toBe(0);
+    const [delivery] = await receiver.waitFor('/consents', 1);
+    const event = JSON.parse(delivery?.body.toString('utf8') ?? '{}') as Extract<PublicEvent, { event: 'consent.withdrawn' }>;
+    expect(event.event).toBe('consent.withdrawn');
+    expect(event.data.consent).toMatchObject({ purpose: 'future_email', withdrawn_by: 'team', active: false });
+    expect(event.data.conversation).toEqual({ id: conversationId, channel: 'web', url: `${appUrl}/inbox/${conversationId}` });
+    await shop.close();
+  });
+
+  it('a key created in the console works on /api/v1/whoami; revoked, it is refused (401) within 5 s', async () => {
+    await go('/settings/keys', 'API and MCP keys');
+    await console_.getByRole('button', { name: 'Create key' }).click();
+    const field = console_.getByRole('textbox', { name: 'New key' });
+    await field.waitFor();
+    await console_.getByRole('button', { name: 'Copy' }).waitFor();
+    const key = await field.inputValue();
+    expect(key).toMatch(/^svc_cust_/);
+    expect((await stack.call('/whoami', { key })).status).toBe(200);
+    const prefix = ((await (await stack.call('/whoami', { key })).json()) as WhoamiResponseDto).key.prefix;
+    await console_.getByRole('button', { name: `Revoke ${prefix}` }).click();
+    await console_.getByRole('button', { name: `Revoke ${prefix}` }).waitFor({ state: 'detached' });
+    const revokedAt = Date.now();
+    await waitFor('the revoked key refused', async () => ((await stack.call('/whoami', { key })).status === 401 ? true : undefined), 5_000);
+    process.stdout.write(`console: a revoked key was refused ${Date.now() - revokedAt} ms after revocation\n`);
+  });
+
+  it('webhooks: register shows the secret once; a failing receiver\'s attempts are listed with status codes; resend → delivered; a test event of any kind', async () => {
+    receiver.respond('/failing', { status: 500 });
+    await go('/settings/webhooks', 'Webhooks');
+    await console_.getByRole('textbox', { name: 'Endpoint URL' }).fill(receiver.url('/failing'));
+    await console_.getByRole('button', { name: 'Register' }).click();
+    const secret = await console_.getByRole('textbox', { name: 'Signing secret' }).inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    await console_.reload();
+    await heading(console_, 'Webhooks').waitFor();
+    await console_.getByRole('link', { name: receiver.url('/failing') }).waitFor();
+    expect(await console_.getByRole('textbox', { name: 'Signing secret' }).count()).toBe(0);
+    expect(await console_.content()).not.toContain(secret);
+
+    const shop = await shopPage({ widget });
+    await ask(shop, 'Do you ship to Spain?');
+    await receiver.waitFor('/failing', 1);
+    await console_.getByRole('link', { name: receiver.url('/failing') }).click();
+    await heading(console_, 'Webhook endpoint').waitFor();
+    await waitFor('an attempt listed with its status code', async () => {
+      await console_.getByRole('button', { name: 'Refresh' }).click();
+      return (await console_.getByText(/HTTP 500, \d+ ms/).count()) > 0 ? true : undefined;
+    });
+    await shoot('webhooks');
+    receiver.respond('/failing', { status: 204 });
+    const before = receiver.received('/failing').length;
+    await console_.getByRole('button', { name: /^Resend delivery / }).first().click();
+    await receiver.waitFor('/failing', before + 1);
+    await waitFor('the delivery delivered', async () => {
+      await console_.getByRole('button', { name: 'Refresh' }).click();
+      return (await console_.getByRole('cell', { name: 'delivered', exact: true }).count()) > 0 ? true : undefined;
+    });
+    await console_.getByRole('combobox', { name: 'Event kind' }).selectOption('handover.created');
+    await console_.getByRole('button', { name: 'Send test event' }).click();
+    await console_.getByRole('status').getByText(/Delivered: 204/).waitFor();
+    const test = receiver.received('/failing').at(-1);
+    expect(test?.headers['x-svc-test']).toBe('1');
+    await shop.close();
+  });
+
+  it('a booking requested in the widget is confirmed in the console, and the customer sees it', async () => {
+    const shop = await shopPage({ widget });
+    await ask(shop, 'When is the wine tasting evening?');
+    await shop.getByRole('button', { name: 'Request a booking' }).click();
+    await shop.getByLabel('Date and time').fill('2030-05-17T19:00');
+    await shop.getByRole('button', { name: 'Send booking request' }).click();
+    await shop.getByRole('log').getByText(/booking request .* was received/).waitFor();
+    await go('/bookings', 'Bookings');
+    const confirm = console_.getByRole('button', { name: /^Confirm booking / });
+    await confirm.first().click();
+    await console_.getByRole('cell', { name: /^confirmed/ }).first().waitFor();
+    await shop.getByRole('log').getByText(/is confirmed/).waitFor({ timeout: 10_000 });
+    await shop.close();
+  });
+
+  it('analytics totals equal the activity the walk created', async () => {
+    await go('/analytics', 'Analytics');
+    await console_.getByRole('table', { name: /^Figures from/ }).waitFor();
+    await waitFor('the analytics', async () => {
+      await console_.getByRole('button', { name: 'Show' }).click();
+      const total = await console_.getByRole('row').filter({ has: console_.getByRole('rowheader', { name: 'Messages: received', exact: true }) }).getByRole('cell').first().textContent();
+      return total === String(customerMessages) ? true : undefined;
+    });
+    const team = await console_.getByRole('row').filter({ has: console_.getByRole('rowheader', { name: 'Messages: sent by the team', exact: true }) }).getByRole('cell').first().textContent();
+    expect(team).toBe('1');
+    const confirmed = await console_.getByRole('row').filter({ has: console_.getByRole('rowheader', { name: 'Bookings confirmed', exact: true }) }).getByRole('cell').first().textContent();
+    expect(confirmed).toBe('1');
+    await shoot('analytics');
+  });
+
+  it('the inbox works with the keyboard alone: tab to a conversation, open it, reply', async () => {
+    await go('/inbox', 'Inbox');
+    const first = console_.getByRole('list', { name: 'Conversations' }).getByRole('link').first();
+    await first.waitFor();
+    const target = await first.getAttribute('href');
+    for (let i = 0; i < 40; i += 1) {
+      await console_.keyboard.press('Tab');
+      if ((await console_.evaluate(() => (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } | null } }).document.activeElement?.getAttribute('href'))) === target) break;
+    }
+    await console_.keyboard.press('Enter');
+    await heading(console_, /^Conversation with/).waitFor();
+    const reply = console_.getByRole('textbox', { name: 'Reply' });
+    for (let i = 0; i < 40 && !(await reply.evaluate((el) => el === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)); i += 1) {
+      await console_.keyboard.press('Tab');
+    }
+    await console_.keyboard.type('Typed with the keyboard');
+    await console_.keyboard.press('Tab');
+    await console_.keyboard.press('Enter');
+    await console_.getByRole('log', { name: 'Messages' }).getByText('Typed with the keyboard').waitFor();
+  });
+
+  it("a member of another account cannot open this account's conversation, delivery or booking by URL or API (404)", async () => {
+    const other = await apiSession('bo@other.example');
+    const mine = (await (await other('/conversations')).json()) as { conversations: unknown[] };
+    expect(mine.conversations).toEqual([]);
+    const theirs = await waitFor('a conversation of account A', async () => {
+      const cookie = (await browser.context.cookies(appUrl)).find((c) => c.name === 'svc_console');
+      const list = (await (await fetch(`${appUrl}/console/v1/conversations`, { headers: { cookie: `svc_console=${cookie?.value}` } })).json()) as { conversations: { id: number }[] };
+      return list.conversations[0]?.id;
+    });
+    expect((await other(`/conversations/${theirs}`)).status).toBe(404);
+    expect((await other(`/conversations/${theirs}/replies`, { method: 'POST', json: { text: 'hi' } })).status).toBe(404);
+    const hooks = (await (await stack.call('/webhooks')).json()) as { webhooks: { id: number }[] };
+    const hook = hooks.webhooks[0]?.id;
+    expect((await other(`/webhooks/${hook}/deliveries`)).status).toBe(404);
+    const bookings = (await (await fetch(`${appUrl}/console/v1/bookings`, { headers: { cookie: `svc_console=${(await browser.context.cookies(appUrl)).find((c) => c.name === 'svc_console')?.value}` } })).json()) as { bookings: { id: number }[] };
+    expect((await other(`/bookings/${bookings.bookings[0]?.id}`, { method: 'PATCH', json: { status: 'cancelled' } })).status).toBe(404);
+    expect(((await (await other('/bookings')).json()) as { bookings: unknown[] }).bookings).toEqual([]);
+    expect((await fetch(`${appUrl}/console/v1/conversations`)).status).toBe(401);
+  });
+
+  it('the initial JavaScript of the inbox is at most 250 KB gzipped (pages are separate chunks)', async () => {
+    const page = await browser.context.newPage();
+    const scripts: Promise<Buffer>[] = [];
+    page.on('response', (response) => {
+      if (response.request().resourceType() === 'script') scripts.push(response.body());
+    });
+    await page.goto(`${appUrl}/inbox`);
+    await heading(page, 'Inbox').waitFor();
+    const gzipped = (await Promise.all(scripts)).reduce((total, body) => total + gzipSync(body).length, 0);
+    process.stdout.write(`console: initial JavaScript of /inbox: ${(gzipped / 1024).toFixed(1)} KB gzipped in ${scripts.length} files\n`);
+    expect(gzipped).toBeLessThanOrEqual(250 * 1024);
+    await page.close();
+  });
+});

@@ -1,0 +1,4 @@
+import { runApp } from '@svc/platform';
+import { app } from './app';
+
+void runApp(app);

@@ -1,0 +1,32 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, GatewayContextGuard, InternalAuth } from '@svc/platform';
+import type { FastifyRequest } from 'fastify';
+import { ConsoleConfig } from '../console.config';
+import { MembersService } from './members.service';
+import { authenticate } from './session';
+
+/** A signed-in member (and, for a write, the session's CSRF token); see `authenticate`. */
+@Injectable()
+export class SessionGuard implements CanActivate {
+  private readonly origin: string;
+
+  constructor(
+    private readonly members: MembersService,
+    @Inject(APP_CONFIG) config: ConsoleConfig,
+  ) {
+    this.origin = new URL(config.APP_URL).origin;
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    await authenticate(context.switchToHttp().getRequest<FastifyRequest>(), this.members, this.origin);
+    return true;
+  }
+}
+
+/** The console's internal routes (the admin command line): a context signed for audience `console`. */
+@Injectable()
+export class ConsoleInternalGuard extends GatewayContextGuard {
+  constructor(@Inject(InternalAuth) auth: InternalAuth) {
+    super(auth, 'console');
+  }
+}

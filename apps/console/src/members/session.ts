@@ -1,0 +1,61 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { ApiError } from '@svc/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SessionRow } from './members.repository';
+import { MembersService } from './members.service';
+
+export const SESSION_COOKIE = 'svc_console';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+type RequestWithMember = FastifyRequest & { member?: SessionRow };
+
+/** The value of one cookie of the request, or undefined. */
+export function cookie(request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+/** Session cookie: HttpOnly, SameSite=Lax, Path=/, Secure when the console is served over https. */
+export function setSessionCookie(reply: FastifyReply, token: string, maxAgeS: number, secure: boolean): void {
+  reply.header('set-cookie', `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}${secure ? '; Secure' : ''}`);
+}
+
+export function clearSessionCookie(reply: FastifyReply, secure: boolean): void {
+  setSessionCookie(reply, '', 0, secure);
+}
+
+/**
+ * Cross-site request forgery defence for a write: the request must come from the console's own
+ * origin when the browser says where it came from (Origin), and a signed-in write must carry the
+ * session's CSRF token in `X-CSRF-Token` (a header a cross-site form cannot set; the token is read
+ * from `GET /console/v1/session` by the console's own page).
+ */
+export function checkOrigin(request: FastifyRequest, appOrigin: string): void {
+  const origin = request.headers.origin;
+  if (!SAFE_METHODS.has(request.method) && typeof origin === 'string' && origin !== appOrigin) {
+    throw new ApiError('forbidden_origin', 'This request did not come from the console.');
+  }
+}
+
+/** The signed-in member of a request (401 without a live session; 403 for a write without the CSRF token). */
+export async function authenticate(request: FastifyRequest, members: MembersService, appOrigin: string): Promise<SessionRow> {
+  const token = cookie(request, SESSION_COOKIE);
+  const session = token ? await members.session(token) : undefined;
+  if (!session) throw new ApiError('unauthorized', 'Sign in first.');
+  checkOrigin(request, appOrigin);
+  if (!SAFE_METHODS.has(request.method) && request.headers['x-csrf-token'] !== session.csrf_token) {
+    throw new ApiError('forbidden_origin', 'The CSRF token is missing or wrong; reload the page.');
+  }
+  (request as RequestWithMember).member = session;
+  return session;
+}
+
+/** The member a guard authenticated: `handler(@Member() member: SessionRow)`. */
+export const Member = createParamDecorator((_: unknown, ctx: ExecutionContext): SessionRow => {
+  const member = ctx.switchToHttp().getRequest<RequestWithMember>().member;
+  if (!member) throw new ApiError('unauthorized', 'Sign in first.');
+  return member;
+});

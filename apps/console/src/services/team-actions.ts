@@ -1,0 +1,54 @@
+import { EventConversation } from '@svc/contracts';
+import { ApiError } from '@svc/platform';
+import type { FastifyInstance } from 'fastify';
+import { authenticate } from '../members/session';
+import { MembersService } from '../members/members.service';
+import { CONSOLE_API } from './service-routes';
+import { passOn, Upstreams } from './upstreams';
+
+const ID = /^[1-9][0-9]{0,17}$/;
+
+/**
+ * The console's routes that are more than one service call: Withdraw (the team withdraws a consent
+ * from a conversation: contacts-api writes it with `consent.withdrawn`, `withdrawn_by: team`, and the
+ * conversation it was done from) and the inbox's live stream (the chat's account-wide change
+ * signal, streamed through).
+ */
+export function serveTeamActions(fastify: FastifyInstance, members: MembersService, upstreams: Upstreams, appOrigin: string): void {
+  fastify.post<{ Params: { svcId: string; consentId: string }; Body: { conversation_id?: unknown } | undefined }>(
+    `${CONSOLE_API}/customers/:svcId/consents/:consentId/withdraw`,
+    async (request) => {
+      const member = await authenticate(request, members, appOrigin);
+      const context = await upstreams.context(member, request.id);
+      const { svcId, consentId } = request.params;
+      const conversationId = request.body?.conversation_id;
+      if (!ID.test(svcId)) throw new ApiError('validation_failed', 'The customer id is not valid.', [{ path: 'svcId', message: 'svcId must be a positive integer' }]);
+      if (conversationId !== undefined && conversationId !== null && !ID.test(String(conversationId))) {
+        throw new ApiError('validation_failed', 'The request has invalid fields.', [{ path: 'conversation_id', message: 'conversation_id must be a conversation id' }]);
+      }
+      let conversation: EventConversation | null = null;
+      if (conversationId !== undefined && conversationId !== null) {
+        const found = await upstreams.expect<{ conversation: EventConversation }>('chat', 'GET', `/internal/chat/conversations/${conversationId}`, context);
+        conversation = { id: found.conversation.id, channel: found.conversation.channel, url: found.conversation.url };
+      }
+      const response = await upstreams.call('contacts-api', 'POST', `/internal/contacts/by-svc-id/${svcId}/consents/${encodeURIComponent(consentId)}/withdraw`, context, {
+        withdrawn_by: 'team',
+        conversation,
+      });
+      if (response.status >= 400) throw passOn(response);
+      return response.body;
+    },
+  );
+
+  // The inbox's live signal: one long response per open inbox.
+  fastify.get(`${CONSOLE_API}/inbox/stream`, async (request, reply) => {
+    const member = await authenticate(request, members, appOrigin);
+    const context = await upstreams.context(member, request.id);
+    const abort = new AbortController();
+    reply.raw.once('close', () => abort.abort());
+    const lastEventId = request.headers['last-event-id'];
+    const stream = await upstreams.openStream('chat', '/internal/chat/inbox/stream', context, typeof lastEventId === 'string' ? { 'last-event-id': lastEventId } : {}, abort.signal);
+    stream.on('error', () => undefined);
+    return reply.code(200).header('content-type', 'text/event-stream').header('cache-control', 'no-store').header('x-accel-buffering', 'no').send(stream);
+  });
+}

@@ -1,0 +1,57 @@
+import { ApiError } from '@svc/platform';
+import type { FastifyInstance } from 'fastify';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+
+/** Where `npm run build` (tools/build.mjs, Vite) writes the front end: dist/apps/console/web beside dist/apps/console/src. */
+export const WEB_DIR = join(__dirname, '../../web');
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+};
+
+/** Every page of the console: scripts only from its own origin, never framed, no referrer (a set-password link's token stays here). */
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+/** Paths of the console's API and internal routes: never answered with the page. */
+const NOT_PAGES = /^\/(console\/v1|internal)(\/|$)/;
+
+/**
+ * The single-page front end: `/assets/*` (content-hashed, cached for a year) and, for every other
+ * GET, index.html (the page routes itself: `/sign-in`, `/inbox`, `/inbox/:id`, …). Read once at start.
+ */
+export function serveFrontEnd(fastify: FastifyInstance, dir = WEB_DIR): void {
+  const index = existsSync(join(dir, 'index.html'))
+    ? readFileSync(join(dir, 'index.html'))
+    : Buffer.from('<!doctype html><title>Console</title><h1>Console</h1><p>The front end is not built: run <code>npm run build</code>.</p>');
+  const assets = new Map<string, Buffer>();
+  const assetDir = join(dir, 'assets');
+  if (existsSync(assetDir)) for (const name of readdirSync(assetDir)) assets.set(name, readFileSync(join(assetDir, name)));
+
+  fastify.get<{ Params: { file: string } }>('/assets/:file', (request, reply) => {
+    const body = assets.get(request.params.file);
+    if (!body) throw new ApiError('not_found', 'There is no such file.');
+    return reply
+      .header('content-type', TYPES[extname(request.params.file)] ?? 'application/octet-stream')
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('x-content-type-options', 'nosniff')
+      .send(body);
+  });
+  fastify.get('/*', (request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    if (NOT_PAGES.test(path)) throw new ApiError('not_found', `There is no route GET ${path}.`);
+    return reply.headers(PAGE_HEADERS).send(index);
+  });
+}

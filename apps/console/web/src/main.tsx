@@ -1,0 +1,152 @@
+import { lazy, StrictMode, Suspense, useEffect, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { api, setCsrfToken, whenSignedOut } from './api';
+import { Link, match, navigate, useLocation } from './router';
+import { SessionContext, SessionInfo } from './session';
+import './styles.css';
+
+// Each page is its own chunk: the first load carries the shell and the page asked for.
+const SignIn = lazy(() => import('./pages/sign-in'));
+const SetPassword = lazy(() => import('./pages/set-password'));
+const Inbox = lazy(() => import('./pages/inbox'));
+const Conversation = lazy(() => import('./pages/conversation'));
+const Customers = lazy(() => import('./pages/customers'));
+const Knowledge = lazy(() => import('./pages/knowledge'));
+const Bookings = lazy(() => import('./pages/bookings'));
+const Analytics = lazy(() => import('./pages/analytics'));
+const Keys = lazy(() => import('./pages/keys'));
+const Webhooks = lazy(() => import('./pages/webhooks'));
+const WebhookEndpoint = lazy(() => import('./pages/webhook-endpoint'));
+const Widget = lazy(() => import('./pages/widget'));
+const Plan = lazy(() => import('./pages/plan'));
+const Members = lazy(() => import('./pages/members'));
+
+const NAV: [string, string][] = [
+  ['/inbox', 'Inbox'],
+  ['/customers', 'Customers'],
+  ['/knowledge', 'Knowledge'],
+  ['/bookings', 'Bookings'],
+  ['/analytics', 'Analytics'],
+  ['/settings/keys', 'API and MCP keys'],
+  ['/settings/webhooks', 'Webhooks'],
+  ['/settings/widget', 'Widget'],
+  ['/settings/plan', 'Plan'],
+  ['/settings/members', 'Team'],
+];
+
+function SignedInPage({ path }: { path: string }) {
+  if (path === '/inbox') return <Inbox />;
+  const conversation = match('/inbox/:id', path);
+  if (conversation) return <Conversation id={conversation['id'] ?? ''} />;
+  if (path === '/customers') return <Customers />;
+  if (path === '/knowledge') return <Knowledge />;
+  if (path === '/bookings') return <Bookings />;
+  if (path === '/analytics') return <Analytics />;
+  if (path === '/settings/keys') return <Keys />;
+  if (path === '/settings/webhooks') return <Webhooks />;
+  const endpoint = match('/settings/webhooks/:id', path);
+  if (endpoint) return <WebhookEndpoint id={endpoint['id'] ?? ''} />;
+  if (path === '/settings/widget') return <Widget />;
+  if (path === '/settings/plan') return <Plan />;
+  if (path === '/settings/members') return <Members />;
+  return (
+    <section className="page">
+      <h1>Page not found</h1>
+      <p>
+        <Link to="/inbox">Go to the inbox</Link>
+      </p>
+    </section>
+  );
+}
+
+function Shell({ session, path, onSignOut }: { session: SessionInfo; path: string; onSignOut: () => void }) {
+  return (
+    <SessionContext.Provider value={session}>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <span className="brand">{session.account.name}</span>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.map(([to, label]) => (
+              <li key={to}>
+                <Link to={to} aria-current={path === to || path.startsWith(`${to}/`) ? 'page' : undefined}>
+                  {label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <span className="who">{session.user.email}</span>
+        <button type="button" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main">
+        <Suspense fallback={<p aria-busy="true">Loading…</p>}>
+          <SignedInPage path={path} />
+        </Suspense>
+      </main>
+    </SessionContext.Provider>
+  );
+}
+
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return null;
+}
+
+const PUBLIC = new Set(['/sign-in', '/set-password']);
+
+function App() {
+  const { path } = useLocation();
+  const [session, setSession] = useState<SessionInfo | null | undefined>(undefined);
+
+  useEffect(() => {
+    whenSignedOut(() => {
+      setSession(null);
+      if (!PUBLIC.has(location.pathname)) navigate(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true });
+    });
+  }, []);
+
+  useEffect(() => {
+    if (PUBLIC.has(path) || session) return;
+    api<SessionInfo>('GET', '/session').then(
+      (found) => {
+        setCsrfToken(found.csrf_token);
+        setSession(found);
+        if (path === '/') navigate('/inbox', { replace: true });
+      },
+      () => setSession(null),
+    );
+  }, [path, session]);
+
+  const signedIn = (found: SessionInfo, next: string) => {
+    setCsrfToken(found.csrf_token);
+    setSession(found);
+    navigate(next.startsWith('/') && !next.startsWith('//') ? next : '/inbox', { replace: true });
+  };
+  const signOut = async () => {
+    await api('POST', '/sign-out').catch(() => undefined);
+    setSession(null);
+    navigate('/sign-in', { replace: true });
+  };
+
+  if (path === '/sign-in' || path === '/set-password') {
+    return (
+      <main id="main" className="narrow">
+        <Suspense fallback={<p aria-busy="true">Loading…</p>}>{path === '/sign-in' ? <SignIn onSignedIn={signedIn} /> : <SetPassword onSignedIn={signedIn} />}</Suspense>
+      </main>
+    );
+  }
+  if (session === undefined) return <p aria-busy="true">Loading…</p>;
+  if (session === null) return <Redirect to={`/sign-in?next=${encodeURIComponent(path)}`} />;
+  return <Shell session={session} path={path === '/' ? '/inbox' : path} onSignOut={signOut} />;
+}
+
+createRoot(document.getElementById('root') as HTMLElement).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

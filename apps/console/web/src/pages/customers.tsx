@@ -1,0 +1,82 @@
+import type { ContactListResponseDto, ContactResponseDto } from '@svc/contracts';
+import { FormEvent, useState } from 'react';
+import { api, ApiFailure } from '../api';
+import { ErrorNote, Page, useAction, when } from '../ui';
+
+type By = 'email' | 'phone' | 'ref';
+
+/** Find customers by email, phone or the business's own ref (the API's lookups). */
+export default function Customers() {
+  const [by, setBy] = useState<By>('email');
+  const [value, setValue] = useState('');
+  const [found, setFound] = useState<ContactResponseDto[] | undefined>(undefined);
+  const find = useAction(async () => {
+    setFound(undefined);
+    if (by === 'ref') {
+      try {
+        setFound([await api<ContactResponseDto>('GET', `/contacts/${encodeURIComponent(value)}`)]);
+      } catch (err) {
+        if (err instanceof ApiFailure && err.status === 404) setFound([]);
+        else throw err;
+      }
+      return;
+    }
+    setFound((await api<ContactListResponseDto>('GET', `/contacts?${by}=${encodeURIComponent(value)}`)).contacts);
+  });
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    void find.run();
+  };
+  return (
+    <Page title="Customers">
+      <form onSubmit={onSubmit} className="row">
+        <label>
+          Find by
+          <select value={by} onChange={(e) => setBy(e.target.value as By)}>
+            <option value="email">Email</option>
+            <option value="phone">Phone</option>
+            <option value="ref">Reference</option>
+          </select>
+        </label>
+        <label>
+          Search
+          <input value={value} onChange={(e) => setValue(e.target.value)} required placeholder={by === 'phone' ? '+447700900123' : ''} />
+        </label>
+        <button type="submit" disabled={find.pending}>
+          Find
+        </button>
+      </form>
+      <ErrorNote error={find.error} />
+      {found && found.length === 0 && <p role="status">No customer found.</p>}
+      {found && found.length > 0 && (
+        <table>
+          <caption>Customers found</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Email</th>
+              <th scope="col">Phone</th>
+              <th scope="col">Reference</th>
+              <th scope="col">Consents</th>
+            </tr>
+          </thead>
+          <tbody>
+            {found.map((c) => (
+              <tr key={c.svc_id}>
+                <td>{c.name || '—'}</td>
+                <td>{c.email ?? '—'}</td>
+                <td>{c.phone ?? '—'}</td>
+                <td>{c.ref ?? '—'}</td>
+                <td>
+                  {c.consents.length === 0
+                    ? 'none'
+                    : c.consents.map((consent) => `${consent.purpose} (${consent.active ? 'active' : `withdrawn ${when(consent.withdrawn_at)}`})`).join(', ')}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,95 @@
+import type { KnowledgeListResponseDto, KnowledgePieceDto } from '@svc/contracts';
+import { FormEvent, useEffect, useState } from 'react';
+import { api, query } from '../api';
+import { ErrorNote, Page, useAction, when } from '../ui';
+
+/** What the assistant would answer (`POST /internal/chat/assistant/preview` on the chat). */
+interface Preview {
+  answer: string;
+  cited_piece: { external_ref: string; heading: string; url: string | null } | null;
+}
+
+function AskAsCustomer() {
+  const [question, setQuestion] = useState('');
+  const [preview, setPreview] = useState<Preview | undefined>(undefined);
+  const ask = useAction(async () => {
+    setPreview(await api<Preview>('POST', '/assistant/preview', { question }));
+  });
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    void ask.run();
+  };
+  return (
+    <section aria-labelledby="ask">
+      <h2 id="ask">Ask as a customer</h2>
+      <form onSubmit={onSubmit} className="row">
+        <label>
+          Question
+          <input value={question} onChange={(e) => setQuestion(e.target.value)} required maxLength={4000} size={50} />
+        </label>
+        <button type="submit" disabled={ask.pending}>
+          Ask
+        </button>
+      </form>
+      <ErrorNote error={ask.error} />
+      {preview && (
+        <div role="status" className="preview">
+          <p>
+            <strong>The assistant would answer:</strong> {preview.answer}
+          </p>
+          <p>{preview.cited_piece ? `Citing “${preview.cited_piece.heading}” (${preview.cited_piece.external_ref})` : 'No piece matches: it would offer a person.'}</p>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** The account's knowledge pieces (written through the API), with "ask as a customer". */
+export default function Knowledge() {
+  const [items, setItems] = useState<KnowledgePieceDto[]>([]);
+  const [next, setNext] = useState<{ after: string | null; more: boolean }>({ after: null, more: false });
+  const page = useAction(async (after: string | null) => {
+    const found = await api<KnowledgeListResponseDto>('GET', `/knowledge${query({ after, limit: 100 })}`);
+    setItems((previous) => (after ? [...previous, ...found.items] : found.items));
+    setNext({ after: found.next_after ?? null, more: found.more ?? false });
+  });
+  useEffect(() => {
+    void page.run(null);
+  }, []);
+  return (
+    <Page title="Knowledge">
+      <AskAsCustomer />
+      <h2>Pieces</h2>
+      <ErrorNote error={page.error} />
+      {!page.pending && items.length === 0 && <p>No pieces yet: the business's system writes them with `PUT /api/v1/knowledge/{'{ref}'}`.</p>}
+      {items.length > 0 && (
+        <table>
+          <caption>Knowledge pieces, by reference</caption>
+          <thead>
+            <tr>
+              <th scope="col">Reference</th>
+              <th scope="col">Heading</th>
+              <th scope="col">Text</th>
+              <th scope="col">Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((piece) => (
+              <tr key={piece.external_ref}>
+                <td>{piece.url ? <a href={piece.url}>{piece.external_ref}</a> : piece.external_ref}</td>
+                <td>{piece.heading}</td>
+                <td className="clip">{piece.text}</td>
+                <td>{when(piece.updated_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {next.more && (
+        <button type="button" onClick={() => void page.run(next.after)} disabled={page.pending}>
+          Load more
+        </button>
+      )}
+    </Page>
+  );
+}

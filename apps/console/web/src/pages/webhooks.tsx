@@ -1,0 +1,112 @@
+import type { CreatedWebhookDto, EventKind, WebhookListDto } from '@svc/contracts';
+import { FormEvent, useState } from 'react';
+import { api } from '../api';
+import { EVENT_KIND_LABELS, EVENT_KINDS } from '../event-kinds';
+import { Link } from '../router';
+import { CopyField, ErrorNote, Page, useAction, useLoad, when } from '../ui';
+
+function RegisterForm({ onRegistered }: { onRegistered: (created: CreatedWebhookDto) => Promise<void> }) {
+  const [url, setUrl] = useState('');
+  const [all, setAll] = useState(true);
+  const [kinds, setKinds] = useState<Set<EventKind>>(new Set());
+  const register = useAction(async () => {
+    const created = await api<CreatedWebhookDto>('POST', '/webhooks', { url, events: all ? null : [...kinds] });
+    setUrl('');
+    await onRegistered(created);
+  });
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    void register.run();
+  };
+  const toggle = (kind: EventKind) =>
+    setKinds((previous) => {
+      const next = new Set(previous);
+      if (next.has(kind)) next.delete(kind);
+      else next.add(kind);
+      return next;
+    });
+  return (
+    <form onSubmit={onSubmit} className="stack">
+      <h2>Register an endpoint</h2>
+      <label>
+        Endpoint URL
+        <input type="url" value={url} onChange={(e) => setUrl(e.target.value)} required placeholder="https://example.com/webhooks/svc" size={50} />
+      </label>
+      <fieldset>
+        <legend>Events</legend>
+        <label className="inline">
+          <input type="checkbox" checked={all} onChange={(e) => setAll(e.target.checked)} />
+          All events, including kinds added later
+        </label>
+        {!all &&
+          EVENT_KINDS.map((kind) => (
+            <label key={kind} className="inline">
+              <input type="checkbox" checked={kinds.has(kind)} onChange={() => toggle(kind)} />
+              <code>{kind}</code> — {EVENT_KIND_LABELS[kind]}
+            </label>
+          ))}
+      </fieldset>
+      <button type="submit" disabled={register.pending}>
+        Register
+      </button>
+      <ErrorNote error={register.error} />
+    </form>
+  );
+}
+
+/** Webhook endpoints: register (the signing secret shown once), list, delete; each opens its deliveries. */
+export default function Webhooks() {
+  const list = useLoad(() => api<WebhookListDto>('GET', '/webhooks'), []);
+  const [secret, setSecret] = useState<string | undefined>(undefined);
+  const remove = useAction(async (id: number) => {
+    await api('DELETE', `/webhooks/${id}`);
+    await list.reload();
+  });
+  return (
+    <Page title="Webhooks">
+      <RegisterForm
+        onRegistered={async (created) => {
+          setSecret(created.secret);
+          await list.reload();
+        }}
+      />
+      {secret && <CopyField label="Signing secret" value={secret} note="Shown once: copy it now. Receivers verify X-SVC-Signature with it." />}
+      <h2>Endpoints</h2>
+      <ErrorNote error={list.error ?? remove.error} />
+      {list.data && list.data.webhooks.length === 0 && <p>No endpoints yet.</p>}
+      {list.data && list.data.webhooks.length > 0 && (
+        <table>
+          <caption>Registered endpoints</caption>
+          <thead>
+            <tr>
+              <th scope="col">URL</th>
+              <th scope="col">Events</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.webhooks.map((hook) => (
+              <tr key={hook.id}>
+                <td>
+                  <Link to={`/settings/webhooks/${hook.id}`}>{hook.url}</Link>
+                </td>
+                <td>{hook.events ? hook.events.join(', ') : 'all'}</td>
+                <td>{hook.status}</td>
+                <td>{when(hook.created_at)}</td>
+                <td>
+                  <button type="button" onClick={() => void remove.run(hook.id)} disabled={remove.pending} aria-label={`Delete ${hook.url}`}>
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,95 @@
+import { ReactNode, useCallback, useEffect, useId, useRef, useState } from 'react';
+import { describe } from './api';
+
+/** A page: its level-1 heading, focused after each navigation so keyboard and screen-reader users start there. */
+export function Page({ title, children, actions }: { title: string; children: ReactNode; actions?: ReactNode }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${title} · Console`;
+    heading.current?.focus();
+  }, [title]);
+  return (
+    <section className="page">
+      <header className="page-head">
+        <h1 ref={heading} tabIndex={-1}>
+          {title}
+        </h1>
+        {actions}
+      </header>
+      {children}
+    </section>
+  );
+}
+
+/** What went wrong, announced. */
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <p role="alert" className="error">
+      {describe(error)}
+    </p>
+  );
+}
+
+/** A secret or link shown once, with a button that copies it. */
+export function CopyField({ label, value, note }: { label: string; value: string; note?: string }) {
+  const id = useId();
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    await navigator.clipboard?.writeText(value).catch(() => undefined);
+    setCopied(true);
+  };
+  return (
+    <div className="copy">
+      <label htmlFor={id}>{label}</label>
+      <div className="row">
+        <input id={id} readOnly value={value} onFocus={(e) => e.currentTarget.select()} size={Math.min(80, value.length + 2)} />
+        <button type="button" onClick={copy}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+      </div>
+      {note && <p className="note">{note}</p>}
+    </div>
+  );
+}
+
+/** Data a page loads: `reload()` after a change; `error` when it failed. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; loading: boolean; reload: () => Promise<void> } {
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: undefined, loading: true });
+  const run = useCallback(load, deps);
+  const reload = useCallback(async () => {
+    try {
+      const data = await run();
+      setState({ data, error: undefined, loading: false });
+    } catch (error) {
+      setState((previous) => ({ data: previous.data, error, loading: false }));
+    }
+  }, [run]);
+  useEffect(() => {
+    setState((previous) => ({ ...previous, loading: true }));
+    void reload();
+  }, [reload]);
+  return { ...state, reload };
+}
+
+/** A button's action with its pending state and error. */
+export function useAction<A extends unknown[]>(action: (...args: A) => Promise<void>): { run: (...args: A) => Promise<void>; pending: boolean; error: unknown } {
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const run = async (...args: A) => {
+    setPending(true);
+    setError(undefined);
+    try {
+      await action(...args);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setPending(false);
+    }
+  };
+  return { run, pending, error };
+}
+
+const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+/** A contract timestamp (`…+00:00`) in the member's time zone. */
+export const when = (at: string | null | undefined): string => (at ? TIME.format(new Date(at)) : '—');
