@@ -173,9 +173,9 @@ export class ChatModule {
         { provide: InboxRepository, inject: [DataSource], useFactory: (db: DataSource) => new InboxRepository(db) },
         {
           provide: InboxService,
-          inject: [InboxRepository, ConversationsRepository, CustomersService, ContactsClient, ChatEvents],
-          useFactory: (inbox: InboxRepository, conversations: ConversationsRepository, customers: CustomersService, contacts: ContactsClient, events: ChatEvents) =>
-            new InboxService(inbox, conversations, customers, contacts, events),
+          inject: [InboxRepository, ConversationsRepository, CustomersService, ContactsClient, ChatEvents, WhatsappService],
+          useFactory: (inbox: InboxRepository, conversations: ConversationsRepository, customers: CustomersService, contacts: ContactsClient, events: ChatEvents, whatsapp: WhatsappService) =>
+            new InboxService(inbox, conversations, customers, contacts, events, whatsapp),
         },
         {
           provide: InboxStreamService,

@@ -26,9 +26,21 @@ const PARITY_TOOLS = [
   'register_webhook',
   'delete_webhook',
 ];
-const CHAT_TOOLS = ['list_conversations', 'get_conversation', 'send_reply', 'search_knowledge', 'list_bookings', 'create_booking', 'update_booking', 'get_analytics'];
-const READ_ONLY = new Set(['whoami', 'get_contact', 'find_contacts', 'list_knowledge_pieces', 'list_events', 'list_webhooks', 'list_conversations', 'get_conversation', 'search_knowledge', 'list_bookings', 'get_analytics']);
-const DESTRUCTIVE = new Set(['delete_contact', 'delete_knowledge_piece', 'delete_webhook', 'update_booking']);
+const CHAT_TOOLS = [
+  'list_conversations',
+  'get_conversation',
+  'send_reply',
+  'send_whatsapp_template',
+  'list_consents',
+  'withdraw_consent',
+  'search_knowledge',
+  'list_bookings',
+  'create_booking',
+  'update_booking',
+  'get_analytics',
+];
+const READ_ONLY = new Set(['whoami', 'get_contact', 'find_contacts', 'list_knowledge_pieces', 'list_events', 'list_webhooks', 'list_conversations', 'get_conversation', 'list_consents', 'search_knowledge', 'list_bookings', 'get_analytics']);
+const DESTRUCTIVE = new Set(['delete_contact', 'delete_knowledge_piece', 'delete_webhook', 'update_booking', 'withdraw_consent']);
 const WEBHOOK_URL = 'https://93.184.215.14/svc/webhooks';
 const PIECE_TEXT = 'Orders ship within two working days from our warehouse.';
 const INITIALIZE = (protocolVersion: string) => ({
@@ -336,6 +348,49 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
     expect(analytics.isError).toBeFalsy();
     expect(JSON.stringify(analytics.structuredContent)).toContain(today);
     expect((await tool('get_analytics', { from: 'yesterday', to: today })).structuredContent).toMatchObject({ error: { code: 'invalid_parameter' } });
+  });
+
+  it('withdraw_consent (ids from list_consents) → consent.withdrawn by the team, once; send_whatsapp_template on a web conversation → conflict', async () => {
+    const givenAt = '2026-11-01T10:00:00.000Z';
+    const put = await rest('/contacts/c-agent', { method: 'PUT', json: { name: 'Agnes', phone: '+447700900555', consents: [{ purpose: 'future_whatsapp', text: 'Yes, message me on WhatsApp.', given_at: givenAt, source: 'shop' }] } });
+    expect(put.status).toBe(201);
+    const svcId = (put.body as { svc_id: number }).svc_id;
+    const listed = await tool('list_consents', { svc_id: svcId });
+    expect(listed.isError).toBeFalsy();
+    const [consent] = (listed.structuredContent as { consents: Array<{ id: number; purpose: string; active: boolean }> }).consents;
+    expect(consent).toMatchObject({ purpose: 'future_whatsapp', active: true });
+
+    const withdrawn = await tool('withdraw_consent', { svc_id: svcId, consent_id: consent!.id });
+    expect(withdrawn.isError).toBeFalsy();
+    expect(withdrawn.structuredContent).toMatchObject({ id: consent!.id, active: false, withdrawn_by: 'team' });
+    expect((await tool('withdraw_consent', { svc_id: svcId, consent_id: consent!.id })).isError).toBeFalsy();
+    const deadline = Date.now() + 20_000;
+    let events: PublicEvent[] = [];
+    while (Date.now() < deadline) {
+      events = ((await (await stack.call('/events?after=0&limit=200', { key: account.key })).json()) as { events: PublicEvent[] }).events.filter((e) => e.event === 'consent.withdrawn');
+      if (events.length > 0) break;
+      await sleep(200);
+    }
+    await sleep(1_000);
+    events = ((await (await stack.call('/events?after=0&limit=200', { key: account.key })).json()) as { events: PublicEvent[] }).events.filter((e) => e.event === 'consent.withdrawn');
+    expect(events).toHaveLength(1);
+    expect(events[0]!.data).toMatchObject({ contact: { ref: 'c-agent' }, consent: { purpose: 'future_whatsapp', withdrawn_by: 'team' }, conversation: null });
+    expect((await rest('/contacts/c-agent')).body).toMatchObject({ consents: [{ purpose: 'future_whatsapp', active: false }] });
+    // Another account cannot name this customer's consent.
+    const other = await connect(stack.other.key);
+    try {
+      expect((await tool('withdraw_consent', { svc_id: svcId, consent_id: consent!.id }, other)).structuredContent).toMatchObject({ error: { code: 'not_found' } });
+    } finally {
+      await other.close();
+    }
+
+    const { widget } = (await (await stack.call('/whoami', { key: account.key })).json()) as WhoamiResponseDto;
+    const visitor = new ChatVisitor(stack.gateway.url);
+    const session = await visitor.session({ widget });
+    await visitor.send('Hello there');
+    const template = await tool('send_whatsapp_template', { conversation_id: session.body.conversation.id, template: 'order_update', lang: 'en' });
+    expect(template.isError).toBe(true);
+    expect(template.structuredContent).toMatchObject({ error: { code: expect.stringMatching(/^(conflict|not_found)$/) } });
   });
 
   it('writes count in the key\'s REST write limits: the 121st write in a minute, REST and MCP mixed, is refused', async () => {

@@ -264,7 +264,8 @@ describe('webhook-dispatcher: managing endpoints and deliveries (resend, recover
       DISABLE_AFTER_MS * 4,
     );
     expect(disabled).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
-    expect(dispatcher().output()).toContain('webhook endpoint disabled');
+    // The log line follows the commit: read the process's output until it arrives.
+    await waitFor('the log line of the disabling', async () => (dispatcher().output().includes('webhook endpoint disabled') ? true : undefined), 10_000);
 
     // While it is off: deliveries are recorded failed without an attempt; nothing is sent.
     const attemptsBefore = receiver.received(hook.path).length;

@@ -244,6 +244,10 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       const text = await internal('POST', `/internal/chat/conversations/${id}/whatsapp-text`, { text: 'Are you still there?' });
       expect(text.status).toBe(409);
       expect(JSON.stringify(await text.json())).toContain('24 hours');
+      // The inbox's reply (the console's and MCP's send_reply) keeps the same rule on a WhatsApp conversation.
+      const reply = await internal('POST', `/internal/chat/conversations/${id}/replies`, { text: 'Are you still there?' });
+      expect(reply.status).toBe(409);
+      expect(JSON.stringify(await reply.json())).toContain('24 hours');
       const template = { template: 'order_update', lang: 'en', params: ['A-1042'] };
       const refused = await internal('POST', `/internal/chat/conversations/${id}/whatsapp-template`, template);
       expect(refused.status).toBe(409);

@@ -148,10 +148,15 @@ export class WhatsappService {
   }
 
   /** A free-form team reply on WhatsApp: only within 24 hours of the customer's last message (409 otherwise). */
+  /** 409 `conflict` with the reason when a free-form team reply may not go out on WhatsApp now (the 24-hour rule). */
+  async assertFreeFormAllowed(accountId: string, conversationId: number): Promise<void> {
+    const refusal = whatsappRefusal('text', { lastCustomerAt: await this.channels.lastCustomerAt(accountId, conversationId), now: new Date(), hasWhatsappConsent: false, phone: null });
+    if (refusal) throw new ApiError('conflict', REFUSALS[refusal]);
+  }
+
   async sendText(accountId: string, conversationId: number, text: string, requestId: string): Promise<{ message: ChatMessage }> {
     const row = await this.whatsappConversationOf(accountId, conversationId);
-    const refusal = whatsappRefusal('text', { lastCustomerAt: await this.channels.lastCustomerAt(accountId, row.id), now: new Date(), hasWhatsappConsent: false, phone: null });
-    if (refusal) throw new ApiError('conflict', REFUSALS[refusal]);
+    await this.assertFreeFormAllowed(accountId, row.id);
     const { contact } = await this.customers.contactFor(row, requestId);
     const message = await this.conversations.transaction(async (tx) => {
       const locked = (await tx.lock(accountId, row.id)) as ConversationRow;

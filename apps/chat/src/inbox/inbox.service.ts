@@ -11,6 +11,7 @@ import {
 } from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
 import { ApiError } from '@svc/platform';
+import { WhatsappService } from '../channels/whatsapp.service';
 import { ChatEvents } from '../conversations/chat-events';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
 import { accountContext, CustomersService } from '../conversations/customers.service';
@@ -26,6 +27,7 @@ export class InboxService {
     private readonly customers: CustomersService,
     private readonly contacts: ContactsClient,
     private readonly events: ChatEvents,
+    private readonly whatsappRule: Pick<WhatsappService, 'assertFreeFormAllowed'>,
   ) {}
 
   async list(accountId: string, query: ListConversationsQueryDto, requestId: string): Promise<InboxConversationsPage> {
@@ -53,6 +55,8 @@ export class InboxService {
   async reply(accountId: string, id: number, text: string, requestId: string): Promise<TeamReplyResponse> {
     const found = await this.conversations.get(accountId, id);
     if (!found) throw notFound();
+    // A reply in a WhatsApp conversation goes out on WhatsApp: free-form only within 24 hours of the customer's last message.
+    if (found.channel === 'whatsapp') await this.whatsappRule.assertFreeFormAllowed(accountId, id);
     const { contact } = await this.customers.contactFor(found, requestId);
     const added = await this.conversations.transaction(async (tx) => {
       const row = (await tx.lock(accountId, id)) as ConversationRow;

@@ -8,7 +8,7 @@ describe('the console proxy', () => {
   });
 
   it('keeps the API, the chat, MCP, internal routes and probes', () => {
-    for (const path of ['/api', '/api/v1/whoami', '/api/v1/nope', '/chat/widget.js', '/chat/v1/sessions', '/mcp', '/mcp?x', '/internal/widgets/w', '/healthz', '/readyz', '/metrics']) {
+    for (const path of ['/%61pi/v1/contact%73/a', '/ch%61t/widget.js', '/%6Dcp', '/inbox/../api/v1/whoami', '/a//b', '/api', '/api/v1/whoami', '/api/v1/nope', '/chat/widget.js', '/chat/v1/sessions', '/mcp', '/mcp?x', '/internal/widgets/w', '/healthz', '/readyz', '/metrics']) {
       expect(isConsolePath(path)).toBe(false);
     }
   });

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Pool } from 'undici';
 import { GatewayConfig } from '../gateway.config';
+import { canonicalPath } from './canonical-path';
 
 /** Paths the gateway keeps (the API, the chat, MCP, its own internal routes and probes); every other path is the console's. */
 const NOT_CONSOLE = /^\/(api|chat|mcp|internal|healthz|readyz|metrics)(\/|\?|$)/;
@@ -10,8 +11,14 @@ const NOT_CONSOLE = /^\/(api|chat|mcp|internal|healthz|readyz|metrics)(\/|\?|$)/
 const FORWARDED_REQUEST_HEADERS = ['cookie', 'content-type', 'content-length', 'accept', 'accept-language', 'user-agent', 'origin', 'referer', 'x-csrf-token', 'last-event-id'] as const;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'x-request-id']);
 
+/**
+ * Whether a request's URL is the console's, judged on the canonical path the gateway's routes see
+ * (`/%61pi/v1/…` is the API's). A path with no single meaning stays with the gateway, which refuses it.
+ */
 export function isConsolePath(url: string): boolean {
-  return !NOT_CONSOLE.test(url);
+  const query = url.indexOf('?');
+  const canonical = canonicalPath(query === -1 ? url : url.slice(0, query));
+  return !('refused' in canonical) && !NOT_CONSOLE.test(canonical.path);
 }
 
 /**

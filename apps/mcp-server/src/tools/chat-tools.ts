@@ -1,14 +1,27 @@
-import { AnalyticsQueryDto, AssistantPreviewDto, CreateBookingDto, ListBookingsQueryDto, ListConversationsQueryDto, TeamReplyDto, UpdateBookingDto } from '@svc/contracts';
-import { CREATE, READ, ToolAnnotations, WRITES_NOTE } from './parity-tools';
+import {
+  AnalyticsQueryDto,
+  AssistantPreviewDto,
+  CreateBookingDto,
+  ListBookingsQueryDto,
+  ListConversationsQueryDto,
+  TeamReplyDto,
+  UpdateBookingDto,
+  WhatsappTemplateDto,
+  WithdrawConsentDto,
+} from '@svc/contracts';
+import { CREATE, READ, ToolAnnotations, ToolUpstream, WRITES_NOTE } from './parity-tools';
 
 type DtoClass = new () => object;
 
 /**
- * A tool on the chat's back-office routes (`/internal/chat/*`, the ones the console uses), with
- * its input schema read from the DTOs those routes validate with (libs/contracts).
+ * A tool on the back-office routes the console uses (the chat's `/internal/chat/*`, and
+ * contacts-api's consent routes), with its input schema read from the DTOs those routes validate
+ * with (libs/contracts).
  */
 export interface ChatToolSpec {
   name: string;
+  /** The service whose internal route it calls (default: the chat). */
+  upstream?: ToolUpstream;
   title: string;
   description: string;
   annotations: ToolAnnotations;
@@ -58,6 +71,42 @@ export const CHAT_TOOLS: readonly ChatToolSpec[] = [
     path: '/internal/chat/conversations/{id}/replies',
     pathArguments: { conversation_id: 'id' },
     body: TeamReplyDto,
+    write: true,
+  },
+  {
+    name: 'send_whatsapp_template',
+    title: 'Send an approved WhatsApp template',
+    description: `Sends the approved template \`template\` (language \`lang\`, e.g. en or en_US, with its \`params\`) to the customer of WhatsApp conversation \`conversation_id\`. WhatsApp allows free-form replies only within 24 hours of the customer's last message; after that only a template, and only when the customer has an active reply_whatsapp or future_whatsapp consent and a phone number: otherwise a conflict error says why. ${WRITES_NOTE}`,
+    annotations: CREATE,
+    method: 'POST',
+    path: '/internal/chat/conversations/{id}/whatsapp-template',
+    pathArguments: { conversation_id: 'id' },
+    body: WhatsappTemplateDto,
+    write: true,
+  },
+  {
+    name: 'list_consents',
+    title: "List a customer's consents (with ids)",
+    description:
+      'Every consent of the customer `svc_id` (the `svc_id` of a conversation\'s or a contact\'s `contact`), each with the `id` that withdraw_consent takes, its purpose, text, source and whether it is active.',
+    annotations: READ,
+    upstream: 'contacts-api',
+    method: 'GET',
+    path: '/internal/contacts/by-svc-id/{svcId}/consents',
+    pathArguments: { svc_id: 'svcId' },
+    write: false,
+  },
+  {
+    name: 'withdraw_consent',
+    title: 'Withdraw a consent',
+    description: `Withdraws consent \`consent_id\` (from list_consents) of customer \`svc_id\` on behalf of the business's team: reported as consent.withdrawn with withdrawn_by team. An already withdrawn consent is left as it is (no new event). ${WRITES_NOTE}`,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    upstream: 'contacts-api',
+    method: 'POST',
+    path: '/internal/contacts/by-svc-id/{svcId}/consents/{consentId}/withdraw',
+    pathArguments: { svc_id: 'svcId', consent_id: 'consentId' },
+    body: WithdrawConsentDto,
+    fixed: { withdrawn_by: 'team', conversation: null },
     write: true,
   },
   {

@@ -54,7 +54,7 @@ export class ToolCatalog {
       this.tools.set(spec.name, { spec, upstream: spec.upstream, method, path: spec.via ?? path, shape, write: method !== 'GET' });
     }
     for (const spec of CHAT_TOOLS) {
-      this.tools.set(spec.name, { spec, upstream: 'chat', method: spec.method, path: spec.path, shape: chatShape(spec), write: spec.write, fixed: spec.fixed });
+      this.tools.set(spec.name, { spec, upstream: spec.upstream ?? 'chat', method: spec.method, path: spec.path, shape: chatShape(spec), write: spec.write, fixed: spec.fixed });
     }
     this.listed = [...this.tools.values()].map(({ spec, shape }) => ({
       name: spec.name,
