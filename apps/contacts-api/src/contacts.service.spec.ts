@@ -81,11 +81,16 @@ describe('ContactsService.upsert', () => {
     expect(tx.insertConsents).toHaveBeenCalledWith(ACCOUNT, 7, []);
   });
 
-  it('refuses bad consent timestamps before opening a transaction', async () => {
-    const { service, transaction } = serviceWith(fakeTransaction({}));
-    const error = await apiError(service.upsert(ACCOUNT, 'cust-1', { consents: [{ ...storedConsent, given_at: '2026-11-21T10:04:05' }] }));
-    expect(error).toMatchObject({ code: 'validation_failed', details: [expect.objectContaining({ path: 'consents[0].given_at' })] });
-    expect(transaction).not.toHaveBeenCalled();
+  it('refuses bad consent timestamps together with the customer\'s problems, writing nothing', async () => {
+    const tx = fakeTransaction({});
+    const { service } = serviceWith(tx);
+    const error = await apiError(service.upsert(ACCOUNT, 'cust-1', { consents: [{ ...storedConsent, given_at: '2026-11-21T10:04:05' }], email_confirmed: true }));
+    expect(error).toMatchObject({ code: 'validation_failed' });
+    expect((error as ApiError).details?.map((d) => d.path)).toEqual(expect.arrayContaining(['consents[0].given_at']));
+    expect((error as ApiError).details?.length).toBeGreaterThanOrEqual(2);
+    expect(tx.insert).not.toHaveBeenCalled();
+    expect(tx.insertConsents).not.toHaveBeenCalled();
+    expect(tx.update).not.toHaveBeenCalled();
   });
 
   it('refuses to confirm an email the customer will not have', async () => {
