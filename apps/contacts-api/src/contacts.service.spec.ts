@@ -86,8 +86,8 @@ describe('ContactsService.upsert', () => {
     const { service } = serviceWith(tx);
     const error = await apiError(service.upsert(ACCOUNT, 'cust-1', { consents: [{ ...storedConsent, given_at: '2026-11-21T10:04:05' }], email_confirmed: true }));
     expect(error).toMatchObject({ code: 'validation_failed' });
-    expect((error as ApiError).details?.map((d) => d.path)).toEqual(expect.arrayContaining(['consents[0].given_at']));
-    expect((error as ApiError).details?.length).toBeGreaterThanOrEqual(2);
+    expect(error.details?.map((d) => d.path)).toEqual(expect.arrayContaining(['consents[0].given_at']));
+    expect(error.details?.length).toBeGreaterThanOrEqual(2);
     expect(tx.insert).not.toHaveBeenCalled();
     expect(tx.insertConsents).not.toHaveBeenCalled();
     expect(tx.update).not.toHaveBeenCalled();
