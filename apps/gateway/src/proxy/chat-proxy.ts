@@ -1,8 +1,6 @@
-import { ApiError } from '@svc/platform';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingHttpHeaders } from 'node:http';
-import { Pool } from 'undici';
+import type { FastifyInstance } from 'fastify';
 import { GatewayConfig } from '../gateway.config';
+import { PassThroughUpstream } from './pass-through';
 
 /** The chat's public paths: its widget, demo page, visitor API (`/chat/v1/*`), email confirmation links and the WhatsApp webhook. */
 export const CHAT_PREFIX = '/chat/';
@@ -20,67 +18,27 @@ const FORWARDED_REQUEST_HEADERS = [
   // The WhatsApp Cloud API's signature of the raw body (the body is forwarded byte for byte).
   'x-hub-signature-256',
 ] as const;
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'x-request-id']);
-
 /**
  * `/chat/*` to the chat app, unchanged and without the API's key checks (visitors carry their own
- * token, which the chat checks). Responses are streamed as they come (the event stream is
- * long-lived: no body timeout), and closing the visitor's connection closes the upstream one.
+ * token, which the chat checks). Each open event stream holds a connection for as long as the
+ * visitor stays (see PassThroughUpstream).
  */
 export class ChatProxy {
-  private readonly pool: Pool;
+  private readonly upstream: PassThroughUpstream;
 
   constructor(config: GatewayConfig) {
-    this.pool = new Pool(config.CHAT_URL, {
-      // Each open event stream holds a connection for as long as the visitor stays: no cap here,
-      // or the streams past it would wait for others to end.
-      connections: null,
-      keepAliveTimeout: 10_000,
-      connect: { timeout: 2_000 },
-      headersTimeout: config.UPSTREAM_TIMEOUT_MS,
-      bodyTimeout: 0,
-    });
+    this.upstream = new PassThroughUpstream('chat', config.CHAT_URL, config.UPSTREAM_TIMEOUT_MS, FORWARDED_REQUEST_HEADERS, 'The service is temporarily unavailable; retry shortly.');
   }
 
   install(fastify: FastifyInstance): void {
     fastify.route({
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       url: `${CHAT_PREFIX}*`,
-      handler: (request, reply) => this.forward(request, reply),
+      handler: (request, reply) => this.upstream.forward(request, reply, request.body instanceof Buffer ? request.body : undefined),
     });
   }
 
-  private async forward(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    // The visitor's address as the gateway sees it (behind its TRUST_PROXY): the chat counts new conversations by it.
-    const headers: Record<string, string> = { 'x-request-id': request.id, 'x-forwarded-for': request.ip };
-    for (const name of FORWARDED_REQUEST_HEADERS) {
-      const value = request.headers[name];
-      if (typeof value === 'string') headers[name] = value;
-    }
-    const abort = new AbortController();
-    reply.raw.once('close', () => abort.abort());
-    let response;
-    try {
-      response = await this.pool.request({
-        method: request.method as 'GET',
-        path: request.url,
-        headers,
-        body: request.body instanceof Buffer ? request.body : undefined,
-        signal: abort.signal,
-      });
-    } catch (err) {
-      request.log.warn({ upstream: 'chat', reason: (err as { code?: string }).code ?? String(err) }, 'upstream unavailable');
-      throw new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
-    }
-    reply.code(response.statusCode);
-    for (const [name, value] of Object.entries(response.headers as IncomingHttpHeaders)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
-    }
-    response.body.on('error', () => undefined);
-    return reply.send(response.body);
-  }
-
-  async close(): Promise<void> {
-    await this.pool.close();
+  close(): Promise<void> {
+    return this.upstream.close();
   }
 }
