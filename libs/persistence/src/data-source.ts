@@ -1,5 +1,6 @@
 import { types } from 'pg';
 import { DataSource, MigrationInterface } from 'typeorm';
+import { execute } from './sql';
 import { formatTimestamp } from './timestamps';
 
 const TIMESTAMPTZ_OID = 1184;
@@ -50,13 +51,13 @@ export async function migrate(dataSource: DataSource): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
+    await execute(runner, 'SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
     try {
-      await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      await execute(runner, `CREATE SCHEMA IF NOT EXISTS "${schema}"`);
       const applied = await dataSource.runMigrations({ transaction: 'each' });
       return applied.map((m) => m.name);
     } finally {
-      await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`]);
+      await execute(runner, 'SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`]);
     }
   } finally {
     await runner.release();

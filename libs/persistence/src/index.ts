@@ -3,3 +3,4 @@ export * from './persistence.module';
 export * from './timestamps';
 export * from './persistence.config';
 export * from './scrape-query';
+export * from './sql';
