@@ -1,4 +1,5 @@
 import { Plan } from '@svc/contracts';
+import { queryOne, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 
 export interface AccountRow {
@@ -38,59 +39,57 @@ export class AccountsRepository {
   constructor(private readonly db: DataSource) {}
 
   async insertAccount(name: string, plan: Plan): Promise<AccountRow> {
-    const [row] = await this.db.query('INSERT INTO gateway.accounts (name, plan) VALUES ($1, $2) RETURNING id, name, plan', [name, plan]);
+    const [row] = await queryRows<AccountRow>(this.db, 'INSERT INTO gateway.accounts (name, plan) VALUES ($1, $2) RETURNING id, name, plan', [name, plan]);
     return row;
   }
 
   async updatePlan(accountId: string, plan: Plan): Promise<AccountRow | undefined> {
-    const [rows] = await this.db.query('UPDATE gateway.accounts SET plan = $2, updated_at = now() WHERE id = $1 RETURNING id, name, plan', [accountId, plan]);
-    return rows[0];
+    return queryOne<AccountRow>(this.db, 'UPDATE gateway.accounts SET plan = $2, updated_at = now() WHERE id = $1 RETURNING id, name, plan', [accountId, plan]);
   }
 
   async findAccount(accountId: string): Promise<AccountRow | undefined> {
-    const rows = await this.db.query('SELECT id, name, plan FROM gateway.accounts WHERE id = $1', [accountId]);
-    return rows[0];
+    return queryOne<AccountRow>(this.db, 'SELECT id, name, plan FROM gateway.accounts WHERE id = $1', [accountId]);
   }
 
   /** The account whose public widget id this is (the chat resolves its visitors' widget with it). */
   async findAccountByWidget(widgetId: string): Promise<AccountRow | undefined> {
-    const rows = await this.db.query('SELECT id, name, plan FROM gateway.accounts WHERE widget_id = $1', [widgetId]);
-    return rows[0];
+    return queryOne<AccountRow>(this.db, 'SELECT id, name, plan FROM gateway.accounts WHERE widget_id = $1', [widgetId]);
   }
 
   async insertKey(accountId: string, prefix: string, hash: Buffer): Promise<ApiKeyRow> {
-    const [row] = await this.db.query(`INSERT INTO gateway.api_keys (account_id, prefix, key_hash) VALUES ($1, $2, $3) RETURNING ${KEY_COLUMNS}`, [accountId, prefix, hash]);
+    const [row] = await queryRows<ApiKeyRow>(this.db, `INSERT INTO gateway.api_keys (account_id, prefix, key_hash) VALUES ($1, $2, $3) RETURNING ${KEY_COLUMNS}`, [
+      accountId,
+      prefix,
+      hash,
+    ]);
     return row;
   }
 
   /** Revokes a key; with `accountId`, only a key of that account (another's is left alone: undefined). */
   async revokeKey(keyId: string, accountId?: string): Promise<ApiKeyRow | undefined> {
-    const [rows] = await this.db.query(
+    return queryOne<ApiKeyRow>(
+      this.db,
       `UPDATE gateway.api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND ($2::uuid IS NULL OR account_id = $2) RETURNING ${KEY_COLUMNS}`,
       [keyId, accountId ?? null],
     );
-    return rows[0];
   }
 
   /** The account's keys that are not revoked, oldest first (the console's key list). */
   async listActiveKeys(accountId: string): Promise<ApiKeyRow[]> {
-    return this.db.query(`SELECT ${KEY_COLUMNS} FROM gateway.api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`, [accountId]);
+    return queryRows<ApiKeyRow>(this.db, `SELECT ${KEY_COLUMNS} FROM gateway.api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`, [accountId]);
   }
 
   /** The account and its public widget id (the console's settings). */
   async findAccountWithWidget(accountId: string): Promise<(AccountRow & { widget: string }) | undefined> {
-    const rows = await this.db.query('SELECT id, name, plan, widget_id AS widget FROM gateway.accounts WHERE id = $1', [accountId]);
-    return rows[0];
+    return queryOne<AccountRow & { widget: string }>(this.db, 'SELECT id, name, plan, widget_id AS widget FROM gateway.accounts WHERE id = $1', [accountId]);
   }
 
   async findPrincipal(hash: Buffer): Promise<PrincipalRow | undefined> {
-    const rows = await this.db.query(`${PRINCIPAL_QUERY} WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, [hash]);
-    return rows[0];
+    return queryOne<PrincipalRow>(this.db, `${PRINCIPAL_QUERY} WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, [hash]);
   }
 
   /** The active key with this id and its account (the gateway's internal whoami, for mcp-server). */
   async findPrincipalByKeyId(keyId: string): Promise<PrincipalRow | undefined> {
-    const rows = await this.db.query(`${PRINCIPAL_QUERY} WHERE k.id = $1 AND k.revoked_at IS NULL`, [keyId]);
-    return rows[0];
+    return queryOne<PrincipalRow>(this.db, `${PRINCIPAL_QUERY} WHERE k.id = $1 AND k.revoked_at IS NULL`, [keyId]);
   }
 }

@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DomainDataByKind, DomainKind, DomainMessage } from '@svc/contracts';
-import { nowTimestamp } from '@svc/persistence';
+import { execute, nowTimestamp, Queryable } from '@svc/persistence';
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { DOMAIN_EXCHANGE } from './topology';
-
-/** Anything that runs SQL in the caller's transaction: a TypeORM EntityManager or QueryRunner. */
-export interface Queryable {
-  query(sql: string, parameters?: unknown[]): Promise<unknown>;
-}
 
 /** A message waiting in a schema's outbox: published to `exchange` with `routingKey`. */
 export interface OutboxMessage {
@@ -59,7 +54,8 @@ export function outboxMigration(schema: string, timestamp = 1763800000000): new 
  */
 export async function enqueue(db: Queryable, schema: string, messages: readonly OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
-  await db.query(
+  await execute(
+    db,
     `WITH added AS (
        INSERT INTO "${schema}".outbox (id, exchange, routing_key, body)
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])

@@ -1,4 +1,5 @@
-import { Client, PoolClient, QueryResult } from 'pg';
+import { execute, listen, withConnection } from '@svc/persistence';
+import { Client, QueryResult } from 'pg';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import type { RelayMetrics } from './metrics';
@@ -108,7 +109,7 @@ export class OutboxRelay {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${outboxChannel(this.options.schema)}`);
+      await listen(client, [outboxChannel(this.options.schema)]);
       this.listener = client;
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'outbox listener could not connect; polling meanwhile');
@@ -163,33 +164,31 @@ export class OutboxRelay {
    */
   private async round(claimed: () => void): Promise<number> {
     const { schema, batchSize } = this.options;
-    const runner = this.db.createQueryRunner();
-    const client = (await runner.connect()) as PoolClient;
-    try {
-      const [, , claim] = (await client
-        .query(
-          `BEGIN; SET LOCAL synchronous_commit = off; SELECT seq, id, exchange, routing_key, body FROM "${schema}".outbox
-           WHERE sent_at IS NULL ORDER BY seq LIMIT ${Math.trunc(batchSize)} FOR UPDATE SKIP LOCKED`,
-        )
-        .finally(claimed)) as unknown as [QueryResult, QueryResult, QueryResult<OutboxRow>];
-      const rows = claim.rows;
-      if (rows.length === 0) {
-        await client.query('COMMIT');
-        return 0;
+    return withConnection(this.db, async (client) => {
+      try {
+        const [, , claim] = (await client
+          .query(
+            `BEGIN; SET LOCAL synchronous_commit = off; SELECT seq, id, exchange, routing_key, body FROM "${schema}".outbox
+             WHERE sent_at IS NULL ORDER BY seq LIMIT ${Math.trunc(batchSize)} FOR UPDATE SKIP LOCKED`,
+          )
+          .finally(claimed)) as unknown as [QueryResult, QueryResult, QueryResult<OutboxRow>];
+        const rows = claim.rows;
+        if (rows.length === 0) {
+          await client.query('COMMIT');
+          return 0;
+        }
+        const published = this.metrics?.publishDuration.startTimer();
+        await this.publisher.publish(rows.map((r) => ({ id: r.id, exchange: r.exchange, routingKey: r.routing_key, body: r.body })));
+        published?.();
+        this.metrics?.published.inc(rows.length);
+        // seq is a bigint PostgreSQL returned (digits only), so the list is written into the statement.
+        await client.query(`DELETE FROM "${schema}".outbox WHERE seq = ANY('{${rows.map((r) => r.seq).join(',')}}'::bigint[]); COMMIT`);
+        return rows.length;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
       }
-      const published = this.metrics?.publishDuration.startTimer();
-      await this.publisher.publish(rows.map((r) => ({ id: r.id, exchange: r.exchange, routingKey: r.routing_key, body: r.body })));
-      published?.();
-      this.metrics?.published.inc(rows.length);
-      // seq is a bigint PostgreSQL returned (digits only), so the list is written into the statement.
-      await client.query(`DELETE FROM "${schema}".outbox WHERE seq = ANY('{${rows.map((r) => r.seq).join(',')}}'::bigint[]); COMMIT`);
-      return rows.length;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      await runner.release();
-    }
+    });
   }
 
   /**
@@ -198,7 +197,7 @@ export class OutboxRelay {
    */
   private async removeSent(): Promise<void> {
     try {
-      await this.db.query(`DELETE FROM "${this.options.schema}".outbox WHERE sent_at IS NOT NULL`);
+      await execute(this.db, `DELETE FROM "${this.options.schema}".outbox WHERE sent_at IS NOT NULL`);
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'could not remove published outbox rows; the next start tries again');
     }

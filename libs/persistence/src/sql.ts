@@ -1,4 +1,4 @@
-import type { PoolClient, QueryResultRow } from 'pg';
+import type { Client, PoolClient, QueryResultRow } from 'pg';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
 /**
@@ -84,4 +84,13 @@ async function onRunner<T>(db: Queryable, work: (runner: QueryRunner) => Promise
   } finally {
     await runner.release();
   }
+}
+
+/**
+ * LISTENs on `channels` (names as `pg_notify` is given them, lower case) on a connection of its
+ * own, which the caller opened and keeps: its notifications arrive as the client's `notification`
+ * events. A pooled connection never listens: the pool would hand it to other work.
+ */
+export async function listen(client: Client, channels: readonly string[]): Promise<void> {
+  await client.query(channels.map((channel) => `LISTEN ${channel}`).join('; '));
 }

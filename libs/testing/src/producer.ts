@@ -1,6 +1,6 @@
 import { DomainMessage, EventKind, sampleEventData } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages, outboxMigration } from '@svc/messaging';
-import { createDataSource, migrate } from '@svc/persistence';
+import { createDataSource, migrate, queryOne } from '@svc/persistence';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -39,7 +39,7 @@ export class TestProducer {
 
   /** Rows still waiting to be published (the relay deletes what it published). */
   async pending(): Promise<number> {
-    const [row] = (await this.db.query(`SELECT count(*)::int AS n FROM ${PRODUCER_SCHEMA}.outbox`)) as Array<{ n: number }>;
+    const row = await queryOne<{ n: number }>(this.db, `SELECT count(*)::int AS n FROM ${PRODUCER_SCHEMA}.outbox`);
     return row?.n ?? 0;
   }
 

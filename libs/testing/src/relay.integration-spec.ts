@@ -2,6 +2,7 @@ import { ChannelModel, connect } from 'amqplib';
 import { sampleEventData } from '@svc/contracts';
 import { DOMAIN_EXCHANGE, domainMessage, enqueueDomainMessages } from '@svc/messaging';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { execute } from '@svc/persistence';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, TestDatabase } from './database';
 import { RunningProcess } from './processes';
@@ -105,7 +106,8 @@ describe('outbox relay (real PostgreSQL and RabbitMQ)', () => {
   it('removes at start the rows an earlier version marked sent and kept', async () => {
     await Promise.all(relays.splice(0).map((r) => r.stop()));
     const kept = domainMessage('message.sent', randomUUID(), sampleEventData('message.sent', { n: 3 }));
-    await producer.db.query(
+    await execute(
+      producer.db,
       `INSERT INTO ${PRODUCER_SCHEMA}.outbox (id, exchange, routing_key, body, sent_at) VALUES ($1, $2, $3, $4, now())`,
       [kept.id, DOMAIN_EXCHANGE, kept.kind, JSON.stringify(kept)],
     );

@@ -1,3 +1,4 @@
+import { queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 
 /** The schemas the public API writes in its own transactions (`events` is written by consumers, later; `gateway` holds the accounts). */
@@ -16,7 +17,8 @@ const WRITTEN_LATER = new Set(['webhooks.deliveries', 'webhooks.attempts', 'webh
  * snapshots taken around a refused request prove that it wrote nothing.
  */
 export async function dataSnapshot(dataSource: DataSource): Promise<Record<string, string>> {
-  const tables: Array<{ schemaname: string; tablename: string }> = await dataSource.query(
+  const tables = await queryRows<{ schemaname: string; tablename: string }>(
+    dataSource,
     `SELECT schemaname, tablename FROM pg_tables WHERE schemaname = ANY($1) ORDER BY 1, 2`,
     [API_SCHEMAS],
   );
@@ -27,6 +29,6 @@ export async function dataSnapshot(dataSource: DataSource): Promise<Record<strin
     const label = `'${schemaname}.${tablename}'`;
     return `SELECT ${label} AS name, count(*) || ':' || coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') AS fingerprint FROM ${name} t`;
   });
-  const rows: Array<{ name: string; fingerprint: string }> = await dataSource.query(parts.join(' UNION ALL '));
+  const rows = await queryRows<{ name: string; fingerprint: string }>(dataSource, parts.join(' UNION ALL '));
   return Object.fromEntries(rows.map((row) => [row.name, row.fingerprint]));
 }
