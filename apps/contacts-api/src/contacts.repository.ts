@@ -1,5 +1,6 @@
 import { CustomerFields, DomainMessage, EventContact, StoredConsent } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
+import { execute, queryRows } from '@svc/persistence';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { Withdrawal } from './contact-rules';
 import { CONTACTS_SCHEMA } from './migrations';
@@ -87,18 +88,19 @@ class ContactReads {
   constructor(protected readonly db: DataSource | EntityManager) {}
 
   async byRef(accountId: string, ref: string): Promise<EventContact | undefined> {
-    const rows: CustomerRow[] = await this.db.query(`SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ref = $2`, [accountId, ref]);
+    const rows = await queryRows<CustomerRow>(this.db, `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ref = $2`, [accountId, ref]);
     return rows[0] && toContact(rows[0]);
   }
 
   async bySvcId(accountId: string, svcId: number): Promise<EventContact | undefined> {
-    const rows: CustomerRow[] = await this.db.query(`SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND svc_id = $2`, [accountId, svcId]);
+    const rows = await queryRows<CustomerRow>(this.db, `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND svc_id = $2`, [accountId, svcId]);
     return rows[0] && toContact(rows[0]);
   }
 
   /** Customers with their consents in one query, oldest customer first. */
   async withConsents(accountId: string, lookup: CustomerLookup): Promise<CustomerWithConsents[]> {
-    const rows: CustomerConsentRow[] = await this.db.query(
+    const rows = await queryRows<CustomerConsentRow>(
+      this.db,
       `SELECT c.svc_id, c.ref, c.name, c.email, c.email_confirmed, c.phone, c.phone_confirmed, c.lang, c.created_at, c.updated_at,
               k.purpose, k.granted, k.text, k.lang AS consent_lang, k.given_at, k.source, k.withdrawn_at, k.withdrawn_by, k.origin
          FROM contacts.customers c
@@ -121,12 +123,13 @@ class ContactReads {
 
   /** A customer's consents, oldest given_at first (then as recorded). */
   async consentsOf(accountId: string, svcId: number): Promise<StoredConsent[]> {
-    return this.db.query(`SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`, [accountId, svcId]);
+    return queryRows<StoredConsent>(this.db, `SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`, [accountId, svcId]);
   }
 
   /** A customer's consents with their ids (for the console's Withdraw action), oldest given_at first. */
   async consentsWithIds(accountId: string, svcId: number): Promise<IdentifiedConsent[]> {
-    const rows: IdentifiedConsentRow[] = await this.db.query(
+    const rows = await queryRows<IdentifiedConsentRow>(
+      this.db,
       `SELECT id, ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`,
       [accountId, svcId],
     );
@@ -141,7 +144,7 @@ export class ContactsTransaction extends ContactReads {
   }
 
   async lockByRef(accountId: string, ref: string): Promise<EventContact | undefined> {
-    const rows: CustomerRow[] = await this.db.query(`SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ref = $2 FOR UPDATE`, [
+    const rows = await queryRows<CustomerRow>(this.db, `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ref = $2 FOR UPDATE`, [
       accountId,
       ref,
     ]);
@@ -149,7 +152,7 @@ export class ContactsTransaction extends ContactReads {
   }
 
   async lockBySvcId(accountId: string, svcId: number): Promise<EventContact | undefined> {
-    const rows: CustomerRow[] = await this.db.query(`SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND svc_id = $2 FOR UPDATE`, [
+    const rows = await queryRows<CustomerRow>(this.db, `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND svc_id = $2 FOR UPDATE`, [
       accountId,
       svcId,
     ]);
@@ -158,7 +161,8 @@ export class ContactsTransaction extends ContactReads {
 
   /** Inserts a customer, or returns undefined when another transaction holds or took the ref. */
   async insert(accountId: string, ref: string, fields: CustomerFields): Promise<EventContact | undefined> {
-    const rows: CustomerRow[] = await this.db.query(
+    const rows = await queryRows<CustomerRow>(
+      this.db,
       `INSERT INTO contacts.customers (account_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (account_id, ref) DO NOTHING
@@ -170,7 +174,8 @@ export class ContactsTransaction extends ContactReads {
 
   /** A customer the chat met: no ref, no details, a new svc_id. */
   async insertChatMet(accountId: string): Promise<EventContact> {
-    const rows: CustomerRow[] = await this.db.query(
+    const rows = await queryRows<CustomerRow>(
+      this.db,
       `INSERT INTO contacts.customers (account_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang)
        VALUES ($1, NULL, '', NULL, false, NULL, false, NULL)
        RETURNING ${CUSTOMER_COLUMNS}`,
@@ -181,8 +186,8 @@ export class ContactsTransaction extends ContactReads {
 
   /** The transaction's clock, as consents store it (microseconds, UTC). */
   async now(): Promise<string> {
-    const [row] = (await this.db.query('SELECT now() AS now')) as Array<{ now: string }>;
-    return (row as { now: string }).now;
+    const [row] = await queryRows<{ now: string }>(this.db, 'SELECT now() AS now');
+    return row.now;
   }
 
   /** Public events this transaction's change produced, committed with it (outbox). */
@@ -192,7 +197,8 @@ export class ContactsTransaction extends ContactReads {
 
   /** Writes a locked customer's fields and ref (the ref changes only when attaching a chat-met customer). */
   async update(accountId: string, svcId: number, ref: string | null, fields: CustomerFields): Promise<EventContact> {
-    const [rows]: [CustomerRow[], number] = await this.db.query(
+    const rows = await queryRows<CustomerRow>(
+      this.db,
       `UPDATE contacts.customers
           SET ref = $3, name = $4, email = $5, email_confirmed = $6, phone = $7, phone_confirmed = $8, lang = $9, updated_at = now()
         WHERE account_id = $1 AND svc_id = $2
@@ -205,7 +211,8 @@ export class ContactsTransaction extends ContactReads {
   async insertConsents(accountId: string, svcId: number, consents: StoredConsent[]): Promise<void> {
     if (consents.length === 0) return;
     const column = <K extends keyof StoredConsent>(key: K) => consents.map((consent) => consent[key]);
-    await this.db.query(
+    await execute(
+      this.db,
       `INSERT INTO contacts.consents (account_id, customer_svc_id, purpose, granted, text, lang, given_at, source, withdrawn_at, withdrawn_by, origin)
        SELECT $1, $2, * FROM unnest($3::text[], $4::boolean[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::timestamptz[], $10::text[], $11::text[])`,
       [
@@ -228,7 +235,8 @@ export class ContactsTransaction extends ContactReads {
   async withdrawConsents(accountId: string, svcId: number, withdrawals: Withdrawal[]): Promise<void> {
     if (withdrawals.length === 0) return;
     const column = <K extends keyof Withdrawal>(key: K) => withdrawals.map((withdrawal) => withdrawal[key]);
-    await this.db.query(
+    await execute(
+      this.db,
       `UPDATE contacts.consents c
           SET withdrawn_at = w.withdrawn_at, withdrawn_by = w.withdrawn_by
          FROM unnest($3::text[], $4::timestamptz[], $5::text[], $6::timestamptz[], $7::text[]) AS w (purpose, given_at, source, withdrawn_at, withdrawn_by)
@@ -241,7 +249,8 @@ export class ContactsTransaction extends ContactReads {
 
   /** Withdraws one consent by id if it is active (now, by `withdrawnBy`); undefined when it is not the customer's or not active. */
   async withdrawById(accountId: string, svcId: number, consentId: number, withdrawnBy: string): Promise<IdentifiedConsent | undefined> {
-    const [rows]: [IdentifiedConsentRow[], number] = await this.db.query(
+    const rows = await queryRows<IdentifiedConsentRow>(
+      this.db,
       `UPDATE contacts.consents SET withdrawn_at = now(), withdrawn_by = $4
         WHERE account_id = $1 AND customer_svc_id = $2 AND id = $3 AND granted AND withdrawn_at IS NULL
         RETURNING id, ${CONSENT_COLUMNS}`,
@@ -251,7 +260,8 @@ export class ContactsTransaction extends ContactReads {
   }
 
   async consentById(accountId: string, svcId: number, consentId: number): Promise<IdentifiedConsent | undefined> {
-    const rows: IdentifiedConsentRow[] = await this.db.query(
+    const rows = await queryRows<IdentifiedConsentRow>(
+      this.db,
       `SELECT id, ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 AND id = $3`,
       [accountId, svcId, consentId],
     );
@@ -260,7 +270,8 @@ export class ContactsTransaction extends ContactReads {
 
   /** The account's customers with this phone, locked, oldest first. */
   async lockByPhone(accountId: string, phone: string): Promise<EventContact[]> {
-    const rows: CustomerRow[] = await this.db.query(
+    const rows = await queryRows<CustomerRow>(
+      this.db,
       `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND phone = $2 ORDER BY svc_id FOR UPDATE`,
       [accountId, phone],
     );
@@ -269,7 +280,8 @@ export class ContactsTransaction extends ContactReads {
 
   /** Withdraws every active consent of these purposes of a locked customer, returning them. */
   async withdrawActive(accountId: string, svcId: number, purposes: string[], withdrawnBy: string): Promise<IdentifiedConsent[]> {
-    const [rows]: [IdentifiedConsentRow[], number] = await this.db.query(
+    const rows = await queryRows<IdentifiedConsentRow>(
+      this.db,
       `UPDATE contacts.consents SET withdrawn_at = now(), withdrawn_by = $4
         WHERE account_id = $1 AND customer_svc_id = $2 AND purpose = ANY($3::text[]) AND granted AND withdrawn_at IS NULL
         RETURNING id, ${CONSENT_COLUMNS}`,
@@ -281,7 +293,8 @@ export class ContactsTransaction extends ContactReads {
   /** Marks a locked customer's email or phone confirmed. */
   async markConfirmed(accountId: string, svcId: number, field: 'email' | 'phone'): Promise<EventContact> {
     const column = field === 'email' ? 'email_confirmed' : 'phone_confirmed';
-    const [rows]: [CustomerRow[], number] = await this.db.query(
+    const rows = await queryRows<CustomerRow>(
+      this.db,
       `UPDATE contacts.customers SET ${column} = true, updated_at = now() WHERE account_id = $1 AND svc_id = $2 RETURNING ${CUSTOMER_COLUMNS}`,
       [accountId, svcId],
     );
@@ -293,7 +306,7 @@ export class ContactsTransaction extends ContactReads {
    * in the same transaction, so the erasure and its message commit together. Undefined when unknown.
    */
   async erase(accountId: string, ref: string): Promise<EventContact | undefined> {
-    const [rows]: [CustomerRow[], number] = await this.db.query(`DELETE FROM contacts.customers WHERE account_id = $1 AND ref = $2 RETURNING ${CUSTOMER_COLUMNS}`, [
+    const rows = await queryRows<CustomerRow>(this.db, `DELETE FROM contacts.customers WHERE account_id = $1 AND ref = $2 RETURNING ${CUSTOMER_COLUMNS}`, [
       accountId,
       ref,
     ]);
