@@ -1,6 +1,7 @@
 import { ConfirmContactResponse, ContactListResponseDto, ContactResponseDto, ErrorBody, EventContact, GatewayContext, InternalConsent, InternalConsentsResponse } from '@svc/contracts';
 import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import { DOMAIN_EXCHANGE } from '@svc/messaging';
+import { queryRows } from '@svc/persistence';
 import { ExchangeTap, Stack, startStack, TestAccount, tapExchange, waitFor } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 
@@ -33,14 +34,17 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
   };
   /** A customer the chat met: no ref yet (the chat writes it; here the test plays the chat). */
   const chatMet = async (account: TestAccount, name = 'Visitor'): Promise<number> => {
-    const [row] = await stack.dataSource.query(`INSERT INTO contacts.customers (account_id, name) VALUES ($1, $2) RETURNING svc_id`, [account.accountId, name]);
+    const [row] = await queryRows<{ svc_id: string }>(stack.dataSource, `INSERT INTO contacts.customers (account_id, name) VALUES ($1, $2) RETURNING svc_id`, [
+      account.accountId,
+      name,
+    ]);
     return Number(row.svc_id);
   };
   /** What contacts-api published for the account (through its outbox, which keeps nothing it published). */
   let published: ExchangeTap;
   const publishedFor = (account: TestAccount) => published.messages.filter((m) => (m.body as { account_id?: string }).account_id === account.accountId);
   const outboxOf = (account: TestAccount): Promise<unknown[]> =>
-    stack.dataSource.query(`SELECT routing_key, body FROM contacts.outbox WHERE body->>'account_id' = $1 ORDER BY seq`, [account.accountId]);
+    queryRows<{ routing_key: string; body: unknown }>(stack.dataSource, `SELECT routing_key, body FROM contacts.outbox WHERE body->>'account_id' = $1 ORDER BY seq`, [account.accountId]);
   /** Erases a marker customer and waits for its message: whatever the account published before is in by then. */
   const publishedBeforeMarker = async (account: TestAccount) => {
     const ref = newRef();
@@ -78,7 +82,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       const mine = await created(ref);
       const theirs = await created(ref, {}, stack.other.key);
       expect(theirs.svc_id).not.toBe(mine.svc_id);
-      const [{ n }] = await stack.dataSource.query(`SELECT count(*)::int AS n FROM contacts.customers WHERE ref = $1`, [ref]);
+      const [{ n }] = await queryRows<{ n: number }>(stack.dataSource, `SELECT count(*)::int AS n FROM contacts.customers WHERE ref = $1`, [ref]);
       expect(n).toBe(2);
     });
 
@@ -303,7 +307,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       expect(response.status).toBe(409);
       expect((await error(response)).code).toBe('conflict');
       expect(await body(await get(ref))).toMatchObject({ svc_id: existing.svc_id, name: 'Existing' });
-      const [row] = await stack.dataSource.query(`SELECT ref, name FROM contacts.customers WHERE svc_id = $1`, [svcId]);
+      const [row] = await queryRows<{ ref: string | null; name: string }>(stack.dataSource, `SELECT ref, name FROM contacts.customers WHERE svc_id = $1`, [svcId]);
       expect(row).toEqual({ ref: null, name: 'Met' });
     });
 
@@ -384,7 +388,10 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       expect(statuses.filter((s) => s === 200)).toHaveLength(19);
       const svcIds = new Set((await Promise.all(responses.map((r) => body(r)))).map((c) => c.svc_id));
       expect(svcIds.size).toBe(1);
-      const [{ n }] = await stack.dataSource.query(`SELECT count(*)::int AS n FROM contacts.customers WHERE account_id = $1 AND ref = $2`, [stack.account.accountId, ref]);
+      const [{ n }] = await queryRows<{ n: number }>(stack.dataSource, `SELECT count(*)::int AS n FROM contacts.customers WHERE account_id = $1 AND ref = $2`, [
+        stack.account.accountId,
+        ref,
+      ]);
       expect(n).toBe(1);
     });
 
@@ -407,8 +414,12 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       const ref = newRef();
       const contact = await created(ref, { email: 'gone@example.com', consents: [consent(), consent({ purpose: 'reply_email' })] }, account.key);
       expect((await del(ref, account.key)).status).toBe(204);
-      const [{ customers }] = await stack.dataSource.query(`SELECT count(*)::int AS customers FROM contacts.customers WHERE svc_id = $1`, [contact.svc_id]);
-      const [{ consents }] = await stack.dataSource.query(`SELECT count(*)::int AS consents FROM contacts.consents WHERE customer_svc_id = $1`, [contact.svc_id]);
+      const [{ customers }] = await queryRows<{ customers: number }>(stack.dataSource, `SELECT count(*)::int AS customers FROM contacts.customers WHERE svc_id = $1`, [
+        contact.svc_id,
+      ]);
+      const [{ consents }] = await queryRows<{ consents: number }>(stack.dataSource, `SELECT count(*)::int AS consents FROM contacts.consents WHERE customer_svc_id = $1`, [
+        contact.svc_id,
+      ]);
       expect({ customers, consents }).toEqual({ customers: 0, consents: 0 });
       const messages = await waitFor('contact.erased to be published', async () => (publishedFor(account).length > 0 ? publishedFor(account) : undefined), 15_000);
       expect(messages).toEqual([

@@ -1,5 +1,6 @@
 import { ErrorBody, IdentityPassResponseDto, VerifyIdentityPassResponse } from '@svc/contracts';
 import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
+import { queryRows } from '@svc/persistence';
 import { freePort, RunningApp, Stack, startApp, startStack, TEST_SERVER_URL } from '@svc/testing';
 import { createLocalJWKSet, decodeProtectedHeader, JSONWebKeySet, jwtVerify } from 'jose';
 import { randomUUID } from 'node:crypto';
@@ -71,18 +72,22 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
       phone: '+447700900123',
       phone_confirmed: false,
     });
-    const [record] = await stack.dataSource.query('SELECT account_id, svc_id::int AS svc_id, expires_at FROM identity.issued_passes WHERE svc_id = $1', [customer?.svc_id]);
+    const [record] = await queryRows<{ account_id: string; svc_id: number; expires_at: string }>(
+      stack.dataSource,
+      'SELECT account_id, svc_id::int AS svc_id, expires_at FROM identity.issued_passes WHERE svc_id = $1',
+      [customer?.svc_id ?? null],
+    );
     expect(record).toEqual({ account_id: stack.account.accountId, svc_id: customer?.svc_id, expires_at: body.expires_at });
   });
 
   it("404 not_found for another account's customer and for an unknown ref; nothing is issued", async () => {
-    const [{ n: before }] = await stack.dataSource.query('SELECT count(*)::int AS n FROM identity.issued_passes');
+    const [{ n: before }] = await queryRows<{ n: number }>(stack.dataSource, 'SELECT count(*)::int AS n FROM identity.issued_passes');
     for (const ref of ['c-77', 'nobody']) {
       const response = await issue(ref);
       expect(response.status).toBe(404);
       expect(await errorCode(response)).toBe('not_found');
     }
-    const [{ n: after }] = await stack.dataSource.query('SELECT count(*)::int AS n FROM identity.issued_passes');
+    const [{ n: after }] = await queryRows<{ n: number }>(stack.dataSource, 'SELECT count(*)::int AS n FROM identity.issued_passes');
     expect(after).toBe(before);
   });
 

@@ -1,3 +1,4 @@
+import { execute, queryRows } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 
 /** A development signing key as stored: its public JWK in clear, its private JWK sealed. */
@@ -25,11 +26,15 @@ export class DevSigningKeysRepository {
    */
   locked<T>(work: (keys: DevSigningKeysTransaction) => Promise<T>): Promise<T> {
     return this.db.transaction(async (manager: EntityManager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK]);
+      await execute(manager, 'SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK]);
       return work({
-        list: () => manager.query('SELECT kid, public_jwk, private_sealed FROM identity.signing_keys ORDER BY created_at DESC, kid'),
+        list: () => queryRows<StoredSigningKey>(manager, 'SELECT kid, public_jwk, private_sealed FROM identity.signing_keys ORDER BY created_at DESC, kid'),
         add: async (key) => {
-          await manager.query('INSERT INTO identity.signing_keys (kid, public_jwk, private_sealed) VALUES ($1, $2, $3)', [key.kid, key.public_jwk, key.private_sealed]);
+          await execute(manager, 'INSERT INTO identity.signing_keys (kid, public_jwk, private_sealed) VALUES ($1, $2, $3)', [
+            key.kid,
+            JSON.stringify(key.public_jwk),
+            key.private_sealed,
+          ]);
         },
       });
     });

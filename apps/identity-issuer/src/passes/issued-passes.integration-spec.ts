@@ -1,4 +1,4 @@
-import { createDataSource, migrate } from '@svc/persistence';
+import { createDataSource, execute, migrate, queryRows } from '@svc/persistence';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -32,13 +32,13 @@ describe('IssuedPassesRepository (real PostgreSQL)', () => {
     return jti;
   };
   const stored = async (): Promise<string[]> =>
-    ((await dataSource.query('SELECT jti FROM identity.issued_passes ORDER BY expires_at')) as Array<{ jti: string }>).map((r) => r.jti);
+    (await queryRows<{ jti: string }>(dataSource, 'SELECT jti FROM identity.issued_passes ORDER BY expires_at')).map((r) => r.jti);
 
   it('records a pass and answers its expiry as a contract timestamp', async () => {
     const jti = randomUUID();
     const { expires_at } = await passes.record({ jti, accountId: randomUUID(), svcId: 7, kid: 'k1', issuedAt: 1_700_000_000, expiresAt: 1_700_000_000 + 30 * DAY_S });
     expect(expires_at).toBe('2023-12-14T22:13:20.000000+00:00');
-    await dataSource.query('DELETE FROM identity.issued_passes');
+    await execute(dataSource, 'DELETE FROM identity.issued_passes');
   });
 
   it('prunes, oldest first and one batch at a time, the records of passes expired longer than the retention; keeps the rest', async () => {

@@ -1,3 +1,4 @@
+import { execute, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 
 export interface PassRecord {
@@ -16,22 +17,23 @@ export class IssuedPassesRepository {
 
   /** Records the pass; returns its expiry as a contract timestamp (`…T10:04:05.000000+00:00`). */
   async record(pass: PassRecord): Promise<{ expires_at: string }> {
-    const [row] = (await this.db.query(
+    const [row] = await queryRows<{ expires_at: string }>(
+      this.db,
       `INSERT INTO identity.issued_passes (jti, account_id, svc_id, kid, issued_at, expires_at)
        VALUES ($1, $2, $3, $4, to_timestamp($5), to_timestamp($6))
        RETURNING expires_at`,
       [pass.jti, pass.accountId, pass.svcId, pass.kid, pass.issuedAt, pass.expiresAt],
-    )) as Array<{ expires_at: string }>;
-    return row as { expires_at: string };
+    );
+    return row;
   }
 
   /** Removes up to `batch` records of passes that expired more than `days` ago (`PruneJob` calls it); returns how many. */
   async prune(days: number, batch: number): Promise<number> {
-    const [, count]: [unknown, number] = await this.db.query(
+    return execute(
+      this.db,
       `DELETE FROM identity.issued_passes WHERE jti IN (
          SELECT jti FROM identity.issued_passes WHERE expires_at < now() - make_interval(days => $1) ORDER BY expires_at LIMIT $2)`,
       [days, batch],
     );
-    return count;
   }
 }
