@@ -1,6 +1,6 @@
 import { DomainMessage, eraseEventData, EventKind, sampleEventData } from '@svc/contracts';
 import { classifyFailure, domainMessage, OutboxRelay } from '@svc/messaging';
-import { createDataSource, migrate } from '@svc/persistence';
+import { createDataSource, execute, migrate, queryRows } from '@svc/persistence';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -29,7 +29,7 @@ describe('EventLog (real PostgreSQL)', () => {
 
   const sample = (account: string, n: number) => domainMessage('message.sent', account, sampleEventData('message.sent', { n })) as DomainMessage<EventKind>;
   const ids = async (account: string) =>
-    ((await dataSource.query('SELECT id, event_id FROM events.events WHERE account_id = $1 ORDER BY id', [account])) as Array<{ id: string; event_id: string }>).map((r) => ({
+    (await queryRows<{ id: string; event_id: string }>(dataSource, 'SELECT id, event_id FROM events.events WHERE account_id = $1 ORDER BY id', [account])).map((r) => ({
       id: Number(r.id),
       eventId: r.event_id,
     }));
@@ -39,7 +39,8 @@ describe('EventLog (real PostgreSQL)', () => {
     const batch = [1, 2, 3].map((n) => sample(account, n));
     expect(await log.append(account, batch)).toBe(3);
     expect(await ids(account)).toEqual(batch.map((m, i) => ({ id: i + 1, eventId: m.id })));
-    const outbox: Array<{ body: { account_id: string; event_id: string; event: { id: number; event: string } } }> = await dataSource.query(
+    const outbox = await queryRows<{ body: { account_id: string; event_id: string; event: { id: number; event: string } } }>(
+      dataSource,
       'SELECT body FROM events.outbox WHERE id = ANY($1::uuid[]) ORDER BY seq',
       [batch.map((m) => m.id)],
     );
@@ -72,7 +73,7 @@ describe('EventLog (real PostgreSQL)', () => {
   it('prunes events recorded before the retention period', async () => {
     const account = randomUUID();
     await log.append(account, [sample(account, 1), sample(account, 2)]);
-    await dataSource.query(`UPDATE events.events SET recorded_at = now() - interval '31 days' WHERE account_id = $1 AND id = 1`, [account]);
+    await execute(dataSource, `UPDATE events.events SET recorded_at = now() - interval '31 days' WHERE account_id = $1 AND id = 1`, [account]);
     expect(await log.prune(30, 1_000_000)).toBeGreaterThanOrEqual(1);
     expect((await ids(account)).map((r) => r.id)).toEqual([2]);
   });
@@ -92,10 +93,12 @@ describe('EventLog (real PostgreSQL)', () => {
 
   describe('erasure', () => {
     const handover = (account: string, n: number) => domainMessage('handover.created', account, sampleEventData('handover.created', { n })) as DomainMessage<EventKind>;
-    const stored = async (account: string): Promise<Array<{ svc_id: string; data: unknown }>> =>
-      dataSource.query(`SELECT data -> 'contact' ->> 'svc_id' AS svc_id, data FROM events.events WHERE account_id = $1 ORDER BY id`, [account]);
+    const stored = async (account: string) =>
+      queryRows<{ svc_id: string; data: unknown }>(dataSource, `SELECT data -> 'contact' ->> 'svc_id' AS svc_id, data FROM events.events WHERE account_id = $1 ORDER BY id`, [account]);
     const queued = async (account: string): Promise<unknown[]> =>
-      (await dataSource.query(`SELECT body FROM events.outbox WHERE body ->> 'account_id' = $1 ORDER BY seq`, [account])).map((r: { body: { event: { data: unknown } } }) => r.body.event.data);
+      (await queryRows<{ body: { event: { data: unknown } } }>(dataSource, `SELECT body FROM events.outbox WHERE body ->> 'account_id' = $1 ORDER BY seq`, [account])).map(
+        (r) => r.body.event.data,
+      );
 
     it("blanks the customer's retained events and unpublished outbox rows exactly as eraseEventData does, and no one else's", async () => {
       const account = randomUUID();
@@ -134,13 +137,14 @@ describe('EventLog (real PostgreSQL)', () => {
       const event = handover(account, 7);
       await log.append(account, [event]);
       // An erasure that committed while the append ran, and whose own blanking came before the append's commit.
-      await dataSource.query('INSERT INTO events.erased_contacts (account_id, svc_id) VALUES ($1, 1007)', [account]);
+      await execute(dataSource, 'INSERT INTO events.erased_contacts (account_id, svc_id) VALUES ($1, 1007)', [account]);
       expect(await log.append(account, [event])).toBe(0);
       expect((await stored(account))[0]!.data).toEqual(eraseEventData(event.data));
     });
 
     it('keeps only account ids and svc_ids as the record of erased customers', async () => {
-      const columns: Array<{ column_name: string }> = await dataSource.query(
+      const columns = await queryRows<{ column_name: string }>(
+        dataSource,
         `SELECT column_name FROM information_schema.columns WHERE table_schema = 'events' AND table_name = 'erased_contacts' ORDER BY ordinal_position`,
       );
       expect(columns.map((c) => c.column_name)).toEqual(['account_id', 'svc_id', 'erased_at']);

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainMessage, eraseEventData, EventKind, eventContactSvcId, PublicEvent } from '@svc/contracts';
 import { EVENTS_EXCHANGE, OutboxRelay } from '@svc/messaging';
 import { MetricsService } from '@svc/platform';
+import { execute, queryRows, SqlParam } from '@svc/persistence';
 import type { Counter, Histogram } from 'prom-client';
 import { DataSource, EntityManager } from 'typeorm';
 
@@ -78,7 +79,7 @@ export class EventLog {
    */
   async append(accountId: string, messages: ReadonlyArray<DomainMessage<EventKind>>): Promise<number> {
     const svcIds = messages.map((m) => eventContactSvcId(m.data));
-    const [row]: Array<{ appended: number }> = await this.db.query(APPEND, [
+    const [row] = await queryRows<{ appended: number }>(this.db, APPEND, [
       accountId,
       messages.map((m) => m.id),
       messages.map((m) => m.kind),
@@ -102,7 +103,7 @@ export class EventLog {
 
   /** The feed id the account's event with this producer UUID got, once it is recorded. */
   async idOf(accountId: string, eventUuid: string): Promise<number | undefined> {
-    const [row]: Array<{ id: string }> = await this.db.query('SELECT id FROM events.events WHERE account_id = $1 AND event_id = $2', [accountId, eventUuid]);
+    const [row] = await queryRows<{ id: string }>(this.db, 'SELECT id FROM events.events WHERE account_id = $1 AND event_id = $2', [accountId, eventUuid]);
     return row ? Number(row.id) : undefined;
   }
 
@@ -112,7 +113,8 @@ export class EventLog {
    * re-serialized here.
    */
   async page(accountId: string, after: number, limit: number): Promise<string> {
-    const [row]: Array<{ found: number; last_id: string | null; events: string }> = await this.db.query(
+    const [row] = await queryRows<{ found: number; last_id: string | null; events: string }>(
+      this.db,
       `SELECT count(*)::int AS found,
               max(id) FILTER (WHERE n <= $3) AS last_id,
               coalesce(string_agg(json_build_object('id', id, 'event', kind, 'at', ${AT}, 'data', data)::text, ',' ORDER BY id)
@@ -132,14 +134,15 @@ export class EventLog {
    * by the blanking or sees the record when it looks again after its commit. Idempotent.
    */
   async eraseContact(accountId: string, svcId: number): Promise<number> {
-    await this.db.query(`INSERT INTO events.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [accountId, svcId]);
+    await execute(this.db, `INSERT INTO events.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [accountId, svcId]);
     return this.blankContacts(accountId, [svcId]);
   }
 
   /** Of `svcIds`, those of customers erased in the account. */
   private async erasedAmong(accountId: string, svcIds: number[]): Promise<number[]> {
     if (svcIds.length === 0) return [];
-    const rows: Array<{ svc_id: string }> = await this.db.query(
+    const rows = await queryRows<{ svc_id: string }>(
+      this.db,
       `SELECT svc_id FROM events.erased_contacts WHERE account_id = $1 AND svc_id = ANY($2::bigint[])`,
       [accountId, [...new Set(svcIds)]],
     );
@@ -150,13 +153,15 @@ export class EventLog {
   private async blankContacts(accountId: string, svcIds: number[]): Promise<number> {
     const ids = svcIds.map(String);
     return this.db.transaction(async (tx) => {
-      const events: Array<{ id: string; data: unknown }> = await tx.query(
+      const events = await queryRows<{ id: string; data: unknown }>(
+        tx,
         `SELECT id, data FROM events.events WHERE account_id = $1 AND data -> 'contact' ->> 'svc_id' = ANY($2::text[]) ORDER BY id FOR UPDATE`,
         [accountId, ids],
       );
       const changed = blanked(events, (e) => e.data, (e, data) => ({ key: e.id, value: data }));
       await update(tx, `UPDATE events.events e SET data = u.value FROM unnest($2::bigint[], $3::jsonb[]) u (key, value) WHERE e.account_id = $1 AND e.id = u.key`, changed, [accountId]);
-      const waiting: Array<{ seq: string; body: { event: PublicEvent } }> = await tx.query(
+      const waiting = await queryRows<{ seq: string; body: { event: PublicEvent } }>(
+        tx,
         `SELECT seq, body FROM events.outbox
          WHERE sent_at IS NULL AND body ->> 'account_id' = $1 AND body -> 'event' -> 'data' -> 'contact' ->> 'svc_id' = ANY($2::text[])
          ORDER BY seq FOR UPDATE`,
@@ -170,7 +175,8 @@ export class EventLog {
 
   /** Removes up to `batch` events recorded more than `days` ago (`PruneJob` calls it); returns how many. */
   async prune(days: number, batch: number): Promise<number> {
-    const [, count]: [unknown, number] = await this.db.query(
+    const count = await execute(
+      this.db,
       `DELETE FROM events.events WHERE ctid IN (
          SELECT ctid FROM events.events WHERE recorded_at < now() - make_interval(days => $1) LIMIT $2)`,
       [days, batch],
@@ -194,7 +200,7 @@ function blanked<R>(rows: R[], dataOf: (row: R) => unknown, replace: (row: R, da
 }
 
 /** Runs `sql` with `leading` parameters, then the replacements' keys and JSON values as two arrays. */
-async function update(tx: EntityManager, sql: string, replacements: Replacement[], leading: unknown[] = []): Promise<void> {
+async function update(tx: EntityManager, sql: string, replacements: Replacement[], leading: SqlParam[] = []): Promise<void> {
   if (replacements.length === 0) return;
-  await tx.query(sql, [...leading, replacements.map((r) => r.key), replacements.map((r) => JSON.stringify(r.value))]);
+  await execute(tx, sql, [...leading, replacements.map((r) => r.key), replacements.map((r) => JSON.stringify(r.value))]);
 }
