@@ -1,5 +1,6 @@
 import { CreatedWebhookDto, PublicEvent } from '@svc/contracts';
 import { createTestCa, HttpsReceiver, PRODUCER_SCHEMA, ReceivedRequest, RunningProcess, Stack, startRelay, startStack, TestCa, TestProducer, waitFor } from '@svc/testing';
+import { queryRows } from '@svc/persistence';
 
 /** What the sample chat events (and the customer written here) carry: none of it may survive an erasure. */
 const PERSONAL = /Ada Lovelace|ada@example\.com|447700900123/;
@@ -62,7 +63,7 @@ describe('erasure reaches webhook deliveries, the feed and the outboxes (contact
 
     expect((await stack.call('/contacts/cust-erase', { method: 'DELETE', key: account.key })).status).toBe(204);
     await waitFor('the erasure to reach the pending delivery', async () => {
-      const rows: Array<{ body: Buffer }> = await stack.dataSource.query('SELECT body FROM webhooks.deliveries WHERE endpoint_id = $1', [endpoint.id]);
+      const rows = await queryRows<{ body: Buffer }>(stack.dataSource, 'SELECT body FROM webhooks.deliveries WHERE endpoint_id = $1', [endpoint.id]);
       return rows.length === 1 && !PERSONAL.test(rows[0]!.body.toString('utf8')) ? true : undefined;
     });
     const blankedAt = Date.now();
@@ -95,7 +96,8 @@ describe('erasure reaches webhook deliveries, the feed and the outboxes (contact
       return counts.every((n) => n === 0) ? counts : undefined;
     });
     expect(kept).toEqual([0, 0, 0]);
-    const stored: Array<{ text: string }> = await stack.dataSource.query(
+    const stored = await queryRows<{ text: string }>(
+      stack.dataSource,
       `SELECT data::text AS text FROM events.events WHERE account_id = $1
        UNION ALL SELECT convert_from(body, 'UTF8') FROM webhooks.deliveries WHERE account_id = $1`,
       [account.accountId],

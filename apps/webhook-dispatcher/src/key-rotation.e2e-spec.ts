@@ -3,6 +3,7 @@ import { createTestCa, HttpsReceiver, ReceivedRequest, Stack, startStack, TestCa
 import { verify } from '@svc/webhook-signing';
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { feedEvents, sampleEvent } from '@svc/testing';
+import { execute, queryRows } from '@svc/persistence';
 import { decodeAesKey } from './security/secret-box';
 
 /** A rotation of WEBHOOK_SECRET_KEY, as the README describes it, with real processes. */
@@ -20,7 +21,8 @@ describe('webhook-dispatcher: WEBHOOK_SECRET_KEY rotation', () => {
   /** The key id recorded in an endpoint's sealed secret, read with SQL as the README shows. */
   const keyIdOf = async (id: number): Promise<string> =>
     (
-      await stack.dataSource.query(
+      await queryRows<{ key_id: string }>(
+        stack.dataSource,
         `SELECT CASE get_byte(secret_sealed, 0) WHEN 1 THEN '1' ELSE convert_from(substring(secret_sealed FROM 3 FOR get_byte(secret_sealed, 1)), 'UTF8') END AS key_id
          FROM webhooks.endpoints WHERE id = $1`,
         [id],
@@ -60,7 +62,7 @@ describe('webhook-dispatcher: WEBHOOK_SECRET_KEY rotation', () => {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', decodeAesKey(oldKey)!, iv).setAAD(Buffer.from(stack.account.accountId, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(legacy.secret, 'utf8'), cipher.final()]);
-    await stack.dataSource.query('UPDATE webhooks.endpoints SET secret_sealed = $2 WHERE id = $1', [legacy.id, Buffer.concat([Buffer.of(1), iv, cipher.getAuthTag(), ciphertext])]);
+    await execute(stack.dataSource, 'UPDATE webhooks.endpoints SET secret_sealed = $2 WHERE id = $1', [legacy.id, Buffer.concat([Buffer.of(1), iv, cipher.getAuthTag(), ciphertext])]);
     expect(await keyIdOf(legacy.id)).toBe('1');
     await expectSignedDelivery('/legacy', legacy.secret);
 

@@ -2,6 +2,7 @@ import { CreatedWebhookDto, DeliveryDto, DeliveryListDto, ErrorBody, PublicEvent
 import { createTestCa, feedEvents, HttpsReceiver, ReceivedRequest, sampleEvent, Stack, startStack, TestAccount, TestCa, verifyWithPython, waitFor } from '@svc/testing';
 import { verify, WebhookVerificationError } from '@svc/webhook-signing';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { execute } from '@svc/persistence';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 /** Shortened so that an endpoint is disabled within the test. */
@@ -239,7 +240,7 @@ describe('webhook-dispatcher: managing endpoints and deliveries (resend, recover
     expect(reasonOf(() => verify(during.body, during.headers, 'whsec_not-this-one'))).toBe('bad_signature');
 
     // The overlap ends (moved forward here instead of waiting 24 hours).
-    await stack.dataSource.query('UPDATE webhooks.endpoints SET previous_expires_at = now() WHERE id = $1', [hook.id]);
+    await execute(stack.dataSource, 'UPDATE webhooks.endpoints SET previous_expires_at = now() WHERE id = $1', [hook.id]);
     const after = await delivered();
     expect(after.headers['x-svc-signature-next']).toBeUndefined();
     expect(reasonOf(() => verify(after.body, after.headers, rotated.secret))).toBeUndefined();

@@ -2,6 +2,7 @@ import { CreatedWebhookDto, ErrorBody, WebhookListDto } from '@svc/contracts';
 import { createTestCa, HttpsReceiver, RunningApp, Stack, startApp, startStack, TestAccount, TestCa } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { callService, feedEvents, sampleEvent } from '@svc/testing';
+import { queryRows } from '@svc/persistence';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 const PUBLIC_URL = 'https://93.184.215.14/svc/webhooks';
@@ -244,11 +245,12 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
       await feedEvents(stack.services['webhook-dispatcher']!.url, stack.env['INTERNAL_AUTH_SECRET']!, account.accountId, [sampleEvent()]);
       const errors = async () =>
         (
-          await stack.dataSource.query(
+          await queryRows<{ error: string }>(
+            stack.dataSource,
             'SELECT d.endpoint_id, a.error FROM webhooks.attempts a JOIN webhooks.deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = ANY ($1) ORDER BY d.endpoint_id',
             [ids],
           )
-        ).map((r: { error: string }) => r.error);
+        ).map((r) => r.error);
       for (let i = 0; i < 100 && (await errors()).length < 3; i += 1) await sleep(100);
       expect(await errors()).toEqual([
         expect.stringMatching(/localhost \((127\.0\.0\.1|::1)\) is not a public address \(loopback\)/),

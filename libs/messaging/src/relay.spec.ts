@@ -17,7 +17,8 @@ describe('OutboxRelay wake-ups', () => {
           ? new Promise((resolve) => claims.push((rows) => resolve([{}, {}, { rows }])))
           : Promise.resolve([]),
     };
-    const db = { query: async () => [], createQueryRunner: () => ({ connect: async () => client, release: async () => undefined }) } as unknown as DataSource;
+    const runner = { connect: async () => client, query: async () => ({ records: [], affected: 0 }), release: async () => undefined };
+    const db = { createQueryRunner: () => runner } as unknown as DataSource;
     const publisher = { isReady: true, publish: async () => undefined } as unknown as Publisher;
     // No database listens at this address: the relay is woken only by the test (and a poll that never comes).
     const relay = new OutboxRelay(db, publisher, pino({ level: 'silent' }), { schema: 'chat', databaseUrl: 'postgres://127.0.0.1:1/none', batchSize: 200, pollIntervalMs: 3_600_000 });

@@ -1,5 +1,6 @@
 import type { Client, PoolClient, QueryResultRow } from 'pg';
-import { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { EntityManager } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 
 /**
  * The typed way to run SQL. TypeORM keeps the connections and the migrations; statements are
@@ -74,10 +75,10 @@ async function run(db: Queryable, statement: Statement, params: readonly SqlPara
   return { rows: result.records as QueryResultRow[], rowCount: result.affected ?? 0 };
 }
 
-/** Runs `work` on the QueryRunner of `db`: its own, its transaction's, or a new one released after. */
+/** Runs `work` on the QueryRunner of `db`: its own, its transaction's, or a new one of the data source (the one kind that makes them), released after. */
 async function onRunner<T>(db: Queryable, work: (runner: QueryRunner) => Promise<T>): Promise<T> {
   if (db instanceof EntityManager) return onRunner(db.queryRunner ?? db.connection, work);
-  if (!(db instanceof DataSource)) return work(db);
+  if (!('createQueryRunner' in db)) return work(db);
   const runner = db.createQueryRunner();
   try {
     return await work(runner);

@@ -1,5 +1,5 @@
 import { eraseEventData, PublicEvent, RecordedEvent, sampleEventData } from '@svc/contracts';
-import { createDataSource, migrate } from '@svc/persistence';
+import { createDataSource, execute, listen, migrate } from '@svc/persistence';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
@@ -49,7 +49,7 @@ describe('deliveries (real PostgreSQL)', () => {
       close: () => client.end(),
     };
     client.on('notification', () => (counter.notifications += 1));
-    await client.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+    await listen(client, [DELIVERIES_CHANNEL]);
     return counter;
   };
 
@@ -109,8 +109,8 @@ describe('deliveries (real PostgreSQL)', () => {
       const [a, b, c] = [await endpoint(account), await endpoint(account), await endpoint(account)];
       // Endpoint c is at its cap of 1 leased delivery already.
       await deliveries.insertForEvents([{ accountId: account, eventId: 900, kind: 'message.received', body: Buffer.from('{}') }], { notify: false });
-      await dataSource.query(`UPDATE webhooks.deliveries SET locked_until = now() + interval '1 minute', claim_token = $2 WHERE endpoint_id = $1`, [c.id, randomUUID()]);
-      await dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered' WHERE endpoint_id <> $1 AND account_id = $2`, [c.id, account]);
+      await execute(dataSource, `UPDATE webhooks.deliveries SET locked_until = now() + interval '1 minute', claim_token = $2 WHERE endpoint_id = $1`, [c.id, randomUUID()]);
+      await execute(dataSource, `UPDATE webhooks.deliveries SET status = 'delivered' WHERE endpoint_id <> $1 AND account_id = $2`, [c.id, account]);
       const listener = await listenForDeliveries();
       try {
         const token = randomUUID();
@@ -171,7 +171,7 @@ describe('deliveries (real PostgreSQL)', () => {
       expect(made.leased).toHaveLength(5);
       const more = await deliveries.insertForEvents([event(3)], { lease, notify: false });
       expect(more).toMatchObject({ inserted: 4, leased: [] });
-      await dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered' WHERE account_id = $1`, [account]);
+      await execute(dataSource, `UPDATE webhooks.deliveries SET status = 'delivered' WHERE account_id = $1`, [account]);
     });
 
     it.each([
@@ -350,7 +350,7 @@ describe('deliveries (real PostgreSQL)', () => {
       const [mine, again, theirs] = [chatEvent(account, 1), chatEvent(account, 1, 'message.received'), chatEvent(account, 2)];
       for (const e of [mine, again, theirs]) await service.recordEvent(e);
       const [leased] = await claim(1);
-      await dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered' WHERE id = (SELECT min(id) FROM webhooks.deliveries WHERE account_id = $1 AND id <> $2)`, [account, leased!.id]);
+      await execute(dataSource, `UPDATE webhooks.deliveries SET status = 'delivered' WHERE id = (SELECT min(id) FROM webhooks.deliveries WHERE account_id = $1 AND id <> $2)`, [account, leased!.id]);
       expect(await service.eraseContact(account, 1001)).toBe(4);
       const stored = await bodies(account);
       for (const { eventId, event } of stored) {
@@ -419,13 +419,14 @@ describe('deliveries (real PostgreSQL)', () => {
       for (let i = 0; i < 4; i += 1) await service.recordEvent(recorded(account));
       const rows = await rowsOf(e.id);
       const [old, recent, pending, oldFailed] = rows;
-      await dataSource.query(
+      await execute(
+        dataSource,
         `INSERT INTO webhooks.attempts (delivery_id, account_id, started_at, duration_ms) SELECT id, account_id, now(), 1 FROM webhooks.deliveries WHERE endpoint_id = $1`,
         [e.id],
       );
-      await dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered', finished_at = now() - interval '31 days' WHERE id = $1`, [old!.id]);
-      await dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered', finished_at = now() - interval '29 days' WHERE id = $1`, [recent!.id]);
-      await dataSource.query(`UPDATE webhooks.deliveries SET status = 'failed', finished_at = now() - interval '40 days' WHERE id = $1`, [oldFailed!.id]);
+      await execute(dataSource, `UPDATE webhooks.deliveries SET status = 'delivered', finished_at = now() - interval '31 days' WHERE id = $1`, [old!.id]);
+      await execute(dataSource, `UPDATE webhooks.deliveries SET status = 'delivered', finished_at = now() - interval '29 days' WHERE id = $1`, [recent!.id]);
+      await execute(dataSource, `UPDATE webhooks.deliveries SET status = 'failed', finished_at = now() - interval '40 days' WHERE id = $1`, [oldFailed!.id]);
       expect(await deliveries.prune(30, 1)).toBe(1);
       expect(await deliveries.prune(30, 10)).toBe(1);
       expect((await rowsOf(e.id)).map((r) => r.id)).toEqual([recent!.id, pending!.id]);
@@ -433,8 +434,8 @@ describe('deliveries (real PostgreSQL)', () => {
       expect(n).toBe(0);
 
       await endpoints.delete(account, e.id);
-      await dataSource.query(`UPDATE webhooks.deliveries SET finished_at = now() - interval '31 days' WHERE endpoint_id = $1`, [e.id]);
-      await dataSource.query(`UPDATE webhooks.endpoints SET deleted_at = now() - interval '31 days' WHERE id = $1`, [e.id]);
+      await execute(dataSource, `UPDATE webhooks.deliveries SET finished_at = now() - interval '31 days' WHERE endpoint_id = $1`, [e.id]);
+      await execute(dataSource, `UPDATE webhooks.endpoints SET deleted_at = now() - interval '31 days' WHERE id = $1`, [e.id]);
       expect(await deliveries.prune(30, 10)).toBe(2);
       expect(await dataSource.query('SELECT id FROM webhooks.endpoints WHERE id = $1', [e.id])).toEqual([]);
     });

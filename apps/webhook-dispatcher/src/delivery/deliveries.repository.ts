@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool, QueryResultRow } from 'pg';
+import { execute, queryOne, queryRows, SqlParam } from '@svc/persistence';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /** NOTIFY channel on which new deliveries wake the workers of every dispatcher process. */
 export const DELIVERIES_CHANNEL = 'webhooks_deliveries';
@@ -125,9 +124,8 @@ export class DeliveriesRepository {
    * The delivery loop's statements run hundreds of times a second: as named prepared statements on
    * the data source's own pool they are planned once per connection, not on every call.
    */
-  private async prepared<T extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    const pool = (this.db.driver as PostgresDriver).master as Pool;
-    return (await pool.query<T>({ name, text, values })).rows;
+  private prepared<Row extends object>(name: string, text: string, values: readonly SqlParam[]): Promise<Row[]> {
+    return queryRows<Row>(this.db, { name, text }, values);
   }
 
   /**
@@ -329,7 +327,8 @@ export class DeliveriesRepository {
    * each with its attempts; `more` when there are further ones now.
    */
   async page(endpointId: string, query: { after: number; limit: number; status?: string }): Promise<{ deliveries: DeliveryRecord[]; more: boolean }> {
-    const rows: Array<Omit<DeliveryRecord, 'attempts'>> = await this.db.query(
+    const rows = await queryRows<Omit<DeliveryRecord, 'attempts'>>(
+      this.db,
       `SELECT id, event_id, event_kind, status, CASE WHEN status = 'pending' THEN next_attempt_at END AS next_attempt_at, created_at
        FROM webhooks.deliveries
        WHERE endpoint_id = $1 AND id > $2 AND status <> 'cancelled' AND ($3::text IS NULL OR status = $3)
@@ -338,7 +337,8 @@ export class DeliveriesRepository {
     );
     const page = rows.slice(0, query.limit);
     const attempts: Array<AttemptRecord & { delivery_id: string }> = page.length
-      ? await this.db.query(
+      ? await queryRows<AttemptRecord & { delivery_id: string }>(
+          this.db,
           `SELECT delivery_id, started_at AS at, status_code, error, duration_ms FROM webhooks.attempts WHERE delivery_id = ANY($1::bigint[]) ORDER BY id`,
           [page.map((r) => r.id)],
         )
@@ -354,7 +354,8 @@ export class DeliveriesRepository {
    * keeps its retries. Undefined when the delivery is not the endpoint's (or was cancelled).
    */
   async resend(endpointId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
-    const [row] = await this.db.query(
+    const row = await queryOne<{ id: string }>(
+      this.db,
       `WITH resent AS (
          UPDATE webhooks.deliveries SET single_attempt = status <> 'pending', status = 'pending', next_attempt_at = now(), finished_at = NULL
          WHERE id = $1 AND endpoint_id = $2 AND status <> 'cancelled'
@@ -372,7 +373,8 @@ export class DeliveriesRepository {
    * event order (one microsecond apart, so that claims take them in that order). Returns how many.
    */
   async recover(endpointId: string, since: string): Promise<number> {
-    const rows: unknown[] = await this.db.query(
+    const rows = await queryRows<{ id: string }>(
+      this.db,
       `WITH chosen AS (
          SELECT id, row_number() OVER (ORDER BY event_id, id) AS n FROM webhooks.deliveries
          WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2::timestamptz
@@ -390,14 +392,15 @@ export class DeliveriesRepository {
 
   /** Records that the account's customer is erased (svc_id only); idempotent. Commits on its own, before any blanking. */
   async recordErasure(accountId: string, svcId: number): Promise<void> {
-    await this.db.query(`INSERT INTO webhooks.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [accountId, svcId]);
+    await execute(this.db, `INSERT INTO webhooks.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [accountId, svcId]);
   }
 
   /** Of the given customers, those recorded as erased, grouped by account. */
   async erasedAmong(contacts: readonly AccountContacts[]): Promise<AccountContacts[]> {
     const pairs = contacts.flatMap((c) => c.svcIds.map((svcId) => [c.accountId, svcId] as const));
     if (pairs.length === 0) return [];
-    const rows: Array<{ account_id: string; svc_ids: string[] }> = await this.db.query(
+    const rows = await queryRows<{ account_id: string; svc_ids: string[] }>(
+      this.db,
       `SELECT x.account_id, array_agg(x.svc_id) AS svc_ids FROM webhooks.erased_contacts x
        WHERE (x.account_id, x.svc_id) IN (SELECT * FROM unnest($1::uuid[], $2::bigint[]))
        GROUP BY x.account_id`,
@@ -414,13 +417,14 @@ export class DeliveriesRepository {
    */
   async rewriteBodiesOf(contacts: AccountContacts, erase: (body: Buffer) => Buffer): Promise<number> {
     return this.db.transaction(async (tx) => {
-      const rows: Array<{ id: string; body: Buffer }> = await tx.query(
+      const rows = await queryRows<{ id: string; body: Buffer }>(
+        tx,
         `SELECT id, body FROM webhooks.deliveries WHERE account_id = $1 AND contact_svc_id = ANY($2::bigint[]) ORDER BY id FOR UPDATE`,
         [contacts.accountId, contacts.svcIds],
       );
       const changed = rows.map((r) => ({ id: r.id, body: erase(r.body) })).filter((r, i) => !r.body.equals(rows[i]!.body));
       if (changed.length === 0) return 0;
-      await tx.query(`UPDATE webhooks.deliveries d SET body = u.body FROM unnest($1::bigint[], $2::bytea[]) u (id, body) WHERE d.id = u.id`, [
+      await execute(tx, `UPDATE webhooks.deliveries d SET body = u.body FROM unnest($1::bigint[], $2::bytea[]) u (id, body) WHERE d.id = u.id`, [
         changed.map((r) => r.id),
         changed.map((r) => r.body),
       ]);
@@ -434,7 +438,8 @@ export class DeliveriesRepository {
    * Returns the number of deliveries removed.
    */
   async prune(days: number, batch: number): Promise<number> {
-    const [{ n }]: Array<{ n: number }> = await this.db.query(
+    const [{ n }] = await queryRows<{ n: number }>(
+      this.db,
       `WITH old AS (
          SELECT id FROM webhooks.deliveries
          WHERE status <> 'pending' AND finished_at < now() - $1 * interval '1 day'
@@ -447,7 +452,8 @@ export class DeliveriesRepository {
        SELECT count(*)::int AS n FROM deliveries`,
       [days, batch],
     );
-    await this.db.query(
+    await execute(
+      this.db,
       `DELETE FROM webhooks.endpoints e
        WHERE e.deleted_at < now() - $1 * interval '1 day' AND NOT EXISTS (SELECT 1 FROM webhooks.deliveries d WHERE d.endpoint_id = e.id)`,
       [days],

@@ -1,3 +1,4 @@
+import { listen } from '@svc/persistence';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -46,7 +47,7 @@ export class DeliveryNotifications {
           if (!this.closed) void sleep(RECONNECT_DELAY_MS).then(() => this.connect());
         });
         await client.connect();
-        await client.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+        await listen(client, [DELIVERIES_CHANNEL]);
         this.client = client;
         this.notify();
         return;

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventKind, WebhookDisabledReason, WebhookStatus } from '@svc/contracts';
+import { execute, queryOne, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 
 export interface EndpointRow {
@@ -54,30 +55,31 @@ export class EndpointsRepository {
    */
   createWithinLimit(accountId: string, endpoint: NewEndpoint, max: number): Promise<EndpointRow | undefined> {
     return this.db.transaction(async (m) => {
-      await m.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [REGISTRATION_LOCK, accountId]);
-      const [{ n }] = await m.query('SELECT count(*)::int AS n FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL', [accountId]);
+      await execute(m, 'SELECT pg_advisory_xact_lock($1, hashtext($2))', [REGISTRATION_LOCK, accountId]);
+      const [{ n }] = await queryRows<{ n: number }>(m, 'SELECT count(*)::int AS n FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL', [accountId]);
       if (n >= max) return undefined;
-      const [row] = await m.query(
+      const [row] = await queryRows<EndpointRow>(
+        m,
         `INSERT INTO webhooks.endpoints (account_id, url, events, secret_sealed) VALUES ($1, $2, $3, $4)
          RETURNING ${COLUMNS}`,
         [accountId, endpoint.url, endpoint.events, endpoint.secretSealed],
       );
-      return row as EndpointRow;
+      return row;
     });
   }
 
   list(accountId: string): Promise<EndpointRow[]> {
-    return this.db.query(`SELECT ${COLUMNS} FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL ORDER BY id`, [accountId]);
+    return queryRows<EndpointRow>(this.db, `SELECT ${COLUMNS} FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL ORDER BY id`, [accountId]);
   }
 
   /** The account's endpoint with its sealed secrets (the previous one only while its overlap lasts). */
   async find(accountId: string, id: string): Promise<EndpointSecrets | undefined> {
-    const [row] = await this.db.query(
+    return queryOne<EndpointSecrets>(
+      this.db,
       `SELECT ${COLUMNS}, secret_sealed, CASE WHEN previous_expires_at > now() THEN previous_secret_sealed END AS previous_secret_sealed
        FROM webhooks.endpoints WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
       [id, accountId],
     );
-    return row as EndpointSecrets | undefined;
   }
 
   /**
@@ -86,7 +88,8 @@ export class EndpointsRepository {
    * kept unless it changes (the failing window counts from it).
    */
   async update(accountId: string, id: string, changes: EndpointChanges): Promise<EndpointRow | undefined> {
-    const [row] = await this.db.query(
+    return queryOne<EndpointRow>(
+      this.db,
       `WITH changed AS (
          UPDATE webhooks.endpoints e SET
            url = CASE WHEN $3::boolean THEN $4 ELSE e.url END,
@@ -103,7 +106,6 @@ export class EndpointsRepository {
        SELECT ${COLUMNS} FROM changed`,
       [id, accountId, changes.url !== undefined, changes.url ?? null, changes.events !== undefined, changes.events ?? null, changes.status ?? null],
     );
-    return row as EndpointRow | undefined;
   }
 
   /**
@@ -112,7 +114,8 @@ export class EndpointsRepository {
    * undefined when the endpoint is not the account's.
    */
   async rotateSecret(accountId: string, id: string, secretSealed: Buffer, overlapMs: number): Promise<string | undefined> {
-    const [row] = await this.db.query(
+    const row = await queryOne<{ previous_expires_at: string }>(
+      this.db,
       `WITH rotated AS (
          UPDATE webhooks.endpoints SET previous_secret_sealed = secret_sealed, secret_sealed = $3, previous_expires_at = now() + $4 * interval '1 millisecond'
          WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
@@ -121,7 +124,7 @@ export class EndpointsRepository {
        SELECT previous_expires_at FROM rotated`,
       [id, accountId, secretSealed, overlapMs],
     );
-    return (row as { previous_expires_at: string } | undefined)?.previous_expires_at;
+    return row?.previous_expires_at;
   }
 
   /**
@@ -131,7 +134,8 @@ export class EndpointsRepository {
    * endpoints disabled.
    */
   async disableFailing(windowMs: number): Promise<Array<{ id: string; account_id: string }>> {
-    return this.db.query(
+    return queryRows<{ id: string; account_id: string }>(
+      this.db,
       `WITH state AS (
          SELECT e.id, greatest(e.status_changed_at, (
                   SELECT max(a.started_at) FROM webhooks.deliveries d JOIN webhooks.attempts a ON a.delivery_id = d.id
@@ -160,7 +164,8 @@ export class EndpointsRepository {
    */
   delete(accountId: string, id: string): Promise<boolean> {
     return this.db.transaction(async (m) => {
-      const deleted: unknown[] = await m.query(
+      const deleted = await queryRows<{ id: string }>(
+        m,
         `WITH deleted AS (
            UPDATE webhooks.endpoints SET deleted_at = now(), secret_sealed = ''::bytea, previous_secret_sealed = NULL WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL RETURNING id
          )
@@ -168,7 +173,8 @@ export class EndpointsRepository {
         [id, accountId],
       );
       if (deleted.length === 0) return false;
-      await m.query(
+      await execute(
+        m,
         `UPDATE webhooks.deliveries SET status = 'cancelled', finished_at = now(), locked_until = NULL, claim_token = NULL
          WHERE endpoint_id = $1 AND status = 'pending'`,
         [id],
