@@ -63,13 +63,13 @@ export class ApiKeyAuthenticator {
     if (this.unknown.has(digest)) return Promise.resolve(null);
     let pending = this.inFlight.get(digest);
     if (!pending) {
-      pending = this.query(apiKey, digest).finally(() => this.inFlight.delete(digest));
+      pending = this.lookUp(apiKey, digest).finally(() => this.inFlight.delete(digest));
       this.inFlight.set(digest, pending);
     }
     return pending;
   }
 
-  private async query(apiKey: string, digest: string): Promise<Principal | null> {
+  private async lookUp(apiKey: string, digest: string): Promise<Principal | null> {
     const keyHash = hashApiKey(apiKey);
     const row = await this.repository.findPrincipal(keyHash);
     if (!row || !sameHash(row.key_hash, keyHash)) {
