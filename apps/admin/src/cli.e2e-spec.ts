@@ -1,7 +1,9 @@
 import { accountsFor, createTestDatabase, REPO_ROOT, TestDatabase } from '@svc/testing';
+import { ApiKeyRow } from '@svc/accounts';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { queryRows } from '@svc/persistence';
 
 describe('admin command line (built, real PostgreSQL)', () => {
   let db: TestDatabase;
@@ -37,9 +39,9 @@ describe('admin command line (built, real PostgreSQL)', () => {
       api_key: expect.stringMatching(/^svc_cust_[A-Za-z0-9_-]{43}$/),
       key: { id: expect.any(String), prefix: output.api_key.slice(0, 13), created_at: expect.any(String) },
     });
-    const [stored] = await dataSource.query('SELECT encode(key_hash, $2) AS hash FROM gateway.api_keys WHERE id = $1', [output.key.id, 'hex']);
+    const [stored] = await queryRows<{ hash: string }>(dataSource, 'SELECT encode(key_hash, $2) AS hash FROM gateway.api_keys WHERE id = $1', [output.key.id, 'hex']);
     expect(stored.hash).not.toContain(output.api_key);
-    expect(JSON.stringify(await dataSource.query('SELECT * FROM gateway.api_keys'))).not.toContain(output.api_key.slice(13));
+    expect(JSON.stringify(await queryRows<ApiKeyRow>(dataSource, 'SELECT * FROM gateway.api_keys'))).not.toContain(output.api_key.slice(13));
   });
 
   it('account set-plan, key create and key revoke each print one JSON object', async () => {

@@ -2,6 +2,7 @@ import { PublicEvent } from '@svc/contracts';
 import { Pipeline, REPO_ROOT, Stack, startPipeline, TestProducer, waitFor } from '@svc/testing';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { execute } from '@svc/persistence';
 
 describe('admin parked list / replay (built apps, real RabbitMQ and PostgreSQL)', () => {
   let pipeline: Pipeline;
@@ -35,7 +36,7 @@ describe('admin parked list / replay (built apps, real RabbitMQ and PostgreSQL)'
   it('lists a message the database refused, shows where it belongs and why (no personal data), and replays it once fixed', async () => {
     const account = await stack.newAccount('Parked');
     // A database that refuses one kind: the kind of bug a deploy fixes.
-    await stack.dataSource.query(`ALTER TABLE events.events ADD CONSTRAINT parked_spec_refuses_sent CHECK (kind <> 'message.sent') NOT VALID`);
+    await execute(stack.dataSource, `ALTER TABLE events.events ADD CONSTRAINT parked_spec_refuses_sent CHECK (kind <> 'message.sent') NOT VALID`);
     const refused = await producer.emit('message.sent', account.accountId, 1);
     await producer.emit('message.received', account.accountId, 2);
 
@@ -70,7 +71,7 @@ describe('admin parked list / replay (built apps, real RabbitMQ and PostgreSQL)'
     for (const personal of ['Ada Lovelace', 'ada@example.com', (refused.data as { message: { text: string } }).message.text]) expect(shown.stdout).not.toContain(personal);
     expect(parkedCount()).toBe(1); // showing leaves the message where it is
 
-    await stack.dataSource.query('ALTER TABLE events.events DROP CONSTRAINT parked_spec_refuses_sent');
+    await execute(stack.dataSource, 'ALTER TABLE events.events DROP CONSTRAINT parked_spec_refuses_sent');
     const replayed = admin('parked', 'replay', '--queue', 'events-api.domain');
     expect(replayed.status).toBe(0);
     expect(json(replayed.stdout)).toEqual({ queue: 'events-api.domain', replayed: 1 });

@@ -1,6 +1,7 @@
 import { ErrorBody } from '@svc/contracts';
 import { freePort, Stack, startStack } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { execute } from '@svc/persistence';
 
 const SERVICES = ['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher'];
 
@@ -62,13 +63,13 @@ describe('no personal data, input or secrets in any log line (every app at LOG_L
     expect((await stack.call('/whoami', { key: SENT.guessedKey })).status).toBe(401);
 
     // A database error: PostgreSQL refuses this email (a check constraint standing in for any fault), a 500.
-    await stack.dataSource.query(`ALTER TABLE contacts.customers ADD CONSTRAINT logcheck CHECK (email IS DISTINCT FROM '${SENT.dbErrorEmail}') NOT VALID`);
+    await execute(stack.dataSource, `ALTER TABLE contacts.customers ADD CONSTRAINT logcheck CHECK (email IS DISTINCT FROM '${SENT.dbErrorEmail}') NOT VALID`);
     try {
       const failed = await stack.call(`/contacts/${SENT.dbErrorRef}`, { method: 'PUT', json: { name: SENT.name, email: SENT.dbErrorEmail, phone: SENT.phone } });
       expect(failed.status).toBe(500);
       expect((await error(failed)).code).toBe('internal_error');
     } finally {
-      await stack.dataSource.query(`ALTER TABLE contacts.customers DROP CONSTRAINT logcheck`);
+      await execute(stack.dataSource, `ALTER TABLE contacts.customers DROP CONSTRAINT logcheck`);
     }
 
     // A service that is down behind the gateway: 503.
