@@ -1,5 +1,5 @@
 import { ACCOUNTS_MIGRATIONS, ACCOUNTS_SCHEMA, AccountNotFoundError, AccountsRepository, AccountsService, KeyNotFoundError } from '@svc/accounts';
-import { E164, EVENT_KINDS, EventKind, isEventKind, isPlan, Plan, PLANS, sampleEventData } from '@svc/contracts';
+import { E164, ErrorResponseDto, EVENT_KINDS, EventKind, isEventKind, isPlan, Plan, PLANS, sampleEventData } from '@svc/contracts';
 import { AmqpClient, consumerQueueOf, countParked, domainMessage, DOMAIN_EXCHANGE, Publisher, replayParked, showParked, UnknownQueueError } from '@svc/messaging';
 import { createDataSource, migrate } from '@svc/persistence';
 import { Config, createLogger, GATEWAY_CONTEXT_HEADER, InternalAuth, loadConfig } from '@svc/platform';
@@ -155,8 +155,18 @@ async function callService(config: AdminConfig, service: { name: string; url: st
 /** A write to the chat's internal routes (schema `chat`, which only the chat writes): `what` names the command in errors. */
 async function putToChat(config: AdminConfig, account: { id: string; name: string; plan: Plan }, what: string, path: string, body: unknown): Promise<unknown> {
   const response = await callService(config, { name: 'chat', url: config.CHAT_URL }, account, 'PUT', path, body);
-  if (!response.ok) throw new Error(`the chat refused ${what}: ${response.status} ${await response.text()}`);
+  if (!response.ok) throw new Error(`the chat refused ${what}: ${response.status} ${refusalOf(await response.text())}`);
   return response.json();
+}
+
+/** An error body in the contract's shape as one line (its message, then each detail); other bodies as they came. */
+function refusalOf(body: string): string {
+  try {
+    const { error } = JSON.parse(body) as ErrorResponseDto;
+    return [error.message, ...(error.details ?? []).map((detail) => detail.message)].join(' ');
+  } catch {
+    return body;
+  }
 }
 
 /** The pages allowed to use an account's widget, stored by the chat. */

@@ -409,7 +409,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
 
       const refused: Array<[string[], RegExp, number]> = [
         [['--number', '0151 2345678'], /--number.*E\.164/, 2],
-        [['--phone-number-id', 'not an id!'], /chat refused whatsapp connect: 400.*phone_number_id/, 1],
+        [['--phone-number-id', 'not an id!'], /^error: the chat refused whatsapp connect: 400 The request has invalid fields\. phone_number_id must be the Cloud API phone number id/, 1],
         [['--account', '00000000-0000-0000-0000-000000000000'], /no account/, 1],
       ];
       for (const [change, message, status] of refused) {
