@@ -1,6 +1,6 @@
+import { guideCode, guideVectors, verifyWithPython } from '@svc/testing';
 import { sign, verify } from '@svc/webhook-signing';
 import { runInNewContext } from 'node:vm';
-import { guideCode, guideVectors, verifyWithPython } from './webhook-guide';
 
 /** docs/webhooks.md, the receiver guide: its test vectors, and its Node and Python verifiers run as written. */
 describe('docs/webhooks.md: receiving webhooks', () => {
