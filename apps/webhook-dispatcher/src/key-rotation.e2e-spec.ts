@@ -5,7 +5,7 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import { feedEvents, sampleEvent } from '@svc/testing';
 import { decodeAesKey } from './security/secret-box';
 
-/** A rotation of WEBHOOK_SECRET_KEY, as the README describes it, with real processes. */
+/** A rotation of WEBHOOK_SECRET_KEY, as docs/operations.md describes it, with real processes. */
 describe('webhook-dispatcher: WEBHOOK_SECRET_KEY rotation', () => {
   let ca: TestCa;
   let receiver: HttpsReceiver;
@@ -17,7 +17,7 @@ describe('webhook-dispatcher: WEBHOOK_SECRET_KEY rotation', () => {
     expect(response.status).toBe(201);
     return (await response.json()) as CreatedWebhookDto;
   };
-  /** The key id recorded in an endpoint's sealed secret, read with SQL as the README shows. */
+  /** The key id recorded in an endpoint's sealed secret, read with SQL as docs/operations.md shows. */
   const keyIdOf = async (id: number): Promise<string> =>
     (
       await stack.dataSource.query(
