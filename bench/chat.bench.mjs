@@ -4,14 +4,15 @@
 //  1. 50 conversations, each with its stream open, all sending at once, BENCH_ROUNDS rounds (default
 //     20, after 2 warm-up rounds): the time from sending a customer message (POST /chat/v1/messages)
 //     to the assistant's reply arriving on that conversation's stream. Targets p50 < 50 ms, p99 < 200 ms.
+//     Then the same 50 at a person's pace for BENCH_PACED_SECONDS (default 30): each asks again 1 to
+//     3 s after its answer came (what a busy shop's chat sees), and one conversation alone.
 //  2. BENCH_STREAMS (default 2,000) streams open at once on the one chat process, and its RSS
 //     (/proc/<pid>/status). Target < 300 MB.
-//  Also recorded: the CPU time one reply costs each app and PostgreSQL during step 1 (PostgreSQL's
-//  figure counts the whole server: give the bench a server of its own with TEST_DATABASE_SERVER_URL
-//  to keep other work out of it).
+//  Also recorded: the CPU time one reply costs each app and PostgreSQL (the backends of the bench's
+//  database) during step 1.
 // Visitor calls go to the chat process directly (as the Ingress routes them in Kubernetes).
 // Writes bench/results/chat-<date>.json.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -29,6 +30,7 @@ const CONVERSATIONS = 50;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const WARMUP_ROUNDS = 2;
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 2_000);
+const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 30);
 
 // ---- 5,000 shop pieces, reproducible (mulberry32) ----
 let seed = 20261123;
@@ -69,17 +71,19 @@ const cpuMs = (pid) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
-/** CPU time of every PostgreSQL process of the machine (its backends outlive the bench's pools; anyone else's work counts too). */
-const postgresCpuMs = () =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .reduce((sum, pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres' ? sum + cpuMs(pid) : sum;
-      } catch {
-        return sum; // ended meanwhile
-      }
-    }, 0);
+/** CPU time of the PostgreSQL backends serving the bench's database, by the application they serve (the pools keep them for the whole run). */
+const postgresCpuMs = async (dataSource, database) => {
+  const backends = await dataSource.query('SELECT pid, application_name FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+  const byApp = {};
+  for (const { pid, application_name: app } of backends) {
+    try {
+      byApp[`postgres (${app})`] = (byApp[`postgres (${app})`] ?? 0) + cpuMs(pid);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return byApp;
+};
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
 /** Reads one visitor's SSE stream and resolves the waiters of assistant messages. */
@@ -124,6 +128,7 @@ class Stream {
 const stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'chat'], { env: { LOG_LEVEL: 'error', VISITOR_MESSAGES_PER_MINUTE: '1000000' } });
 const chatUrl = stack.services.chat.url;
 const chatPid = stack.services.chat.process.pid;
+const database = new URL(stack.db.url).pathname.slice(1);
 const result = { bench: 'chat', at: new Date().toISOString(), machine: { cpus: cpus().length, cpu: cpus()[0]?.model, load_before: loadavg().map(round1), memory_gb: round1(totalmem() / 2 ** 30) } };
 try {
   const widget = (await (await stack.call('/whoami')).json()).widget;
@@ -151,46 +156,53 @@ try {
     await stream.open(pool);
     visitors.push(stream);
   }
-  const latencies = [];
-  const apps = Object.entries(stack.services).map(([name, app]) => [name, app.process.pid]);
-  let cpuBefore;
-  for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round += 1) {
-    const samples = await Promise.all(
-      visitors.map(async (visitor, i) => {
-        const piece = pieces[(round * CONVERSATIONS + i * 97) % PIECES];
-        const replied = visitor.nextAssistant();
-        const started = performance.now();
-        const response = await pool.request({
-          method: 'POST',
-          path: '/chat/v1/messages',
-          headers: { authorization: `Bearer ${visitor.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ text: QUESTIONS[piece.aspect].replaceAll('{p}', piece.product).replaceAll('{b}', piece.brand) }),
-        });
-        await response.body.dump();
-        if (response.statusCode !== 201) throw new Error(`send: ${response.statusCode}`);
-        return (await replied) - started;
-      }),
-    );
-    if (round >= WARMUP_ROUNDS) latencies.push(...samples);
-    if (round === WARMUP_ROUNDS - 1) cpuBefore = [...apps.map(([, pid]) => cpuMs(pid)), postgresCpuMs()];
-  }
-  // What one reply costs each process, in CPU time: where the time goes when 50 share 2 cores.
-  const cpuAfter = [...apps.map(([, pid]) => cpuMs(pid)), postgresCpuMs()];
-  const cpuPerReply = Object.fromEntries([...apps.map(([name]) => name), 'postgres'].map((name, i) => [name, round1((cpuAfter[i] - cpuBefore[i]) / (ROUNDS * CONVERSATIONS))]));
-  // The same path with one conversation alone (no contention): what each reply costs by itself.
-  const solo = [];
-  for (let i = 0; i < 100; i += 1) {
-    const piece = pieces[(i * 131) % PIECES];
-    const replied = visitors[0].nextAssistant();
+  /** One question about `piece` from `visitor`: ms from sending it to the assistant's reply on the stream. */
+  const ask = async (visitor, piece) => {
+    const replied = visitor.nextAssistant();
     const started = performance.now();
     const response = await pool.request({
       method: 'POST',
       path: '/chat/v1/messages',
-      headers: { authorization: `Bearer ${visitors[0].token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${visitor.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ text: QUESTIONS[piece.aspect].replaceAll('{p}', piece.product).replaceAll('{b}', piece.brand) }),
     });
     await response.body.dump();
-    const ms = (await replied) - started;
+    if (response.statusCode !== 201) throw new Error(`send: ${response.statusCode}`);
+    return (await replied) - started;
+  };
+  const latencies = [];
+  /** CPU time so far of each app's process and of the PostgreSQL backends serving each. */
+  const cpuNow = async () => ({
+    ...Object.fromEntries(Object.entries(stack.services).map(([name, app]) => [name, cpuMs(app.process.pid)])),
+    ...(await postgresCpuMs(stack.dataSource, database)),
+  });
+  let cpuBefore;
+  for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round += 1) {
+    const samples = await Promise.all(visitors.map((visitor, i) => ask(visitor, pieces[(round * CONVERSATIONS + i * 97) % PIECES])));
+    if (round >= WARMUP_ROUNDS) latencies.push(...samples);
+    if (round === WARMUP_ROUNDS - 1) cpuBefore = await cpuNow();
+  }
+  // What one reply costs each process, in CPU time: where the time goes when 50 share 2 cores.
+  const cpuAfter = await cpuNow();
+  const cpuPerReply = Object.fromEntries(Object.entries(cpuAfter).map(([name, ms]) => [name, round1((ms - (cpuBefore[name] ?? 0)) / (ROUNDS * CONVERSATIONS))]));
+  // The same 50 conversations at a person's pace: each writes again 1 to 3 s after its answer came.
+  const paced = [];
+  const pacedUntil = performance.now() + PACED_SECONDS * 1000;
+  await Promise.all(
+    visitors.map(async (visitor, i) => {
+      await sleep(random() * 2_000);
+      for (let n = 0; performance.now() < pacedUntil; n += 1) {
+        paced.push(await ask(visitor, pieces[(n * CONVERSATIONS + i * 31) % PIECES]));
+        await sleep(1_000 + random() * 2_000);
+      }
+    }),
+  );
+  paced.sort((a, b) => a - b);
+  result.reply_paced = { conversations: CONVERSATIONS, seconds: PACED_SECONDS, samples: paced.length, per_second: round1(paced.length / PACED_SECONDS), p50_ms: round1(percentile(paced, 50)), p99_ms: round1(percentile(paced, 99)) };
+  // The same path with one conversation alone (no contention): what each reply costs by itself.
+  const solo = [];
+  for (let i = 0; i < 100; i += 1) {
+    const ms = await ask(visitors[0], pieces[(i * 131) % PIECES]);
     if (i >= 10) solo.push(ms);
   }
   solo.sort((a, b) => a - b);
@@ -208,6 +220,7 @@ try {
     cpu_ms_per_reply: cpuPerReply,
   };
   process.stdout.write(`bench:chat: message → assistant reply on the stream, ${CONVERSATIONS} at once, ${latencies.length} samples: p50 ${result.reply.p50_ms} ms, p99 ${result.reply.p99_ms} ms; CPU per reply ${JSON.stringify(cpuPerReply)} ms\n`);
+  process.stdout.write(`bench:chat: the same ${CONVERSATIONS} at a person's pace (1–3 s between an answer and the next question), ${result.reply_paced.per_second} replies/s: p50 ${result.reply_paced.p50_ms} ms, p99 ${result.reply_paced.p99_ms} ms\n`);
   process.stdout.write(`bench:chat: the same, one conversation alone, ${solo.length} samples: p50 ${result.reply_alone.p50_ms} ms, p99 ${result.reply_alone.p99_ms} ms\n`);
   for (const visitor of visitors) visitor.close();
   await pool.close();

@@ -29,7 +29,7 @@ ensure() { # name port start-function seconds how-to-install
   if answers "$2"; then echo "services: $1 is up on 127.0.0.1:$2"; return 0; fi
   echo "services: $1 is down on 127.0.0.1:$2; starting it"
   if ! "$3" >/dev/null 2>&1; then
-    echo "services: $1 is not installed here. Install it ($5), or point the apps at one with the settings in README.md." >&2
+    echo "services: $1 is not installed here. Install it ($5), or point the apps at one with the settings in docs/configuration.md." >&2
     return 1
   fi
   wait_for "$1" "$2" "$4"

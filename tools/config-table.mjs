@@ -1,7 +1,7 @@
-// The README's table of environment variables, generated from the apps' config specs (the code
-// that validates them at boot), so the documentation cannot drift from what the apps read.
-//   node tools/config-table.mjs          rewrite the table in README.md (after `npm run build`)
-//   node tools/config-table.mjs --check  fail if README.md's table differs
+// The table of environment variables in docs/configuration.md, generated from the apps' config specs
+// (the code that validates them at boot), so the documentation cannot drift from what the apps read.
+//   node tools/config-table.mjs          rewrite the table in docs/configuration.md (after `npm run build`)
+//   node tools/config-table.mjs --check  fail if docs/configuration.md's table differs
 import 'reflect-metadata';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,6 +12,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const START = '<!-- config-table:start -->';
 const END = '<!-- config-table:end -->';
+const DOC = 'docs/configuration.md';
 
 // The same module instance the apps' config files load, so that it knows which specs are secrets.
 const { hasPublishedDefault } = require(join(root, 'dist/libs/platform/src/index.js'));
@@ -53,16 +54,16 @@ for (const name of [...entries.keys()].sort((a, b) => a.localeCompare(b))) {
 }
 const table = ['| Variable | Apps | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n');
 
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
-const [before, rest] = readme.split(START);
+const doc = readFileSync(join(root, DOC), 'utf8');
+const [before, rest] = doc.split(START);
 const after = rest?.split(END)[1];
-if (after === undefined) throw new Error(`README.md needs the markers ${START} and ${END}`);
+if (after === undefined) throw new Error(`${DOC} needs the markers ${START} and ${END}`);
 const updated = `${before}${START}\n${table}\n${END}${after}`;
 if (process.argv.includes('--check')) {
-  if (updated !== readme) {
-    process.stderr.write('config-table: README.md lists other settings than the code reads; run `npm run build && node tools/config-table.mjs`\n');
+  if (updated !== doc) {
+    process.stderr.write(`config-table: ${DOC} lists other settings than the code reads; run \`npm run build && node tools/config-table.mjs\`\n`);
     process.exit(1);
   }
 } else {
-  writeFileSync(join(root, 'README.md'), updated);
+  writeFileSync(join(root, DOC), updated);
 }

@@ -24,6 +24,7 @@ import { BlockList, isIPv6 } from 'node:net';
 import { join, relative } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { configSpecOf, defaultPort, drainMs, effective, mustBeSet, refusal, root, servingApps } from './deploy-checks';
+import { headingAnchors } from './markdown';
 import { metricNames, promqlErrors } from './promql';
 
 const K8S = join(root, 'k8s');
@@ -740,9 +741,7 @@ describe('monitoring: alert rules and dashboard', () => {
   const dir = join(K8S, 'components', 'monitoring');
   const rules = ofKind<IPrometheusRule>(readObjects(join(dir, 'prometheus-rules.yaml')), 'PrometheusRule').flatMap((r) => r.spec.groups?.flatMap((g) => g.rules ?? []) ?? []);
   const dashboard = JSON.parse(readFileSync(join(dir, 'dashboard.json'), 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as dashes. */
-  const anchors = new Set([...readme.matchAll(/^#+ (.+)$/gm)].map(([, heading]) => heading!.toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-')));
+  const anchors = headingAnchors(readFileSync(join(root, 'docs/operations.md'), 'utf8'));
 
   it('parses every alert expression and every panel query as PromQL', () => {
     expect(rules.length).toBeGreaterThan(5);
@@ -750,11 +749,12 @@ describe('monitoring: alert rules and dashboard', () => {
     expect(exprs.flatMap((e) => promqlErrors(e).map((error) => `${e}: ${error}`))).toEqual([]);
   });
 
-  it('gives every alert a severity, a summary and a runbook: its paragraph in the README', () => {
+  it('gives every alert a severity, a summary and a runbook: its paragraph in docs/operations.md', () => {
     for (const rule of rules) {
       expect([rule.alert, rule.labels?.['severity']]).toEqual([rule.alert, expect.stringMatching(/^(critical|warning)$/)]);
       expect(rule.annotations?.['summary']).toBeTruthy();
-      const anchor = /#([\w-]+)$/.exec(rule.annotations?.['runbook_url'] ?? '')?.[1];
+      const [page, anchor] = (rule.annotations?.['runbook_url'] ?? '').split('#');
+      expect([rule.alert, page]).toEqual([rule.alert, 'https://github.com/svc-chat/svc-chat/blob/main/docs/operations.md']);
       expect([rule.alert, anchor]).toEqual([rule.alert, rule.alert!.toLowerCase()]);
       expect([rule.alert, anchors.has(anchor!)]).toEqual([rule.alert, true]);
     }

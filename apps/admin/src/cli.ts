@@ -1,5 +1,5 @@
 import { ACCOUNTS_MIGRATIONS, ACCOUNTS_SCHEMA, AccountNotFoundError, AccountsRepository, AccountsService, KeyNotFoundError } from '@svc/accounts';
-import { EVENT_KINDS, EventKind, isEventKind, isPlan, Plan, PLANS, sampleEventData } from '@svc/contracts';
+import { E164, ErrorResponseDto, EVENT_KINDS, EventKind, isEventKind, isPlan, Plan, PLANS, sampleEventData } from '@svc/contracts';
 import { AmqpClient, consumerQueueOf, countParked, domainMessage, DOMAIN_EXCHANGE, Publisher, replayParked, showParked, UnknownQueueError } from '@svc/messaging';
 import { createDataSource, migrate } from '@svc/persistence';
 import { Config, createLogger, GATEWAY_CONTEXT_HEADER, InternalAuth, loadConfig } from '@svc/platform';
@@ -33,6 +33,11 @@ function eventKind(value: string): EventKind {
 function positive(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a whole number above 0');
   return Number(value);
+}
+
+function e164(value: string): string {
+  if (!E164.test(value.trim())) throw new InvalidArgumentError('must be an E.164 number such as +15550001234');
+  return value.trim();
 }
 
 function nonEmpty(value: string): string {
@@ -150,8 +155,18 @@ async function callService(config: AdminConfig, service: { name: string; url: st
 /** A write to the chat's internal routes (schema `chat`, which only the chat writes): `what` names the command in errors. */
 async function putToChat(config: AdminConfig, account: { id: string; name: string; plan: Plan }, what: string, path: string, body: unknown): Promise<unknown> {
   const response = await callService(config, { name: 'chat', url: config.CHAT_URL }, account, 'PUT', path, body);
-  if (!response.ok) throw new Error(`the chat refused ${what}: ${response.status} ${await response.text()}`);
+  if (!response.ok) throw new Error(`the chat refused ${what}: ${response.status} ${refusalOf(await response.text())}`);
   return response.json();
+}
+
+/** An error body in the contract's shape as one line (its message, then each detail); other bodies as they came. */
+function refusalOf(body: string): string {
+  try {
+    const { error } = JSON.parse(body) as ErrorResponseDto;
+    return [error.message, ...(error.details ?? []).map((detail) => detail.message)].join(' ');
+  } catch {
+    return body;
+  }
 }
 
 /** The pages allowed to use an account's widget, stored by the chat. */
@@ -264,8 +279,8 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
     .command('connect')
     .description('Connect the account\'s WhatsApp Business number: inbound messages to it become chat conversations; replies go out from it.')
     .requiredOption('--account <id>', 'account id')
-    .requiredOption('--phone-number-id <id>', 'the Cloud API phone number id')
-    .requiredOption('--number <e164>', 'the number itself, E.164 (+15550001234): shown to customers for phone confirmation')
+    .requiredOption('--phone-number-id <id>', 'the Cloud API phone number id', nonEmpty)
+    .requiredOption('--number <e164>', 'the number itself, E.164 (+15550001234): shown to customers for phone confirmation', e164)
     .action((opts: { account: string; phoneNumberId: string; number: string }) =>
       run(async (accounts, config) => connectWhatsapp(config, await accounts.getAccount(opts.account), opts.phoneNumberId, opts.number)),
     );

@@ -56,7 +56,7 @@ export const chatConfigSpec = {
   VISITOR_MESSAGES_PER_MINUTE: count({ default: 20, desc: 'Messages a visitor may send in one conversation in any minute (counted in PostgreSQL, across replicas); past that 429 with Retry-After.' }),
   SMTP_URL: secret(1, { orEmpty: true })({
     default: '',
-    desc: 'SMTP server for confirmation emails (nodemailer URL: `smtp://user:pass@host:587`, `smtps://…`). Empty: emails stay queued until it is set. `npm start` points it at its local mail sink (README "Channels").',
+    desc: 'SMTP server for confirmation emails (nodemailer URL: `smtp://user:pass@host:587`, `smtps://…`). Empty: emails stay queued until it is set. `npm start` points it at its local mail sink (docs/chat.md "Channels").',
   }),
   EMAIL_FROM: str({ default: 'Chat <no-reply@localhost>', desc: 'The From of confirmation emails.' }),
   WHATSAPP_API_URL: optionalUrl({ default: '', desc: 'WhatsApp Business Cloud API base (`https://graph.facebook.com/v21.0`; a local fake in development and tests): the chat sends `POST {WHATSAPP_API_URL}/{phone_number_id}/messages`. Empty: WhatsApp sends stay queued.' }),
@@ -64,6 +64,7 @@ export const chatConfigSpec = {
   WHATSAPP_APP_SECRET: secret(0, { orEmpty: true })({ default: '', desc: 'The Cloud API app secret: `X-Hub-Signature-256` of inbound webhooks is checked with it (empty: every inbound webhook is refused with 401).' }),
   WHATSAPP_VERIFY_TOKEN: secret(0, { orEmpty: true })({ default: '', desc: 'The verify token of the webhook handshake (`GET /chat/whatsapp/webhook`); empty: the handshake is refused.' }),
   DELIVERY_RETRY_BASE_MS: millis(600_000)({ default: 2_000, desc: 'First retry delay of a WhatsApp message or email whose provider is down; doubled each attempt, at most 10 minutes.' }),
+  ASSISTANT_SEARCH_CONCURRENCY: count({ default: 4, desc: 'Knowledge searches one chat process has in flight at most; more questions wait their turn in order (the first asked is answered first when many write at once).' }),
   LLM_TIMEOUT_MS: millis(60_000)({ default: 10_000, desc: 'How long a reply from LLM_BASE_URL may take before the extractive answer is used instead.' }),
 };
 

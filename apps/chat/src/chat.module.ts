@@ -132,7 +132,7 @@ export class ChatModule {
           useFactory: (conversations: ConversationsRepository, widgets: WidgetAccounts, origins: OriginPolicy, identity: IdentityClient) =>
             new SessionsService(conversations, widgets, origins, identity, new NewConversationThrottle(config.VISITOR_CONVERSATIONS_PER_ADDRESS, config.VISITOR_CONVERSATION_WINDOW_MS)),
         },
-        { provide: AnswerWriter, inject: [KnowledgeClient], useFactory: (knowledge: KnowledgeClient) => new AnswerWriter(knowledge, llm) },
+        { provide: AnswerWriter, inject: [KnowledgeClient], useFactory: (knowledge: KnowledgeClient) => new AnswerWriter(knowledge, llm, config.ASSISTANT_SEARCH_CONCURRENCY) },
         {
           provide: AssistantService,
           inject: [ConversationsRepository, CustomersService, AnswerWriter, ChatEvents, MetricsService, DataSource, StreamService],

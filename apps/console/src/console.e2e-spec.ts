@@ -202,7 +202,7 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     const started = Date.now();
     await go('/inbox', 'Inbox');
     await console_.getByRole('checkbox', { name: 'Needs a person' }).waitFor();
-    // Measured, not asserted (the issue's 1.5 s on this machine is reported in the README).
+    // Measured, not asserted (the issue's 1.5 s on this machine is reported in docs/console.md).
     process.stdout.write(`console: the inbox was interactive ${Date.now() - started} ms after navigation\n`);
     const shop = await shopPage({ widget });
     await ask(shop, 'How do I return an item?');

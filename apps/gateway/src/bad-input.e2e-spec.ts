@@ -166,7 +166,7 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
       }
     });
 
-    it('an empty body is no body (as the README says): PUT /contacts/{ref} creates the customer with the defaults', async () => {
+    it('an empty body is no body (as the API guide says): PUT /contacts/{ref} creates the customer with the defaults', async () => {
       const response = await stack.call('/contacts/c-empty', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '' });
       expect(response.status).toBe(201);
       expect(await response.json()).toMatchObject({ ref: 'c-empty', name: '', consents: [] });

@@ -6,7 +6,7 @@ import { feedEvents, sampleEvent } from '@svc/testing';
 import { execute, queryRows } from '@svc/persistence';
 import { decodeAesKey } from './security/secret-box';
 
-/** A rotation of WEBHOOK_SECRET_KEY, as the README describes it, with real processes. */
+/** A rotation of WEBHOOK_SECRET_KEY, as docs/operations.md describes it, with real processes. */
 describe('webhook-dispatcher: WEBHOOK_SECRET_KEY rotation', () => {
   let ca: TestCa;
   let receiver: HttpsReceiver;
@@ -18,7 +18,7 @@ describe('webhook-dispatcher: WEBHOOK_SECRET_KEY rotation', () => {
     expect(response.status).toBe(201);
     return (await response.json()) as CreatedWebhookDto;
   };
-  /** The key id recorded in an endpoint's sealed secret, read with SQL as the README shows. */
+  /** The key id recorded in an endpoint's sealed secret, read with SQL as docs/operations.md shows. */
   const keyIdOf = async (id: number): Promise<string> =>
     (
       await queryRows<{ key_id: string }>(

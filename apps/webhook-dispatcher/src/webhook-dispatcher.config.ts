@@ -58,7 +58,7 @@ export const webhookDispatcherConfigSpec = {
   ...databaseConfigSpec('webhook-dispatcher owns schema `webhooks` (endpoints, deliveries, attempts)'),
   WEBHOOK_SECRET_KEY: aesKey({
     devDefault: '825c7fabe970d711434486fba8fe969156bc5ffa0653a2125453c09baadb3c23',
-    desc: 'AES-256-GCM key (32 bytes, hex or base64) that encrypts webhook signing secrets at rest; new secrets are sealed with it. To rotate it, move the old one to WEBHOOK_SECRET_KEYS_PREVIOUS (README "Secrets").',
+    desc: 'AES-256-GCM key (32 bytes, hex or base64) that encrypts webhook signing secrets at rest; new secrets are sealed with it. To rotate it, move the old one to WEBHOOK_SECRET_KEYS_PREVIOUS (docs/operations.md "Secrets and rotation").',
   }),
   WEBHOOK_SECRET_KEY_ID: keyId({
     default: LEGACY_KEY_ID,
@@ -66,7 +66,7 @@ export const webhookDispatcherConfigSpec = {
   }),
   WEBHOOK_SECRET_KEYS_PREVIOUS: keyList({
     default: '',
-    desc: 'Other keys that open (never seal) webhook secrets, as comma-separated `id:key` pairs (e.g. `1:<old key>`): earlier keys, kept while any endpoint sealed with them exists, and during a rotation the next one (README "Secrets").',
+    desc: 'Other keys that open (never seal) webhook secrets, as comma-separated `id:key` pairs (e.g. `1:<old key>`): earlier keys, kept while any endpoint sealed with them exists, and during a rotation the next one (docs/operations.md "Secrets and rotation").',
   }),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool({
     default: false,

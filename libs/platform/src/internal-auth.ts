@@ -16,11 +16,11 @@ const LIFETIME_S = 60;
 export const internalAuthConfigSpec = {
   INTERNAL_AUTH_SECRET: secret(32)({
     devDefault: 'development-only-internal-secret-0123456789',
-    desc: 'Shared secret (32+ chars) with which the gateway signs the caller context it passes to a service (audience: that service). The same value in every app; rotation: README "Secrets".',
+    desc: 'Shared secret (32+ chars) with which the gateway signs the caller context it passes to a service (audience: that service). The same value in every app; rotation: docs/operations.md "Secrets and rotation".',
   }),
   INTERNAL_AUTH_SECRET_PREVIOUS: secret(32, { orEmpty: true })({
     default: '',
-    desc: 'A second value accepted (never used to sign) while INTERNAL_AUTH_SECRET is rotated: the next one in the first step, then the previous one (README "Secrets"). Empty otherwise.',
+    desc: 'A second value accepted (never used to sign) while INTERNAL_AUTH_SECRET is rotated: the next one in the first step, then the previous one (docs/operations.md "Secrets and rotation"). Empty otherwise.',
   }),
 };
 
@@ -35,7 +35,7 @@ export interface InternalAuthSecrets {
  * HS256 JWT (jose), so a service refuses anything that did not pass the gateway's checks. Its
  * audience is the one service it is for (`aud` = the app's name), so a context sent to one service
  * cannot be replayed to another. Signed with INTERNAL_AUTH_SECRET; verified with it or, during a
- * rotation, with INTERNAL_AUTH_SECRET_PREVIOUS (README "Secrets").
+ * rotation, with INTERNAL_AUTH_SECRET_PREVIOUS (docs/operations.md "Secrets and rotation").
  */
 export class InternalAuth {
   /** KeyObjects made once: given raw bytes, jose would make one on every call. */

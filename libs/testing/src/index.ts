@@ -11,7 +11,7 @@ export * from './private-postgres';
 export * from './chat-visitor';
 export * from './browser';
 export * from './pipeline';
-export * from './readme-webhooks';
+export * from './webhook-guide';
 export * from './dispatcher-feed';
 export * from './fake-whatsapp';
 export * from './mail-sink';

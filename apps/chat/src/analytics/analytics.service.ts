@@ -41,7 +41,7 @@ const emptyDay = (date: string): AnalyticsDay => ({
   bookings: { requested: 0, confirmed: 0 },
 });
 
-/** The contract's figures per day over a range, from the chat's own records (see the README's "Analytics"). */
+/** The contract's figures per day over a range, from the chat's own records (see docs/chat.md, "Analytics"). */
 export class AnalyticsService {
   constructor(private readonly analytics: AnalyticsRepository) {}
 

@@ -24,6 +24,10 @@ class FakeUpstreams {
   search: KnowledgeSearchResult[] = [RETURNS];
   readonly llmCalls: Array<{ body: Record<string, unknown>; authorization?: string }> = [];
   readonly searchCalls: Array<Record<string, unknown>> = [];
+  /** How long the search takes to answer, and the most searches it had in flight at once. */
+  searchDelayMs = 0;
+  searchesInFlight = 0;
+  mostSearchesInFlight = 0;
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<FakeUpstreams> {
@@ -36,7 +40,12 @@ class FakeUpstreams {
         const fake = holder.fake as FakeUpstreams;
         if (request.url === '/internal/knowledge/search' && typeof request.headers[GATEWAY_CONTEXT_HEADER] === 'string') {
           fake.searchCalls.push(body);
-          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: fake.search }));
+          fake.searchesInFlight += 1;
+          fake.mostSearchesInFlight = Math.max(fake.mostSearchesInFlight, fake.searchesInFlight);
+          setTimeout(() => {
+            fake.searchesInFlight -= 1;
+            response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: fake.search }));
+          }, fake.searchDelayMs);
         } else if (request.url === '/v1/chat/completions') {
           fake.llmCalls.push({ body, authorization: request.headers.authorization });
           fake.llm(body, request, response);
@@ -64,7 +73,7 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
   let fake: FakeUpstreams;
   let knowledge: KnowledgeClient;
   const logger = createLogger('test', 'silent');
-  const writer = (timeoutMs = 1_000) => new AnswerWriter(knowledge, new LlmClient({ baseUrl: `${fake.url}/v1`, model: 'test-model', apiKey: 'sk-test', timeoutMs }, logger));
+  const writer = (timeoutMs = 1_000) => new AnswerWriter(knowledge, new LlmClient({ baseUrl: `${fake.url}/v1`, model: 'test-model', apiKey: 'sk-test', timeoutMs }, logger), 4);
 
   beforeAll(async () => {
     fake = await FakeUpstreams.start();
@@ -80,10 +89,12 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
     fake.search = [RETURNS];
     fake.llmCalls.length = 0;
     fake.searchCalls.length = 0;
+    fake.searchDelayMs = 0;
+    fake.mostSearchesInFlight = 0;
   });
 
   it('without a writer: the extractive answer, searched in the customer\'s language', async () => {
-    const reply = await new AnswerWriter(knowledge, null).reply('acc', 'de', 'Rückgabe?', 'r1');
+    const reply = await new AnswerWriter(knowledge, null, 4).reply('acc', 'de', 'Rückgabe?', 'r1');
     expect(reply.citation?.external_ref).toBe('returns');
     expect(reply.text).toContain(RETURNS.passage);
     expect(fake.searchCalls).toEqual([{ question: 'Rückgabe?', lang: 'de', limit: 3 }]);
@@ -132,5 +143,15 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
     const reply = await writer().reply('acc', 'en', 'quantum computers?', 'r6');
     expect(reply).toMatchObject({ citation: null, offersPerson: true });
     expect(fake.llmCalls).toEqual([]);
+  });
+
+  it('many questions at once: at most the set number of searches in flight, asked in the order they came', async () => {
+    fake.searchDelayMs = 50;
+    const limited = new AnswerWriter(knowledge, null, 2);
+    const questions = Array.from({ length: 6 }, (_, i) => `Can I return item ${i}?`);
+    const replies = await Promise.all(questions.map((question, i) => limited.reply('acc', 'en', question, `q${i}`)));
+    expect(replies.every((reply) => reply.citation?.external_ref === 'returns')).toBe(true);
+    expect(fake.mostSearchesInFlight).toBe(2);
+    expect(fake.searchCalls.map((call) => call['question'])).toEqual(questions);
   });
 });

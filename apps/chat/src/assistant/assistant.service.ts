@@ -36,9 +36,7 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
   ) {}
 
   answerSoon(accountId: string, conversationId: number, messageId: number, contact?: EventContact): void {
-    this.track(
-      this.conversations.claimReply(accountId, conversationId, messageId, REPLY_LEASE_MS).then((claimed) => (claimed ? this.answer(claimed, contact) : undefined)),
-    );
+    this.track(this.conversations.claimReply(accountId, conversationId, messageId, REPLY_LEASE_MS).then((claimed) => (claimed ? this.answer(claimed, contact) : undefined)));
   }
 
   /** One sweep: claims and answers what waited too long. */
@@ -50,13 +48,13 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
 
   private async answer(pending: PendingReply, known?: EventContact): Promise<void> {
     const requestId = randomUUID();
+    const row = pending.conversation;
     const timer = this.metrics?.answerDuration.startTimer();
     try {
-      const row = await this.conversations.get(pending.account_id, pending.conversation_id);
-      if (!row) return;
       const reply = await this.writer.reply(row.account_id, row.lang, pending.text, requestId);
       const contact = known ?? (await this.customers.contactFor(row, requestId)).contact;
       await this.conversations.transaction(async (tx) => {
+        await tx.commitWithoutFlush();
         if (!(await tx.finishReply(row.account_id, row.id, pending.id))) return;
         const message = await tx.addMessage(row.account_id, row.id, { author: 'assistant', text: reply.text, citation: reply.citation, offersPerson: reply.offersPerson });
         await tx.enqueue([this.events.sent(row, contact, message as ChatMessage & { author: 'assistant' })]);
@@ -69,7 +67,7 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
     } catch (err) {
       this.metrics?.answerFailures.inc();
       // The lease runs out and the sweep tries again: a service that is down delays the answer.
-      this.logger.warn({ request_id: requestId, conversation_id: pending.conversation_id, message_id: pending.id, err: (err as Error).message }, 'assistant reply failed; retried later');
+      this.logger.warn({ request_id: requestId, conversation_id: row.id, message_id: pending.id, err: (err as Error).message }, 'assistant reply failed; retried later');
     }
   }
 

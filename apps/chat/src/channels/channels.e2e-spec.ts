@@ -1,21 +1,51 @@
-import { ChatTexts, ContactResponseDto, GatewayContext, IdentityPassResponseDto, PhoneCodeResponse, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
+import { ChatTexts, ContactResponseDto, CreatedWebhookDto, GatewayContext, IdentityPassResponseDto, PhoneCodeResponse, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
 import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
-import { ChatVisitor, FakeWhatsapp, freePort, launchBrowser, MailSink, Stack, startStack, TestBrowser, waitFor } from '@svc/testing';
+import {
+  ChatVisitor,
+  createTestCa,
+  embedPage,
+  FakeWhatsapp,
+  freePort,
+  HttpsReceiver,
+  launchBrowser,
+  MailSink,
+  PageServer,
+  REPO_ROOT,
+  servePages,
+  Stack,
+  startStack,
+  TestBrowser,
+  TestCa,
+  waitFor,
+} from '@svc/testing';
+import { verify } from '@svc/webhook-signing';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 const APP_SECRET = 'whatsapp-app-secret-for-tests';
 const PHONE_NUMBER_ID = '109876543210';
 const BUSINESS_NUMBER = '+15550001234';
 
+/** Where the suite's webhook endpoint receives `contact.confirmed`. */
+const CONFIRMED_PATH = '/confirmed';
+
 /**
  * The chat's channels end to end: the apps as processes behind the gateway, a real SMTP server
- * (in-process, so it can be stopped), a fake WhatsApp Cloud API, and Chromium following the link.
+ * (in-process, so it can be stopped), a fake WhatsApp Cloud API, a real https webhook receiver,
+ * Chromium following the link and driving the widget, and the built admin command line.
  */
 describe('chat channels: email confirmation and WhatsApp (processes, real PostgreSQL and RabbitMQ)', () => {
   let stack: Stack;
   let sink: MailSink;
   let fake: FakeWhatsapp;
   let browser: TestBrowser;
+  let ca: TestCa;
+  let receiver: HttpsReceiver;
+  let webhookSecret: string;
+  let site: PageServer;
+  let gatewayPort: string;
   let widget: string;
   let business: string;
   let texts: ChatTexts;
@@ -59,6 +89,15 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
     return v;
   };
   const passFor = async (ref: string): Promise<string> => ((await (await stack.call(`/contacts/${ref}/identity`, { method: 'POST' })).json()) as IdentityPassResponseDto).token;
+  /** The `contact.confirmed` the receiver got for which `test` holds, its signature checked with the endpoint's secret. */
+  const deliveredConfirmation = (test: (e: Extract<PublicEvent, { event: 'contact.confirmed' }>) => boolean) =>
+    waitFor('contact.confirmed at the webhook receiver', async () => {
+      for (const request of receiver.received(CONFIRMED_PATH)) {
+        const event = verify(request.body, request.headers, webhookSecret) as Extract<PublicEvent, { event: 'contact.confirmed' }>;
+        if (test(event)) return event;
+      }
+      return undefined;
+    }, 30_000);
   const conversationIdOf = async (from: string): Promise<number> => {
     const rows: Array<{ id: string }> = await stack.dataSource.query(`SELECT id FROM chat.conversations WHERE whatsapp_from = $1`, [from]);
     return Number(rows[0]?.id);
@@ -66,11 +105,15 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
 
   beforeAll(async () => {
     sink = await MailSink.start();
-    const gatewayPort = String(await freePort());
+    ca = createTestCa();
+    receiver = await HttpsReceiver.start(ca);
+    gatewayPort = String(await freePort());
     fake = await FakeWhatsapp.start({ webhookUrl: `http://127.0.0.1:${gatewayPort}/chat/whatsapp/webhook`, appSecret: APP_SECRET, phoneNumberId: PHONE_NUMBER_ID });
-    stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'chat'], {
+    stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat'], {
       env: { OUTBOX_POLL_INTERVAL_MS: '200' },
+      startTimeoutMs: 120_000,
       appEnv: {
+        'webhook-dispatcher': { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: ca.caFile, WEBHOOK_POLL_INTERVAL_MS: '100' },
         gateway: { PORT: gatewayPort },
         chat: {
           HANDOVER_WAIT: '1s',
@@ -90,12 +133,19 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
     texts = (await (await visitor().call('/texts?lang=en', { auth: false })).json()) as ChatTexts;
     expect((await internal('PUT', '/internal/chat/whatsapp-number', { phone_number_id: PHONE_NUMBER_ID, number: BUSINESS_NUMBER })).status).toBe(200);
     expect((await stack.call('/knowledge/shipping', { method: 'PUT', json: { heading: 'Shipping times', text: 'Orders ship within two working days. Delivery takes three to five days.' } })).status).toBe(201);
+    const webhook = await stack.call('/webhooks', { method: 'POST', json: { url: receiver.url(CONFIRMED_PATH), events: ['contact.confirmed'] } });
+    expect(webhook.status).toBe(201);
+    webhookSecret = ((await webhook.json()) as CreatedWebhookDto).secret;
+    site = await servePages(() => embedPage(stack.gateway.url, { widget }, 'A shop'));
     browser = await launchBrowser();
-  }, 180_000);
+  }, 240_000);
 
   afterAll(async () => {
     await browser?.close();
+    await site?.close();
     await stack?.stop();
+    await receiver?.close();
+    ca?.remove();
     await fake?.stop();
     await sink?.stop();
   });
@@ -120,6 +170,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toMatch(/confirmed|bestätigt/i);
       const [confirmed] = await waitForEvents('contact.confirmed', (e) => e.data.contact.ref === 'c-bob');
       expect(confirmed?.data).toMatchObject({ confirmed: 'email', conversation: { channel: 'web' }, contact: { email: 'bob@example.com', email_confirmed: true } });
+      expect(await deliveredConfirmation((e) => e.data.contact.ref === 'c-bob')).toEqual(confirmed);
       expect(((await (await stack.call('/contacts/c-bob')).json()) as ContactResponseDto).email_confirmed).toBe(true);
 
       const again = await page.goto(link.replace(/^https?:\/\/[^/]+/, stack.gateway.url));
@@ -129,6 +180,8 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       expect(unknown?.status()).toBe(404);
       await page.close();
       expect(await eventsOf('contact.confirmed', (e) => e.data.contact.ref === 'c-bob')).toHaveLength(1);
+      expect(receiver.received(CONFIRMED_PATH).filter((r) => (JSON.parse(r.body.toString('utf8')) as PublicEvent).data.contact.ref === 'c-bob')).toHaveLength(1);
+      expect(((await (await stack.call('/contacts/c-bob')).json()) as ContactResponseDto).email_confirmed).toBe(true);
     }, 120_000);
 
     it('never checks an address the business sent as confirmed', async () => {
@@ -232,6 +285,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       expect((await fake.sendInbound({ from: phone, text: ` ${shown.code} ` })).status).toBe(200);
       const [confirmed] = await waitForEvents('contact.confirmed', (e) => e.data.contact.phone === phone);
       expect(confirmed?.data).toMatchObject({ confirmed: 'phone', contact: { phone_confirmed: true }, conversation: { channel: 'web' } });
+      expect(await deliveredConfirmation((e) => e.data.contact.phone === phone)).toEqual(confirmed);
       expect(await eventsOf('contact.confirmed', (e) => e.data.contact.phone === '+4915100000004')).toEqual([]);
     }, 90_000);
 
@@ -275,6 +329,100 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       expect(fake.sent.some((m) => m.body.to === from.slice(1))).toBe(false);
       fake.up();
       await waitFor('the reply after the outage', async () => fake.sent.find((m) => m.body.to === from.slice(1)), 30_000);
+    }, 90_000);
+  });
+
+  describe('the widget in Chromium: phone code and consent controls', () => {
+    it('the consent boxes → consent.granted with the words shown; the code shown, sent from the number → confirmed in the widget and contact.confirmed', async () => {
+      const phone = '+4915100000007';
+      const page = await browser.context.newPage();
+      await page.goto(site.url);
+      await page.getByRole('button', { name: 'Chat', exact: true }).click();
+      await page.getByRole('textbox', { name: 'Message' }).fill('I have a question about my order');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.getByRole('button', { name: 'Talk to a person' }).click();
+
+      await page.getByRole('radio', { name: 'WhatsApp' }).check({ timeout: 20_000 });
+      await page.getByRole('textbox', { name: 'WhatsApp number' }).fill(phone);
+      await page.getByRole('checkbox', { name: texts.reply_whatsapp_consent }).check();
+      await page.getByRole('checkbox', { name: texts.future_whatsapp_consent }).check();
+      await page.getByRole('button', { name: 'Ask the team to reach me' }).click();
+
+      const status = page.getByRole('status');
+      await status.getByText(/send the code \d{6}/).waitFor({ timeout: 20_000 });
+      const note = (await status.textContent()) ?? '';
+      expect(note).toContain(`from ${phone} to ${BUSINESS_NUMBER}`);
+      const code = /send the code (\d{6})/.exec(note)?.[1] as string;
+
+      const granted = await waitForEvents('consent.granted', (e) => e.data.contact.phone === phone, 2);
+      expect(granted.map((e) => [e.data.consent.purpose, e.data.consent.text]).sort()).toEqual([
+        ['future_whatsapp', texts.future_whatsapp_consent],
+        ['reply_whatsapp', texts.reply_whatsapp_consent],
+      ]);
+      expect(granted.every((e) => e.data.consent.origin === 'chat' && e.data.consent.source === 'chat' && e.data.consent.active && e.data.conversation?.channel === 'web')).toBe(true);
+      expect(await eventsOf('contact.confirmed', (e) => e.data.contact.phone === phone)).toEqual([]);
+
+      // The visitor sends the code from their phone: the Cloud API (the fake) posts it to the chat's webhook.
+      expect((await fake.sendInbound({ from: phone, text: code })).status).toBe(200);
+      await page.getByRole('log').getByText(`your WhatsApp number ${phone} is confirmed`).waitFor({ timeout: 30_000 });
+      const [confirmed] = await waitForEvents('contact.confirmed', (e) => e.data.contact.phone === phone);
+      expect(confirmed?.data).toMatchObject({ confirmed: 'phone', contact: { phone, phone_confirmed: true }, conversation: { channel: 'web', id: granted[0]?.data.conversation?.id } });
+      await page.close();
+    }, 120_000);
+  });
+
+  describe('admin whatsapp connect (the built command line)', () => {
+    const run = promisify(execFile);
+    /** The command as an operator runs it (asynchronously: the receiver and the fake live in this process). */
+    const admin = async (...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> => {
+      const env = { PATH: process.env['PATH'] ?? '', DATABASE_URL: stack.db.url, INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'] as string, CHAT_URL: stack.services['chat']?.url as string };
+      try {
+        const { stdout, stderr } = await run(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), ...args], { env, encoding: 'utf8' });
+        return { status: 0, stdout, stderr };
+      } catch (err) {
+        const failed = err as { code: number; stdout: string; stderr: string };
+        return { status: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+      }
+    };
+    const storedNumber = async (accountId: string) => stack.dataSource.query(`SELECT phone_number_id, number FROM chat.whatsapp_numbers WHERE account_id = $1`, [accountId]);
+
+    it("prints the connection, stores it, and the account's WhatsApp then runs through it; bad input → a clear error, exit ≠ 0, nothing changed", async () => {
+      const account = await stack.newAccount();
+      const phoneNumberId = '204060801234';
+      const connected = await admin('whatsapp', 'connect', '--account', account.accountId, '--phone-number-id', phoneNumberId, '--number', '+15550007777');
+      expect(connected).toMatchObject({ status: 0, stderr: '' });
+      expect(connected.stdout.trim().split('\n')).toHaveLength(1);
+      expect(JSON.parse(connected.stdout)).toEqual({ whatsapp: { account_id: account.accountId, phone_number_id: phoneNumberId, number: '+15550007777' } });
+      expect(await storedNumber(account.accountId)).toEqual([{ phone_number_id: phoneNumberId, number: '+15550007777' }]);
+
+      // Meta posts a message to the connected number: a conversation of that account, answered from that number.
+      const from = '+4915100000008';
+      const meta = await FakeWhatsapp.start({ webhookUrl: `http://127.0.0.1:${gatewayPort}/chat/whatsapp/webhook`, appSecret: APP_SECRET, phoneNumberId });
+      try {
+        expect((await meta.sendInbound({ from, text: 'Hello, are you open on Sundays?' })).status).toBe(200);
+      } finally {
+        await meta.stop();
+      }
+      const reply = await waitFor('the answer from the connected number', async () => fake.sent.find((m) => m.body.to === from.slice(1)), 30_000);
+      expect(reply).toMatchObject({ phoneNumberId, body: { type: 'text' } });
+      expect(await stack.dataSource.query(`SELECT account_id FROM chat.conversations WHERE whatsapp_from = $1`, [from])).toEqual([{ account_id: account.accountId }]);
+
+      const refused: Array<[string[], RegExp, number]> = [
+        [['--number', '0151 2345678'], /--number.*E\.164/, 2],
+        [['--phone-number-id', 'not an id!'], /^error: the chat refused whatsapp connect: 400 The request has invalid fields\. phone_number_id must be the Cloud API phone number id/, 1],
+        [['--account', '00000000-0000-0000-0000-000000000000'], /no account/, 1],
+      ];
+      for (const [change, message, status] of refused) {
+        const options = { '--account': account.accountId, '--phone-number-id': '999', '--number': '+15550008888' } as Record<string, string>;
+        options[change[0] as string] = change[1] as string;
+        const result = await admin('whatsapp', 'connect', ...Object.entries(options).flat());
+        expect({ status: result.status, stdout: result.stdout }).toEqual({ status, stdout: '' });
+        expect(result.stderr).toMatch(message);
+      }
+      const missing = await admin('whatsapp', 'connect', '--account', account.accountId, '--phone-number-id', '999');
+      expect(missing.status).not.toBe(0);
+      expect(missing.stderr).toMatch(/--number/);
+      expect(await storedNumber(account.accountId)).toEqual([{ phone_number_id: phoneNumberId, number: '+15550007777' }]);
     }, 90_000);
   });
 });

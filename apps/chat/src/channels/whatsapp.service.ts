@@ -7,6 +7,7 @@ import { ChatEvents } from '../conversations/chat-events';
 import { ReplyQueue } from '../conversations/conversation.service';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
 import { accountContext, CustomersService } from '../conversations/customers.service';
+import { textsFor } from '../texts/texts';
 import { confirmationCodeIn, isStopWord, WhatsappSendRefusal, whatsappRefusal } from './channel-rules';
 import { ChannelsRepository } from './channels.repository';
 import { DeliveriesRepository } from './deliveries.repository';
@@ -95,11 +96,20 @@ export class WhatsappService {
     if (!row) return;
     try {
       const result = await this.contacts.confirm(used.customer_svc_id, { confirmed: 'phone', value: from, conversation: this.events.conversation(row) }, accountContext(accountId, requestId));
+      if (typeof result !== 'string') await this.tellConfirmed(row, from);
       this.logger.info({ request_id: requestId, conversation_id: row.id, result: typeof result === 'string' ? result : result.changed ? 'confirmed' : 'already' }, 'phone code');
     } catch (err) {
       await this.channels.releasePhoneCode(used.conversation_id);
       throw err;
     }
+  }
+
+  /** The conversation that showed the code says so (the widget shows it as it comes). */
+  private async tellConfirmed(row: ConversationRow, phone: string): Promise<void> {
+    await this.conversations.transaction(async (tx) => {
+      await tx.lock(row.account_id, row.id);
+      await tx.addMessage(row.account_id, row.id, { author: 'system', text: textsFor(row.lang).phone_confirmed.replace('{phone}', phone) });
+    });
   }
 
   async recordStatus(phoneNumberId: string, status: InboundWhatsappStatus): Promise<void> {

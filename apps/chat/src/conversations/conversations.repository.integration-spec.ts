@@ -51,17 +51,28 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     expect(first).toEqual({ id: 1, author: 'customer', text: expect.stringMatching(/^m\d$/), at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*\.\d{6}\+00:00$/), citation: null, offers_person: false });
   });
 
+  it('a stream reads the messages after an id and the conversation\'s state in one go', async () => {
+    const c = await conversation();
+    expect(await repo.streamRead(account, c.id, 0)).toEqual({ messages: [], state: { status: 'open', handover: 'none' } });
+    for (const text of ['one', 'two', 'three']) await repo.transaction((tx) => tx.addMessage(account, c.id, { author: 'customer', text }));
+    await repo.transaction((tx) => tx.setHandover(account, c.id, { status: 'needs_human', handover: 'waiting' }));
+    expect(await repo.streamRead(account, c.id, 1)).toEqual({ messages: await repo.messages(account, c.id, 1), state: { status: 'needs_human', handover: 'waiting' } });
+    expect((await repo.streamRead(account, c.id, 0, 2))?.messages.map((m) => m.text)).toEqual(['one', 'two']);
+    expect(await repo.streamRead(account, c.id, 3)).toEqual({ messages: [], state: { status: 'needs_human', handover: 'waiting' } });
+    expect(await repo.streamRead(randomUUID(), c.id, 0)).toBeUndefined();
+  });
+
   it('a pending reply is claimed by one taker at a time and finished once', async () => {
     const c = await conversation();
     const message = await repo.transaction((tx) => tx.addMessage(account, c.id, { author: 'customer', text: 'hello?', replyPending: true }));
     const claims = await Promise.all([1, 2, 3].map(() => repo.claimReply(account, c.id, message.id, 30_000)));
-    expect(claims.filter(Boolean)).toEqual([{ conversation_id: c.id, id: message.id, account_id: account, text: 'hello?' }]);
+    expect(claims.filter(Boolean)).toEqual([{ id: message.id, text: 'hello?', conversation: await repo.get(account, c.id) }]);
     // A stale sweep leaves a leased message alone.
     await dataSource.query(`UPDATE chat.messages SET at = now() - interval '1 minute' WHERE conversation_id = $1`, [c.id]);
-    expect((await repo.claimStaleReplies(1_000, 30_000, 10)).filter((p) => p.conversation_id === c.id)).toEqual([]);
+    expect((await repo.claimStaleReplies(1_000, 30_000, 10)).filter((p) => p.conversation.id === c.id)).toEqual([]);
     // Once the lease has run out, the sweep takes it over.
     await dataSource.query(`UPDATE chat.messages SET reply_lease_until = now() - interval '1 second' WHERE conversation_id = $1`, [c.id]);
-    expect((await repo.claimStaleReplies(1_000, 30_000, 10)).filter((p) => p.conversation_id === c.id)).toHaveLength(1);
+    expect((await repo.claimStaleReplies(1_000, 30_000, 10)).filter((p) => p.conversation.id === c.id)).toHaveLength(1);
     expect(await repo.transaction((tx) => tx.finishReply(account, c.id, message.id))).toBe(true);
     expect(await repo.transaction((tx) => tx.finishReply(account, c.id, message.id))).toBe(false);
     await dataSource.query(`UPDATE chat.messages SET reply_lease_until = NULL WHERE conversation_id = $1`, [c.id]);

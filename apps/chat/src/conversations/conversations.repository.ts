@@ -26,6 +26,9 @@ export interface ConversationRow {
   business_name: string;
 }
 
+/** What a stream shows of a conversation besides its messages. */
+export type ConversationState = Pick<ConversationRow, 'status' | 'handover'>;
+
 /** What a new message is: the id and time are the database's. */
 export interface NewMessage {
   author: MessageAuthor;
@@ -47,16 +50,24 @@ export interface ConversationCustomer {
   phone: string | null;
 }
 
-/** A customer message the assistant has to answer, claimed by this process for a while. */
+/** A customer message the assistant has to answer, claimed by this process for a while, with its conversation as it is now. */
 export interface PendingReply {
-  conversation_id: number;
   id: number;
-  account_id: string;
   text: string;
+  conversation: ConversationRow;
 }
 
-const CONVERSATION_COLUMNS =
-  'id::float8 AS id, account_id, channel, lang, customer_svc_id::float8 AS customer_svc_id, customer_identified, customer_name, customer_email, customer_phone, status, handover, handover_reason, reach, business_name';
+/** The columns of a ConversationRow, of the table named `alias` when given. */
+const conversationColumns = (alias?: string): string => {
+  const column = (name: string): string => (alias ? `${alias}.${name}` : name);
+  return [
+    `${column('id')}::float8 AS id`,
+    ...['account_id', 'channel', 'lang'].map(column),
+    `${column('customer_svc_id')}::float8 AS customer_svc_id`,
+    ...['customer_identified', 'customer_name', 'customer_email', 'customer_phone', 'status', 'handover', 'handover_reason', 'reach', 'business_name'].map(column),
+  ].join(', ');
+};
+const CONVERSATION_COLUMNS = conversationColumns();
 const MESSAGE_COLUMNS = 'id, author, text, at, citation, offers_person';
 
 type MessageRow = ChatMessage;
@@ -86,6 +97,27 @@ class ConversationReads {
       [accountId, conversationId, afterId, limit],
     );
     return rows.map(toMessage);
+  }
+
+  /**
+   * What a stream shows after `afterId`, in one round trip: the messages (oldest first, at most
+   * `limit`) and the conversation's status and hand-over; undefined when the conversation is gone.
+   */
+  async streamRead(accountId: string, conversationId: number, afterId: number, limit = 500): Promise<{ messages: ChatMessage[]; state: ConversationState } | undefined> {
+    const rows: Array<ConversationState & Partial<MessageRow>> = await this.db.query(
+      `SELECT c.status, c.handover, m.id, m.author, m.text, m.at, m.citation, m.offers_person
+         FROM chat.conversations c
+         LEFT JOIN LATERAL (
+           SELECT ${MESSAGE_COLUMNS} FROM chat.messages
+            WHERE account_id = c.account_id AND conversation_id = c.id AND id > $3 ORDER BY id LIMIT $4) m ON true
+        WHERE c.account_id = $1 AND c.id = $2
+        ORDER BY m.id`,
+      [accountId, conversationId, afterId, limit],
+    );
+    const first = rows[0];
+    if (!first) return undefined;
+    const messages = rows.filter((row): row is ConversationState & MessageRow => row.id !== null && row.id !== undefined).map(toMessage);
+    return { messages, state: { status: first.status, handover: first.handover } };
   }
 
   /** The text of the customer's last message, or '' when they wrote nothing. */
@@ -139,6 +171,15 @@ export class ConversationTransaction extends ConversationReads {
     return this.db as EntityManager;
   }
 
+  /**
+   * This transaction's commit returns without waiting for its WAL flush. Only for work that is
+   * done again when a database crash loses it: an assistant reply is (its customer message stays
+   * `reply_pending` and the sweep answers it anew).
+   */
+  async commitWithoutFlush(): Promise<void> {
+    await this.db.query('SET LOCAL synchronous_commit = off');
+  }
+
   async lock(accountId: string, id: number): Promise<ConversationRow | undefined> {
     const rows: ConversationRow[] = await this.db.query(`SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`, [accountId, id]);
     return rows[0];
@@ -147,18 +188,27 @@ export class ConversationTransaction extends ConversationReads {
   /**
    * Appends a message with the conversation's next id. The conversation row stays locked until
    * commit, so one conversation's messages commit in id order (a stream never skips one), and the
-   * NOTIFY wakes its streams when the transaction commits.
+   * NOTIFY wakes its streams when the transaction commits. An assistant or team message of a
+   * WhatsApp conversation also goes out through the Cloud API, durably (chat.deliveries), in the
+   * same statement: one round trip whatever the channel.
    */
   async addMessage(accountId: string, conversationId: number, message: NewMessage): Promise<ChatMessage> {
+    const toWhatsapp = (message.author === 'assistant' || message.author === 'team') && message.sendOnWhatsapp !== false;
     const rows: MessageRow[] = await this.db.query(
       `WITH next AS (
          UPDATE chat.conversations SET last_message_id = last_message_id + 1, updated_at = now()
           WHERE account_id = $1 AND id = $2
-          RETURNING last_message_id
+          RETURNING last_message_id, channel, whatsapp_from
        ), added AS (
          INSERT INTO chat.messages (conversation_id, id, account_id, author, text, citation, offers_person, reply_pending)
          SELECT $2, last_message_id, $1, $3, $4, $5::jsonb, $6, $7 FROM next
          RETURNING ${MESSAGE_COLUMNS}
+       ), whatsapp AS (
+         INSERT INTO chat.deliveries (account_id, kind, conversation_id, payload)
+         SELECT $1, 'whatsapp', $2,
+                jsonb_build_object('kind', 'whatsapp', 'phoneNumberId', n.phone_number_id, 'message', jsonb_build_object('to', next.whatsapp_from, 'type', 'text', 'text', $4::text))
+           FROM next JOIN chat.whatsapp_numbers n ON n.account_id = $1
+          WHERE $8 AND next.channel = 'whatsapp' AND next.whatsapp_from IS NOT NULL
        )
        SELECT added.*, pg_notify('${CONVERSATION_CHANNEL}', $2::text), pg_notify('${INBOX_CHANNEL}', $1::text) FROM added`,
       [
@@ -169,24 +219,10 @@ export class ConversationTransaction extends ConversationReads {
         message.citation ? JSON.stringify(message.citation) : null,
         message.offersPerson ?? false,
         message.replyPending ?? false,
+        toWhatsapp,
       ],
     );
-    if ((message.author === 'assistant' || message.author === 'team') && message.sendOnWhatsapp !== false) {
-      await this.queueWhatsappText(accountId, conversationId, message.text);
-    }
     return toMessage(rows[0] as MessageRow);
-  }
-
-  /** A reply in a WhatsApp conversation goes out through the Cloud API, durably (chat.deliveries), committed with the message. */
-  private async queueWhatsappText(accountId: string, conversationId: number, text: string): Promise<void> {
-    await this.db.query(
-      `INSERT INTO chat.deliveries (account_id, kind, conversation_id, payload)
-       SELECT c.account_id, 'whatsapp', c.id,
-              jsonb_build_object('kind', 'whatsapp', 'phoneNumberId', n.phone_number_id, 'message', jsonb_build_object('to', c.whatsapp_from, 'type', 'text', 'text', $3::text))
-         FROM chat.conversations c JOIN chat.whatsapp_numbers n ON n.account_id = c.account_id
-        WHERE c.account_id = $1 AND c.id = $2 AND c.channel = 'whatsapp' AND c.whatsapp_from IS NOT NULL`,
-      [accountId, conversationId, text],
-    );
   }
 
   /** Moves the hand-over on (`dueInMs`: when the wait for a team reply runs out) and wakes the streams. */
@@ -329,28 +365,38 @@ export class ConversationsRepository extends ConversationReads {
 
   /** Claims one customer message for answering (a lease of `leaseMs`), if it is still pending and nobody holds it. */
   async claimReply(accountId: string, conversationId: number, messageId: number, leaseMs: number): Promise<PendingReply | undefined> {
-    const [rows]: [PendingReply[], number] = await this.db.query(
+    const rows = await this.claimed(
       `UPDATE chat.messages SET reply_lease_until = now() + $4::bigint * interval '1 millisecond'
         WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending
           AND (reply_lease_until IS NULL OR reply_lease_until < now())
-        RETURNING conversation_id::float8 AS conversation_id, id, account_id, text`,
+        RETURNING conversation_id, id, account_id, text`,
       [accountId, conversationId, messageId, leaseMs],
     );
     return rows[0];
   }
 
   /** Claims customer messages still unanswered `olderThanMs` after they were written (their process died or a service was down). */
-  async claimStaleReplies(olderThanMs: number, leaseMs: number, limit: number): Promise<PendingReply[]> {
-    const [rows]: [PendingReply[], number] = await this.db.query(
+  claimStaleReplies(olderThanMs: number, leaseMs: number, limit: number): Promise<PendingReply[]> {
+    return this.claimed(
       `UPDATE chat.messages m SET reply_lease_until = now() + $2::bigint * interval '1 millisecond'
          FROM (SELECT conversation_id, id FROM chat.messages
                 WHERE reply_pending AND at < now() - $1::bigint * interval '1 millisecond'
                   AND (reply_lease_until IS NULL OR reply_lease_until < now())
                 ORDER BY at LIMIT $3 FOR UPDATE SKIP LOCKED) due
         WHERE m.conversation_id = due.conversation_id AND m.id = due.id
-        RETURNING m.conversation_id::float8 AS conversation_id, m.id, m.account_id, m.text`,
+        RETURNING m.conversation_id, m.id, m.account_id, m.text`,
       [olderThanMs, leaseMs, limit],
     );
-    return rows;
+  }
+
+  /** The messages an UPDATE … RETURNING claimed, each with its conversation, in the same statement. */
+  private async claimed(claim: string, params: unknown[]): Promise<PendingReply[]> {
+    const rows: Array<ConversationRow & { message_id: number; message_text: string }> = await this.db.query(
+      `WITH claimed AS (${claim})
+       SELECT claimed.id AS message_id, claimed.text AS message_text, ${conversationColumns('c')}
+         FROM claimed JOIN chat.conversations c ON c.account_id = claimed.account_id AND c.id = claimed.conversation_id`,
+      params,
+    );
+    return rows.map(({ message_id, message_text, ...conversation }) => ({ id: message_id, text: message_text, conversation }));
   }
 }

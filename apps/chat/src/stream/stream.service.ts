@@ -60,15 +60,15 @@ export class StreamService implements BeforeApplicationShutdown {
       try {
         do {
           again = false;
-          const messages = await this.conversations.messages(row.account_id, row.id, last);
-          const current = await this.conversations.get(row.account_id, row.id);
+          const read = await this.conversations.streamRead(row.account_id, row.id, last);
           if (closed) return;
+          const messages = read?.messages ?? [];
           let chunk = '';
           for (const message of messages) {
             chunk += `id: ${message.id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
             last = message.id;
           }
-          const now = current ? JSON.stringify({ status: current.status, handover: current.handover }) : state;
+          const now = read ? JSON.stringify(read.state) : state;
           if (now !== state) {
             chunk += `event: state\ndata: ${now}\n\n`;
             state = now;

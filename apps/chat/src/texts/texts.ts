@@ -22,6 +22,8 @@ export interface AssistantTexts {
   booking_declined: string;
   booking_cancelled: string;
   appointment: string;
+  /** The customer's WhatsApp number `{phone}` was confirmed by the code shown in the chat. */
+  phone_confirmed: string;
 }
 
 type AllTexts = Omit<ChatTexts, 'lang'> & AssistantTexts;
@@ -47,6 +49,7 @@ const TEXTS: Record<string, AllTexts> = {
     booking_declined: 'Sorry, your booking request for {listing} on {when} was declined.',
     booking_cancelled: 'Your booking for {listing} on {when} was cancelled.',
     appointment: 'your appointment',
+    phone_confirmed: 'Thank you: your WhatsApp number {phone} is confirmed.',
   },
   de: {
     greeting: 'Hallo! Fragen Sie uns gern.',
@@ -68,6 +71,7 @@ const TEXTS: Record<string, AllTexts> = {
     booking_declined: 'Leider wurde Ihre Buchungsanfrage für {listing} am {when} abgelehnt.',
     booking_cancelled: 'Ihre Buchung für {listing} am {when} wurde storniert.',
     appointment: 'Ihren Termin',
+    phone_confirmed: 'Danke: Ihre WhatsApp-Nummer {phone} ist bestätigt.',
   },
   fr: {
     greeting: 'Bonjour ! Posez-nous votre question.',
@@ -89,6 +93,7 @@ const TEXTS: Record<string, AllTexts> = {
     booking_declined: 'Désolé, votre demande de réservation pour {listing} le {when} a été refusée.',
     booking_cancelled: 'Votre réservation pour {listing} le {when} a été annulée.',
     appointment: 'votre rendez-vous',
+    phone_confirmed: 'Merci : votre numéro WhatsApp {phone} est confirmé.',
   },
   es: {
     greeting: '¡Hola! Pregúntenos lo que quiera.',
@@ -110,6 +115,7 @@ const TEXTS: Record<string, AllTexts> = {
     booking_declined: 'Lo sentimos, su solicitud de reserva para {listing} el {when} fue rechazada.',
     booking_cancelled: 'Su reserva para {listing} el {when} fue cancelada.',
     appointment: 'su cita',
+    phone_confirmed: 'Gracias: su número de WhatsApp {phone} está confirmado.',
   },
 };
 

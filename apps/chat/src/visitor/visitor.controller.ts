@@ -36,7 +36,7 @@ function resumeAfter(lastEventId: string | undefined, after: string | undefined)
 
 /**
  * The visitor API the widget calls from a business's page (`/chat/v1/*`, documented in the
- * README, "The visitor API"). Thin: sessions, conversation, messages, hand-over, stream, texts.
+ * docs/chat.md, "The visitor API"). Thin: sessions, conversation, messages, hand-over, stream, texts.
  */
 @ApiExcludeController()
 @Controller('chat/v1')

@@ -351,6 +351,8 @@ export class ChatWidget {
     if (handover === 'ask_reach') {
       if (this.reachForm.hidden) this.buildReachForm();
       this.reachForm.hidden = false;
+      // The form takes room from the log: keep its latest message in view.
+      this.log.scrollTop = this.log.scrollHeight;
     } else {
       this.reachForm.hidden = true;
       this.reachForm.replaceChildren();

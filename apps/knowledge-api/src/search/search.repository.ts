@@ -21,7 +21,7 @@ WITH asked AS (
   SELECT w AS word, coalesce(v.pieces, 0) AS pieces
     FROM unnest(knowledge.words('', $2)) AS w
     LEFT JOIN knowledge.vocabulary v ON v.account_id = $1 AND v.word = w
-   WHERE numnode(plainto_tsquery(knowledge.search_config($3), w)) > 0
+   WHERE length(to_tsvector(knowledge.search_config($3), w)) > 0
 )
 SELECT word, pieces FROM asked
 UNION

@@ -1,13 +1,13 @@
+import { guideCode, guideVectors, verifyWithPython } from '@svc/testing';
 import { sign, verify } from '@svc/webhook-signing';
 import { runInNewContext } from 'node:vm';
-import { readmeCode, readmeVectors, verifyWithPython } from './readme-webhooks';
 
-/** The README's "Receiving webhooks": its test vectors, and its Node and Python verifiers run as written. */
-describe('README: receiving webhooks', () => {
-  const [vector, rotation] = readmeVectors() as [Record<string, string>, Record<string, string>];
+/** docs/webhooks.md, the receiver guide: its test vectors, and its Node and Python verifiers run as written. */
+describe('docs/webhooks.md: receiving webhooks', () => {
+  const [vector, rotation] = guideVectors() as [Record<string, string>, Record<string, string>];
   const vectorHeaders = { 'x-svc-timestamp': vector['X-SVC-Timestamp'], 'x-svc-signature': vector['X-SVC-Signature'] };
 
-  it('matches the test vectors published in the README, at their `now`', () => {
+  it('matches the test vectors published in the guide, at their `now`', () => {
     expect(Object.keys(vector)).toEqual(['secret', 'X-SVC-Timestamp', 'body', 'X-SVC-Signature', 'now']);
     expect(sign(vector['secret']!, vector['X-SVC-Timestamp']!, vector['body']!)).toBe(vector['X-SVC-Signature']);
     expect(verify(Buffer.from(vector['body']!), vectorHeaders, vector['secret']!, { now: Number(vector['now']) })).toMatchObject({ id: 42, event: 'message.received' });
@@ -19,8 +19,8 @@ describe('README: receiving webhooks', () => {
     }
   });
 
-  it("the README's node:crypto snippet verifies the vector as written, and refuses a changed body", () => {
-    const code = readmeCode('js').find((block) => block.includes('function verifySvcWebhook'));
+  it("the guide's node:crypto snippet verifies the vector as written, and refuses a changed body", () => {
+    const code = guideCode('js').find((block) => block.includes('function verifySvcWebhook'));
     expect(code).toBeDefined();
     expect(runInNewContext(code!, { require, Buffer })).toBe(true);
     const verifier = runInNewContext(`${code}\nverifySvcWebhook`, { require, Buffer }) as (s: unknown, h: object, b: Buffer, now: number) => boolean;
@@ -29,7 +29,7 @@ describe('README: receiving webhooks', () => {
     expect(verifier(rotation['next secret'], rotated, Buffer.from(vector['body']!), Number(vector['now']))).toBe(true);
   });
 
-  it("the README's Python snippet verifies both vectors and refuses a wrong secret or a stale timestamp", () => {
+  it("the guide's Python snippet verifies both vectors and refuses a wrong secret or a stale timestamp", () => {
     const at = Number(vector['now']);
     const body = Buffer.from(vector['body']!, 'utf8');
     const rotated = { ...vectorHeaders, 'X-SVC-Signature-Next': rotation['X-SVC-Signature-Next'] };

@@ -3,23 +3,22 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Test support: the verification code and test vectors the project's
- * README publishes under "Receiving webhooks", so that tests run them exactly as written.
+ * Test support: the verification code and test vectors the webhook receiver guide
+ * (docs/webhooks.md) publishes, so that tests run them exactly as written.
  */
 
-function section(): string {
-  const readme = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
-  return readme.split('## Receiving webhooks')[1]?.split('\n## ')[0] ?? '';
+function guide(): string {
+  return readFileSync(join(__dirname, '../../../docs/webhooks.md'), 'utf8');
 }
 
 /** The code blocks of one language, in order. */
-export function readmeCode(lang: string): string[] {
-  return [...section().matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1] ?? '');
+export function guideCode(lang: string): string[] {
+  return [...guide().matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1] ?? '');
 }
 
 /** The `name: value` lines of each ```text block (the test vectors), in order. */
-export function readmeVectors(): Array<Record<string, string>> {
-  return readmeCode('text').map((block) => Object.fromEntries([...block.matchAll(/^([\w -]+?):\s+(.*)$/gm)].map((m) => [m[1], m[2]])));
+export function guideVectors(): Array<Record<string, string>> {
+  return guideCode('text').map((block) => Object.fromEntries([...block.matchAll(/^([\w -]+?):\s+(.*)$/gm)].map((m) => [m[1], m[2]])));
 }
 
 export interface PythonCase {
@@ -31,12 +30,12 @@ export interface PythonCase {
 }
 
 /**
- * Runs the README's Python verifier (python3, one process for all the cases) on each request:
+ * Runs the guide's Python verifier (python3, one process for all the cases) on each request:
  * true where it accepts it.
  */
 export function verifyWithPython(cases: readonly PythonCase[]): boolean[] {
-  const [code] = readmeCode('python');
-  if (!code) throw new Error('the README has no python block under "Receiving webhooks"');
+  const [code] = guideCode('python');
+  if (!code) throw new Error('docs/webhooks.md has no python block');
   const harness = `${code}
 import base64, json, sys
 cases = json.load(sys.stdin)
