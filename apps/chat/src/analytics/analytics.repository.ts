@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { execute, queryRows } from '@svc/persistence';
 
 /** A count of one day (`YYYY-MM-DD`, UTC), optionally under a key (channel, author, reason, purpose…). */
 export interface DayCount {
@@ -29,7 +30,7 @@ export class AnalyticsRepository {
   constructor(private readonly db: DataSource) {}
 
   async recordActivity(activity: ContactActivity): Promise<void> {
-    await this.db.query(`INSERT INTO chat.contact_activity (event_id, account_id, kind, detail, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO NOTHING`, [
+    await execute(this.db, `INSERT INTO chat.contact_activity (event_id, account_id, kind, detail, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO NOTHING`, [
       activity.eventId,
       activity.accountId,
       activity.kind,
@@ -91,7 +92,8 @@ export class AnalyticsRepository {
    * to the first team reply after it, over the requests that got one (`n` is a number of seconds).
    */
   async medianFirstTeamReply(accountId: string, from: string, to: string): Promise<Array<{ day: string; seconds: number }>> {
-    const rows: Array<{ day: string; seconds: number }> = await this.db.query(
+    const rows = await queryRows<{ day: string; seconds: number }>(
+      this.db,
       `SELECT ${DAY('h.at')} AS day, percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM r.at - h.at))::float8 AS seconds
          FROM chat.handovers h
          JOIN LATERAL (SELECT m.at FROM chat.messages m WHERE m.conversation_id = h.conversation_id AND m.author = 'team' AND m.at >= h.at ORDER BY m.id LIMIT 1) r ON true
@@ -126,7 +128,8 @@ export class AnalyticsRepository {
 
   /** The pieces the assistant cited most in the range (the heading it was last cited under). */
   async topCitedPieces(accountId: string, from: string, to: string, limit = 10): Promise<Array<{ external_ref: string; heading: string; count: number }>> {
-    return this.db.query(
+    return queryRows<{ external_ref: string; heading: string; count: number }>(
+      this.db,
       `SELECT m.citation->>'external_ref' AS external_ref, (array_agg(m.citation->>'heading' ORDER BY m.at DESC))[1] AS heading, count(*)::int AS count
          FROM chat.messages m
         WHERE m.account_id = $1 AND m.author = 'assistant' AND m.citation IS NOT NULL AND ${IN_RANGE('m.at')}
@@ -140,7 +143,8 @@ export class AnalyticsRepository {
    * without case and with runs of spaces as one, shown as last asked.
    */
   async topUnansweredQuestions(accountId: string, from: string, to: string, limit = 10): Promise<Array<{ question: string; count: number }>> {
-    return this.db.query(
+    return queryRows<{ question: string; count: number }>(
+      this.db,
       `SELECT (array_agg(q.text ORDER BY a.at DESC))[1] AS question, count(*)::int AS count
          FROM chat.messages a
          JOIN LATERAL (
@@ -155,6 +159,6 @@ export class AnalyticsRepository {
   }
 
   private counts(sql: string, accountId: string, from: string, to: string): Promise<DayCount[]> {
-    return this.db.query(sql, [accountId, from, to]);
+    return queryRows<DayCount>(this.db, sql, [accountId, from, to]);
   }
 }

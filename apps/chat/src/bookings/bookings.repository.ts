@@ -1,5 +1,6 @@
 import { BookingCreator, BookingStatus } from '@svc/contracts';
 import { DataSource, EntityManager } from 'typeorm';
+import { execute, queryRows } from '@svc/persistence';
 
 /** A booking as stored, with its conversation's customer (for `contact`). */
 export interface BookingRow {
@@ -37,7 +38,8 @@ export class BookingsRepository {
 
   /** Oldest first by id; one more than `limit` tells whether there are more. */
   async list(accountId: string, filter: { status?: BookingStatus; after: number; limit: number }): Promise<{ rows: BookingRow[]; more: boolean }> {
-    const rows: BookingRow[] = await this.db.query(
+    const rows = await queryRows<BookingRow>(
+      this.db,
       `${BOOKING_SELECT} WHERE b.account_id = $1 AND ($2::text IS NULL OR b.status = $2) AND b.id > $3 ORDER BY b.id LIMIT $4`,
       [accountId, filter.status ?? null, filter.after, filter.limit + 1],
     );
@@ -45,13 +47,14 @@ export class BookingsRepository {
   }
 
   async get(accountId: string, id: number): Promise<BookingRow | undefined> {
-    const rows: BookingRow[] = await this.db.query(`${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2`, [accountId, id]);
+    const rows = await queryRows<BookingRow>(this.db, `${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2`, [accountId, id]);
     return rows[0];
   }
 
   /** The new booking, or undefined when `startsAt` is not in the future (nothing written). */
   async create(tx: EntityManager, accountId: string, booking: NewBooking): Promise<BookingRow | undefined> {
-    const rows: Array<{ id: number }> = await tx.query(
+    const rows = await queryRows<{ id: number }>(
+      tx,
       `INSERT INTO chat.bookings (account_id, conversation_id, listing_ref, listing_heading, starts_at, note, created_by)
        SELECT $1, $2, $3, $4, $5::timestamptz, $6, $7 WHERE $5::timestamptz > now()
        RETURNING id::float8 AS id`,
@@ -62,12 +65,13 @@ export class BookingsRepository {
 
   /** The booking, locked until the transaction ends. */
   async lock(tx: EntityManager, accountId: string, id: number): Promise<BookingRow | undefined> {
-    const rows: BookingRow[] = await tx.query(`${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2 FOR UPDATE OF b`, [accountId, id]);
+    const rows = await queryRows<BookingRow>(tx, `${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2 FOR UPDATE OF b`, [accountId, id]);
     return rows[0];
   }
 
   async setStatus(tx: EntityManager, accountId: string, id: number, status: BookingStatus): Promise<BookingRow> {
-    await tx.query(
+    await execute(
+      tx,
       `UPDATE chat.bookings SET status = $3, updated_at = now(), confirmed_at = CASE WHEN $3 = 'confirmed' THEN now() ELSE confirmed_at END
         WHERE account_id = $1 AND id = $2`,
       [accountId, id, status],
@@ -76,7 +80,7 @@ export class BookingsRepository {
   }
 
   private async read(tx: EntityManager, accountId: string, id: number): Promise<BookingRow | undefined> {
-    const rows: BookingRow[] = await tx.query(`${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2`, [accountId, id]);
+    const rows = await queryRows<BookingRow>(tx, `${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2`, [accountId, id]);
     return rows[0];
   }
 }

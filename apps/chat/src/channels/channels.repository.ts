@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { execute, queryRows } from '@svc/persistence';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
 
 export interface WhatsappNumber {
@@ -38,7 +39,8 @@ export class ChannelsRepository {
   ) {}
 
   async connectNumber(accountId: string, phoneNumberId: string, number: string): Promise<WhatsappNumber> {
-    const rows: WhatsappNumber[] = await this.db.query(
+    const rows = await queryRows<WhatsappNumber>(
+      this.db,
       `INSERT INTO chat.whatsapp_numbers (account_id, phone_number_id, number) VALUES ($1, $2, $3)
        ON CONFLICT (account_id) DO UPDATE SET phone_number_id = $2, number = $3, updated_at = now()
        RETURNING account_id, phone_number_id, number`,
@@ -48,23 +50,23 @@ export class ChannelsRepository {
   }
 
   async numberByPhoneNumberId(phoneNumberId: string): Promise<WhatsappNumber | undefined> {
-    const rows: WhatsappNumber[] = await this.db.query(`SELECT account_id, phone_number_id, number FROM chat.whatsapp_numbers WHERE phone_number_id = $1`, [phoneNumberId]);
+    const rows = await queryRows<WhatsappNumber>(this.db, `SELECT account_id, phone_number_id, number FROM chat.whatsapp_numbers WHERE phone_number_id = $1`, [phoneNumberId]);
     return rows[0];
   }
 
   async numberOf(accountId: string): Promise<WhatsappNumber | undefined> {
-    const rows: WhatsappNumber[] = await this.db.query(`SELECT account_id, phone_number_id, number FROM chat.whatsapp_numbers WHERE account_id = $1`, [accountId]);
+    const rows = await queryRows<WhatsappNumber>(this.db, `SELECT account_id, phone_number_id, number FROM chat.whatsapp_numbers WHERE account_id = $1`, [accountId]);
     return rows[0];
   }
 
   async seenInbound(messageId: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(`SELECT 1 FROM chat.whatsapp_inbound WHERE message_id = $1`, [messageId]);
+    const rows = await queryRows<{ '?column?': number }>(this.db, `SELECT 1 FROM chat.whatsapp_inbound WHERE message_id = $1`, [messageId]);
     return rows.length > 0;
   }
 
   /** Records an inbound message id in the caller's transaction; false when it was already taken in. */
   static async takeInbound(tx: EntityManager, accountId: string, messageId: string): Promise<boolean> {
-    const rows: unknown[] = await tx.query(`INSERT INTO chat.whatsapp_inbound (message_id, account_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`, [
+    const rows = await queryRows<{ '?column?': number }>(tx, `INSERT INTO chat.whatsapp_inbound (message_id, account_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`, [
       messageId,
       accountId,
     ]);
@@ -72,7 +74,7 @@ export class ChannelsRepository {
   }
 
   async recordStatus(accountId: string, messageId: string, status: string, at: Date): Promise<void> {
-    await this.db.query(`INSERT INTO chat.whatsapp_statuses (message_id, status, account_id, at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [
+    await execute(this.db, `INSERT INTO chat.whatsapp_statuses (message_id, status, account_id, at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [
       messageId,
       status,
       accountId,
@@ -83,7 +85,8 @@ export class ChannelsRepository {
   /** The account's conversation with this WhatsApp number, created on its first message. */
   async whatsappConversation(accountId: string, from: string): Promise<ConversationRow> {
     const key = whatsappConversationKey(accountId, from);
-    await this.db.query(
+    await execute(
+      this.db,
       `INSERT INTO chat.conversations (account_id, channel, token_hash, whatsapp_from, customer_phone) VALUES ($1, 'whatsapp', $2, $3, $3) ON CONFLICT (token_hash) DO NOTHING`,
       [accountId, key, from],
     );
@@ -92,7 +95,8 @@ export class ChannelsRepository {
 
   /** When the customer last wrote on WhatsApp (the 24-hour window), or null. */
   async lastCustomerAt(accountId: string, conversationId: number): Promise<Date | null> {
-    const rows: Array<{ last_customer_at: Date | string | null }> = await this.db.query(
+    const rows = await queryRows<{ last_customer_at: Date | string | null }>(
+      this.db,
       `SELECT last_customer_at FROM chat.conversations WHERE account_id = $1 AND id = $2`,
       [accountId, conversationId],
     );
@@ -101,12 +105,13 @@ export class ChannelsRepository {
   }
 
   static async touchCustomer(tx: EntityManager, accountId: string, conversationId: number): Promise<void> {
-    await tx.query(`UPDATE chat.conversations SET last_customer_at = now() WHERE account_id = $1 AND id = $2`, [accountId, conversationId]);
+    await execute(tx, `UPDATE chat.conversations SET last_customer_at = now() WHERE account_id = $1 AND id = $2`, [accountId, conversationId]);
   }
 
   /** A new code for a conversation replaces its previous one; it lasts `ttlMs`. */
   async newPhoneCode(accountId: string, conversationId: number, svcId: number, phone: string, code: string, ttlMs: number): Promise<PhoneCode> {
-    const rows: PhoneCode[] = await this.db.query(
+    const rows = await queryRows<PhoneCode>(
+      this.db,
       `INSERT INTO chat.phone_codes (conversation_id, account_id, customer_svc_id, phone, code, expires_at)
        VALUES ($1, $2, $3, $4, $5, now() + $6::bigint * interval '1 millisecond')
        ON CONFLICT (conversation_id) DO UPDATE SET customer_svc_id = $3, phone = $4, code = $5, expires_at = excluded.expires_at, used_at = NULL
@@ -118,7 +123,8 @@ export class ChannelsRepository {
 
   /** Uses the live code sent from `phone` (single use); undefined when none matches. */
   async usePhoneCode(accountId: string, phone: string, code: string): Promise<PhoneCode | undefined> {
-    const [rows]: [PhoneCode[], number] = await this.db.query(
+    const rows = await queryRows<PhoneCode>(
+      this.db,
       `UPDATE chat.phone_codes SET used_at = now()
         WHERE account_id = $1 AND phone = $2 AND code = $3 AND used_at IS NULL AND expires_at > now()
         RETURNING conversation_id::float8 AS conversation_id, customer_svc_id::float8 AS customer_svc_id, phone, code, expires_at`,
@@ -129,14 +135,15 @@ export class ChannelsRepository {
 
   /** Gives a used code back (the confirmation could not be made now: the customer may send it again). */
   async releasePhoneCode(conversationId: number): Promise<void> {
-    await this.db.query(`UPDATE chat.phone_codes SET used_at = NULL WHERE conversation_id = $1`, [conversationId]);
+    await execute(this.db, `UPDATE chat.phone_codes SET used_at = NULL WHERE conversation_id = $1`, [conversationId]);
   }
 
   static async newEmailConfirmation(
     tx: EntityManager | DataSource,
     row: { tokenHash: Buffer; accountId: string; svcId: number; email: string; conversationId: number; ttlMs: number },
   ): Promise<void> {
-    await tx.query(
+    await execute(
+      tx,
       `INSERT INTO chat.email_confirmations (token_hash, account_id, customer_svc_id, email, conversation_id, expires_at)
        VALUES ($1, $2, $3, $4, $5, now() + $6::bigint * interval '1 millisecond')`,
       [row.tokenHash, row.accountId, row.svcId, row.email, row.conversationId, row.ttlMs],
@@ -144,7 +151,8 @@ export class ChannelsRepository {
   }
 
   async emailConfirmation(tokenHash: Buffer): Promise<EmailConfirmation | undefined> {
-    const rows: EmailConfirmation[] = await this.db.query(
+    const rows = await queryRows<EmailConfirmation>(
+      this.db,
       `SELECT account_id, customer_svc_id::float8 AS customer_svc_id, email, conversation_id::float8 AS conversation_id,
               expires_at <= now() AS expired, used_at IS NOT NULL AS used
          FROM chat.email_confirmations WHERE token_hash = $1`,
@@ -155,7 +163,8 @@ export class ChannelsRepository {
 
   /** Marks a link used; false when another opening used it first (or it expired meanwhile). */
   async useEmailConfirmation(tokenHash: Buffer): Promise<boolean> {
-    const [, affected]: [unknown, number] = await this.db.query(
+    const affected = await execute(
+      this.db,
       `UPDATE chat.email_confirmations SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()`,
       [tokenHash],
     );
@@ -163,6 +172,6 @@ export class ChannelsRepository {
   }
 
   async releaseEmailConfirmation(tokenHash: Buffer): Promise<void> {
-    await this.db.query(`UPDATE chat.email_confirmations SET used_at = NULL WHERE token_hash = $1`, [tokenHash]);
+    await execute(this.db, `UPDATE chat.email_confirmations SET used_at = NULL WHERE token_hash = $1`, [tokenHash]);
   }
 }

@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { execute, queryRows } from '@svc/persistence';
 import type { OutgoingEmail, WhatsappOutbound } from './senders';
 
 /** What the chat sends, durable: written in the transaction of the change that makes it. */
@@ -23,7 +24,8 @@ export class DeliveriesRepository {
 
   /** Enqueues a send in the caller's transaction (or on its own). */
   static async enqueue(db: DataSource | EntityManager, accountId: string, conversationId: number | null, payload: DeliveryPayload): Promise<number> {
-    const rows: Array<{ id: string }> = await db.query(
+    const rows = await queryRows<{ id: string }>(
+      db,
       `INSERT INTO chat.deliveries (account_id, kind, conversation_id, payload) VALUES ($1, $2, $3, $4::jsonb) RETURNING id`,
       [accountId, payload.kind, conversationId, JSON.stringify(payload)],
     );
@@ -32,7 +34,8 @@ export class DeliveriesRepository {
 
   /** Claims due deliveries (SKIP LOCKED: any replica may take any of them), counting the attempt. */
   async claimDue(limit: number): Promise<Delivery[]> {
-    const [rows]: [Array<Delivery & { id: string; conversation_id: string | null }>, number] = await this.db.query(
+    const rows = await queryRows<Omit<Delivery, 'id' | 'conversation_id'> & { id: string; conversation_id: string | null }>(
+      this.db,
       `UPDATE chat.deliveries d SET attempts = attempts + 1, next_attempt_at = now() + $2::bigint * interval '1 millisecond'
         WHERE id IN (SELECT id FROM chat.deliveries WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
                       ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
@@ -43,20 +46,21 @@ export class DeliveriesRepository {
   }
 
   async markSent(id: number, providerId: string): Promise<void> {
-    await this.db.query(`UPDATE chat.deliveries SET sent_at = now(), provider_id = $2, last_error = NULL WHERE id = $1`, [id, providerId]);
+    await execute(this.db, `UPDATE chat.deliveries SET sent_at = now(), provider_id = $2, last_error = NULL WHERE id = $1`, [id, providerId]);
   }
 
   async retryLater(id: number, delayMs: number, error: string): Promise<void> {
-    await this.db.query(`UPDATE chat.deliveries SET next_attempt_at = now() + $2::bigint * interval '1 millisecond', last_error = $3 WHERE id = $1`, [id, delayMs, error]);
+    await execute(this.db, `UPDATE chat.deliveries SET next_attempt_at = now() + $2::bigint * interval '1 millisecond', last_error = $3 WHERE id = $1`, [id, delayMs, error]);
   }
 
   async park(id: number, error: string): Promise<void> {
-    await this.db.query(`UPDATE chat.deliveries SET failed_at = now(), last_error = $2 WHERE id = $1`, [id, error]);
+    await execute(this.db, `UPDATE chat.deliveries SET failed_at = now(), last_error = $2 WHERE id = $1`, [id, error]);
   }
 
   /** The state of the newest email sent for a conversation (the widget's "on its way"), or null. */
   async emailState(accountId: string, conversationId: number): Promise<DeliveryState | null> {
-    const rows: Array<{ sent_at: string | null; failed_at: string | null }> = await this.db.query(
+    const rows = await queryRows<{ sent_at: string | null; failed_at: string | null }>(
+      this.db,
       `SELECT sent_at, failed_at FROM chat.deliveries WHERE account_id = $1 AND conversation_id = $2 AND kind = 'email' ORDER BY id DESC LIMIT 1`,
       [accountId, conversationId],
     );

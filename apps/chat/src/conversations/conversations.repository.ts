@@ -1,6 +1,7 @@
 import { ChatChannel, ChatCitation, ChatMessage, ConversationStatus, DomainMessage, EventReach, HandoverReason, HandoverState, MessageAuthor } from '@svc/contracts';
 import { enqueueDomainMessages } from '@svc/messaging';
 import { DataSource, EntityManager } from 'typeorm';
+import { execute, queryRows, SqlParam } from '@svc/persistence';
 import { CHAT_SCHEMA } from '../migrations';
 
 /** The NOTIFY channel that wakes the streams of a conversation (payload: its id). Only a wake-up: streams read PostgreSQL. */
@@ -86,13 +87,14 @@ class ConversationReads {
   constructor(protected readonly db: DataSource | EntityManager) {}
 
   async get(accountId: string, id: number): Promise<ConversationRow | undefined> {
-    const rows: ConversationRow[] = await this.db.query(`SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2`, [accountId, id]);
+    const rows = await queryRows<ConversationRow>(this.db, `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2`, [accountId, id]);
     return rows[0];
   }
 
   /** Messages after `afterId`, oldest first. */
   async messages(accountId: string, conversationId: number, afterId = 0, limit = 500): Promise<ChatMessage[]> {
-    const rows: MessageRow[] = await this.db.query(
+    const rows = await queryRows<MessageRow>(
+      this.db,
       `SELECT ${MESSAGE_COLUMNS} FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND id > $3 ORDER BY id LIMIT $4`,
       [accountId, conversationId, afterId, limit],
     );
@@ -104,7 +106,8 @@ class ConversationReads {
    * `limit`) and the conversation's status and hand-over; undefined when the conversation is gone.
    */
   async streamRead(accountId: string, conversationId: number, afterId: number, limit = 500): Promise<{ messages: ChatMessage[]; state: ConversationState } | undefined> {
-    const rows: Array<ConversationState & Partial<MessageRow>> = await this.db.query(
+    const rows = await queryRows<ConversationState & Partial<MessageRow>>(
+      this.db,
       `SELECT c.status, c.handover, m.id, m.author, m.text, m.at, m.citation, m.offers_person
          FROM chat.conversations c
          LEFT JOIN LATERAL (
@@ -122,7 +125,8 @@ class ConversationReads {
 
   /** The text of the customer's last message, or '' when they wrote nothing. */
   async lastCustomerText(accountId: string, conversationId: number): Promise<string> {
-    const rows: Array<{ text: string }> = await this.db.query(
+    const rows = await queryRows<{ text: string }>(
+      this.db,
       `SELECT text FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND author = 'customer' ORDER BY id DESC LIMIT 1`,
       [accountId, conversationId],
     );
@@ -131,7 +135,8 @@ class ConversationReads {
 
   /** How many messages the customer wrote within the last `windowMs`, and in how long the oldest of them leaves that window. */
   async recentCustomerMessages(accountId: string, conversationId: number, windowMs: number): Promise<{ count: number; retryAfterMs: number }> {
-    const rows: Array<{ count: number; retry_after_ms: number }> = await this.db.query(
+    const rows = await queryRows<{ count: number; retry_after_ms: number }>(
+      this.db,
       `SELECT count(*)::int AS count,
               coalesce(ceil(extract(epoch FROM min(at) + $3 * interval '1 millisecond' - now()) * 1000), 0)::int AS retry_after_ms
          FROM chat.messages
@@ -143,7 +148,8 @@ class ConversationReads {
 
   /** The piece the assistant's last answer cited, or null (no answer yet, or it found nothing). */
   async lastCitation(accountId: string, conversationId: number): Promise<ChatCitation | null> {
-    const rows: Array<{ citation: ChatCitation | null }> = await this.db.query(
+    const rows = await queryRows<{ citation: ChatCitation | null }>(
+      this.db,
       `SELECT citation FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND author = 'assistant' ORDER BY id DESC LIMIT 1`,
       [accountId, conversationId],
     );
@@ -152,7 +158,8 @@ class ConversationReads {
 
   /** Whether the assistant's last answer found nothing and offered a person. */
   async lastAnswerOfferedPerson(accountId: string, conversationId: number): Promise<boolean> {
-    const rows: Array<{ offers_person: boolean }> = await this.db.query(
+    const rows = await queryRows<{ offers_person: boolean }>(
+      this.db,
       `SELECT offers_person FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND author = 'assistant' ORDER BY id DESC LIMIT 1`,
       [accountId, conversationId],
     );
@@ -177,11 +184,11 @@ export class ConversationTransaction extends ConversationReads {
    * `reply_pending` and the sweep answers it anew).
    */
   async commitWithoutFlush(): Promise<void> {
-    await this.db.query('SET LOCAL synchronous_commit = off');
+    await execute(this.db, 'SET LOCAL synchronous_commit = off');
   }
 
   async lock(accountId: string, id: number): Promise<ConversationRow | undefined> {
-    const rows: ConversationRow[] = await this.db.query(`SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`, [accountId, id]);
+    const rows = await queryRows<ConversationRow>(this.db, `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`, [accountId, id]);
     return rows[0];
   }
 
@@ -194,7 +201,8 @@ export class ConversationTransaction extends ConversationReads {
    */
   async addMessage(accountId: string, conversationId: number, message: NewMessage): Promise<ChatMessage> {
     const toWhatsapp = (message.author === 'assistant' || message.author === 'team') && message.sendOnWhatsapp !== false;
-    const rows: MessageRow[] = await this.db.query(
+    const rows = await queryRows<MessageRow>(
+      this.db,
       `WITH next AS (
          UPDATE chat.conversations SET last_message_id = last_message_id + 1, updated_at = now()
           WHERE account_id = $1 AND id = $2
@@ -231,7 +239,8 @@ export class ConversationTransaction extends ConversationReads {
     id: number,
     change: { status: ConversationStatus; handover: HandoverState; reason?: HandoverReason; dueInMs?: number; reach?: EventReach },
   ): Promise<void> {
-    await this.db.query(
+    await execute(
+      this.db,
       `UPDATE chat.conversations
           SET status = $3, handover = $4, handover_reason = coalesce($5, handover_reason),
               handover_due_at = CASE WHEN $6::bigint IS NULL THEN NULL ELSE now() + $6::bigint * interval '1 millisecond' END,
@@ -239,17 +248,17 @@ export class ConversationTransaction extends ConversationReads {
         WHERE account_id = $1 AND id = $2`,
       [accountId, id, change.status, change.handover, change.reason ?? null, change.dueInMs ?? null, change.reach ? JSON.stringify(change.reach) : null],
     );
-    await this.db.query(`SELECT pg_notify('${CONVERSATION_CHANNEL}', $1::text), pg_notify('${INBOX_CHANNEL}', $2::text)`, [String(id), accountId]);
+    await execute(this.db, `SELECT pg_notify('${CONVERSATION_CHANNEL}', $1::text), pg_notify('${INBOX_CHANNEL}', $2::text)`, [String(id), accountId]);
   }
 
   /** Records a hand-over as it happens (the analytics count them by reason and day). */
   async recordHandover(accountId: string, conversationId: number, reason: HandoverReason): Promise<void> {
-    await this.db.query(`INSERT INTO chat.handovers (account_id, conversation_id, reason) VALUES ($1, $2, $3)`, [accountId, conversationId, reason]);
+    await execute(this.db, `INSERT INTO chat.handovers (account_id, conversation_id, reason) VALUES ($1, $2, $3)`, [accountId, conversationId, reason]);
   }
 
   /** A team reply ends the wait for a person: the customer is not asked how to reach them after all. */
   async stopHandoverWait(accountId: string, id: number): Promise<void> {
-    await this.db.query(`UPDATE chat.conversations SET handover_due_at = NULL WHERE account_id = $1 AND id = $2 AND handover = 'waiting'`, [accountId, id]);
+    await execute(this.db, `UPDATE chat.conversations SET handover_due_at = NULL WHERE account_id = $1 AND id = $2 AND handover = 'waiting'`, [accountId, id]);
   }
 
   /**
@@ -257,7 +266,8 @@ export class ConversationTransaction extends ConversationReads {
    * it after this one's lease ran out): then this answer is dropped.
    */
   async finishReply(accountId: string, conversationId: number, messageId: number): Promise<boolean> {
-    const [, affected]: [unknown, number] = await this.db.query(
+    const affected = await execute(
+      this.db,
       `UPDATE chat.messages SET reply_pending = false, reply_lease_until = NULL WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending`,
       [accountId, conversationId, messageId],
     );
@@ -266,7 +276,8 @@ export class ConversationTransaction extends ConversationReads {
 
   /** Conversations whose wait for a team reply ran out, locked (SKIP LOCKED: any replica may take any of them). */
   async lockDueHandovers(limit: number): Promise<ConversationRow[]> {
-    return this.db.query(
+    return queryRows<ConversationRow>(
+      this.db,
       `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations
         WHERE handover = 'waiting' AND handover_due_at <= now()
         ORDER BY handover_due_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
@@ -276,13 +287,14 @@ export class ConversationTransaction extends ConversationReads {
 
   /** Conversations of an erased customer, locked. */
   async lockCustomerConversations(accountId: string, svcId: number): Promise<ConversationRow[]> {
-    return this.db.query(`SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND customer_svc_id = $2 FOR UPDATE`, [accountId, svcId]);
+    return queryRows<ConversationRow>(this.db, `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND customer_svc_id = $2 FOR UPDATE`, [accountId, svcId]);
   }
 
   /** Removes each of `terms` from the texts of these conversations' messages. */
   async blankInMessages(accountId: string, conversationIds: number[], terms: string[]): Promise<void> {
     for (const term of terms) {
-      await this.db.query(
+      await execute(
+        this.db,
         `UPDATE chat.messages SET text = replace(text, $3, '') WHERE account_id = $1 AND conversation_id = ANY($2::bigint[]) AND strpos(text, $3) > 0`,
         [accountId, conversationIds, term],
       );
@@ -291,7 +303,8 @@ export class ConversationTransaction extends ConversationReads {
 
   /** The customer's name, email, phone and reach details leave these conversations; the next message makes a new customer. */
   async blankCustomer(accountId: string, conversationIds: number[]): Promise<void> {
-    await this.db.query(
+    await execute(
+      this.db,
       `UPDATE chat.conversations
           SET customer_svc_id = NULL, customer_identified = false, customer_name = '', customer_email = NULL, customer_phone = NULL,
               reach = CASE WHEN reach IS NULL THEN NULL ELSE reach || '{"email": "", "whatsapp": ""}'::jsonb END, updated_at = now()
@@ -305,10 +318,11 @@ export class ConversationTransaction extends ConversationReads {
    * them, and the number of their WhatsApp conversations (a later message from it starts a new one).
    */
   async eraseChannelData(accountId: string, svcId: number, conversationIds: number[]): Promise<void> {
-    await this.db.query(`DELETE FROM chat.email_confirmations WHERE account_id = $1 AND customer_svc_id = $2`, [accountId, svcId]);
-    await this.db.query(`DELETE FROM chat.phone_codes WHERE account_id = $1 AND customer_svc_id = $2`, [accountId, svcId]);
-    await this.db.query(`DELETE FROM chat.deliveries WHERE account_id = $1 AND conversation_id = ANY($2::bigint[])`, [accountId, conversationIds]);
-    await this.db.query(
+    await execute(this.db, `DELETE FROM chat.email_confirmations WHERE account_id = $1 AND customer_svc_id = $2`, [accountId, svcId]);
+    await execute(this.db, `DELETE FROM chat.phone_codes WHERE account_id = $1 AND customer_svc_id = $2`, [accountId, svcId]);
+    await execute(this.db, `DELETE FROM chat.deliveries WHERE account_id = $1 AND conversation_id = ANY($2::bigint[])`, [accountId, conversationIds]);
+    await execute(
+      this.db,
       `UPDATE chat.conversations SET whatsapp_from = NULL, token_hash = sha256(convert_to(gen_random_uuid()::text, 'UTF8'))
         WHERE account_id = $1 AND id = ANY($2::bigint[]) AND whatsapp_from IS NOT NULL`,
       [accountId, conversationIds],
@@ -332,7 +346,8 @@ export class ConversationsRepository extends ConversationReads {
   }
 
   async create(accountId: string, tokenHash: Buffer, lang: string, customer: ConversationCustomer | null, businessName = ''): Promise<ConversationRow> {
-    const rows: ConversationRow[] = await this.db.query(
+    const rows = await queryRows<ConversationRow>(
+      this.db,
       `INSERT INTO chat.conversations (account_id, token_hash, lang, customer_svc_id, customer_identified, customer_name, customer_email, customer_phone, business_name)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        RETURNING ${CONVERSATION_COLUMNS}`,
@@ -342,13 +357,14 @@ export class ConversationsRepository extends ConversationReads {
   }
 
   async byTokenHash(tokenHash: Buffer): Promise<ConversationRow | undefined> {
-    const rows: ConversationRow[] = await this.db.query(`SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE token_hash = $1`, [tokenHash]);
+    const rows = await queryRows<ConversationRow>(this.db, `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE token_hash = $1`, [tokenHash]);
     return rows[0];
   }
 
   /** Gives a conversation its customer unless it already has one; returns the conversation as it is now. */
   async attachCustomer(accountId: string, id: number, customer: ConversationCustomer): Promise<ConversationRow> {
-    const rows: ConversationRow[] = await this.db.query(
+    const rows = await queryRows<ConversationRow>(
+      this.db,
       `WITH set AS (
          UPDATE chat.conversations
             SET customer_svc_id = $3, customer_identified = $4, customer_name = $5, customer_email = $6, customer_phone = $7, updated_at = now()
@@ -390,8 +406,9 @@ export class ConversationsRepository extends ConversationReads {
   }
 
   /** The messages an UPDATE … RETURNING claimed, each with its conversation, in the same statement. */
-  private async claimed(claim: string, params: unknown[]): Promise<PendingReply[]> {
-    const rows: Array<ConversationRow & { message_id: number; message_text: string }> = await this.db.query(
+  private async claimed(claim: string, params: SqlParam[]): Promise<PendingReply[]> {
+    const rows = await queryRows<ConversationRow & { message_id: number; message_text: string }>(
+      this.db,
       `WITH claimed AS (${claim})
        SELECT claimed.id AS message_id, claimed.text AS message_text, ${conversationColumns('c')}
          FROM claimed JOIN chat.conversations c ON c.account_id = claimed.account_id AND c.id = claimed.conversation_id`,

@@ -1,5 +1,6 @@
 import { ChatCitation, ConversationChannel, ConversationStatus, InboxMessage, MessageAuthor } from '@svc/contracts';
 import { DataSource } from 'typeorm';
+import { queryRows } from '@svc/persistence';
 
 /** A conversation as the inbox lists it, before its contact is looked up. */
 export interface InboxRow {
@@ -62,7 +63,8 @@ export class InboxRepository {
   /** Newest activity first; one more row than `limit` tells whether there are more. */
   async list(accountId: string, filter: InboxFilter): Promise<{ rows: InboxRow[]; more: boolean }> {
     const [micros, id] = filter.after ? filter.after.split('.') : [null, null];
-    const rows: InboxRow[] = await this.db.query(
+    const rows = await queryRows<InboxRow>(
+      this.db,
       `${INBOX_SELECT}
         WHERE c.account_id = $1 AND c.last_message_id > 0
           AND ($2::text IS NULL OR c.channel = $2)
@@ -76,13 +78,14 @@ export class InboxRepository {
   }
 
   async get(accountId: string, id: number): Promise<InboxRow | undefined> {
-    const rows: InboxRow[] = await this.db.query(`${INBOX_SELECT} WHERE c.account_id = $1 AND c.id = $2`, [accountId, id]);
+    const rows = await queryRows<InboxRow>(this.db, `${INBOX_SELECT} WHERE c.account_id = $1 AND c.id = $2`, [accountId, id]);
     return rows[0];
   }
 
   /** Every message of the conversation, oldest first. */
   async messages(accountId: string, conversationId: number): Promise<InboxMessage[]> {
-    const rows: Array<{ id: number; text: string; author: MessageAuthor; at: string; citation: ChatCitation | null }> = await this.db.query(
+    const rows = await queryRows<{ id: number; text: string; author: MessageAuthor; at: string; citation: ChatCitation | null }>(
+      this.db,
       `SELECT id, text, author, at, citation FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 ORDER BY id`,
       [accountId, conversationId],
     );
@@ -95,7 +98,8 @@ export class InboxRepository {
    * after a later one: the caller drops what it already reported.
    */
   async changes(accountId: string, sinceMicros: bigint, limit: number): Promise<InboxChange[]> {
-    return this.db.query(
+    return queryRows<InboxChange>(
+      this.db,
       `SELECT c.id::float8 AS id, c.last_message_id, c.updated_at, ${CURSOR_SQL} AS cursor
          FROM chat.conversations c
         WHERE c.account_id = $1 AND c.last_message_id > 0 AND c.updated_at >= ${cursorInstant('$2')}

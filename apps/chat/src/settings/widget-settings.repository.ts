@@ -1,16 +1,18 @@
 import { DataSource } from 'typeorm';
+import { queryRows } from '@svc/persistence';
 
 /** Each account's widget settings (schema `chat`). */
 export class WidgetSettingsRepository {
   constructor(private readonly db: DataSource) {}
 
   async allowedOrigins(accountId: string): Promise<string[]> {
-    const rows: Array<{ allowed_origins: string[] }> = await this.db.query('SELECT allowed_origins FROM chat.widget_settings WHERE account_id = $1', [accountId]);
+    const rows = await queryRows<{ allowed_origins: string[] }>(this.db, 'SELECT allowed_origins FROM chat.widget_settings WHERE account_id = $1', [accountId]);
     return rows[0]?.allowed_origins ?? [];
   }
 
   async setAllowedOrigins(accountId: string, origins: string[]): Promise<string[]> {
-    const rows: Array<{ allowed_origins: string[] }> = await this.db.query(
+    const rows = await queryRows<{ allowed_origins: string[] }>(
+      this.db,
       `INSERT INTO chat.widget_settings (account_id, allowed_origins) VALUES ($1, $2)
        ON CONFLICT (account_id) DO UPDATE SET allowed_origins = excluded.allowed_origins, updated_at = now()
        RETURNING allowed_origins`,

@@ -1,4 +1,5 @@
 import { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { listen } from '@svc/persistence';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { CONVERSATION_CHANNEL, INBOX_CHANNEL } from '../conversations/conversations.repository';
@@ -62,7 +63,7 @@ export class ConversationNotifier implements OnModuleInit, OnApplicationShutdown
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${CONVERSATION_CHANNEL}; LISTEN ${INBOX_CHANNEL}`);
+      await listen(client, [CONVERSATION_CHANNEL, INBOX_CHANNEL]);
       this.client = client;
       // Whatever committed while nobody listened: every stream reads again.
       for (const set of [...this.waiting.values(), ...this.accounts.values()]) for (const wake of [...set]) wake();
