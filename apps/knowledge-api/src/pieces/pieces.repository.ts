@@ -1,6 +1,7 @@
 import { KnowledgePieceDto } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
 import { DataSource, EntityManager } from 'typeorm';
+import { execute, queryOne, queryRows } from '@svc/persistence';
 import { KNOWLEDGE_SCHEMA } from '../migrations';
 import { SearchLanguage } from '../search/language';
 
@@ -23,13 +24,14 @@ export class PiecesWriter {
   ) {}
 
   async count(): Promise<number> {
-    const [row] = await this.manager.query('SELECT count(*)::int AS n FROM knowledge.pieces WHERE account_id = $1', [this.accountId]);
+    const [row] = await queryRows<{ n: number }>(this.manager, 'SELECT count(*)::int AS n FROM knowledge.pieces WHERE account_id = $1', [this.accountId]);
     return row.n;
   }
 
   /** Which of `refs` already name a piece of the account. */
   async existingRefs(refs: string[]): Promise<Set<string>> {
-    const rows: Array<{ external_ref: string }> = await this.manager.query(
+    const rows = await queryRows<{ external_ref: string }>(
+      this.manager,
       'SELECT external_ref FROM knowledge.pieces WHERE account_id = $1 AND external_ref = ANY($2::text[])',
       [this.accountId, refs],
     );
@@ -39,7 +41,8 @@ export class PiecesWriter {
   /** Inserts or replaces every piece in one statement (the search index follows in the same one). */
   async upsert(pieces: PieceInput[]): Promise<KnowledgePieceDto[]> {
     const column = <K extends keyof PieceInput>(key: K) => pieces.map((p) => p[key]);
-    return this.manager.query(
+    return queryRows<KnowledgePieceDto>(
+      this.manager,
       `INSERT INTO knowledge.pieces (account_id, external_ref, heading, text, url, lang)
        SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
        ON CONFLICT (account_id, external_ref) DO UPDATE
@@ -51,8 +54,8 @@ export class PiecesWriter {
 
   /** True when the piece existed. */
   async delete(ref: string): Promise<boolean> {
-    const [, affected] = await this.manager.query('DELETE FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2', [this.accountId, ref]);
-    return affected > 0;
+    const deleted = await execute(this.manager, 'DELETE FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2', [this.accountId, ref]);
+    return deleted > 0;
   }
 
   /** One `knowledge.changed` message per piece, committed with the change itself (outbox). */
@@ -73,14 +76,13 @@ export class PiecesRepository {
    */
   writeForAccount<T>(accountId: string, work: (writer: PiecesWriter) => Promise<T>): Promise<T> {
     return this.db.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`knowledge:${accountId}`]);
+      await execute(manager, 'SELECT pg_advisory_xact_lock(hashtext($1))', [`knowledge:${accountId}`]);
       return work(new PiecesWriter(manager, accountId));
     });
   }
 
   async find(accountId: string, ref: string): Promise<KnowledgePieceDto | undefined> {
-    const rows = await this.db.query(`SELECT ${PIECE_COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2`, [accountId, ref]);
-    return rows[0];
+    return queryOne<KnowledgePieceDto>(this.db, `SELECT ${PIECE_COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2`, [accountId, ref]);
   }
 
   /**
@@ -88,7 +90,8 @@ export class PiecesRepository {
    * collation being "C", in which '' sorts before every ref.
    */
   list(accountId: string, after: string | undefined, limit: number): Promise<KnowledgePieceDto[]> {
-    return this.db.query(
+    return queryRows<KnowledgePieceDto>(
+      this.db,
       `SELECT ${PIECE_COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref > $2 ORDER BY external_ref LIMIT $3`,
       [accountId, after ?? '', limit],
     );

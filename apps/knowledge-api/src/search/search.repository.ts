@@ -1,5 +1,6 @@
 import { KnowledgeSearchResult } from '@svc/contracts';
 import { DataSource } from 'typeorm';
+import { queryRows } from '@svc/persistence';
 import { SEARCH_LANGUAGES, SearchLanguage } from './language';
 
 /** The matching passage: up to two fragments of the text around the question's words, no markup. */
@@ -61,12 +62,12 @@ export class SearchRepository {
   constructor(private readonly db: DataSource) {}
 
   terms(accountId: string, question: string, language: SearchLanguage): Promise<QuestionTerm[]> {
-    return this.db.query(TERMS_SQL, [accountId, question, language]);
+    return queryRows<QuestionTerm>(this.db, TERMS_SQL, [accountId, question, language]);
   }
 
   /** The best `limit` pieces for `words`, candidates chosen by `rareWords` (or by holding every word when null). */
   async rank(accountId: string, words: string[], rareWords: string[], limit: number): Promise<KnowledgeSearchResult[]> {
-    const rows: Array<KnowledgeSearchResult & { score: number | string }> = await this.db.query(RANK_SQL, [
+    const rows = await queryRows<KnowledgeSearchResult & { score: number | string }>(this.db, RANK_SQL, [
       accountId,
       words.join(' '),
       rareWords.length > 0 ? rareWords.join(' ') : null,
