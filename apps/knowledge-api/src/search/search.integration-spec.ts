@@ -136,6 +136,9 @@ describe('knowledge search (real PostgreSQL)', () => {
     await pieces.upsert(other, 'en-shipping', { heading: 'Our shipping', text: 'We only ship to Switzerland, within 10 days.' });
     const { results } = await search.answer(other, { question: 'shipping', lang: 'en' });
     expect(results.map((r) => [r.external_ref, r.heading])).toEqual([['en-shipping', 'Our shipping']]);
+    // A first piece in another language is searched at once (the languages are read with each search).
+    await pieces.upsert(other, 'de-versand', { heading: 'Unser Versand', text: 'Wir versenden nur in die Schweiz, innerhalb von 10 Tagen.' });
+    expect(await refs('Wie lange dauert der Versand?', 'de', other)).toEqual(['de-versand']);
   });
 
   it('follows changes at once: a replaced text is found by its new words, a deleted piece no more', async () => {
