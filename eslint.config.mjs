@@ -44,6 +44,19 @@ function boundaries({ tests }) {
   };
 }
 
+/**
+ * SQL runs through @svc/persistence (`queryRows`, `queryOne`, `execute`), which types each
+ * statement's rows; TypeORM's and node-postgres's own `query()` answer `any`. Migrations (schema
+ * changes, no rows) and the persistence library itself call `query()`; so do the two places that
+ * talk to node-postgres directly: the relay's multi-statement rounds on a connection lent by
+ * `withConnection`, and the test harness's statements on the server (CREATE DATABASE).
+ */
+const RAW_QUERY = {
+  selector: "CallExpression[callee.type='MemberExpression'][callee.property.name='query']",
+  message: 'Run SQL with queryRows/queryOne/execute from @svc/persistence (typed rows), not query() (rows of type any).',
+};
+const RAW_QUERY_ALLOWED = ['libs/persistence/**', '**/migrations/**', 'libs/messaging/src/relay.ts', 'libs/testing/src/database.ts'];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'libs/webhook-signing/dist/**', 'node_modules/**', 'coverage/**', '.nx/**', 'bench/results/**'] },
   js.configs.recommended,
@@ -59,6 +72,7 @@ export default tseslint.config(
       '@nx/enforce-module-boundaries': ['error', boundaries({ tests: false })],
     },
   },
+  { files: ['**/*.ts'], ignores: RAW_QUERY_ALLOWED, rules: { 'no-restricted-syntax': ['error', RAW_QUERY] } },
   // Tests (and only tests) may use the harness of libs/testing.
   { files: TESTS, rules: { '@nx/enforce-module-boundaries': ['error', boundaries({ tests: true })] } },
   {

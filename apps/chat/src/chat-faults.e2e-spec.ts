@@ -1,6 +1,7 @@
 import { PublicEvent, WhoamiResponseDto } from '@svc/contracts';
 import { ChatVisitor, Stack, startStack } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { queryRows } from '@svc/persistence';
 
 /** A broker address nothing listens on: the chat commits, its relay cannot publish. */
 const NO_BROKER = 'amqp://guest:guest@127.0.0.1:1';
@@ -20,7 +21,7 @@ describe('chat faults: kill -9 between a message\'s commit and its publication, 
     }
   };
   const ofConversation = (events: PublicEvent[], id: number, kind: PublicEvent['event']) => events.filter((e) => e.event === kind && (e.data as { conversation: { id: number } }).conversation.id === id);
-  const pending = async (): Promise<number> => ((await stack.dataSource.query('SELECT count(*)::int AS n FROM chat.outbox WHERE sent_at IS NULL')) as Array<{ n: number }>)[0]!.n;
+  const pending = async (): Promise<number> => (await queryRows<{ n: number }>(stack.dataSource, 'SELECT count(*)::int AS n FROM chat.outbox WHERE sent_at IS NULL'))[0]!.n;
 
   beforeAll(async () => {
     stack = await startStack(['contacts-api', 'knowledge-api', 'events-api', 'chat'], {

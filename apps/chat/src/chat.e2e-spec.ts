@@ -3,6 +3,7 @@ import { ChatVisitor, REPO_ROOT, Stack, startStack, TestAccount } from '@svc/tes
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { queryRows } from '@svc/persistence';
 
 /** The chat's per-conversation limit in this suite (a test sends one more). */
 const MESSAGES_PER_MINUTE = 6;
@@ -344,12 +345,12 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     const deadline = Date.now() + 20_000;
     let rows: Array<{ customer_name: string; customer_email: string | null; customer_phone: string | null }> = [];
     while (Date.now() < deadline) {
-      rows = await stack.dataSource.query('SELECT customer_name, customer_email, customer_phone FROM chat.conversations WHERE id = $1', [session.body.conversation.id]);
+      rows = await queryRows<(typeof rows)[number]>(stack.dataSource, 'SELECT customer_name, customer_email, customer_phone FROM chat.conversations WHERE id = $1', [session.body.conversation.id]);
       if (rows[0]?.customer_name === '') break;
       await sleep(100);
     }
     expect(rows).toEqual([{ customer_name: '', customer_email: null, customer_phone: null }]);
-    const texts: Array<{ text: string }> = await stack.dataSource.query("SELECT text FROM chat.messages WHERE conversation_id = $1 AND author = 'customer'", [session.body.conversation.id]);
+    const texts = await queryRows<{ text: string }>(stack.dataSource, "SELECT text FROM chat.messages WHERE conversation_id = $1 AND author = 'customer'", [session.body.conversation.id]);
     expect(texts.map((t) => t.text)).toEqual(['Hi, I am , write to ']);
     const reopened = await visitor().session({ widget, token: session.body.token });
     expect(reopened.body.customer).toBeNull();

@@ -3,6 +3,7 @@ import { InternalAuth } from '@svc/platform';
 import { DOMAIN_EXCHANGE } from '@svc/messaging';
 import { Stack, startStack, tapExchange, TestAccount, waitFor } from '@svc/testing';
 import { randomBytes } from 'node:crypto';
+import { execute, queryOne, queryRows } from '@svc/persistence';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 
@@ -18,7 +19,7 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
   const bulk = (sent: object[], key?: string) => stack.call('/knowledge/bulk', { method: 'POST', json: { items: sent }, key });
   const lookup = async (ref: string, key?: string) => (await json<KnowledgeListResponseDto>(await stack.call(`/knowledge?external_ref=${encodeURIComponent(ref)}`, { key }))).items;
   const count = async (account: TestAccount) =>
-    Number((await stack.dataSource.query('SELECT count(*) AS n FROM knowledge.pieces WHERE account_id = $1', [account.accountId]))[0].n);
+    Number((await queryRows<{ n: string }>(stack.dataSource, 'SELECT count(*) AS n FROM knowledge.pieces WHERE account_id = $1', [account.accountId]))[0]?.n);
   const expectError = async (response: Response, status: number, code: string, paths?: string[]) => {
     const body = await json<ErrorBody>(response);
     expect({ status: response.status, code: body.error.code }).toEqual({ status, code });
@@ -162,7 +163,8 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
   describe('the 5,000 pieces quota', () => {
     it('is never exceeded by concurrent bulk calls: the ones that do not fit get limit_exceeded and write nothing', async () => {
       const account = await stack.newAccount('Full');
-      await stack.dataSource.query(
+      await execute(
+        stack.dataSource,
         `INSERT INTO knowledge.pieces (account_id, external_ref, heading, text, lang)
          SELECT $1, 'preloaded-' || i, 'Preloaded', 'A piece loaded directly for the quota test.', 'english' FROM generate_series(1, 4900) AS i`,
         [account.accountId],
@@ -203,7 +205,7 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
         ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-1', change: 'deleted' }],
         ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-3', change: 'deleted' }],
       ]);
-      const kept = async () => (await stack.dataSource.query("SELECT count(*)::int AS n FROM knowledge.outbox WHERE body->>'account_id' = $1", [account.accountId]))[0].n as number;
+      const kept = async () => (await queryOne<{ n: number }>(stack.dataSource, "SELECT count(*)::int AS n FROM knowledge.outbox WHERE body->>'account_id' = $1", [account.accountId]))?.n;
       await waitFor('the outbox to keep no copy', async () => ((await kept()) === 0 ? true : undefined), 15_000);
     } finally {
       await tap.close();

@@ -1,6 +1,7 @@
 import { CreatedWebhookDto } from '@svc/contracts';
 import { createTestCa, HttpsReceiver, RunningApp, Stack, startApp, startStack, TestCa } from '@svc/testing';
 import { feedEvents, sampleEvent } from '@svc/testing';
+import { queryRows } from '@svc/persistence';
 
 const EVENTS = 500;
 /** Attempts in flight per process: an exact bound on what a killed process can leave half-done. */
@@ -57,7 +58,7 @@ describe('webhook-dispatcher: kill -9 during 500 deliveries (two processes)', ()
     const waitDelivered = Date.now() + 15_000;
     let statuses: Array<{ status: string; n: number }> = [];
     while (Date.now() < waitDelivered) {
-      statuses = await stack.dataSource.query('SELECT status, count(*)::int AS n FROM webhooks.deliveries WHERE endpoint_id = $1 GROUP BY status', [endpoint.id]);
+      statuses = await queryRows<{ status: string; n: number }>(stack.dataSource, 'SELECT status, count(*)::int AS n FROM webhooks.deliveries WHERE endpoint_id = $1 GROUP BY status', [endpoint.id]);
       if (statuses.length === 1 && statuses[0]!.status === 'delivered') break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }

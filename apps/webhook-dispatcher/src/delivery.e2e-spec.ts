@@ -4,6 +4,7 @@ import { verify } from '@svc/webhook-signing';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { feedEvents, sampleEvent } from '@svc/testing';
+import { queryRows } from '@svc/persistence';
 
 /** Short settings so that retries and timeouts happen within a test. */
 const SCHEDULE_MS = [1_000, 2_000, 3_000, 4_000, 5_000, 6_000];
@@ -36,13 +37,14 @@ describe('webhook-dispatcher: signed deliveries to a real https receiver', () =>
     return { ...((await response.json()) as CreatedWebhookDto), path };
   };
   const attemptsOf = (endpointId: number): Promise<AttemptRow[]> =>
-    stack.dataSource.query(
+    queryRows<AttemptRow>(
+      stack.dataSource,
       `SELECT a.started_at, a.duration_ms, a.status_code, a.error, a.response_body
        FROM webhooks.attempts a JOIN webhooks.deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $1 ORDER BY a.id`,
       [endpointId],
     );
   const statusesOf = async (endpointId: number): Promise<string[]> =>
-    (await stack.dataSource.query('SELECT status FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY id', [endpointId])).map((r: { status: string }) => r.status);
+    (await queryRows<{ status: string }>(stack.dataSource, 'SELECT status FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY id', [endpointId])).map((r) => r.status);
   const eventIdOf = (request: ReceivedRequest) => request.headers['x-svc-event-id'];
 
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { CreatedWebhookDto, PublicEvent } from '@svc/contracts';
 import { createTestCa, HttpsReceiver, PRODUCER_SCHEMA, ReceivedRequest, RunningProcess, Stack, startRelay, startStack, TestCa, TestProducer, waitFor } from '@svc/testing';
-import { queryRows } from '@svc/persistence';
+import { queryOne, queryRows } from '@svc/persistence';
 
 /** What the sample chat events (and the customer written here) carry: none of it may survive an erasure. */
 const PERSONAL = /Ada Lovelace|ada@example\.com|447700900123/;
@@ -92,7 +92,7 @@ describe('erasure reaches webhook deliveries, the feed and the outboxes (contact
     // No copy anywhere: every outbox published and kept nothing; the log and the deliveries are blanked.
     const outboxes = ['contacts', 'events', PRODUCER_SCHEMA];
     const kept = await waitFor('the outboxes to be published', async () => {
-      const counts = await Promise.all(outboxes.map(async (schema) => (await stack.dataSource.query(`SELECT count(*)::int AS n FROM ${schema}.outbox`))[0].n as number));
+      const counts = await Promise.all(outboxes.map(async (schema) => (await queryOne<{ n: number }>(stack.dataSource, `SELECT count(*)::int AS n FROM ${schema}.outbox`))?.n));
       return counts.every((n) => n === 0) ? counts : undefined;
     });
     expect(kept).toEqual([0, 0, 0]);

@@ -2,7 +2,7 @@ import { CreatedWebhookDto, DeliveryDto, DeliveryListDto, ErrorBody, PublicEvent
 import { createTestCa, feedEvents, HttpsReceiver, ReceivedRequest, sampleEvent, Stack, startStack, TestAccount, TestCa, verifyWithPython, waitFor } from '@svc/testing';
 import { verify, WebhookVerificationError } from '@svc/webhook-signing';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { execute } from '@svc/persistence';
+import { execute, queryRows } from '@svc/persistence';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 /** Shortened so that an endpoint is disabled within the test. */
@@ -217,7 +217,7 @@ describe('webhook-dispatcher: managing endpoints and deliveries (resend, recover
     const overlapMs = Date.parse(rotated.previous_expires_at) - Date.now();
     expect(overlapMs).toBeGreaterThan(23 * 3_600_000);
     expect(overlapMs).toBeLessThanOrEqual(24 * 3_600_000);
-    const [{ sealed }] = await stack.dataSource.query('SELECT previous_secret_sealed AS sealed FROM webhooks.endpoints WHERE id = $1', [hook.id]);
+    const [{ sealed }] = await queryRows<{ sealed: Buffer }>(stack.dataSource, 'SELECT previous_secret_sealed AS sealed FROM webhooks.endpoints WHERE id = $1', [hook.id]);
     expect((sealed as Buffer).includes(Buffer.from(hook.secret))).toBe(false);
 
     const delivered = async (): Promise<ReceivedRequest> => {

@@ -56,7 +56,7 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
     it('stores the secret only encrypted', async () => {
       const account = await stack.newAccount();
       const { secret, id } = (await (await create(account, { url: PUBLIC_URL })).json()) as CreatedWebhookDto;
-      const [row] = await stack.dataSource.query('SELECT * FROM webhooks.endpoints WHERE id = $1', [id]);
+      const [row] = await queryRows<{ secret_sealed: Buffer }>(stack.dataSource, 'SELECT * FROM webhooks.endpoints WHERE id = $1', [id]);
       const stored = JSON.stringify(row) + Buffer.from(row.secret_sealed).toString('latin1');
       expect(stored).not.toContain(secret);
       expect(stored).not.toContain(secret.slice('whsec_'.length));

@@ -27,7 +27,7 @@ export function outboxMigration(schema: string, timestamp = 1763800000000): new 
     name = name;
 
     async up(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.query(`
+      await execute(queryRunner, `
         CREATE TABLE "${schema}".outbox (
           seq bigserial PRIMARY KEY,
           id uuid NOT NULL UNIQUE,
@@ -37,12 +37,12 @@ export function outboxMigration(schema: string, timestamp = 1763800000000): new 
           created_at timestamptz NOT NULL DEFAULT now(),
           sent_at timestamptz
         )`);
-      await queryRunner.query(`CREATE INDEX outbox_pending_idx ON "${schema}".outbox (seq) WHERE sent_at IS NULL`);
-      await queryRunner.query(`CREATE INDEX outbox_sent_idx ON "${schema}".outbox (sent_at) WHERE sent_at IS NOT NULL`);
+      await execute(queryRunner, `CREATE INDEX outbox_pending_idx ON "${schema}".outbox (seq) WHERE sent_at IS NULL`);
+      await execute(queryRunner, `CREATE INDEX outbox_sent_idx ON "${schema}".outbox (sent_at) WHERE sent_at IS NOT NULL`);
     }
 
     async down(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.query(`DROP TABLE "${schema}".outbox`);
+      await execute(queryRunner, `DROP TABLE "${schema}".outbox`);
     }
   };
 }

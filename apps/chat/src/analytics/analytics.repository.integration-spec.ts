@@ -1,4 +1,4 @@
-import { createDataSource, migrate } from '@svc/persistence';
+import { createDataSource, execute, migrate, queryRows } from '@svc/persistence';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -26,11 +26,11 @@ describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
   });
 
   const conversation = async (accountId = account): Promise<number> => {
-    const [row]: Array<{ id: number }> = await dataSource.query(`INSERT INTO chat.conversations (account_id, token_hash) VALUES ($1, $2) RETURNING id::float8 AS id`, [accountId, randomBytes(32)]);
+    const [row] = await queryRows<{ id: number }>(dataSource, `INSERT INTO chat.conversations (account_id, token_hash) VALUES ($1, $2) RETURNING id::float8 AS id`, [accountId, randomBytes(32)]);
     return (row as { id: number }).id;
   };
   const message = async (conversationId: number, id: number, author: string, text: string, at: string, citation: object | null = null, accountId = account) =>
-    dataSource.query(`INSERT INTO chat.messages (conversation_id, id, account_id, author, text, at, citation, offers_person) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
+    execute(dataSource, `INSERT INTO chat.messages (conversation_id, id, account_id, author, text, at, citation, offers_person) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
       conversationId,
       id,
       accountId,
@@ -41,7 +41,7 @@ describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
       author === 'assistant' && !citation,
     ]);
   const handover = (conversationId: number, reason: string, at: string) =>
-    dataSource.query(`INSERT INTO chat.handovers (account_id, conversation_id, reason, at) VALUES ($1, $2, $3, $4)`, [account, conversationId, reason, at]);
+    execute(dataSource, `INSERT INTO chat.handovers (account_id, conversation_id, reason, at) VALUES ($1, $2, $3, $4)`, [account, conversationId, reason, at]);
   const flat = { external_ref: 'flat', heading: 'Flat in Berlin', url: null };
 
   it('counts each figure per UTC day from the chat schema, for this account only, within the range', async () => {
@@ -74,7 +74,8 @@ describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
     await message(c6, 1, 'customer', 'Where is the flat?', '2026-03-01T10:00:00Z', null, other);
     await message(c6, 2, 'assistant', 'In Berlin.', '2026-03-01T10:00:01Z', flat, other);
     // A booking made on day 1, confirmed on day 2.
-    await dataSource.query(
+    await execute(
+      dataSource,
       `INSERT INTO chat.bookings (account_id, conversation_id, starts_at, created_by, status, created_at, confirmed_at) VALUES ($1, $2, '2026-04-01T10:00:00Z', 'customer', 'confirmed', '2026-03-01T12:00:00Z', '2026-03-02T08:00:00Z')`,
       [account, c1],
     );

@@ -23,6 +23,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { execute, queryRows } from '@svc/persistence';
 
 const APP_SECRET = 'whatsapp-app-secret-for-tests';
 const PHONE_NUMBER_ID = '109876543210';
@@ -99,7 +100,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       return undefined;
     }, 30_000);
   const conversationIdOf = async (from: string): Promise<number> => {
-    const rows: Array<{ id: string }> = await stack.dataSource.query(`SELECT id FROM chat.conversations WHERE whatsapp_from = $1`, [from]);
+    const rows = await queryRows<{ id: string }>(stack.dataSource, `SELECT id FROM chat.conversations WHERE whatsapp_from = $1`, [from]);
     return Number(rows[0]?.id);
   };
 
@@ -188,7 +189,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       expect((await stack.call('/contacts/c-cleo', { method: 'PUT', json: { name: 'Cleo', email: 'cleo@example.com', email_confirmed: true } })).status).toBe(201);
       const cleo = await askedForReach(await passFor('c-cleo'));
       expect((await cleo.call('/handover/reach', { method: 'POST', json: { channel: 'email', email: 'cleo@example.com', consent: false, consent_text: texts.reply_email_consent } })).status).toBe(200);
-      const queued: unknown[] = await stack.dataSource.query(`SELECT 1 FROM chat.email_confirmations WHERE email = 'cleo@example.com'`);
+      const queued = await queryRows<{ '?column?': number }>(stack.dataSource, `SELECT 1 FROM chat.email_confirmations WHERE email = 'cleo@example.com'`);
       expect(queued).toEqual([]);
     }, 60_000);
 
@@ -200,7 +201,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       const messages = ((await (await dora.call('/conversation')).json()) as { messages: Array<{ text: string }> }).messages;
       expect(messages.some((m) => m.text.includes('on its way') && m.text.includes('dora@example.com'))).toBe(true);
       await waitFor('a failed attempt', async () => {
-        const rows: Array<{ attempts: number }> = await stack.dataSource.query(`SELECT attempts FROM chat.deliveries WHERE kind = 'email' AND payload->'email'->>'to' = 'dora@example.com' AND sent_at IS NULL`);
+        const rows = await queryRows<{ attempts: number }>(stack.dataSource, `SELECT attempts FROM chat.deliveries WHERE kind = 'email' AND payload->'email'->>'to' = 'dora@example.com' AND sent_at IS NULL`);
         return (rows[0]?.attempts ?? 0) >= 2 ? true : undefined;
       }, 30_000);
       sink = await MailSink.start(port);
@@ -235,8 +236,8 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
     it('refuses a bad signature with 401 and records nothing', async () => {
       const { status, id } = await fake.sendInbound({ from: '+4915100000009', text: 'hello' }, `sha256=${'0'.repeat(64)}`);
       expect(status).toBe(401);
-      expect(await stack.dataSource.query(`SELECT 1 FROM chat.whatsapp_inbound WHERE message_id = $1`, [id])).toEqual([]);
-      expect(await stack.dataSource.query(`SELECT 1 FROM chat.conversations WHERE whatsapp_from = '+4915100000009'`)).toEqual([]);
+      expect(await queryRows<{ '?column?': number }>(stack.dataSource, `SELECT 1 FROM chat.whatsapp_inbound WHERE message_id = $1`, [id])).toEqual([]);
+      expect(await queryRows<{ '?column?': number }>(stack.dataSource, `SELECT 1 FROM chat.conversations WHERE whatsapp_from = '+4915100000009'`)).toEqual([]);
     });
 
     it('makes a whatsapp conversation the assistant answers through the Cloud API; a repeated message id is processed once', async () => {
@@ -252,7 +253,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       await waitForEvents('message.sent', (e) => e.data.conversation.channel === 'whatsapp' && e.data.message.author === 'assistant');
       expect(await eventsOf('message.received', (e) => e.data.contact.phone === from)).toHaveLength(1);
       expect(await fake.sendStatus(reply.id, 'delivered', from)).toBe(200);
-      await waitFor('the status', async () => ((await stack.dataSource.query(`SELECT 1 FROM chat.whatsapp_statuses WHERE message_id = $1`, [reply.id])) as unknown[]).length > 0 || undefined);
+      await waitFor('the status', async () => (await queryRows<{ '?column?': number }>(stack.dataSource, `SELECT 1 FROM chat.whatsapp_statuses WHERE message_id = $1`, [reply.id])).length > 0 || undefined);
     }, 90_000);
 
     it('STOP withdraws every active whatsapp consent of the customers with that number (withdrawn_by customer)', async () => {
@@ -294,7 +295,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       expect((await fake.sendInbound({ from, text: 'Hello there' })).status).toBe(200);
       await waitForEvents('message.received', (e) => e.data.contact.phone === from);
       const id = await conversationIdOf(from);
-      await stack.dataSource.query(`UPDATE chat.conversations SET last_customer_at = now() - interval '25 hours' WHERE id = $1`, [id]);
+      await execute(stack.dataSource, `UPDATE chat.conversations SET last_customer_at = now() - interval '25 hours' WHERE id = $1`, [id]);
       const text = await internal('POST', `/internal/chat/conversations/${id}/whatsapp-text`, { text: 'Are you still there?' });
       expect(text.status).toBe(409);
       expect(JSON.stringify(await text.json())).toContain('24 hours');
@@ -323,7 +324,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       fake.down();
       expect((await fake.sendInbound({ from, text: 'How long does shipping take?' })).status).toBe(200);
       await waitFor('failed attempts', async () => {
-        const rows: Array<{ attempts: number }> = await stack.dataSource.query(`SELECT attempts FROM chat.deliveries WHERE payload->'message'->>'to' = $1 AND sent_at IS NULL`, [from]);
+        const rows = await queryRows<{ attempts: number }>(stack.dataSource, `SELECT attempts FROM chat.deliveries WHERE payload->'message'->>'to' = $1 AND sent_at IS NULL`, [from]);
         return (rows[0]?.attempts ?? 0) >= 2 ? true : undefined;
       }, 30_000);
       expect(fake.sent.some((m) => m.body.to === from.slice(1))).toBe(false);
@@ -384,7 +385,8 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
         return { status: failed.code, stdout: failed.stdout, stderr: failed.stderr };
       }
     };
-    const storedNumber = async (accountId: string) => stack.dataSource.query(`SELECT phone_number_id, number FROM chat.whatsapp_numbers WHERE account_id = $1`, [accountId]);
+    const storedNumber = async (accountId: string) =>
+      queryRows<{ phone_number_id: string; number: string }>(stack.dataSource, `SELECT phone_number_id, number FROM chat.whatsapp_numbers WHERE account_id = $1`, [accountId]);
 
     it("prints the connection, stores it, and the account's WhatsApp then runs through it; bad input → a clear error, exit ≠ 0, nothing changed", async () => {
       const account = await stack.newAccount();
@@ -405,7 +407,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       }
       const reply = await waitFor('the answer from the connected number', async () => fake.sent.find((m) => m.body.to === from.slice(1)), 30_000);
       expect(reply).toMatchObject({ phoneNumberId, body: { type: 'text' } });
-      expect(await stack.dataSource.query(`SELECT account_id FROM chat.conversations WHERE whatsapp_from = $1`, [from])).toEqual([{ account_id: account.accountId }]);
+      expect(await queryRows<{ account_id: string }>(stack.dataSource, `SELECT account_id FROM chat.conversations WHERE whatsapp_from = $1`, [from])).toEqual([{ account_id: account.accountId }]);
 
       const refused: Array<[string[], RegExp, number]> = [
         [['--number', '0151 2345678'], /--number.*E\.164/, 2],

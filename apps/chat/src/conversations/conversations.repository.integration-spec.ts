@@ -1,4 +1,4 @@
-import { createDataSource, migrate } from '@svc/persistence';
+import { createDataSource, execute, migrate, queryRows } from '@svc/persistence';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -34,7 +34,7 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     const created = await repo.create(account, visitorTokenHash(token), 'de', null);
     expect(await repo.byTokenHash(visitorTokenHash(token))).toEqual(created);
     expect(await repo.byTokenHash(visitorTokenHash(newVisitorToken()))).toBeUndefined();
-    const stored: Array<{ token_hash: Buffer }> = await dataSource.query('SELECT token_hash FROM chat.conversations WHERE id = $1', [created.id]);
+    const stored = await queryRows<{ token_hash: Buffer }>(dataSource, 'SELECT token_hash FROM chat.conversations WHERE id = $1', [created.id]);
     expect(stored[0]?.token_hash.toString('utf8')).not.toContain(token.slice(4));
     expect(created).toMatchObject({ account_id: account, channel: 'web', lang: 'de', status: 'open', handover: 'none', customer_svc_id: null });
   });
@@ -68,14 +68,14 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     const claims = await Promise.all([1, 2, 3].map(() => repo.claimReply(account, c.id, message.id, 30_000)));
     expect(claims.filter(Boolean)).toEqual([{ id: message.id, text: 'hello?', conversation: await repo.get(account, c.id) }]);
     // A stale sweep leaves a leased message alone.
-    await dataSource.query(`UPDATE chat.messages SET at = now() - interval '1 minute' WHERE conversation_id = $1`, [c.id]);
+    await execute(dataSource, `UPDATE chat.messages SET at = now() - interval '1 minute' WHERE conversation_id = $1`, [c.id]);
     expect((await repo.claimStaleReplies(1_000, 30_000, 10)).filter((p) => p.conversation.id === c.id)).toEqual([]);
     // Once the lease has run out, the sweep takes it over.
-    await dataSource.query(`UPDATE chat.messages SET reply_lease_until = now() - interval '1 second' WHERE conversation_id = $1`, [c.id]);
+    await execute(dataSource, `UPDATE chat.messages SET reply_lease_until = now() - interval '1 second' WHERE conversation_id = $1`, [c.id]);
     expect((await repo.claimStaleReplies(1_000, 30_000, 10)).filter((p) => p.conversation.id === c.id)).toHaveLength(1);
     expect(await repo.transaction((tx) => tx.finishReply(account, c.id, message.id))).toBe(true);
     expect(await repo.transaction((tx) => tx.finishReply(account, c.id, message.id))).toBe(false);
-    await dataSource.query(`UPDATE chat.messages SET reply_lease_until = NULL WHERE conversation_id = $1`, [c.id]);
+    await execute(dataSource, `UPDATE chat.messages SET reply_lease_until = NULL WHERE conversation_id = $1`, [c.id]);
     expect(await repo.claimReply(account, c.id, message.id, 30_000)).toBeUndefined();
   });
 

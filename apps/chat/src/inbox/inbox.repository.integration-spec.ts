@@ -1,4 +1,4 @@
-import { createDataSource, migrate } from '@svc/persistence';
+import { createDataSource, execute, migrate, queryRows } from '@svc/persistence';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -33,7 +33,7 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
   const conversation = async (accountId = account) => (await conversations.create(accountId, randomBytes(32), 'en', { svcId: 7, identified: false, name: '', email: null, phone: null })).id;
   const say = (id: number, author: 'customer' | 'assistant' | 'team' | 'system', text: string, accountId = account) =>
     conversations.transaction((tx) => tx.addMessage(accountId, id, { author, text }));
-  const setActivity = (id: number, at: string) => dataSource.query(`UPDATE chat.conversations SET updated_at = $2 WHERE id = $1`, [id, at]);
+  const setActivity = (id: number, at: string) => execute(dataSource, `UPDATE chat.conversations SET updated_at = $2 WHERE id = $1`, [id, at]);
   const ids = (rows: Array<{ id: number }>) => rows.map((r) => r.id);
 
   it('lists conversations with a message, newest activity first; the cursor pages through ties without skipping or repeating', async () => {
@@ -83,7 +83,7 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
     row = await inbox.get(account, id);
     expect(row).toMatchObject({ needs_human: false, last_author: 'team', status: 'needs_human' });
     expect((await inbox.list(account, { needsHuman: true, limit: 50 })).rows).toEqual([]);
-    const [due]: Array<{ handover_due_at: string | null }> = await dataSource.query(`SELECT handover_due_at FROM chat.conversations WHERE id = $1`, [id]);
+    const [due] = await queryRows<{ handover_due_at: string | null }>(dataSource, `SELECT handover_due_at FROM chat.conversations WHERE id = $1`, [id]);
     expect(due?.handover_due_at).toBeNull();
 
     await say(id, 'customer', 'and another thing');
@@ -112,7 +112,7 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
     expect(made).toMatchObject({ conversation_id: id, customer_svc_id: 7, listing_ref: 'flat', starts_at: '2099-01-01T08:00:00.123456+00:00', status: 'requested', created_by: 'customer' });
     const confirmed = await conversations.transaction((_tx, manager) => bookings.setStatus(manager, account, made?.id as number, 'confirmed'));
     expect(confirmed.status).toBe('confirmed');
-    const [row]: Array<{ confirmed_at: string | null }> = await dataSource.query(`SELECT confirmed_at FROM chat.bookings WHERE id = $1`, [made?.id]);
+    const [row] = await queryRows<{ confirmed_at: string | null }>(dataSource, `SELECT confirmed_at FROM chat.bookings WHERE id = $1`, [made?.id ?? null]);
     expect(row?.confirmed_at).not.toBeNull();
     expect(await bookings.get(other, made?.id as number)).toBeUndefined();
     expect((await bookings.list(account, { after: 0, limit: 10 })).rows.map((b) => b.id)).toEqual([made?.id]);

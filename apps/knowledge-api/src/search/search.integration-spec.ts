@@ -1,4 +1,4 @@
-import { createDataSource, migrate } from '@svc/persistence';
+import { createDataSource, migrate, queryRows } from '@svc/persistence';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -63,13 +63,14 @@ describe('knowledge search (real PostgreSQL)', () => {
   const refs = async (question: string, lang: string, accountId = account) =>
     (await search.answer(accountId, { question, lang })).results.map((r) => r.external_ref);
   const vocabulary = async (accountId: string) =>
-    (await dataSource.query('SELECT word, pieces FROM knowledge.vocabulary WHERE account_id = $1 ORDER BY word', [accountId])) as Array<{ word: string; pieces: number }>;
+    queryRows<{ word: string; pieces: number }>(dataSource, 'SELECT word, pieces FROM knowledge.vocabulary WHERE account_id = $1 ORDER BY word', [accountId]);
   const recomputedVocabulary = async (accountId: string) =>
-    (await dataSource.query(
+    queryRows<{ word: string; pieces: number }>(
+      dataSource,
       `SELECT w AS word, count(*)::int AS pieces FROM knowledge.pieces p, unnest(knowledge.words(p.heading, p.text)) w
         WHERE p.account_id = $1 GROUP BY w ORDER BY w`,
       [accountId],
-    )) as Array<{ word: string; pieces: number }>;
+    );
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -86,7 +87,7 @@ describe('knowledge search (real PostgreSQL)', () => {
   });
 
   it('indexes each piece in the language of its words', async () => {
-    const rows: Array<{ external_ref: string; lang: string }> = await dataSource.query('SELECT external_ref, lang FROM knowledge.pieces WHERE account_id = $1 ORDER BY 1', [account]);
+    const rows = await queryRows<{ external_ref: string; lang: string }>(dataSource, 'SELECT external_ref, lang FROM knowledge.pieces WHERE account_id = $1 ORDER BY 1', [account]);
     expect(Object.fromEntries(rows.map((r) => [r.external_ref, r.lang]))).toEqual({
       'de-ruecksendung': 'german',
       'de-versand': 'german',

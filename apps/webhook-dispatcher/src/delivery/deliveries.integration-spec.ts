@@ -1,5 +1,5 @@
 import { eraseEventData, PublicEvent, RecordedEvent, sampleEventData } from '@svc/contracts';
-import { createDataSource, execute, listen, migrate } from '@svc/persistence';
+import { createDataSource, execute, listen, migrate, queryRows } from '@svc/persistence';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
@@ -29,15 +29,17 @@ describe('deliveries (real PostgreSQL)', () => {
   const endpoint = async (accountId: string, events: string[] | null = null) =>
     (await endpoints.createWithinLimit(accountId, { url: 'https://example.com/hook', events: events as never, secretSealed: box.seal('whsec_x', accountId) }, 10))!;
   const rowsOf = (endpointId: string) =>
-    dataSource.query('SELECT * FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY event_id', [endpointId]) as Promise<
-      Array<{ id: string; event_id: string; body: Buffer; status: string; attempts: number; next_attempt_at: string; locked_until: string | null }>
-    >;
+    queryRows<{ id: string; event_id: string; body: Buffer; status: string; attempts: number; next_attempt_at: string; locked_until: string | null }>(
+      dataSource,
+      'SELECT * FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY event_id',
+      [endpointId],
+    );
   const claimWithInfo = (limit = 100, maxInFlightPerEndpoint = 100, leaseMs = 60_000, maxInFlightPerAccount = 1_000) =>
     deliveries.claim({ limit, maxInFlightPerEndpoint, maxInFlightPerAccount, leaseMs, token: randomUUID() });
   const claim = async (limit?: number, maxInFlightPerEndpoint?: number, leaseMs?: number, maxInFlightPerAccount?: number) =>
     (await claimWithInfo(limit, maxInFlightPerEndpoint, leaseMs, maxInFlightPerAccount)).deliveries;
   /** Nothing else due: earlier tests' deliveries are finished off so that each test claims only its own. */
-  const settle = () => dataSource.query(`UPDATE webhooks.deliveries SET status = 'delivered' WHERE status = 'pending'`);
+  const settle = () => execute(dataSource, `UPDATE webhooks.deliveries SET status = 'delivered' WHERE status = 'pending'`);
 
   /** Counts NOTIFYs on the deliveries channel; `settle` waits for those sent before it. */
   const listenForDeliveries = async () => {
@@ -45,6 +47,7 @@ describe('deliveries (real PostgreSQL)', () => {
     await client.connect();
     const counter = {
       notifications: 0,
+      // eslint-disable-next-line no-restricted-syntax -- a round trip on the LISTEN connection itself (no rows read)
       settle: async () => void (await client.query('SELECT 1')), // notifications sent before this answer have arrived
       close: () => client.end(),
     };
@@ -122,7 +125,11 @@ describe('deliveries (real PostgreSQL)', () => {
         expect(made.leased[0]).toMatchObject({ endpoint_id: a.id, event_id: '901', url: 'https://example.com/hook', claim_token: token, attempts: 0 });
         expect(box.open(made.leased[0]!.secret_sealed, account)).toBe('whsec_x');
         expect(Buffer.from(made.leased[0]!.body).equals(body)).toBe(true);
-        const leasedRows = (await dataSource.query(`SELECT endpoint_id::text, claim_token, locked_until > now() AS held FROM webhooks.deliveries WHERE event_id = 901 AND account_id = $1 ORDER BY endpoint_id`, [account])) as Array<{ endpoint_id: string; claim_token: string | null; held: boolean | null }>;
+        const leasedRows = await queryRows<{ endpoint_id: string; claim_token: string | null; held: boolean | null }>(
+          dataSource,
+          `SELECT endpoint_id::text, claim_token, locked_until > now() AS held FROM webhooks.deliveries WHERE event_id = 901 AND account_id = $1 ORDER BY endpoint_id`,
+          [account],
+        );
         expect(leasedRows).toEqual([
           { endpoint_id: a.id, claim_token: token, held: true },
           { endpoint_id: b.id, claim_token: null, held: null },
@@ -181,9 +188,9 @@ describe('deliveries (real PostgreSQL)', () => {
       ['a bad kind', { account_id: randomUUID(), event_id: 'x', event: { id: 1, event: 'Message Sent', at: 'x', data: {} } }],
       ['no data', { account_id: randomUUID(), event_id: 'x', event: { id: 1, event: 'message.sent', at: 'x' } }],
     ])('refuses a malformed recorded event (%s) and stores nothing', async (_case, value) => {
-      const [{ n: before }] = await dataSource.query('SELECT count(*)::int AS n FROM webhooks.deliveries');
+      const [{ n: before }] = await queryRows<{ n: number }>(dataSource, 'SELECT count(*)::int AS n FROM webhooks.deliveries');
       await expect(service.recordEvent(value as unknown as RecordedEvent)).rejects.toBeInstanceOf(InvalidRecordedEventError);
-      const [{ n: after }] = await dataSource.query('SELECT count(*)::int AS n FROM webhooks.deliveries');
+      const [{ n: after }] = await queryRows<{ n: number }>(dataSource, 'SELECT count(*)::int AS n FROM webhooks.deliveries');
       expect(after).toBe(before);
     });
   });
@@ -304,11 +311,11 @@ describe('deliveries (real PostgreSQL)', () => {
         ['delivered', 1, null],
         ['failed', 1, null],
       ]);
-      const [{ wait }] = await dataSource.query('SELECT extract(epoch FROM next_attempt_at - now()) AS wait FROM webhooks.deliveries WHERE id = $1', [a!.id]);
+      const [{ wait }] = await queryRows<{ wait: string }>(dataSource, 'SELECT extract(epoch FROM next_attempt_at - now()) AS wait FROM webhooks.deliveries WHERE id = $1', [a!.id]);
       expect(Number(wait)).toBeGreaterThan(55);
       expect(Number(wait)).toBeLessThanOrEqual(60);
       expect(await claim()).toEqual([]);
-      const recordedAttempts = await dataSource.query('SELECT status_code, error, duration_ms, response_body FROM webhooks.attempts WHERE delivery_id = ANY ($1) ORDER BY delivery_id', [[a!.id, b!.id, c!.id]]);
+      const recordedAttempts = await queryRows<{ status_code: number | null; error: string | null; duration_ms: number; response_body: string | null }>(dataSource, 'SELECT status_code, error, duration_ms, response_body FROM webhooks.attempts WHERE delivery_id = ANY ($1) ORDER BY delivery_id', [[a!.id, b!.id, c!.id]]);
       expect(recordedAttempts).toEqual([
         { status_code: 500, error: 'answered 500', duration_ms: 12, response_body: 'ok' },
         { status_code: 200, error: null, duration_ms: 12, response_body: 'ok' },
@@ -327,7 +334,7 @@ describe('deliveries (real PostgreSQL)', () => {
       expect((await rowsOf(e.id))[0]).toMatchObject({ status: 'pending', attempts: 0 });
       await deliveries.complete([attempt(current!.id, account, current!.claim_token, 'delivered')]);
       expect((await rowsOf(e.id))[0]).toMatchObject({ status: 'delivered', attempts: 1 });
-      const [{ n }] = await dataSource.query('SELECT count(*)::int AS n FROM webhooks.attempts WHERE delivery_id = $1', [current!.id]);
+      const [{ n }] = await queryRows<{ n: number }>(dataSource, 'SELECT count(*)::int AS n FROM webhooks.attempts WHERE delivery_id = $1', [current!.id]);
       expect(n).toBe(2);
     });
   });
@@ -339,7 +346,7 @@ describe('deliveries (real PostgreSQL)', () => {
       event: { id: nextEventId++, event: kind, at: '2026-11-21T10:04:05.123456+00:00', data: sampleEventData(kind, { n }) } as PublicEvent,
     });
     const bodies = async (accountId: string) =>
-      ((await dataSource.query('SELECT event_id, body FROM webhooks.deliveries WHERE account_id = $1 ORDER BY event_id, endpoint_id', [accountId])) as Array<{ event_id: string; body: Buffer }>).map(
+      (await queryRows<{ event_id: string; body: Buffer }>(dataSource, 'SELECT event_id, body FROM webhooks.deliveries WHERE account_id = $1 ORDER BY event_id, endpoint_id', [accountId])).map(
         (r) => ({ eventId: Number(r.event_id), event: JSON.parse(r.body.toString('utf8')) as PublicEvent }),
       );
 
@@ -430,14 +437,14 @@ describe('deliveries (real PostgreSQL)', () => {
       expect(await deliveries.prune(30, 1)).toBe(1);
       expect(await deliveries.prune(30, 10)).toBe(1);
       expect((await rowsOf(e.id)).map((r) => r.id)).toEqual([recent!.id, pending!.id]);
-      const [{ n }] = await dataSource.query('SELECT count(*)::int AS n FROM webhooks.attempts WHERE delivery_id = ANY ($1)', [[old!.id, oldFailed!.id]]);
+      const [{ n }] = await queryRows<{ n: number }>(dataSource, 'SELECT count(*)::int AS n FROM webhooks.attempts WHERE delivery_id = ANY ($1)', [[old!.id, oldFailed!.id]]);
       expect(n).toBe(0);
 
       await endpoints.delete(account, e.id);
       await execute(dataSource, `UPDATE webhooks.deliveries SET finished_at = now() - interval '31 days' WHERE endpoint_id = $1`, [e.id]);
       await execute(dataSource, `UPDATE webhooks.endpoints SET deleted_at = now() - interval '31 days' WHERE id = $1`, [e.id]);
       expect(await deliveries.prune(30, 10)).toBe(2);
-      expect(await dataSource.query('SELECT id FROM webhooks.endpoints WHERE id = $1', [e.id])).toEqual([]);
+      expect(await queryRows<{ id: string }>(dataSource, 'SELECT id FROM webhooks.endpoints WHERE id = $1', [e.id])).toEqual([]);
     });
   });
 
@@ -472,7 +479,7 @@ describe('deliveries (real PostgreSQL)', () => {
       const account = randomUUID();
       const e = await endpoint(account);
       await endpoints.delete(account, e.id);
-      const [row] = await dataSource.query('SELECT length(secret_sealed) AS n FROM webhooks.endpoints WHERE id = $1', [e.id]);
+      const [row] = await queryRows<{ n: number }>(dataSource, 'SELECT length(secret_sealed) AS n FROM webhooks.endpoints WHERE id = $1', [e.id]);
       expect(row.n).toBe(0);
     });
 
