@@ -1,9 +1,9 @@
+import { queryRows } from '@svc/persistence';
 import { accountsFor, createTestDatabase, REPO_ROOT, TestDatabase } from '@svc/testing';
 import { ApiKeyRow } from '@svc/accounts';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { queryRows } from '@svc/persistence';
 
 describe('admin command line (built, real PostgreSQL)', () => {
   let db: TestDatabase;

@@ -1,8 +1,8 @@
 import { PublicEvent } from '@svc/contracts';
+import { execute } from '@svc/persistence';
 import { Pipeline, REPO_ROOT, Stack, startPipeline, TestProducer, waitFor } from '@svc/testing';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { execute } from '@svc/persistence';
 
 describe('admin parked list / replay (built apps, real RabbitMQ and PostgreSQL)', () => {
   let pipeline: Pipeline;

@@ -1,7 +1,7 @@
 import { PublicEvent, WhoamiResponseDto } from '@svc/contracts';
+import { queryRows } from '@svc/persistence';
 import { ChatVisitor, Stack, startStack } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { queryRows } from '@svc/persistence';
 
 /** A broker address nothing listens on: the chat commits, its relay cannot publish. */
 const NO_BROKER = 'amqp://guest:guest@127.0.0.1:1';

@@ -1,9 +1,9 @@
 import { ChatTexts, ErrorBody, IdentityPassResponseDto, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
+import { queryRows } from '@svc/persistence';
 import { ChatVisitor, REPO_ROOT, Stack, startStack, TestAccount } from '@svc/testing';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { queryRows } from '@svc/persistence';
 
 /** The chat's per-conversation limit in this suite (a test sends one more). */
 const MESSAGES_PER_MINUTE = 6;

@@ -1,7 +1,7 @@
 import { ErrorBody } from '@svc/contracts';
+import { execute } from '@svc/persistence';
 import { freePort, Stack, startStack } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { execute } from '@svc/persistence';
 
 const SERVICES = ['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher'];
 

@@ -1,9 +1,9 @@
 import { BulkUpsertKnowledgeResponseDto, ErrorBody, KnowledgeListResponseDto, KnowledgePieceDto, KnowledgeSearchResponse } from '@svc/contracts';
+import { execute, queryOne, queryRows } from '@svc/persistence';
 import { InternalAuth } from '@svc/platform';
 import { DOMAIN_EXCHANGE } from '@svc/messaging';
 import { Stack, startStack, tapExchange, TestAccount, waitFor } from '@svc/testing';
 import { randomBytes } from 'node:crypto';
-import { execute, queryOne, queryRows } from '@svc/persistence';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 

@@ -1,8 +1,8 @@
 import { CreatedWebhookDto, DeliveryDto, DeliveryListDto, ErrorBody, PublicEvent, RecoveredDto, RotatedSecretDto, TestDeliveryDto, WebhookEndpointDto } from '@svc/contracts';
+import { execute, queryRows } from '@svc/persistence';
 import { createTestCa, feedEvents, HttpsReceiver, ReceivedRequest, sampleEvent, Stack, startStack, TestAccount, TestCa, verifyWithPython, waitFor } from '@svc/testing';
 import { verify, WebhookVerificationError } from '@svc/webhook-signing';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { execute, queryRows } from '@svc/persistence';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 /** Shortened so that an endpoint is disabled within the test. */

@@ -1,8 +1,8 @@
 import { ChannelModel, connect } from 'amqplib';
 import { sampleEventData } from '@svc/contracts';
 import { DOMAIN_EXCHANGE, domainMessage, enqueueDomainMessages } from '@svc/messaging';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { execute } from '@svc/persistence';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, TestDatabase } from './database';
 import { RunningProcess } from './processes';

@@ -1,5 +1,5 @@
-import { DataSource } from 'typeorm';
 import { execute, queryRows } from '@svc/persistence';
+import { DataSource } from 'typeorm';
 
 /** A count of one day (`YYYY-MM-DD`, UTC), optionally under a key (channel, author, reason, purpose…). */
 export interface DayCount {

@@ -1,6 +1,6 @@
 import { BookingCreator, BookingStatus } from '@svc/contracts';
-import { DataSource, EntityManager } from 'typeorm';
 import { execute, queryRows } from '@svc/persistence';
+import { DataSource, EntityManager } from 'typeorm';
 
 /** A booking as stored, with its conversation's customer (for `contact`). */
 export interface BookingRow {

@@ -1,4 +1,5 @@
 import { ChatTexts, ContactResponseDto, CreatedWebhookDto, GatewayContext, IdentityPassResponseDto, PhoneCodeResponse, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
+import { execute, queryRows } from '@svc/persistence';
 import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import {
   ChatVisitor,
@@ -23,7 +24,6 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { execute, queryRows } from '@svc/persistence';
 
 const APP_SECRET = 'whatsapp-app-secret-for-tests';
 const PHONE_NUMBER_ID = '109876543210';

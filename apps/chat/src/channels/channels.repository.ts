@@ -1,6 +1,6 @@
+import { execute, queryRows } from '@svc/persistence';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { execute, queryRows } from '@svc/persistence';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
 
 export interface WhatsappNumber {

@@ -1,5 +1,5 @@
-import { DataSource, EntityManager } from 'typeorm';
 import { execute, queryRows } from '@svc/persistence';
+import { DataSource, EntityManager } from 'typeorm';
 import type { OutgoingEmail, WhatsappOutbound } from './senders';
 
 /** What the chat sends, durable: written in the transaction of the change that makes it. */

@@ -1,7 +1,7 @@
 import { ChatChannel, ChatCitation, ChatMessage, ConversationStatus, DomainMessage, EventReach, HandoverReason, HandoverState, MessageAuthor } from '@svc/contracts';
 import { enqueueDomainMessages } from '@svc/messaging';
-import { DataSource, EntityManager } from 'typeorm';
 import { execute, queryRows, SqlParam } from '@svc/persistence';
+import { DataSource, EntityManager } from 'typeorm';
 import { CHAT_SCHEMA } from '../migrations';
 
 /** The NOTIFY channel that wakes the streams of a conversation (payload: its id). Only a wake-up: streams read PostgreSQL. */

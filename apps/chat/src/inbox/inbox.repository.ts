@@ -1,6 +1,6 @@
 import { ChatCitation, ConversationChannel, ConversationStatus, InboxMessage, MessageAuthor } from '@svc/contracts';
-import { DataSource } from 'typeorm';
 import { queryRows } from '@svc/persistence';
+import { DataSource } from 'typeorm';
 
 /** A conversation as the inbox lists it, before its contact is looked up. */
 export interface InboxRow {

@@ -1,5 +1,5 @@
-import { DataSource } from 'typeorm';
 import { queryRows } from '@svc/persistence';
+import { DataSource } from 'typeorm';
 
 /** Each account's widget settings (schema `chat`). */
 export class WidgetSettingsRepository {

@@ -1,5 +1,5 @@
-import { DataSource } from 'typeorm';
 import { execute, queryOne, queryRows } from '@svc/persistence';
+import { DataSource } from 'typeorm';
 
 export interface MemberRow {
   id: string;

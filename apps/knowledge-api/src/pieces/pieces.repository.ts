@@ -1,7 +1,7 @@
 import { KnowledgePieceDto } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
-import { DataSource, EntityManager } from 'typeorm';
 import { execute, queryOne, queryRows } from '@svc/persistence';
+import { DataSource, EntityManager } from 'typeorm';
 import { KNOWLEDGE_SCHEMA } from '../migrations';
 import { SearchLanguage } from '../search/language';
 

@@ -1,6 +1,6 @@
 import { KnowledgeSearchResult } from '@svc/contracts';
-import { DataSource } from 'typeorm';
 import { queryRows } from '@svc/persistence';
+import { DataSource } from 'typeorm';
 import { SEARCH_LANGUAGES, SearchLanguage } from './language';
 
 /** The matching passage: up to two fragments of the text around the question's words, no markup. */
