@@ -189,7 +189,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       expect((await stack.call('/contacts/c-cleo', { method: 'PUT', json: { name: 'Cleo', email: 'cleo@example.com', email_confirmed: true } })).status).toBe(201);
       const cleo = await askedForReach(await passFor('c-cleo'));
       expect((await cleo.call('/handover/reach', { method: 'POST', json: { channel: 'email', email: 'cleo@example.com', consent: false, consent_text: texts.reply_email_consent } })).status).toBe(200);
-      const queued = await queryRows<{ '?column?': number }>(stack.dataSource, `SELECT 1 FROM chat.email_confirmations WHERE email = 'cleo@example.com'`);
+      const queued = await queryRows<object>(stack.dataSource, `SELECT 1 FROM chat.email_confirmations WHERE email = 'cleo@example.com'`);
       expect(queued).toEqual([]);
     }, 60_000);
 
@@ -236,8 +236,8 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
     it('refuses a bad signature with 401 and records nothing', async () => {
       const { status, id } = await fake.sendInbound({ from: '+4915100000009', text: 'hello' }, `sha256=${'0'.repeat(64)}`);
       expect(status).toBe(401);
-      expect(await queryRows<{ '?column?': number }>(stack.dataSource, `SELECT 1 FROM chat.whatsapp_inbound WHERE message_id = $1`, [id])).toEqual([]);
-      expect(await queryRows<{ '?column?': number }>(stack.dataSource, `SELECT 1 FROM chat.conversations WHERE whatsapp_from = '+4915100000009'`)).toEqual([]);
+      expect(await queryRows<object>(stack.dataSource, `SELECT 1 FROM chat.whatsapp_inbound WHERE message_id = $1`, [id])).toEqual([]);
+      expect(await queryRows<object>(stack.dataSource, `SELECT 1 FROM chat.conversations WHERE whatsapp_from = '+4915100000009'`)).toEqual([]);
     });
 
     it('makes a whatsapp conversation the assistant answers through the Cloud API; a repeated message id is processed once', async () => {
@@ -253,7 +253,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       await waitForEvents('message.sent', (e) => e.data.conversation.channel === 'whatsapp' && e.data.message.author === 'assistant');
       expect(await eventsOf('message.received', (e) => e.data.contact.phone === from)).toHaveLength(1);
       expect(await fake.sendStatus(reply.id, 'delivered', from)).toBe(200);
-      await waitFor('the status', async () => (await queryRows<{ '?column?': number }>(stack.dataSource, `SELECT 1 FROM chat.whatsapp_statuses WHERE message_id = $1`, [reply.id])).length > 0 || undefined);
+      await waitFor('the status', async () => (await queryRows<object>(stack.dataSource, `SELECT 1 FROM chat.whatsapp_statuses WHERE message_id = $1`, [reply.id])).length > 0 || undefined);
     }, 90_000);
 
     it('STOP withdraws every active whatsapp consent of the customers with that number (withdrawn_by customer)', async () => {

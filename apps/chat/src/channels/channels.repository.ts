@@ -60,13 +60,13 @@ export class ChannelsRepository {
   }
 
   async seenInbound(messageId: string): Promise<boolean> {
-    const rows = await queryRows<{ '?column?': number }>(this.db, `SELECT 1 FROM chat.whatsapp_inbound WHERE message_id = $1`, [messageId]);
+    const rows = await queryRows<object>(this.db, `SELECT 1 FROM chat.whatsapp_inbound WHERE message_id = $1`, [messageId]);
     return rows.length > 0;
   }
 
   /** Records an inbound message id in the caller's transaction; false when it was already taken in. */
   static async takeInbound(tx: EntityManager, accountId: string, messageId: string): Promise<boolean> {
-    const rows = await queryRows<{ '?column?': number }>(tx, `INSERT INTO chat.whatsapp_inbound (message_id, account_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`, [
+    const rows = await queryRows<object>(tx, `INSERT INTO chat.whatsapp_inbound (message_id, account_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`, [
       messageId,
       accountId,
     ]);
