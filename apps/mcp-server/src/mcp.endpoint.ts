@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { GatewayContext } from '@svc/contracts';
 import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -10,6 +11,13 @@ export const MCP_PATH = '/mcp';
 const SERVER_INFO = { name: 'svc-chat', title: 'Customer chat service', version: '1.0.0' };
 const INSTRUCTIONS =
   'Tools of a customer chat service for one business account: its customers and consents, knowledge pieces the assistant answers from, the event feed and webhooks. Results are the REST API\'s JSON bodies; a failure is isError with {"error":{"code","message","details"?}}. Writes share the key\'s limits with the REST API (120 a minute).';
+
+/**
+ * The JSON-schema validator every per-request server shares: left out, each `new Server` builds
+ * its own Ajv instance (formats, meta-schemas), which cost more than the rest of a call. The SDK
+ * uses it only to check elicitation answers; one instance caches what it compiles.
+ */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
 /** The request headers the transport reads: content negotiation and the protocol revision. */
 const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version'] as const;
@@ -73,7 +81,7 @@ export class McpEndpoint {
   }
 
   private serverFor(caller: GatewayContext): Server {
-    const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: SCHEMA_VALIDATOR });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.tools.list() }));
     server.setRequestHandler(CallToolRequestSchema, (request) => this.tools.call(request.params.name, request.params.arguments ?? {}, caller));
     return server;
