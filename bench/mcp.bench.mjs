@@ -9,12 +9,14 @@
 // request when the last is answered) and the figure reported is the median of the per-round p50
 // ratios. Target: MCP p50 ≤ 2 × REST p50. Each request is timed with performance.now() (autocannon
 // reports whole milliseconds: 1 ms against 2 or 3 says nothing about a ratio near 2); the
-// throughput ratio is reported beside it.
+// throughput ratio is reported beside it, and each app's CPU time per request (user + system,
+// from /proc), which shows where a call's cost lies and moves less with a neighbour's load than
+// latency does. The load average before and after is recorded.
 //
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/mcp-*.json.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -32,6 +34,7 @@ const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.
 const dbName = `svc_bench_${randomBytes(4).toString('hex')}`;
 const dbUrl = Object.assign(new URL(server), { pathname: `/${dbName}` }).toString();
 const PROTOCOL_VERSION = '2025-11-25';
+const TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
 
 async function onServer(sql) {
   const client = new pg.Client({ connectionString: server });
@@ -56,6 +59,20 @@ const round2 = (n) => Math.round(n * 100) / 100;
 const round3 = (n) => Math.round(n * 1000) / 1000;
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
+/** CPU time (user + system, ms) each app's process has used so far, from /proc (Linux; empty elsewhere). */
+function cpuMs() {
+  const used = {};
+  for (const [app, pid] of Object.entries(pids)) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      used[app] = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
+    } catch {
+      return {};
+    }
+  }
+  return used;
+}
+
 /**
  * `target` for `seconds` over CONNECTIONS keep-alive connections, each sending its next request as
  * soon as the last is answered: requests per second, and p50/p99 of each request's time (first
@@ -65,6 +82,7 @@ async function load(target, seconds) {
   const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 });
   const latencies = [];
   let errors = 0;
+  const cpuBefore = cpuMs();
   const started = performance.now();
   const end = started + seconds * 1000;
   const connection = async () => {
@@ -82,15 +100,18 @@ async function load(target, seconds) {
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, connection));
   const elapsed = (performance.now() - started) / 1000;
+  const cpuAfter = cpuMs();
   await pool.close();
   latencies.sort((a, b) => a - b);
-  return { requests_per_s: Math.round(latencies.length / elapsed), p50_ms: round3(percentile(latencies, 50)), p99_ms: round3(percentile(latencies, 99)), errors };
+  const cpuUsPerRequest = Object.fromEntries(Object.keys(cpuAfter).map((app) => [app, Math.round(((cpuAfter[app] - cpuBefore[app]) * 1000) / latencies.length)]));
+  return { requests_per_s: Math.round(latencies.length / elapsed), p50_ms: round3(percentile(latencies, 50)), p99_ms: round3(percentile(latencies, 99)), errors, cpu_us_per_request: cpuUsPerRequest };
 }
 const summary = (runs) => ({
   requests_per_s: median(runs.map((r) => r.requests_per_s)),
   p50_ms: median(runs.map((r) => r.p50_ms)),
   p99_ms: median(runs.map((r) => r.p99_ms)),
   errors: runs.reduce((sum, r) => sum + r.errors, 0),
+  cpu_us_per_request: Object.fromEntries(Object.keys(runs[0].cpu_us_per_request).map((app) => [app, median(runs.map((r) => r.cpu_us_per_request[app]))])),
 });
 
 await onServer(`CREATE DATABASE ${dbName}`);
@@ -100,8 +121,10 @@ if (created.status !== 0) throw new Error(created.stderr);
 const { api_key: apiKey, account } = JSON.parse(created.stdout);
 const local = (port) => `http://127.0.0.1:${port}`;
 const children = [];
+const pids = {};
 const start = (app, port, extra = {}) => {
   children.push(spawn(process.execPath, [join(root, `dist/apps/${app}/src/main.js`)], { env: { ...env, ...extra, PORT: String(port) }, stdio: ['ignore', 'inherit', 'inherit'] }));
+  pids[app] = children.at(-1).pid;
   return waitReady(local(port));
 };
 
@@ -166,7 +189,8 @@ try {
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   const file = join(root, 'bench/results', `mcp-${result.at.slice(0, 10)}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  console.table({ REST: result.rest, MCP: result.mcp });
+  const row = ({ cpu_us_per_request: cpu, ...figures }) => ({ ...figures, ...Object.fromEntries(Object.entries(cpu).map(([app, us]) => [`${app} CPU µs`, us])) });
+  console.table({ REST: row(result.rest), MCP: row(result.mcp) });
   console.log(
     `p50 ratio MCP/REST: ${result.p50_ratio} (median of ${ratios.length} rounds; target ≤ 2), throughput ratio REST/MCP ${result.throughput_ratio}, load average ${loadBefore} → ${result.machine.load_average_1m_after} — written to ${file}`,
   );
