@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort, RunningProcess, waitForOutput } from './processes';
 
 /** A Redis of the test's own, on a free port, that the test may stop and start (never the shared one). */
@@ -16,21 +19,31 @@ export interface PrivateRedis {
 }
 
 const READY = 'Ready to accept connections';
+const REPLICA_SYNCED = 'MASTER <-> REPLICA sync: Finished with success';
 
-/** Spawns `redis-server` (no persistence, loopback only) and waits until it accepts connections. */
-export async function startPrivateRedis(timeoutMs = 10_000): Promise<PrivateRedis> {
+/**
+ * Spawns `redis-server` (no persistence, loopback only) and waits until it accepts connections;
+ * with `replicaOf`, as a replica of the private Redis on that port, once it has synchronised.
+ */
+export async function startPrivateRedis(timeoutMs = 10_000, options: { replicaOf?: number } = {}): Promise<PrivateRedis> {
   const port = await freePort();
   let running: RunningProcess | undefined;
+  const replica = options.replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(options.replicaOf)];
+  // Its own working directory, new at each start: a replica stores the master's snapshot there,
+  // and a server must never load a file another one left.
+  let dir: string | undefined;
   const start = async () => {
     if (running) return;
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    running = await waitForOutput(child, READY, timeoutMs);
+    dir = mkdtempSync(join(tmpdir(), 'redis-'));
+    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...replica], { stdio: ['ignore', 'pipe', 'pipe'] });
+    running = await waitForOutput(child, replica.length > 0 ? REPLICA_SYNCED : READY, timeoutMs);
   };
   const stop = async () => {
     const stopping = running;
     running = undefined;
     stopping?.process.kill('SIGCONT'); // a paused server could not act on SIGTERM
     await stopping?.stop('SIGTERM');
+    if (dir) rmSync(dir, { recursive: true, force: true });
   };
   const signal = (name: NodeJS.Signals) => {
     if (!running) throw new Error('the private Redis is not running');
@@ -38,4 +51,46 @@ export async function startPrivateRedis(timeoutMs = 10_000): Promise<PrivateRedi
   };
   await start();
   return { url: `redis://127.0.0.1:${port}`, port, start, stop, pause: () => signal('SIGSTOP'), resume: () => signal('SIGCONT') };
+}
+
+/** A Redis Sentinel of the test's own, watching private Redis servers. */
+export interface PrivateSentinel {
+  port: number;
+  /** What it has logged so far (`+slave …` when it found a replica, `+switch-master …` after a failover). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Spawns `redis-server --sentinel` on a free port, monitoring the master on `masterPort` as
+ * `masterName` with a quorum of one (this sentinel alone decides) and a 1 s down-after, so that a
+ * stopped master fails over within seconds. Waits until it monitors the master.
+ */
+export async function startPrivateSentinel(masterPort: number, masterName: string, timeoutMs = 10_000): Promise<PrivateSentinel> {
+  const port = await freePort();
+  // Sentinel rewrites its configuration file as it learns: a file of its own.
+  const dir = mkdtempSync(join(tmpdir(), 'sentinel-'));
+  const config = join(dir, 'sentinel.conf');
+  writeFileSync(
+    config,
+    [
+      `port ${port}`,
+      'bind 127.0.0.1',
+      `dir ${dir}`,
+      `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 1`,
+      `sentinel down-after-milliseconds ${masterName} 1000`,
+      `sentinel failover-timeout ${masterName} 5000`,
+      '',
+    ].join('\n'),
+  );
+  const child = spawn('redis-server', [config, '--sentinel'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const running = await waitForOutput(child, `+monitor master ${masterName}`, timeoutMs);
+  return {
+    port,
+    output: running.output,
+    stop: async () => {
+      await running.stop('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
