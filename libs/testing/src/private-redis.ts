@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, RunningProcess, waitForOutput } from './processes';
 
 /** A Redis of the test's own, on a free port, that the test may stop and start (never the shared one). */
@@ -93,4 +94,47 @@ export async function startPrivateSentinel(masterPort: number, masterName: strin
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A Redis Cluster of the test's own: masters on free ports, the slots spread over them, no replicas. */
+export interface PrivateRedisCluster {
+  /** host:port of every master. */
+  nodes: string[];
+  stop(): Promise<void>;
+}
+
+/** Spawns `masters` cluster-enabled servers, joins them with `redis-cli --cluster create`, and waits until the cluster is ok. */
+export async function startPrivateRedisCluster(masters = 3, timeoutMs = 20_000): Promise<PrivateRedisCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'redis-cluster-'));
+  const servers: RunningProcess[] = [];
+  const nodes: string[] = [];
+  const stop = async () => {
+    await Promise.all(servers.map((s) => s.stop('SIGTERM')));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < masters; i += 1) {
+      const port = await freePort();
+      const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'];
+      const cluster = ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`];
+      servers.push(await waitForOutput(spawn('redis-server', [...args, ...cluster], { stdio: ['ignore', 'pipe', 'pipe'] }), READY, timeoutMs));
+      nodes.push(`127.0.0.1:${port}`);
+    }
+    const create = spawn('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    await (await waitForOutput(create, '[OK] All 16384 slots covered', timeoutMs)).stop();
+    // Every node must see every slot served before a client's first command.
+    const deadline = Date.now() + timeoutMs;
+    for (const node of nodes) {
+      for (;;) {
+        const info = spawnSync('redis-cli', ['-p', node.split(':')[1]!, 'cluster', 'info'], { encoding: 'utf8' }).stdout;
+        if (info.includes('cluster_state:ok')) break;
+        if (Date.now() > deadline) throw new Error(`cluster not ok on ${node}:\n${info}`);
+        await sleep(100);
+      }
+    }
+    return { nodes, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }

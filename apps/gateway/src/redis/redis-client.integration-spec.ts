@@ -1,11 +1,15 @@
-import { PrivateRedis, PrivateSentinel, startPrivateRedis, startPrivateSentinel } from '@svc/testing';
+import { PrivateRedis, PrivateRedisCluster, PrivateSentinel, startPrivateRedis, startPrivateRedisCluster, startPrivateSentinel } from '@svc/testing';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { AuthFailureThrottle } from '../auth/auth-failure-throttle';
+import { IdempotencyStore } from '../idempotency/idempotency';
 import { WriteLimiter } from '../rate-limit/write-limiter';
 import { createRedisClient, RedisClient } from './redis-client';
 
 const MASTER_NAME = 'svc-redis';
+/** The gateway's own options (gateway.module.ts): no offline queue, so a command fails at once while no master answers. */
+const GATEWAY_OPTIONS = { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1_000, connectionName: 'gateway' };
 const LIMITS = { perMinute: 100, perHour: 1000, minuteWindowMs: 60_000, hourWindowMs: 3_600_000 };
 
 /** Waits until `check` passes, or throws its last failure after `timeoutMs`. */
@@ -39,13 +43,7 @@ describe('the gateway\'s Redis client through Redis Sentinel (private master, re
     sentinel = await startPrivateSentinel(master.port, MASTER_NAME);
     // The sentinel learns of the replica from the master's INFO; a failover needs it.
     await eventually(async () => expect(sentinel.output()).toContain(`+slave slave 127.0.0.1:${replica.port}`), 15_000);
-    // The gateway's own options: no offline queue, so a command fails at once while no master answers.
-    client = createRedisClient(`redis+sentinel://127.0.0.1:${sentinel.port}/${MASTER_NAME}`, {
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      commandTimeout: 1_000,
-      connectionName: 'gateway',
-    });
+    client = createRedisClient(`redis+sentinel://127.0.0.1:${sentinel.port}/${MASTER_NAME}`, GATEWAY_OPTIONS);
     // As the gateway does: a lost connection is logged there, not thrown.
     client.on('error', () => undefined);
   }, 60_000);
@@ -91,5 +89,63 @@ describe('the gateway\'s Redis client through Redis Sentinel (private master, re
     expect(sentinel.output()).toContain(`+switch-master ${MASTER_NAME} 127.0.0.1 ${replica.port} 127.0.0.1 ${master.port}`);
     const promoted = on(master);
     expect([await role(promoted), await count(promoted, key)]).toEqual(['master', 3]);
+  }, 60_000);
+});
+
+describe("the gateway's Redis client on a Redis Cluster (private, three masters)", () => {
+  let cluster: PrivateRedisCluster;
+  let client: RedisClient;
+
+  beforeAll(async () => {
+    cluster = await startPrivateRedisCluster(3);
+    // Two of the three as startup nodes: the client discovers the third.
+    client = createRedisClient(`redis+cluster://${cluster.nodes[0]},${cluster.nodes[1]}`, GATEWAY_OPTIONS);
+    client.on('error', () => undefined);
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.quit().catch(() => undefined);
+    await cluster?.stop();
+  });
+
+  it('runs the write limit, the Idempotency-Key store and the failed-authentication count on keys of every node (one key per script: no hash tags)', async () => {
+    const limiter = new WriteLimiter(client, { perMinute: 2, perHour: 100, minuteWindowMs: 60_000, hourWindowMs: 3_600_000 });
+    const keys = Array.from({ length: 30 }, () => randomUUID());
+    await eventually(() => limiter.consume(keys[0]!), 10_000);
+    const decisions = await Promise.all(keys.map(async (key) => [await limiter.consume(key), await limiter.consume(key)] as const));
+    // The first key had one write already: its second here is its third, refused.
+    expect(decisions.map(([a, b]) => [a.allowed, b.allowed])).toEqual(keys.map((_, i) => (i === 0 ? [true, false] : [true, true])));
+
+    const store = new IdempotencyStore(client, { claimMs: 5_000, waitMs: 1_000 });
+    const request = { scope: 'key-1', key: randomUUID(), method: 'POST', url: '/api/v1/contacts', body: Buffer.from('{}') };
+    const run = () => Promise.resolve({ status: 201, headers: {}, body: Buffer.from('{"id":1}') });
+    expect((await store.answer(request, run)).replayed).toBe(false);
+    expect((await store.answer(request, run)).replayed).toBe(true);
+
+    // Counted in the cluster, not in the process's fallback: a throttle with a client of its own (another gateway) sees it.
+    const limits = { failures: 2, windowMs: 60_000 };
+    const address = '203.0.113.9';
+    await new AuthFailureThrottle(client, limits).recordFailure(address);
+    await new AuthFailureThrottle(client, limits).recordFailure(address);
+    const other = createRedisClient(`redis+cluster://${cluster.nodes[2]}`, GATEWAY_OPTIONS);
+    try {
+      const throttle = new AuthFailureThrottle(other, limits);
+      await eventually(async () => expect(await throttle.retryAfterSeconds(address)).toBeGreaterThan(0), 10_000);
+    } finally {
+      other.disconnect();
+    }
+
+    // The keys are spread over the masters, so every one of them ran the scripts.
+    const sizes = await Promise.all(
+      cluster.nodes.map(async (node) => {
+        const direct = new Redis(Number(node.split(':')[1]), '127.0.0.1');
+        try {
+          return await direct.dbsize();
+        } finally {
+          direct.disconnect();
+        }
+      }),
+    );
+    expect(sizes.every((size) => size > 0)).toBe(true);
   }, 60_000);
 });
