@@ -917,7 +917,7 @@ describe('monitoring: alert rules and dashboard', () => {
     expect(prod.objects.filter((o) => ['Cluster', 'RabbitmqCluster', 'StatefulSet'].includes(o.kind))).toEqual([]);
   });
 
-  it('runs PostgreSQL on three instances (database and owner `svc`, no pooler but a session-mode one), RabbitMQ on three nodes, Redis on three pods with a sentinel each', () => {
+  it('runs PostgreSQL on three instances (database and owner `svc`, no pooler but a session-mode one), RabbitMQ on three nodes, Redis on three pods with a sentinel each, each with a disruption budget', () => {
     expect(cluster?.spec.instances).toBe(3);
     expect(cluster?.spec.bootstrap?.initdb).toMatchObject({ database: 'svc', owner: 'svc' });
     // LISTEN/NOTIFY and session advisory locks do not survive transaction pooling.
@@ -928,6 +928,19 @@ describe('monitoring: alert rules and dashboard', () => {
       ['redis', [6379]],
       ['sentinel', [26379]],
     ]);
+    // The namespace enforces the `restricted` Pod Security Standard: the pods made here, and the RabbitMQ operator's through its override, meet it.
+    const restricted = (pod: { securityContext?: IPodSpec['securityContext']; containers?: Array<Partial<IContainer>>; initContainers?: Array<Partial<IContainer>> } | undefined) => {
+      expect([pod?.securityContext?.runAsNonRoot, pod?.securityContext?.seccompProfile?.type]).toEqual([true, 'RuntimeDefault']);
+      for (const c of [...(pod?.containers ?? []), ...(pod?.initContainers ?? [])]) {
+        expect([c.name, c.securityContext?.allowPrivilegeEscalation, c.securityContext?.capabilities?.drop]).toEqual([c.name, false, ['ALL']]);
+      }
+    };
+    restricted(redis?.spec?.template.spec);
+    restricted(rabbitmq?.spec.override?.statefulSet?.spec?.template?.spec);
+    // Node drains take one pod of each at a time (CloudNativePG makes its own budgets unless told not to).
+    expect(cluster?.spec.enablePDB).not.toBe(false);
+    const budgets = ofKind<IPodDisruptionBudget>(objects, 'PodDisruptionBudget');
+    for (const pod of [rabbitmqPod, redisPod]) expect(budgets.filter((b) => matches(b.spec?.selector, pod)).map((b) => b.spec?.maxUnavailable)).toEqual([1]);
   });
 
   it("points every app at them, each a value the app accepts: DATABASE_URL the cluster's app Secret, RABBITMQ_URL the operator's default user, REDIS_URL the sentinels", async () => {
