@@ -5,19 +5,25 @@
 // body. Each MCP request stands alone (stateless: no session, as an agent's SDK sends a call).
 //
 // The machine is shared, so the two are measured in alternating rounds (ABBA order, BENCH_ROUNDS
-// rounds of BENCH_DURATION_S seconds each, autocannon with BENCH_CONNECTIONS connections) and the
-// figure reported is the median of the per-round p50 ratios. Target: MCP p50 ≤ 2 × REST p50.
+// rounds of BENCH_DURATION_S seconds each, BENCH_CONNECTIONS connections each sending its next
+// request when the last is answered) and the figure reported is the median of the per-round p50
+// ratios. Target: MCP p50 ≤ 2 × REST p50. Each request is timed with performance.now() (autocannon
+// reports whole milliseconds: 1 ms against 2 or 3 says nothing about a ratio near 2); the
+// throughput ratio is reported beside it, and each app's CPU time per request (user + system,
+// from /proc), which shows where a call's cost lies and moves less with a neighbour's load than
+// latency does. The load average before and after is recorded.
 //
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/mcp-*.json.
-import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { Pool } from 'undici';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -28,6 +34,7 @@ const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.
 const dbName = `svc_bench_${randomBytes(4).toString('hex')}`;
 const dbUrl = Object.assign(new URL(server), { pathname: `/${dbName}` }).toString();
 const PROTOCOL_VERSION = '2025-11-25';
+const TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
 
 async function onServer(sql) {
   const client = new pg.Client({ connectionString: server });
@@ -49,12 +56,62 @@ async function waitReady(url) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round2 = (n) => Math.round(n * 100) / 100;
-const measured = (r) => ({ requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors + r.non2xx });
+const round3 = (n) => Math.round(n * 1000) / 1000;
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+
+/** CPU time (user + system, ms) each app's process has used so far, from /proc (Linux; empty elsewhere). */
+function cpuMs() {
+  const used = {};
+  for (const [app, pid] of Object.entries(pids)) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      used[app] = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
+    } catch {
+      return {};
+    }
+  }
+  return used;
+}
+
+/**
+ * `target` for `seconds` over CONNECTIONS keep-alive connections, each sending its next request as
+ * soon as the last is answered: requests per second, and p50/p99 of each request's time (first
+ * byte sent to last byte read) in ms to the µs. A status other than 200 counts as an error.
+ */
+async function load(target, seconds) {
+  const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 });
+  const latencies = [];
+  let errors = 0;
+  const cpuBefore = cpuMs();
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  const connection = async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      try {
+        const response = await pool.request({ path: target.path, method: target.method, headers: target.headers, body: target.body });
+        await response.body.arrayBuffer();
+        if (response.statusCode !== 200) errors += 1;
+      } catch {
+        errors += 1;
+      }
+      latencies.push(performance.now() - t0);
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, connection));
+  const elapsed = (performance.now() - started) / 1000;
+  const cpuAfter = cpuMs();
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  const cpuUsPerRequest = Object.fromEntries(Object.keys(cpuAfter).map((app) => [app, Math.round(((cpuAfter[app] - cpuBefore[app]) * 1000) / latencies.length)]));
+  return { requests_per_s: Math.round(latencies.length / elapsed), p50_ms: round3(percentile(latencies, 50)), p99_ms: round3(percentile(latencies, 99)), errors, cpu_us_per_request: cpuUsPerRequest };
+}
 const summary = (runs) => ({
   requests_per_s: median(runs.map((r) => r.requests_per_s)),
   p50_ms: median(runs.map((r) => r.p50_ms)),
   p99_ms: median(runs.map((r) => r.p99_ms)),
   errors: runs.reduce((sum, r) => sum + r.errors, 0),
+  cpu_us_per_request: Object.fromEntries(Object.keys(runs[0].cpu_us_per_request).map((app) => [app, median(runs.map((r) => r.cpu_us_per_request[app]))])),
 });
 
 await onServer(`CREATE DATABASE ${dbName}`);
@@ -64,8 +121,10 @@ if (created.status !== 0) throw new Error(created.stderr);
 const { api_key: apiKey, account } = JSON.parse(created.stdout);
 const local = (port) => `http://127.0.0.1:${port}`;
 const children = [];
+const pids = {};
 const start = (app, port, extra = {}) => {
   children.push(spawn(process.execPath, [join(root, `dist/apps/${app}/src/main.js`)], { env: { ...env, ...extra, PORT: String(port) }, stdio: ['ignore', 'inherit', 'inherit'] }));
+  pids[app] = children.at(-1).pid;
   return waitReady(local(port));
 };
 
@@ -79,42 +138,50 @@ try {
   const put = await fetch(`${local(PORTS.gateway)}/api/v1/knowledge/faq-shipping`, { method: 'PUT', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(piece) });
   if (put.status !== 201) throw new Error(`seeding: ${put.status}`);
 
-  const rest = { url: `${local(PORTS.gateway)}/api/v1/knowledge?external_ref=faq-shipping`, method: 'GET', headers: { authorization } };
+  const origin = local(PORTS.gateway);
+  const rest = { origin, path: '/api/v1/knowledge?external_ref=faq-shipping', method: 'GET', headers: { authorization } };
   const mcp = {
-    url: `${local(PORTS.gateway)}/mcp`,
+    origin,
+    path: '/mcp',
     method: 'POST',
     headers: { authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': PROTOCOL_VERSION },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_knowledge_pieces', arguments: { external_ref: 'faq-shipping' } } }),
   };
   // The two answer the same body: the benchmark compares like with like.
-  const restBody = await (await fetch(rest.url, rest)).json();
-  const mcpAnswer = await (await fetch(mcp.url, mcp)).json();
+  const restBody = await (await fetch(origin + rest.path, rest)).json();
+  const mcpAnswer = await (await fetch(origin + mcp.path, mcp)).json();
   if (JSON.stringify(mcpAnswer.result?.structuredContent) !== JSON.stringify(restBody) || mcpAnswer.result?.isError) {
     throw new Error(`the tool does not answer the REST body: ${JSON.stringify(mcpAnswer)}`);
   }
 
-  const load = (target, duration) => autocannon({ ...target, connections: CONNECTIONS, duration });
   await load(rest, 2); // warm-up (JIT, key cache, the tool catalog)
   await load(mcp, 2);
   const runs = { rest: [], mcp: [] };
   const ratios = [];
+  const throughputRatios = [];
+  const loadBefore = round2(loadavg()[0]);
   for (let i = 0; i < ROUNDS; i += 1) {
     const round = {};
-    for (const name of i % 2 === 0 ? ['rest', 'mcp'] : ['mcp', 'rest']) round[name] = measured(await load(name === 'rest' ? rest : mcp, DURATION));
+    for (const name of i % 2 === 0 ? ['rest', 'mcp'] : ['mcp', 'rest']) round[name] = await load(name === 'rest' ? rest : mcp, DURATION);
     runs.rest.push(round.rest);
     runs.mcp.push(round.mcp);
     ratios.push(round2(round.mcp.p50_ms / round.rest.p50_ms));
-    console.log(`round ${i + 1}/${ROUNDS}: REST p50 ${round.rest.p50_ms} ms, MCP p50 ${round.mcp.p50_ms} ms, ratio ${ratios.at(-1)}`);
+    throughputRatios.push(round2(round.rest.requests_per_s / round.mcp.requests_per_s));
+    console.log(
+      `round ${i + 1}/${ROUNDS}: REST p50 ${round.rest.p50_ms} ms (${round.rest.requests_per_s}/s), MCP p50 ${round.mcp.p50_ms} ms (${round.mcp.requests_per_s}/s), p50 ratio ${ratios.at(-1)}, throughput ratio ${throughputRatios.at(-1)}`,
+    );
   }
   const result = {
     benchmark: 'MCP tools/call list_knowledge_pieces vs GET /api/v1/knowledge?external_ref= (through the gateway)',
     at: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, load_average_1m: round2(loadavg()[0]) },
-    settings: { rounds: ROUNDS, duration_s: DURATION, connections: CONNECTIONS, node_env: 'production', log_level: 'warn', protocol_version: PROTOCOL_VERSION },
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, load_average_1m_before: loadBefore, load_average_1m_after: round2(loadavg()[0]) },
+    settings: { rounds: ROUNDS, duration_s: DURATION, connections: CONNECTIONS, node_env: 'production', log_level: 'warn', protocol_version: PROTOCOL_VERSION, timer: 'performance.now() per request (undici)' },
     rest: summary(runs.rest),
     mcp: summary(runs.mcp),
     round_p50_ratios: ratios,
     p50_ratio: median(ratios),
+    round_throughput_ratios: throughputRatios,
+    throughput_ratio: median(throughputRatios),
     target: 'MCP p50 at most 2 × REST p50 (median of the per-round ratios)',
     met: median(ratios) <= 2,
     rounds: runs,
@@ -122,8 +189,11 @@ try {
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   const file = join(root, 'bench/results', `mcp-${result.at.slice(0, 10)}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  console.table({ REST: result.rest, MCP: result.mcp });
-  console.log(`p50 ratio MCP/REST: ${result.p50_ratio} (median of ${ratios.length} rounds; target ≤ 2) — written to ${file}`);
+  const row = ({ cpu_us_per_request: cpu, ...figures }) => ({ ...figures, ...Object.fromEntries(Object.entries(cpu).map(([app, us]) => [`${app} CPU µs`, us])) });
+  console.table({ REST: row(result.rest), MCP: row(result.mcp) });
+  console.log(
+    `p50 ratio MCP/REST: ${result.p50_ratio} (median of ${ratios.length} rounds; target ≤ 2), throughput ratio REST/MCP ${result.throughput_ratio}, load average ${loadBefore} → ${result.machine.load_average_1m_after} — written to ${file}`,
+  );
   if (result.rest.errors > 0 || result.mcp.errors > 0) process.exitCode = 1;
 } finally {
   for (const child of children) child.kill('SIGTERM');

@@ -18,15 +18,25 @@ const CRD_PACKAGES = {
   'monitoring.coreos.com': '@kubernetes-models/prometheus-operator',
   'keda.sh': '@kubernetes-models/keda',
   'gateway.networking.k8s.io': '@kubernetes-models/gateway-api',
+  'postgresql.cnpg.io': '@kubernetes-models/cloudnative-pg',
 };
+/**
+ * API groups without a model package: their kinds' interfaces are in tools/k8s-custom-resources.ts,
+ * and objects of them get the type check only (no JSON schema).
+ */
+const TYPED_ONLY_GROUPS = new Set(['rabbitmq.com']);
+const CUSTOM_RESOURCES = resolve(root, 'tools/k8s-custom-resources.js');
+
+const groupOf = (apiVersion) => (apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
 
 /**
  * The module of a kind's model: `apps/v1` + `Deployment` → `kubernetes-models/apps/v1/Deployment`;
  * a custom resource from its operator's package (`keda.sh/v1alpha1` + `ScaledObject` →
- * `@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject`).
+ * `@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject`) or from tools/k8s-custom-resources.ts.
  */
 const modelPath = ({ apiVersion, kind }) => {
-  const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+  const group = groupOf(apiVersion);
+  if (TYPED_ONLY_GROUPS.has(group)) return CUSTOM_RESOURCES;
   return `${CRD_PACKAGES[group] ?? 'kubernetes-models'}/${apiVersion}/${kind}`;
 };
 
@@ -59,6 +69,7 @@ async function validateSchemas(objects) {
       object.errors.push('apiVersion and kind are required');
       continue;
     }
+    if (TYPED_ONLY_GROUPS.has(groupOf(apiVersion))) continue;
     let Model;
     try {
       Model = (await import(modelPath(object.value)))[kind];

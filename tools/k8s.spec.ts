@@ -6,7 +6,10 @@ import type { IPrometheusRule } from '@kubernetes-models/prometheus-operator/mon
 import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { EVENTS_API_QUEUE, WEBHOOK_DISPATCHER_QUEUE } from '@svc/messaging';
 import type { ConfigSpec } from '@svc/platform';
+import type { ICluster } from '@kubernetes-models/cloudnative-pg/postgresql.cnpg.io/v1/Cluster';
+import type { IPooler } from '@kubernetes-models/cloudnative-pg/postgresql.cnpg.io/v1/Pooler';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
+import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import type { IJob } from 'kubernetes-models/batch/v1/Job';
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
@@ -22,8 +25,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { BlockList, isIPv6 } from 'node:net';
 import { join, relative } from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { configSpecOf, defaultPort, drainMs, effective, mustBeSet, refusal, root, servingApps } from './deploy-checks';
+import type { IRabbitmqCluster } from './k8s-custom-resources';
 import { headingAnchors } from './markdown';
 import { metricNames, promqlErrors } from './promql';
 
@@ -69,6 +73,7 @@ interface Generator {
 }
 interface Kustomization {
   kind?: string;
+  namespace?: string;
   resources?: string[];
   components?: string[];
   patches?: Array<{ path?: string; patch?: string; target?: { kind?: string; name?: string } }>;
@@ -112,10 +117,64 @@ const generatedConfigMaps = (dir: string): K8sObject[] =>
 const baseObjects = [...resourceFiles(BASE).flatMap(readObjects), ...generatedConfigMaps(BASE)];
 const templateSecrets = ofKind<ISecret>(readObjects(SECRET_TEMPLATE), 'Secret');
 
+const DATA_COMPONENT = join(K8S, 'components', 'data');
+/** The rendering of overlays/prod with components/data added, as docs/operations.md says to add it. */
+const PROD_WITH_DATA = 'prod+data';
+
+/**
+ * The Secrets the operators of components/data write, under the names the apps read (CloudNativePG
+ * `<cluster>-app`, the RabbitMQ Cluster Operator `<cluster>-default-user`), with their keys and
+ * values of the form the operators write (the RabbitMQ user and password are URL-safe base64).
+ */
+const operatorSecrets = (namespace: string): ISecret[] => [
+  {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'svc-postgres-app' },
+    stringData: {
+      username: 'svc',
+      password: 'pg-password',
+      dbname: 'svc',
+      host: 'svc-postgres-rw',
+      port: '5432',
+      uri: `postgresql://svc:pg-password@svc-postgres-rw.${namespace}:5432/svc`,
+      'jdbc-uri': `jdbc:postgresql://svc-postgres-rw.${namespace}:5432/svc?password=pg-password&user=svc`,
+      pgpass: `svc-postgres-rw:5432:svc:svc:pg-password`,
+    },
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'svc-rabbitmq-default-user' },
+    stringData: {
+      username: 'dXNlcl9fMDEyMzQ1Njc4OWFi',
+      password: 'cGFzcy0tMDEyMzQ1Njc4OWFi',
+      host: `svc-rabbitmq.${namespace}.svc.cluster.local`,
+      port: '5672',
+      'default_user.conf': 'default_user = dXNlcl9fMDEyMzQ1Njc4OWFi\ndefault_pass = cGFzcy0tMDEyMzQ1Njc4OWFi',
+      provider: 'rabbitmq',
+      type: 'rabbitmq',
+    },
+  },
+];
+
 const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
-const rendered = new Map(
-  (kubectl ? OVERLAYS : []).map((overlay) => [overlay, spawnSync('kubectl', ['kustomize', join(K8S, 'overlays', overlay)], { encoding: 'utf8', maxBuffer: 1 << 26 })]),
-);
+const kustomize = (dir: string) => spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 1 << 26 });
+
+/** overlays/prod with components/data: a kustomization of its own that adds the component to it (the same objects as listing it in the overlay). */
+function renderProdWithData(): ReturnType<typeof kustomize> {
+  const dir = mkdtempSync(join(tmpdir(), 'k8s-data-'));
+  try {
+    const prod = join(K8S, 'overlays', 'prod');
+    const wrapper = { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', namespace: readKustomization(prod).namespace, resources: [relative(dir, prod)], components: [relative(dir, DATA_COMPONENT)] };
+    writeFileSync(join(dir, 'kustomization.yaml'), stringify(wrapper));
+    return kustomize(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const rendered = new Map(kubectl ? [...OVERLAYS.map((overlay) => [overlay, kustomize(join(K8S, 'overlays', overlay))] as const), [PROD_WITH_DATA, renderProdWithData()] as const] : []);
 const itWithKubectl = kubectl ? it : it.skip;
 
 const variants: Variant[] = [
@@ -123,7 +182,8 @@ const variants: Variant[] = [
   ...[...rendered].map(([overlay, result]) => {
     const objects = result.status === 0 ? parseAllDocuments(result.stdout).map((d) => d.toJS() as K8sObject) : [];
     const defined = new Set(ofKind<ISecret>(objects, 'Secret').map((s) => s.metadata?.name));
-    return { name: `overlay ${overlay} (rendered)`, objects, external: templateSecrets.filter((s) => !defined.has(s.metadata?.name)) };
+    const operators = overlay === PROD_WITH_DATA ? operatorSecrets(readKustomization(join(K8S, 'overlays', 'prod')).namespace ?? 'default') : [];
+    return { name: `overlay ${overlay} (rendered)`, objects, external: [...templateSecrets.filter((s) => !defined.has(s.metadata?.name)), ...operators] };
   }),
 ];
 
@@ -197,6 +257,37 @@ function egressAllowed(policies: INetworkPolicy[], source: Record<string, string
     });
 }
 
+/** Where a connection comes from, in the policy evaluator: a pod (by labels) in a namespace (undefined: the product's own). */
+interface Source {
+  pod: Record<string, string>;
+  namespace?: string;
+}
+
+/**
+ * Whether NetworkPolicies let `source` connect to a pod with `destination` labels (in the
+ * product's namespace) on `port`: a pod selected by no Ingress policy accepts anything; otherwise
+ * some ingress rule of a selecting policy must allow the port and the peer.
+ */
+function ingressAllowed(policies: INetworkPolicy[], destination: Record<string, string>, source: Source, port: number): boolean {
+  const selecting = policies.filter((p) => matches(p.spec?.podSelector, destination) && (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress'));
+  if (selecting.length === 0) return true;
+  const namespace = source.namespace ?? PRODUCT;
+  return selecting
+    .flatMap((p) => p.spec?.ingress ?? [])
+    .some((rule) => {
+      const portOk = !rule.ports || rule.ports.length === 0 || rule.ports.some((p) => (p.protocol ?? 'TCP') === 'TCP' && (p.port === undefined || p.port === port));
+      const peerOk =
+        !rule.from ||
+        rule.from.length === 0 ||
+        rule.from.some((peer) => {
+          if (peer.ipBlock) return false;
+          const namespaceOk = peer.namespaceSelector ? matches(peer.namespaceSelector, { 'kubernetes.io/metadata.name': namespace }) : namespace === PRODUCT;
+          return namespaceOk && (peer.podSelector ? matches(peer.podSelector, source.pod) : true);
+        });
+      return portOk && peerOk;
+    });
+}
+
 const podLabels = (d: IDeployment | IJob): Record<string, string> => d.spec?.template.metadata?.labels ?? {};
 const podSpec = (d: IDeployment | IJob): IPodSpec => {
   const spec = d.spec?.template.spec;
@@ -245,19 +336,39 @@ function resolveEnv(variant: Variant, container: IContainer): ResolvedEnv {
     const external = named(variant.external, name)[0];
     return external ? { secret: external, external: true } : undefined;
   };
+  const prefix = (source: { prefix?: string }) => source.prefix ?? '';
   for (const source of container.envFrom ?? []) {
     if (source.configMapRef) {
       const map = configMap(source.configMapRef.name ?? '');
       if (!map) problems.push(`envFrom ConfigMap ${source.configMapRef.name} does not exist`);
-      for (const [key, value] of Object.entries(map?.data ?? {})) values.set(key, value);
+      for (const [key, value] of Object.entries(map?.data ?? {})) values.set(`${prefix(source)}${key}`, value);
     }
     if (source.secretRef) {
       const found = secret(source.secretRef.name ?? '');
       if (!found) problems.push(`envFrom Secret ${source.secretRef.name} is neither in the manifests nor in the template`);
       const keys = [...Object.keys(found?.secret.data ?? {}), ...Object.keys(found?.secret.stringData ?? {})];
-      for (const key of keys) values.set(key, found?.external ? undefined : decode(found!.secret, key));
+      for (const key of keys) values.set(`${prefix(source)}${key}`, found?.external ? undefined : decode(found!.secret, key));
     }
   }
+  /**
+   * A value's `$(NAME)` references replaced from the variables before it, as the kubelet does
+   * (`$$` is a `$`); undefined when one of them has no value here (a template Secret's).
+   */
+  const expand = (name: string, value: string | undefined): string | undefined => {
+    if (value === undefined) return undefined;
+    let unknown = false;
+    const expanded = value.replace(/\$\$|\$\(([A-Za-z_][\w.-]*)\)/g, (reference, variable?: string) => {
+      if (variable === undefined) return '$';
+      if (!values.has(variable)) {
+        problems.push(`${name}: ${reference} is not a variable defined before it`);
+        return reference;
+      }
+      const resolved = values.get(variable);
+      if (resolved === undefined) unknown = true;
+      return resolved ?? '';
+    });
+    return unknown ? undefined : expanded;
+  };
   for (const variable of container.env ?? []) {
     const secretRef = variable.valueFrom?.secretKeyRef;
     const configMapRef = variable.valueFrom?.configMapKeyRef;
@@ -273,7 +384,7 @@ function resolveEnv(variant: Variant, container: IContainer): ResolvedEnv {
       if (value === undefined) problems.push(`${variable.name}: ConfigMap ${configMapRef.name} has no key ${configMapRef.key}`);
       values.set(variable.name, value);
     } else {
-      values.set(variable.name, variable.value);
+      values.set(variable.name, expand(variable.name, variable.value));
     }
   }
   return { values, problems };
@@ -705,7 +816,10 @@ describe.each([...rendered].map(([overlay]) => [overlay] as const))('Kubernetes 
     const maps = ofKind<IConfigMap>(variant.objects, 'ConfigMap').filter((m) => m.metadata?.name?.startsWith('svc-config'));
     expect(maps.map((m) => m.metadata?.name)).toEqual([expect.stringMatching(/^svc-config-[a-z0-9]{10}$/)]);
     for (const d of deployments) {
-      const refs = podSpec(d).containers.flatMap((c) => c.envFrom ?? []).map((e) => e.configMapRef?.name);
+      const refs = podSpec(d)
+        .containers.flatMap((c) => c.envFrom ?? [])
+        .filter((e) => e.configMapRef)
+        .map((e) => e.configMapRef?.name);
       expect(refs).toEqual([maps[0]!.metadata!.name]);
     }
   });
@@ -774,5 +888,124 @@ describe('monitoring: alert rules and dashboard', () => {
     ]) {
       expect(named).toContain(metric);
     }
+  });
+});
+
+(kubectl ? describe : describe.skip)('Kubernetes manifests: components/data (added to overlay prod, rendered)', () => {
+  const variant = variants.find((v) => v.name === `overlay ${PROD_WITH_DATA} (rendered)`)!;
+  const objects = variant?.objects ?? [];
+  const namespace = readKustomization(join(K8S, 'overlays', 'prod')).namespace!;
+  const [cluster] = ofKind<ICluster>(objects, 'Cluster');
+  const [rabbitmq] = ofKind<IRabbitmqCluster>(objects, 'RabbitmqCluster');
+  const redis = named(ofKind<IStatefulSet>(objects, 'StatefulSet'), 'svc-redis')[0];
+  const policies = ofKind<INetworkPolicy>(objects, 'NetworkPolicy');
+  const workloads = [...ofKind<IDeployment>(objects, 'Deployment'), ...ofKind<IJob>(objects, 'Job')].filter((w) => podLabels(w)[PRODUCT_LABEL] === PRODUCT);
+  const mainContainer = (w: IDeployment | IJob) => podSpec(w).containers[0]!;
+  /** The labels the operators give the pods: CloudNativePG `cnpg.io/cluster`, the RabbitMQ operator `app.kubernetes.io/name` = the cluster's name. */
+  const postgresPod = { 'cnpg.io/cluster': cluster?.metadata?.name ?? '', ...(cluster?.spec.inheritedMetadata?.labels ?? {}) };
+  const rabbitmqPod = { 'app.kubernetes.io/name': rabbitmq?.metadata.name ?? '', 'app.kubernetes.io/component': 'rabbitmq', 'app.kubernetes.io/part-of': 'rabbitmq' };
+  const redisPod = redis?.spec?.template.metadata?.labels ?? {};
+  const uses = (w: IDeployment | IJob, variable: string) => (mainContainer(w).env ?? []).some((e) => e.name === variable);
+
+  it('renders into valid objects; overlay prod alone has none of them', () => {
+    const result = rendered.get(PROD_WITH_DATA)!;
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(validation.filter((o) => o.source === join(scratch, `${PROD_WITH_DATA}.rendered.yaml`)).length).toBe(objects.length);
+    expect(invalid(join(scratch, `${PROD_WITH_DATA}.rendered.yaml`))).toEqual([]);
+    const prod = variants.find((v) => v.name === 'overlay prod (rendered)')!;
+    expect(prod.objects.filter((o) => ['Cluster', 'RabbitmqCluster', 'StatefulSet'].includes(o.kind))).toEqual([]);
+  });
+
+  it('runs PostgreSQL on three instances (database and owner `svc`, no pooler but a session-mode one), RabbitMQ on three nodes, Redis on three pods with a sentinel each, each with a disruption budget', () => {
+    expect(cluster?.spec.instances).toBe(3);
+    expect(cluster?.spec.bootstrap?.initdb).toMatchObject({ database: 'svc', owner: 'svc' });
+    // LISTEN/NOTIFY and session advisory locks do not survive transaction pooling.
+    for (const pooler of ofKind<IPooler>(objects, 'Pooler')) expect([pooler.metadata?.name, pooler.spec.pgbouncer.poolMode]).toEqual([pooler.metadata?.name, 'session']);
+    expect(rabbitmq?.spec.replicas).toBe(3);
+    expect(redis?.spec?.replicas).toBe(3);
+    expect(podSpec(redis as unknown as IJob).containers.map((c) => [c.name, c.ports?.map((p) => p.containerPort)])).toEqual([
+      ['redis', [6379]],
+      ['sentinel', [26379]],
+    ]);
+    // The namespace enforces the `restricted` Pod Security Standard: the pods made here, and the RabbitMQ operator's through its override, meet it.
+    const restricted = (pod: { securityContext?: IPodSpec['securityContext']; containers?: Array<Partial<IContainer>>; initContainers?: Array<Partial<IContainer>> } | undefined) => {
+      expect([pod?.securityContext?.runAsNonRoot, pod?.securityContext?.seccompProfile?.type]).toEqual([true, 'RuntimeDefault']);
+      for (const c of [...(pod?.containers ?? []), ...(pod?.initContainers ?? [])]) {
+        expect([c.name, c.securityContext?.allowPrivilegeEscalation, c.securityContext?.capabilities?.drop]).toEqual([c.name, false, ['ALL']]);
+      }
+    };
+    restricted(redis?.spec?.template.spec);
+    restricted(rabbitmq?.spec.override?.statefulSet?.spec?.template?.spec);
+    // Node drains take one pod of each at a time (CloudNativePG makes its own budgets unless told not to).
+    expect(cluster?.spec.enablePDB).not.toBe(false);
+    const budgets = ofKind<IPodDisruptionBudget>(objects, 'PodDisruptionBudget');
+    for (const pod of [rabbitmqPod, redisPod]) expect(budgets.filter((b) => matches(b.spec?.selector, pod)).map((b) => b.spec?.maxUnavailable)).toEqual([1]);
+  });
+
+  it("points every app at them, each a value the app accepts: DATABASE_URL the cluster's app Secret, RABBITMQ_URL the operator's default user, REDIS_URL the sentinels", async () => {
+    // The operators' Secrets with their sample values, and svc-redis's password.
+    const samples: ISecret[] = [...operatorSecrets(namespace), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'svc-redis' }, stringData: { password: '0123abcd' } }];
+    const resolved: Variant = { ...variant, objects: [...objects, ...(samples as unknown as K8sObject[])] };
+    const [postgres, broker] = samples;
+    const sets = { redis: redis!.metadata!.name!, service: redis!.spec!.serviceName };
+    const script = ofKind<IConfigMap>(objects, 'ConfigMap').find((m) => m.metadata?.name === sets.redis)?.data?.['configure.sh'] ?? '';
+    const masterName = /^set_name=(\S+)$/m.exec(script)?.[1];
+    expect(masterName).toBeTruthy();
+    const sentinels = Array.from({ length: redis!.spec!.replicas! }, (_, i) => `${sets.redis}-${i}.${sets.service}:26379`).join(',');
+    const expected: Record<string, string> = {
+      DATABASE_URL: postgres!.stringData!['uri']!,
+      RABBITMQ_URL: `amqp://${broker!.stringData!['username']}:${broker!.stringData!['password']}@svc-rabbitmq.${namespace}.svc.cluster.local:5672`,
+      REDIS_URL: `redis+sentinel://:0123abcd@${sentinels}/${masterName}?sentinelPassword=0123abcd`,
+    };
+    expect(workloads.filter((w) => uses(w, 'DATABASE_URL')).length).toBeGreaterThan(5);
+    for (const workload of workloads) {
+      const name = workload.metadata!.name!;
+      const env = resolveEnv(resolved, mainContainer(workload));
+      expect([name, env.problems]).toEqual([name, []]);
+      const spec = specs.get(name);
+      for (const variable of Object.keys(expected).filter((v) => uses(workload, v))) {
+        expect([name, variable, env.values.get(variable)]).toEqual([name, variable, expected[variable]]);
+        if (spec) expect([name, variable, refusal(spec, variable, expected[variable]!)]).toEqual([name, variable, undefined]);
+      }
+    }
+    // Every app that reads RabbitMQ or Redis: the gateway and its sentinels, the consumers and the broker.
+    expect(workloads.filter((w) => uses(w, 'REDIS_URL')).map((w) => w.metadata?.name)).toEqual(['gateway']);
+    expect(workloads.filter((w) => uses(w, 'RABBITMQ_URL')).length).toBeGreaterThan(3);
+  });
+
+  it('lets the apps and KEDA reach them, each set its own pods, Prometheus their metrics, and nobody else', () => {
+    const data: Array<[string, Record<string, string>, number, string]> = [
+      ['postgres', postgresPod, 5432, 'DATABASE_URL'],
+      ['rabbitmq', rabbitmqPod, 5672, 'RABBITMQ_URL'],
+      ['redis', redisPod, 6379, 'REDIS_URL'],
+      ['redis sentinel', redisPod, 26379, 'REDIS_URL'],
+    ];
+    const verdict = (from: Source, to: Record<string, string>, port: number) =>
+      (from.namespace === undefined ? egressAllowed(policies, from.pod, { pod: to, port }) : true) && ingressAllowed(policies, to, from, port);
+    for (const workload of workloads) {
+      const labels = podLabels(workload);
+      for (const [service, pod, port, variable] of data) {
+        const name = workload.metadata?.name;
+        // Every app that has the URL reaches the service; Redis (the gateway's alone) refuses the others.
+        const expected = uses(workload, variable) || (service.startsWith('redis') ? false : verdict({ pod: labels }, pod, port));
+        expect([name, service, port, verdict({ pod: labels }, pod, port)]).toEqual([name, service, port, expected]);
+      }
+    }
+    const keda: Source = { pod: { 'app.kubernetes.io/name': 'keda-operator' }, namespace: 'keda' };
+    const monitoring: Source = { pod: { 'app.kubernetes.io/name': 'prometheus' }, namespace: 'monitoring' };
+    const intruders: Source[] = [
+      { pod: { 'app.kubernetes.io/name': 'intruder' } },
+      { pod: { 'app.kubernetes.io/name': 'intruder' }, namespace: 'elsewhere' },
+    ];
+    expect([verdict(keda, postgresPod, 5432), verdict(keda, rabbitmqPod, 5672), verdict(keda, redisPod, 6379)]).toEqual([true, true, false]);
+    expect([verdict(monitoring, postgresPod, 9187), verdict(monitoring, rabbitmqPod, 15692), verdict(monitoring, postgresPod, 5432)]).toEqual([true, true, false]);
+    expect([verdict({ pod: postgresPod }, postgresPod, 5432), verdict({ pod: rabbitmqPod }, rabbitmqPod, 25672), verdict({ pod: redisPod }, redisPod, 26379)]).toEqual([true, true, true]);
+    for (const intruder of intruders) {
+      expect(data.map(([service, pod, port]) => [service, verdict(intruder, pod, port)])).toEqual(data.map(([service]) => [service, false]));
+    }
+    // The data services' own pods are not under the product's egress policies (the operators'
+    // pods reach the API server, backups their object store).
+    for (const pod of [postgresPod, rabbitmqPod, redisPod]) expect(egressAllowed(policies, pod, { ip: '10.96.0.1', port: 443 })).toBe(true);
   });
 });

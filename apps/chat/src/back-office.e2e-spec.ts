@@ -1,46 +1,8 @@
-import { ErrorBody, GatewayContext, InboxStreamEvent, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
+import { ErrorBody, GatewayContext, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
 import { ChatClient } from '@svc/internal-clients';
 import { createLogger, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
-import { ChatVisitor, Stack, startStack, TestAccount } from '@svc/testing';
-import type { Readable } from 'node:stream';
+import { ChatVisitor, InboxEvents, Stack, startStack, TestAccount } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-/** The Server-Sent Events of the inbox stream, as the console reads them. */
-class InboxEvents {
-  readonly events: Array<{ id: string; data: InboxStreamEvent }> = [];
-  private readonly done: Promise<void>;
-
-  constructor(body: Readable) {
-    this.done = (async () => {
-      let buffer = '';
-      for await (const chunk of body) {
-        buffer += (chunk as Buffer).toString('utf8');
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) !== -1) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const id = /^id: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (id && data && /^event: conversation$/m.test(block)) this.events.push({ id, data: JSON.parse(data) as InboxStreamEvent });
-        }
-      }
-    })().catch(() => undefined);
-  }
-
-  async waitFor(test: (event: InboxStreamEvent) => boolean, timeoutMs = 20_000): Promise<{ id: string; data: InboxStreamEvent }> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.events.find((e) => test(e.data));
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no such inbox event within ${timeoutMs} ms; got ${JSON.stringify(this.events)}`);
-      await sleep(25);
-    }
-  }
-
-  async closed(): Promise<void> {
-    await this.done;
-  }
-}
 
 /** A promise's ApiError (status and code), as the console or the MCP server would get it. */
 const refusal = async (work: Promise<unknown>): Promise<{ status: number; code: string }> => {

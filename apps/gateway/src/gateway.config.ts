@@ -1,5 +1,6 @@
 import { DEFAULT_DATABASE_URL } from '@svc/persistence';
 import { baseConfigSpec, bool, Config, count, internalAuthConfigSpec, millis, port, str, trustProxy, url } from '@svc/platform';
+import { redisUrl } from './redis/redis-client';
 
 export const gatewayConfigSpec = {
   ...baseConfigSpec,
@@ -8,7 +9,10 @@ export const gatewayConfigSpec = {
   DATABASE_URL: url({ default: DEFAULT_DATABASE_URL, desc: 'PostgreSQL; the gateway owns schema `gateway` (accounts, keys).' }),
   DATABASE_POOL_SIZE: count({ default: 10, desc: 'Connections in the PostgreSQL pool.' }),
   MIGRATE_ON_START: bool({ default: true, desc: 'Apply pending migrations at start (they also run as `npm run migrate`).' }),
-  REDIS_URL: url({ default: 'redis://127.0.0.1:6379', desc: 'Redis, for the write limits shared by every gateway process.' }),
+  REDIS_URL: redisUrl({
+    default: 'redis://127.0.0.1:6379',
+    desc: 'Redis, for the write limits and Idempotency-Key answers shared by every gateway process: `redis://[:password@]host:6379[/db]` (`rediss://` for TLS) for one server; `redis+sentinel://[:password@]host1:26379,host2:26379,…/<master name>` through Redis Sentinel (sentinels with their own password: `?sentinelPassword=…`); `redis+cluster://[:password@]host1:6379,host2:6379,…` for Redis Cluster (`rediss+sentinel`, `rediss+cluster`: TLS).',
+  }),
   APP_URL: url({ default: 'http://localhost:3000', desc: 'Address of the web application, returned by /whoami as `app_url`.' }),
   AUTH_CACHE_TTL_MS: millis(5_000)({
     default: 2_000,

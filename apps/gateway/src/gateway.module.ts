@@ -2,7 +2,6 @@ import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown, OnMod
 import { ACCOUNTS_MIGRATIONS, ACCOUNTS_SCHEMA, AccountsRepository } from '@svc/accounts';
 import { PersistenceModule } from '@svc/persistence';
 import { APP_LOGGER, PlatformModule, ReadinessService } from '@svc/platform';
-import Redis from 'ioredis';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AuthFailureThrottle } from './auth/auth-failure-throttle';
@@ -15,6 +14,7 @@ import { ChatProxy } from './proxy/chat-proxy';
 import { ConsoleProxy } from './proxy/console-proxy';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { WriteLimiter } from './rate-limit/write-limiter';
+import { createRedisClient, REDIS_CLIENT, RedisClient } from './redis/redis-client';
 import { WhoamiController } from './whoami.controller';
 
 /**
@@ -28,7 +28,7 @@ class GatewayResources implements OnModuleInit, OnApplicationShutdown {
   private closing = false;
 
   constructor(
-    @Inject(Redis) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     private readonly proxy: UpstreamProxy,
     private readonly chat: ChatProxy,
     private readonly console: ConsoleProxy,
@@ -83,16 +83,17 @@ export class GatewayModule {
       controllers: [WhoamiController, OpenApiController],
       providers: [
         {
-          provide: Redis,
+          provide: REDIS_CLIENT,
           // No offline queue and a command timeout: while Redis is away a write gets its 503 at once,
-          // never a queued command; ioredis keeps reconnecting (backoff up to 2 s) by itself.
+          // never a queued command; ioredis keeps reconnecting (backoff up to 2 s) by itself. One
+          // server, through Sentinel, or a cluster: REDIS_URL says which.
           useFactory: () =>
-            new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectionName: 'gateway' }),
+            createRedisClient(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectionName: 'gateway' }),
         },
         {
           provide: AuthFailureThrottle,
-          inject: [Redis],
-          useFactory: (redis: Redis) => new AuthFailureThrottle(redis, { failures: config.AUTH_FAILURES_PER_ADDRESS, windowMs: config.AUTH_FAILURE_WINDOW_MS }),
+          inject: [REDIS_CLIENT],
+          useFactory: (redis: RedisClient) => new AuthFailureThrottle(redis, { failures: config.AUTH_FAILURES_PER_ADDRESS, windowMs: config.AUTH_FAILURE_WINDOW_MS }),
         },
         {
           provide: ApiKeyAuthenticator,
@@ -101,8 +102,8 @@ export class GatewayModule {
         },
         {
           provide: WriteLimiter,
-          inject: [Redis],
-          useFactory: (redis: Redis) =>
+          inject: [REDIS_CLIENT],
+          useFactory: (redis: RedisClient) =>
             new WriteLimiter(redis, {
               perMinute: config.WRITE_LIMIT_PER_MINUTE,
               perHour: config.WRITE_LIMIT_PER_HOUR,
@@ -112,9 +113,9 @@ export class GatewayModule {
         },
         {
           provide: IdempotencyStore,
-          inject: [Redis],
+          inject: [REDIS_CLIENT],
           // A claim outlives the longest upstream call; a second request with the key waits as long as the first may take.
-          useFactory: (redis: Redis) => new IdempotencyStore(redis, { claimMs: config.UPSTREAM_TIMEOUT_MS + 5_000, waitMs: config.UPSTREAM_TIMEOUT_MS + 5_000 }),
+          useFactory: (redis: RedisClient) => new IdempotencyStore(redis, { claimMs: config.UPSTREAM_TIMEOUT_MS + 5_000, waitMs: config.UPSTREAM_TIMEOUT_MS + 5_000 }),
         },
         { provide: UpstreamProxy, useFactory: () => new UpstreamProxy(config) },
         { provide: ChatProxy, useFactory: () => new ChatProxy(config) },

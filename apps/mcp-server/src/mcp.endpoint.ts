@@ -1,9 +1,20 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import {
+  CallToolRequestSchema,
+  JSONRPCMessage,
+  JSONRPCMessageSchema,
+  JSONRPCRequest,
+  ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { GatewayContext } from '@svc/contracts';
 import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ExchangeTransport } from './exchange.transport';
 import { McpToolsService } from './tools/mcp-tools.service';
 
 export const MCP_PATH = '/mcp';
@@ -11,48 +22,86 @@ const SERVER_INFO = { name: 'svc-chat', title: 'Customer chat service', version:
 const INSTRUCTIONS =
   'Tools of a customer chat service for one business account: its customers and consents, knowledge pieces the assistant answers from, the event feed and webhooks. Results are the REST API\'s JSON bodies; a failure is isError with {"error":{"code","message","details"?}}. Writes share the key\'s limits with the REST API (120 a minute).';
 
-/** The request headers the transport reads: content negotiation and the protocol revision. */
-const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version'] as const;
+/** An HTTP answer to a POST: its status and JSON body (none for 202). */
+export interface PostAnswer {
+  status: number;
+  body?: unknown;
+}
 
-function transportHeaders(request: FastifyRequest): Headers {
-  const headers = new Headers();
-  for (const name of TRANSPORT_HEADERS) {
-    const value = request.headers[name];
-    if (typeof value === 'string') headers.set(name, value);
+function refusal(status: number, code: number, message: string): PostAnswer {
+  return { status, body: { jsonrpc: '2.0', error: { code, message }, id: null } };
+}
+
+const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest => 'method' in message && 'id' in message;
+
+/**
+ * The JSON-RPC requests of one POST, or the answer refusing it: the rules of the SDK's Streamable
+ * HTTP transport (stateless, answers as JSON), with its status codes and error messages. The
+ * client must accept both JSON and an event stream (406), send JSON (415) holding a JSON-RPC
+ * message or a batch of at most MAX_BATCH_SIZE (400), with at most one `initialize`, and name a
+ * protocol revision the SDK serves in `mcp-protocol-version` after initializing (400). Only
+ * notifications or responses: 202, nothing to answer.
+ */
+export function readPost(headers: IncomingHttpHeaders, body: unknown): JSONRPCRequest[] | PostAnswer {
+  const accept = headers.accept;
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
+    return refusal(406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
   }
-  return headers;
+  if (!isJsonContentType(headers['content-type'])) return refusal(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+  if (body === undefined) return refusal(400, -32700, 'Parse error: Invalid JSON');
+  const raw = Array.isArray(body) ? body : [body];
+  if (raw.length > MAX_BATCH_SIZE) return refusal(400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+  const messages: JSONRPCMessage[] = [];
+  for (const item of raw) {
+    const parsed = JSONRPCMessageSchema.safeParse(item);
+    if (!parsed.success) return refusal(400, -32700, 'Parse error: Invalid JSON-RPC message');
+    messages.push(parsed.data);
+  }
+  const initializing = messages.filter((message) => isRequest(message) && message.method === 'initialize').length;
+  if (initializing > 1 || (initializing === 1 && messages.length > 1)) return refusal(400, -32600, 'Invalid Request: Only one initialization request is allowed');
+  const version = headers['mcp-protocol-version'];
+  if (initializing === 0 && typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    return refusal(400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+  }
+  const requests = messages.filter(isRequest);
+  return requests.length > 0 ? requests : { status: 202 };
 }
 
 /**
  * `POST /mcp`: MCP over Streamable HTTP, stateless (no session: every request stands alone, as the
- * gateway checks each one), answered as JSON. Each request gets its own SDK server and transport,
- * bound to the caller the gateway's signed context names. GET (a stream to resume) and DELETE (a
- * session to end) have nothing to act on: 405.
+ * gateway checks each one), answered as JSON. One SDK server, built with its tools at start, serves
+ * every POST through an `ExchangeTransport`, each request bound to the caller the gateway's signed
+ * context names (a server and transport per request cost more than the rest of a call). GET (a
+ * stream to resume) and DELETE (a session to end) have nothing to act on: 405.
  */
 export class McpEndpoint {
+  private readonly transport = new ExchangeTransport();
+  private readonly server: Server;
+
   constructor(
     private readonly auth: InternalAuth,
-    private readonly tools: McpToolsService,
-  ) {}
+    tools: McpToolsService,
+  ) {
+    // Ajv, for elicitation answers only (never asked for here): one instance, not one per server.
+    this.server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: new AjvJsonSchemaValidator() });
+    this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await tools.list() }));
+    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+      tools.call(request.params.name, request.params.arguments ?? {}, this.transport.callerOf(extra.requestId)),
+    );
+  }
 
-  install(fastify: FastifyInstance): void {
+  async install(fastify: FastifyInstance): Promise<void> {
+    await this.server.connect(this.transport);
     fastify.post(MCP_PATH, async (request, reply) => {
       const caller = await this.callerOf(request);
-      const server = this.serverFor(caller);
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      try {
-        await server.connect(transport);
-        // The SDK's web-standard transport, given the body Fastify has parsed and the headers it
-        // reads (its Node wrapper would convert the whole request and response on every call).
-        const response = await transport.handleRequest(new Request(`http://mcp-server${MCP_PATH}`, { method: 'POST', headers: transportHeaders(request) }), {
-          parsedBody: request.body,
-        });
-        reply.code(response.status);
-        response.headers.forEach((value, name) => void reply.header(name, value));
-        return reply.send(await response.text());
-      } finally {
-        void server.close();
+      const requests = readPost(request.headers, request.body);
+      if (!Array.isArray(requests)) {
+        reply.code(requests.status);
+        if (requests.body === undefined) return reply.send();
+        return reply.type('application/json').send(JSON.stringify(requests.body));
       }
+      const responses = await this.transport.exchange(requests, caller);
+      return reply.type('application/json').send(JSON.stringify(responses.length === 1 ? responses[0] : responses));
     });
     for (const method of ['GET', 'DELETE'] as const) {
       fastify.route({
@@ -70,12 +119,5 @@ export class McpEndpoint {
     const context = typeof token === 'string' ? await this.auth.verify(token, 'mcp-server').catch(() => undefined) : undefined;
     if (!context) throw new ApiError('unauthorized', 'This service is reached only through the API gateway.');
     return context;
-  }
-
-  private serverFor(caller: GatewayContext): Server {
-    const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.tools.list() }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => this.tools.call(request.params.name, request.params.arguments ?? {}, caller));
-    return server;
   }
 }

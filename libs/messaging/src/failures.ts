@@ -1,3 +1,5 @@
+import { NETWORK_ERROR_CODES } from '@svc/platform';
+
 /** Thrown by a handler (or the payload check) for a message that can never succeed: it is parked. */
 export class InvalidMessageError extends Error {
   override readonly name = 'InvalidMessageError';
@@ -18,8 +20,6 @@ export interface Failure {
   recognised: boolean;
 }
 
-/** Network errors of a connection to PostgreSQL, RabbitMQ or any other dependency. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
 /** Messages of node-postgres (pool and client) and amqplib when a connection is gone or cannot be had. */
 const CONNECTION_MESSAGES = [
   /timeout exceeded when trying to connect/i,
@@ -76,7 +76,7 @@ export function classifyFailure(err: unknown): Failure {
     if (code.startsWith('22') || code.startsWith('23')) return { kind: 'permanent', reason: `the database refused the message (SQLSTATE ${code})`, recognised: true };
     return { kind: 'transient', reason: `database error (SQLSTATE ${code})`, recognised: isTransientSqlState(code) };
   }
-  const networkCode = [err, err['driverError'], err['cause']].map((c) => (isObject(c) && typeof c['code'] === 'string' ? c['code'] : undefined)).find((c) => c !== undefined && NETWORK_CODES.has(c));
+  const networkCode = [err, err['driverError'], err['cause']].map((c) => (isObject(c) && typeof c['code'] === 'string' ? c['code'] : undefined)).find((c) => c !== undefined && NETWORK_ERROR_CODES.has(c));
   if (networkCode !== undefined) return { kind: 'transient', reason: `connection failed (${networkCode})`, recognised: true };
   const name = typeof err['name'] === 'string' ? err['name'] : '';
   const message = typeof err['message'] === 'string' ? err['message'] : '';

@@ -54,6 +54,28 @@ function errorResponse(code: ErrorCode, message: string, details?: ErrorDetail[]
   return { status: ERROR_STATUS[code], body: { error }, headers };
 }
 
+/** Network errors of a connection to a dependency (PostgreSQL, Redis, RabbitMQ, another service). */
+export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+/** What node-postgres (pool and client) says when a connection is gone or cannot be had. */
+const DATABASE_CONNECTION_MESSAGES = [/timeout exceeded when trying to connect/i, /connection terminated/i, /Client has encountered a connection error/i, /the database system is (starting up|shutting down|in recovery mode)/i];
+
+/**
+ * A request that failed because its database (or another dependency) cannot be reached right now:
+ * a network error, a connection SQLSTATE (class 08, 57P01-03 shutdown and start-up, class 53 out of
+ * resources) or the pool's own connection messages, raw or wrapped (TypeORM's `driverError`, `cause`).
+ */
+export function isDependencyUnavailable(err: unknown): boolean {
+  for (const candidate of [err, (err as { driverError?: unknown } | null)?.driverError, (err as { cause?: unknown } | null)?.cause]) {
+    if (typeof candidate !== 'object' || candidate === null) continue;
+    const { code, message } = candidate as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (NETWORK_ERROR_CODES.has(code) || /^(08...|57P0[123]|53...)$/.test(code))) return true;
+    if (typeof message === 'string' && DATABASE_CONNECTION_MESSAGES.some((pattern) => pattern.test(message))) return true;
+  }
+  return false;
+}
+
+const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry shortly.';
+
 function statusOf(err: unknown): number | undefined {
   const status = (err as { statusCode?: unknown } | null)?.statusCode;
   return typeof status === 'number' ? status : undefined;
@@ -62,7 +84,8 @@ function statusOf(err: unknown): number | undefined {
 /**
  * The one mapping from anything thrown to the contract's error shape. Used by the Nest exception
  * filter and by Fastify's error handler (errors raised before Nest runs: body parsing, hooks).
- * Returns undefined for server faults, which the caller logs before answering 500.
+ * A database (or other dependency) that cannot be reached is 503 `unavailable` with Retry-After,
+ * never a 500. Returns undefined for server faults, which the caller logs before answering 500.
  */
 export function toErrorResponse(err: unknown): ErrorResponse | undefined {
   if (err instanceof ApiError) return errorResponse(err.code, err.message, err.details, err.headers);
@@ -84,6 +107,7 @@ export function toErrorResponse(err: unknown): ErrorResponse | undefined {
     const code = CODE_BY_STATUS[status] ?? 'validation_failed';
     return { status, body: { error: { code, message: MESSAGES[code] ?? 'The request is invalid.' } }, headers: {} };
   }
+  if (isDependencyUnavailable(err)) return errorResponse('unavailable', UNAVAILABLE_MESSAGE, undefined, { 'retry-after': '1' });
   return undefined;
 }
 

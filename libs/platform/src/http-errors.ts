@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestj
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Router from 'find-my-way';
-import { ApiError, ErrorResponse, INTERNAL_ERROR, toErrorResponse } from './errors';
+import { ApiError, ErrorResponse, INTERNAL_ERROR, isDependencyUnavailable, toErrorResponse } from './errors';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
@@ -40,6 +40,7 @@ function routeMissing(request: FastifyRequest, registry: RouteRegistry): ApiErro
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   let response: ErrorResponse | undefined = toErrorResponse(err);
+  if (response?.status === 503 && isDependencyUnavailable(err)) request.log.warn({ err }, 'dependency unavailable');
   if (!response) {
     request.log.error({ err }, 'unhandled error');
     response = INTERNAL_ERROR;

@@ -1,6 +1,6 @@
-import type Redis from 'ioredis';
 import { clientOf } from '@svc/platform';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import type { RedisClient } from '../redis/redis-client';
 
 export interface AuthFailureLimits {
   /** Failed authentications one client address may make per window. */
@@ -18,7 +18,7 @@ export class AuthFailureThrottle {
   private readonly limiter: RateLimiterRedis;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly limits: AuthFailureLimits,
   ) {
     const duration = Math.max(Math.ceil(limits.windowMs / 1000), 1);

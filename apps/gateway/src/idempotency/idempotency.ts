@@ -1,5 +1,5 @@
 import { ApiError } from '@svc/platform';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../redis/redis-client';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -37,7 +37,7 @@ if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1],
 return 1
 `;
 
-type IdempotencyRedis = Redis & { settleIdempotent(key: string, owner: string, value: string, ttlMs: number): Promise<number> };
+type IdempotencyRedis = RedisClient & { settleIdempotent(key: string, owner: string, value: string, ttlMs: number): Promise<number> };
 
 export interface IdempotentRequest {
   /** The API key's id: keys are per API key, another key's identical Idempotency-Key is independent. */
@@ -81,7 +81,7 @@ export class IdempotencyStore {
   private readonly redis: IdempotencyRedis;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly timing: {
       /** How long a claim holds without an answer: longer than any upstream call, so that a run never outlives its claim. */
       claimMs: number;

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from '../redis/redis-client';
 import { randomUUID } from 'node:crypto';
 
 export interface WriteLimits {
@@ -68,7 +68,7 @@ end
 return { allowed, minuteLimit, minuteRemaining, resetOf(minuteWindow, '(' .. (now - minuteWindow)), math.max(minuteWait, hourWait) }
 `;
 
-type LimiterRedis = Redis & {
+type LimiterRedis = RedisClient & {
   consumeWrite(key: string, member: string, ...limits: number[]): Promise<[number, number, number, number, number]>;
 };
 
@@ -76,7 +76,7 @@ export class WriteLimiter {
   private readonly redis: LimiterRedis;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly limits: WriteLimits,
   ) {
     redis.defineCommand('consumeWrite', { numberOfKeys: 1, lua: SCRIPT });

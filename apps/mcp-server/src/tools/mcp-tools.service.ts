@@ -80,6 +80,12 @@ function failure(body: ErrorBody, meta?: Record<string, unknown>): CallToolResul
   return { isError: true, structuredContent: { ...body }, content: [{ type: 'text', text: JSON.stringify(body) }], ...(meta ? { _meta: meta } : {}) };
 }
 
+/** `_meta` for an error the REST API answers with Retry-After: the seconds to wait, as for `rate_limited`. */
+function retryHint(err: ApiError): Record<string, unknown> | undefined {
+  const seconds = Number(err.headers['retry-after']);
+  return Number.isFinite(seconds) && seconds > 0 ? { retry_after_seconds: seconds } : undefined;
+}
+
 function isErrorBody(body: unknown): body is ErrorBody {
   const error = (body as Partial<ErrorBody> | null)?.error;
   return typeof error === 'object' && error !== null && typeof error.code === 'string' && typeof error.message === 'string';
@@ -151,7 +157,8 @@ export class McpToolsService {
       const response = await this.clients[tool.upstream].call(tool.method, path, context, body);
       return this.resultOf(tool, response);
     } catch (err) {
-      if (err instanceof ApiError) return failure(errorBody(err.code, err.message, err.details));
+      // A service that did not answer (`unavailable`) says when to retry, as its 503's Retry-After does.
+      if (err instanceof ApiError) return failure(errorBody(err.code, err.message, err.details), retryHint(err));
       throw err;
     }
   }
