@@ -1,5 +1,6 @@
 import { GatewayContext, WhoamiResponseDto } from '@svc/contracts';
 import { ChatClient } from '@svc/internal-clients';
+import { queryRows } from '@svc/persistence';
 import { createLogger, InternalAuth } from '@svc/platform';
 import { ChatStream, ChatVisitor, InboxEvents, Stack, startStack, waitFor } from '@svc/testing';
 import { Client } from 'pg';
@@ -20,9 +21,10 @@ describe('chat streams when their LISTEN connection is killed (processes, real P
 
   /** The listener's backend in the suite's database once its LISTEN has run (it is then idle). */
   const listener = async (): Promise<number | undefined> => {
-    const rows = (await stack.dataSource.query(
+    const rows = await queryRows<{ pid: number }>(
+      stack.dataSource,
       "SELECT pid FROM pg_stat_activity WHERE application_name = 'chat-streams' AND datname = current_database() AND state = 'idle' AND query LIKE 'LISTEN%'",
-    )) as Array<{ pid: number }>;
+    );
     return rows.length === 1 ? rows[0]!.pid : undefined;
   };
   /** A statement on the server's `postgres` database (a database cannot refuse connections to itself from inside). */
@@ -63,13 +65,15 @@ describe('chat streams when their LISTEN connection is killed (processes, real P
 
       const before = await waitFor('the stream listener', listener);
       // Its reconnection fails until the end of the outage (connections already open go on).
-      const [{ name }] = (await stack.dataSource.query('SELECT current_database() AS name')) as [{ name: string }];
+      const [{ name }] = await queryRows<{ name: string }>(stack.dataSource, 'SELECT current_database() AS name');
+      // eslint-disable-next-line no-restricted-syntax -- a statement on the server's own database, outside the suite's data source
       const allowConnections = (allow: boolean) => onServer((server) => server.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS ${allow}`));
       await allowConnections(false);
       try {
-        const terminated = (await stack.dataSource.query(
+        const terminated = await queryRows<{ done: boolean }>(
+          stack.dataSource,
           "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = 'chat-streams' AND datname = current_database()",
-        )) as Array<{ done: boolean }>;
+        );
         expect(terminated).toEqual([{ done: true }]);
         await waitFor('the listener to fail to reconnect', async () => (/stream listener could not connect/.test(stack.services['chat']!.output()) ? true : undefined));
 
