@@ -14,5 +14,6 @@ export * from './public';
 export * from './request-input';
 export * from './tokens';
 export * from './validation';
+export * from './wake-loop';
 export * from './test-support';
 export * from './aes-gcm';
