@@ -10,3 +10,4 @@ export * from './transport';
 export * from './validation';
 export * from './parked';
 export * from './metrics';
+export * from './batch-queue';
