@@ -13,6 +13,11 @@ export class ApiError extends HttpException {
   }
 }
 
+/** 503 `unavailable` with Retry-After: a dependency did not answer; the caller retries shortly. */
+export function unavailableError(message = 'The service is temporarily unavailable; retry shortly.'): ApiError {
+  return new ApiError('unavailable', message, undefined, { 'retry-after': '1' });
+}
+
 export interface ErrorResponse {
   status: number;
   body: ErrorBody;
