@@ -5,6 +5,7 @@ export * from './messaging.module';
 export * from './outbox';
 export * from './publisher';
 export * from './relay';
+export * from './service-stack';
 export * from './topology';
 export * from './transport';
 export * from './validation';
