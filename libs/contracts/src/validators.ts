@@ -22,6 +22,12 @@ export function CodePoints(min: number, max: number, options?: ValidationOptions
     });
 }
 
+/** A UUID as PostgreSQL writes one (any version), either case. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_PATTERN.test(value);
+/** A UUID of any version (`IsUUID` takes only versions 1 to 8 with the RFC variant). */
+export const IsAnyUuid = (options?: ValidationOptions) => Matches(UUID_PATTERN, { message: '$property is not a UUID', ...options });
+
 /** No control characters at all (refs, headings, questions). */
 export const NoControlCharacters = () => Matches(/^\P{Cc}*$/u, { message: '$property must not contain control characters' });
 
