@@ -7,15 +7,13 @@
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { CHAT_MESSAGE_MAX, ChatCitation, ConversationStatus, MessageAuthor } from './chat.dto';
 import { IsLanguageTag } from './contacts.dto';
-import { CodePoints, NoControlCharacters, PlainText, QueryInteger } from './validators';
+import { AfterId, CodePoints, NoControlCharacters, PageLimit, PlainText } from './validators';
 import type { EventContact } from './events';
 
 export const INBOX_PAGE_DEFAULT = 50;
 export const INBOX_PAGE_MAX = 200;
 export const CONVERSATION_CHANNELS = ['web', 'whatsapp'] as const;
 export type ConversationChannel = (typeof CONVERSATION_CHANNELS)[number];
-
-const LIMIT_MESSAGE = { message: `limit must be a whole number from 1 to ${INBOX_PAGE_MAX}` };
 
 /**
  * The inbox cursor: `<microseconds since 1970 of last activity>.<conversation id>` of the last
@@ -38,11 +36,7 @@ export class ListConversationsQueryDto {
   @Matches(INBOX_CURSOR, { message: 'after must be the next_after of an earlier page' })
   after?: string;
 
-  @IsOptional()
-  @QueryInteger(16)
-  @IsInt(LIMIT_MESSAGE)
-  @Min(1, LIMIT_MESSAGE)
-  @Max(INBOX_PAGE_MAX, LIMIT_MESSAGE)
+  @PageLimit(INBOX_PAGE_MAX)
   limit?: number;
 }
 
@@ -167,18 +161,10 @@ export class ListBookingsQueryDto {
   @IsIn(BOOKING_STATUSES, { message: `status must be one of ${BOOKING_STATUSES.join(', ')}` })
   status?: BookingStatus;
 
-  @IsOptional()
-  @QueryInteger(16)
-  @IsInt({ message: 'after must be a whole number of 0 or more' })
-  @Min(0, { message: 'after must be a whole number of 0 or more' })
-  @Max(Number.MAX_SAFE_INTEGER, { message: 'after is too large' })
+  @AfterId()
   after?: number;
 
-  @IsOptional()
-  @QueryInteger(16)
-  @IsInt(LIMIT_MESSAGE)
-  @Min(1, LIMIT_MESSAGE)
-  @Max(INBOX_PAGE_MAX, LIMIT_MESSAGE)
+  @PageLimit(INBOX_PAGE_MAX)
   limit?: number;
 }
 

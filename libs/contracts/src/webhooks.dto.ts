@@ -1,8 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy, ValidationOptions } from 'class-validator';
+import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, MaxLength, ValidateBy, ValidationOptions } from 'class-validator';
 import { EVENT_KINDS, EventKind } from './events';
-import { QueryInteger } from './validators';
+import { AfterId, PageLimit } from './validators';
 
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
@@ -172,19 +172,11 @@ export class RotatedSecretDto {
 /** `GET /webhooks/{id}/deliveries` query. */
 export class DeliveriesQueryDto {
   @ApiPropertyOptional({ description: 'Id of the last delivery seen (`next_after` of the previous page); start with 0.', default: 0, minimum: 0, example: 0 })
-  @IsOptional()
-  @QueryInteger(16)
-  @IsInt({ message: 'after must be a whole number of 0 or more' })
-  @Min(0, { message: 'after must be a whole number of 0 or more' })
-  @Max(Number.MAX_SAFE_INTEGER, { message: 'after must be a whole number of 0 or more' })
+  @AfterId()
   after?: number;
 
   @ApiPropertyOptional({ description: 'Deliveries per page.', default: DELIVERIES_PAGE_DEFAULT, minimum: 1, maximum: DELIVERIES_PAGE_MAX, example: 100 })
-  @IsOptional()
-  @QueryInteger(16)
-  @IsInt({ message: `limit must be a whole number from 1 to ${DELIVERIES_PAGE_MAX}` })
-  @Min(1, { message: `limit must be a whole number from 1 to ${DELIVERIES_PAGE_MAX}` })
-  @Max(DELIVERIES_PAGE_MAX, { message: `limit must be a whole number from 1 to ${DELIVERIES_PAGE_MAX}` })
+  @PageLimit(DELIVERIES_PAGE_MAX)
   limit?: number;
 
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES, description: 'Only deliveries in this state.' })
