@@ -53,8 +53,20 @@ export class SendChatMessageDto {
   text!: string;
 }
 
-/** `POST /chat/v1/handover/reach`: how the customer wants the team to reach them. */
-export class HandoverReachDto {
+/** The consent words a visitor was shown, in their language: what a consent they give records. */
+export class ShownConsentDto {
+  /** The exact words shown next to the checkbox (from `GET /chat/v1/texts`). */
+  @IsString()
+  @CodePoints(1, 10_000)
+  consent_text!: string;
+
+  @IsOptional()
+  @IsLanguageTag()
+  lang?: string;
+}
+
+/** `POST /chat/v1/handover/reach`: how the customer wants the team to reach them (with the consent words shown). */
+export class HandoverReachDto extends ShownConsentDto {
   @IsIn(REACH_CHANNELS)
   channel!: ReachChannel;
 
@@ -69,30 +81,12 @@ export class HandoverReachDto {
 
   @IsBoolean()
   consent!: boolean;
-
-  /** The exact consent words shown next to the checkbox (from `GET /chat/v1/texts`). */
-  @IsString()
-  @CodePoints(1, 10_000)
-  consent_text!: string;
-
-  @IsOptional()
-  @IsLanguageTag()
-  lang?: string;
 }
 
 /** `POST /chat/v1/consents`: the visitor ticked a future-contact consent (the exact words shown). */
-export class FutureConsentDto {
+export class FutureConsentDto extends ShownConsentDto {
   @IsIn(['future_email', 'future_whatsapp'])
   purpose!: 'future_email' | 'future_whatsapp';
-
-  /** The exact words shown (from `GET /chat/v1/texts`). */
-  @IsString()
-  @CodePoints(1, 10_000)
-  consent_text!: string;
-
-  @IsOptional()
-  @IsLanguageTag()
-  lang?: string;
 }
 
 /** `GET /chat/v1/texts?lang=xx`. */

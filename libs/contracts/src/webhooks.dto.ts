@@ -52,9 +52,23 @@ function WebhookUrl(): PropertyDecorator {
   );
 }
 
-/** The kinds an endpoint receives: a non-empty list of known kinds without repeats (`empty` says what to send instead of an empty list). */
-function EventKindList(empty: string): PropertyDecorator {
+const EVENTS_DESCRIPTION = 'The kinds sent to this endpoint; `null` means every kind, including kinds added later.';
+
+/**
+ * The kinds an endpoint receives (optional): a non-empty list of known kinds without repeats.
+ * `empty` says what to send instead of an empty list; `description` and `example` document it.
+ */
+function EventKindList(empty: string, description: string, example: EventKind[]): PropertyDecorator {
   return applyDecorators(
+    ApiPropertyOptional({
+      enum: EVENT_KINDS,
+      isArray: true,
+      nullable: true,
+      minItems: 1,
+      uniqueItems: true,
+      description: `${EVENTS_DESCRIPTION} ${description}`,
+      example,
+    }),
     IsOptional(),
     IsArray({ message: 'events must be a list of event kinds' }),
     ArrayMinSize(1, { message: `events must not be empty; ${empty}` }),
@@ -64,7 +78,6 @@ function EventKindList(empty: string): PropertyDecorator {
 }
 
 const URL_EXAMPLE = 'https://api.acme-rentals.example/svc/webhooks';
-const EVENTS_DESCRIPTION = 'The kinds sent to this endpoint; `null` means every kind, including kinds added later.';
 
 /** `POST /webhooks`. */
 export class CreateWebhookDto {
@@ -72,16 +85,11 @@ export class CreateWebhookDto {
   @WebhookUrl()
   url!: string;
 
-  @ApiPropertyOptional({
-    enum: EVENT_KINDS,
-    isArray: true,
-    nullable: true,
-    minItems: 1,
-    uniqueItems: true,
-    description: `${EVENTS_DESCRIPTION} Omit it (or send \`null\`) for every kind; when sent, a non-empty list of known kinds without repeats.`,
-    example: ['handover.created', 'consent.withdrawn'],
-  })
-  @EventKindList('omit it to receive every kind')
+  @EventKindList(
+    'omit it to receive every kind',
+    'Omit it (or send `null`) for every kind; when sent, a non-empty list of known kinds without repeats.',
+    ['handover.created', 'consent.withdrawn'],
+  )
   events?: EventKind[] | null;
 }
 
@@ -138,16 +146,11 @@ export class UpdateWebhookDto {
   @WebhookUrl()
   url?: string;
 
-  @ApiPropertyOptional({
-    enum: EVENT_KINDS,
-    isArray: true,
-    nullable: true,
-    minItems: 1,
-    uniqueItems: true,
-    description: `${EVENTS_DESCRIPTION} \`null\` for every kind; a list must be non-empty, of known kinds, without repeats.`,
-    example: ['handover.created'],
-  })
-  @EventKindList('send null for every kind')
+  @EventKindList(
+    'send null for every kind',
+    '`null` for every kind; a list must be non-empty, of known kinds, without repeats.',
+    ['handover.created'],
+  )
   events?: EventKind[] | null;
 
   @ApiPropertyOptional({ enum: WEBHOOK_STATUSES, description: '`disabled` stops attempts (deliveries are recorded as `failed`); `enabled` turns the endpoint on again, also after the service disabled it.', example: 'enabled' })
