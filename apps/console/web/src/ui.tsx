@@ -109,6 +109,22 @@ export function RunButton({ run, pending, label, children }: { run: () => Promis
   );
 }
 
+/** A labelled choice among `options` (value, label); `value` is one of them. */
+export function Select<V extends string>({ label, value, onChange, options }: { label: string; value: V; onChange: (value: V) => void; options: ReadonlyArray<readonly [V, string]> }) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(e.target.value as V)}>
+        {options.map(([option, text]) => (
+          <option key={option} value={option}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /**
  * A list as a table, one `row` (a `<tr>` with its key) per item. A column named '' holds actions
  * (named for screen readers). Nothing until the rows are there; with `empty`, that note instead of

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api, query } from '../api';
 import { customerName } from '../names';
 import { Link } from '../router';
-import { ErrorNote, Page, RunButton, Table, useAction, useLoad, when } from '../ui';
+import { ErrorNote, Page, RunButton, Select, Table, useAction, useLoad, when } from '../ui';
 
 /** What the team may do with a booking in each state (the chat enforces the same transitions). */
 const ACTIONS: Record<BookingStatus, { status: 'confirmed' | 'declined' | 'cancelled'; label: string }[]> = {
@@ -27,16 +27,18 @@ export default function Bookings() {
   });
   return (
     <Page title="Bookings">
-      <label>
-        Status
-        <select value={status} onChange={(e) => setStatus(e.target.value as BookingStatus | '')}>
-          <option value="">Any</option>
-          <option value="requested">Requested</option>
-          <option value="confirmed">Confirmed</option>
-          <option value="declined">Declined</option>
-          <option value="cancelled">Cancelled</option>
-        </select>
-      </label>
+      <Select
+        label="Status"
+        value={status}
+        onChange={setStatus}
+        options={[
+          ['', 'Any'],
+          ['requested', 'Requested'],
+          ['confirmed', 'Confirmed'],
+          ['declined', 'Declined'],
+          ['cancelled', 'Cancelled'],
+        ]}
+      />
       <ErrorNote error={list.error ?? change.error} />
       <Table
         caption="Bookings"

@@ -1,7 +1,7 @@
 import type { ContactListResponseDto, ContactResponseDto } from '@svc/contracts';
 import { useState } from 'react';
 import { api, ApiFailure } from '../api';
-import { ErrorNote, Page, Table, useFormAction, when } from '../ui';
+import { ErrorNote, Page, Select, Table, useFormAction, when } from '../ui';
 
 type By = 'email' | 'phone' | 'ref';
 
@@ -26,14 +26,16 @@ export default function Customers() {
   return (
     <Page title="Customers">
       <form onSubmit={find.onSubmit} className="row">
-        <label>
-          Find by
-          <select value={by} onChange={(e) => setBy(e.target.value as By)}>
-            <option value="email">Email</option>
-            <option value="phone">Phone</option>
-            <option value="ref">Reference</option>
-          </select>
-        </label>
+        <Select
+          label="Find by"
+          value={by}
+          onChange={setBy}
+          options={[
+            ['email', 'Email'],
+            ['phone', 'Phone'],
+            ['ref', 'Reference'],
+          ]}
+        />
         <label>
           Search
           <input value={value} onChange={(e) => setValue(e.target.value)} required placeholder={by === 'phone' ? '+447700900123' : ''} />

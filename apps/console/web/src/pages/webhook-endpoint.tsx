@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api, query } from '../api';
 import { EVENT_KINDS } from '../event-kinds';
 import { Link } from '../router';
-import { CopyField, ErrorNote, Page, RunButton, Table, useAction, useFormAction, useLoad, when } from '../ui';
+import { CopyField, ErrorNote, Page, RunButton, Select, Table, useAction, useFormAction, useLoad, when } from '../ui';
 
 /** The contract's delivery (`GET /webhooks/{id}/deliveries`). */
 interface Delivery {
@@ -32,16 +32,7 @@ function TestEvent({ id }: { id: string }) {
   });
   return (
     <form className="row" onSubmit={send.onSubmit}>
-      <label>
-        Event kind
-        <select value={kind} onChange={(e) => setKind(e.target.value as EventKind)}>
-          {EVENT_KINDS.map((k) => (
-            <option key={k} value={k}>
-              {k}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Select label="Event kind" value={kind} onChange={setKind} options={EVENT_KINDS.map((k) => [k, k] as const)} />
       <button type="submit" disabled={send.pending}>
         Send test event
       </button>
@@ -103,15 +94,17 @@ export default function WebhookEndpoint({ id }: { id: string }) {
       {secret && <CopyField label="New signing secret" value={secret} note="Shown once. For 24 hours deliveries verify with the old secret or this one." />}
       <h2>Deliveries</h2>
       <div className="row">
-        <label>
-          Status
-          <select value={status} onChange={(e) => setStatus(e.target.value)}>
-            <option value="">Any</option>
-            <option value="pending">Pending</option>
-            <option value="delivered">Delivered</option>
-            <option value="failed">Failed</option>
-          </select>
-        </label>
+        <Select
+          label="Status"
+          value={status}
+          onChange={setStatus}
+          options={[
+            ['', 'Any'],
+            ['pending', 'Pending'],
+            ['delivered', 'Delivered'],
+            ['failed', 'Failed'],
+          ]}
+        />
         <button type="button" onClick={() => void deliveries.reload()}>
           Refresh
         </button>
