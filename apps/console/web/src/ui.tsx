@@ -125,6 +125,11 @@ export function Select<V extends string>({ label, value, onChange, options }: { 
   );
 }
 
+/** A status filter's options: "Any" (the empty value), then each status, capitalised. */
+export function anyOf<V extends string>(statuses: readonly V[]): Array<readonly [V | '', string]> {
+  return [['', 'Any'], ...statuses.map((status) => [status, status.charAt(0).toUpperCase() + status.slice(1)] as const)];
+}
+
 /**
  * A list as a table, one `row` (a `<tr>` with its key) per item. A column named '' holds actions
  * (named for screen readers). Nothing until the rows are there; with `empty`, that note instead of

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api, query } from '../api';
 import { customerName } from '../names';
 import { Link } from '../router';
-import { ErrorNote, Page, RunButton, Select, Table, useAction, useLoad, when } from '../ui';
+import { anyOf, ErrorNote, Page, RunButton, Select, Table, useAction, useLoad, when } from '../ui';
 
 /** What the team may do with a booking in each state (the chat enforces the same transitions). */
 const ACTIONS: Record<BookingStatus, { status: 'confirmed' | 'declined' | 'cancelled'; label: string }[]> = {
@@ -27,18 +27,7 @@ export default function Bookings() {
   });
   return (
     <Page title="Bookings">
-      <Select
-        label="Status"
-        value={status}
-        onChange={setStatus}
-        options={[
-          ['', 'Any'],
-          ['requested', 'Requested'],
-          ['confirmed', 'Confirmed'],
-          ['declined', 'Declined'],
-          ['cancelled', 'Cancelled'],
-        ]}
-      />
+      <Select label="Status" value={status} onChange={setStatus} options={anyOf<BookingStatus>(['requested', 'confirmed', 'declined', 'cancelled'])} />
       <ErrorNote error={list.error ?? change.error} />
       <Table
         caption="Bookings"

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api, query } from '../api';
 import { EVENT_KINDS } from '../event-kinds';
 import { Link } from '../router';
-import { CopyField, ErrorNote, Page, RunButton, Select, Table, useAction, useFormAction, useLoad, when } from '../ui';
+import { anyOf, CopyField, ErrorNote, Page, RunButton, Select, Table, useAction, useFormAction, useLoad, when } from '../ui';
 
 /** The contract's delivery (`GET /webhooks/{id}/deliveries`). */
 interface Delivery {
@@ -94,17 +94,7 @@ export default function WebhookEndpoint({ id }: { id: string }) {
       {secret && <CopyField label="New signing secret" value={secret} note="Shown once. For 24 hours deliveries verify with the old secret or this one." />}
       <h2>Deliveries</h2>
       <div className="row">
-        <Select
-          label="Status"
-          value={status}
-          onChange={setStatus}
-          options={[
-            ['', 'Any'],
-            ['pending', 'Pending'],
-            ['delivered', 'Delivered'],
-            ['failed', 'Failed'],
-          ]}
-        />
+        <Select label="Status" value={status} onChange={setStatus} options={anyOf(['pending', 'delivered', 'failed'])} />
         <button type="button" onClick={() => void deliveries.reload()}>
           Refresh
         </button>
