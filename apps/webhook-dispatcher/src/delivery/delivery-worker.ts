@@ -46,10 +46,7 @@ export class DeliveryWorker {
    * loop) run one at a time: each then counts the leases the one before it made, so no endpoint
    * goes over its cap of attempts in flight from this process. Woken while leasing: claim once it is done.
    */
-  private readonly claims = new WakeLoop(
-    () => this.claim(),
-    (err) => this.logger.error({ err }, 'claiming deliveries failed; the poll retries'),
-  );
+  private claims = this.claimLoop();
   private stopped = true;
   private flushing = false;
   private finished: CompletedAttempt[] = [];
@@ -72,6 +69,7 @@ export class DeliveryWorker {
   start(): void {
     if (!this.enabled) return;
     this.stopped = false;
+    this.claims = this.claimLoop();
     this.poll = setInterval(() => this.wake(), this.options.pollIntervalMs);
     this.wake();
   }
@@ -79,6 +77,13 @@ export class DeliveryWorker {
   /** Looks for due deliveries now, or right after the leasing statement in flight. */
   wake(): void {
     if (!this.stopped) this.claims.wake();
+  }
+
+  private claimLoop(): WakeLoop {
+    return new WakeLoop(
+      () => this.claim(),
+      (err) => this.logger.error({ err }, 'claiming deliveries failed; the poll retries'),
+    );
   }
 
   /** One claim, as much as there is room for; true when it filled the room (more may be due). */
