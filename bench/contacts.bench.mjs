@@ -8,16 +8,15 @@
 // `node bench/contacts.bench.mjs --bare` is the baseline server itself (PORT, DATABASE_URL).
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { createBenchAccount, root, scratchDatabase, waitReady } from './support.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const self = fileURLToPath(import.meta.url);
 /** Write limits out of reach: the writes are counted as in production, and none is refused. */
 const BENCH_WRITE_LIMIT = '1000000000';
@@ -110,27 +109,8 @@ async function bench() {
   const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
   const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
   const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-  const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const dbName = `svc_bench_${randomBytes(4).toString('hex')}`;
-  const dbUrl = Object.assign(new URL(server), { pathname: `/${dbName}` }).toString();
+  const database = scratchDatabase();
   const ports = { gateway: 3920, contacts: 3921, bare: 3922 };
-
-  const onServer = async (sql) => {
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  const waitReady = async (url) => {
-    for (let i = 0; i < 300; i += 1) {
-      try {
-        if ((await fetch(`${url}/readyz`)).ok) return;
-      } catch {
-        // starting
-      }
-      await sleep(100);
-    }
-    throw new Error(`${url} not ready`);
-  };
 
   const consent = {
     purpose: 'future_email',
@@ -195,18 +175,16 @@ async function bench() {
   const ratio = (a, b) => Math.round((a.requests_per_s / b.requests_per_s) * 100) / 100;
   const cpuRatio = (a, b) => Math.round((a.cpu_ms_per_request / b.cpu_ms_per_request) * 100) / 100;
 
-  await onServer(`CREATE DATABASE ${dbName}`);
+  await database.create();
   const env = {
     ...process.env,
-    DATABASE_URL: dbUrl,
+    DATABASE_URL: database.url,
     NODE_ENV: 'production',
     INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   };
-  const created = spawnSync(process.execPath, [join(root, 'dist/apps/admin/src/main.js'), 'account', 'create', '--name', 'Bench', '--plan', 'scale'], { env, encoding: 'utf8' });
-  if (created.status !== 0) throw new Error(created.stderr);
-  const { api_key: apiKey } = JSON.parse(created.stdout);
+  const { apiKey } = createBenchAccount(env);
 
   const quiet = () => ['ignore', openSync('/dev/null', 'w'), 'inherit'];
   const children = [];
@@ -220,7 +198,7 @@ async function bench() {
         stdio: quiet(),
       }),
     );
-    children.push(spawn(process.execPath, [self, '--bare'], { env: { ...process.env, DATABASE_URL: dbUrl, PORT: String(ports.bare) }, stdio: 'inherit' }));
+    children.push(spawn(process.execPath, [self, '--bare'], { env: { ...process.env, DATABASE_URL: database.url, PORT: String(ports.bare) }, stdio: 'inherit' }));
     await Promise.all([waitReady(`http://127.0.0.1:${ports.gateway}`), waitReady(`http://127.0.0.1:${ports.bare}`)]);
 
     const gateway = `http://127.0.0.1:${ports.gateway}`;
@@ -264,6 +242,6 @@ async function bench() {
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((r) => child.on('exit', r)) : null)));
-    await onServer(`DROP DATABASE ${dbName} WITH (FORCE)`);
+    await database.drop();
   }
 }

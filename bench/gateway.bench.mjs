@@ -26,12 +26,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { join } from 'node:path';
+import { createBenchAccount, measured, median, root, round2, scratchDatabase, summary, waitReady } from './support.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const FORKS = Number(process.env.BENCH_FORKS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 4);
@@ -41,31 +38,7 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
 const LOADER = process.env.BENCH_LOADER ?? (hasWrk ? 'wrk' : 'autocannon');
 if (!['wrk', 'autocannon'].includes(LOADER) || (LOADER === 'wrk' && !hasWrk)) throw new Error(`BENCH_LOADER=${LOADER}: use wrk (installed: ${hasWrk}) or autocannon`);
-const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `svc_bench_${randomBytes(4).toString('hex')}`;
-const dbUrl = Object.assign(new URL(server), { pathname: `/${dbName}` }).toString();
-
-async function onServer(sql) {
-  const client = new pg.Client({ connectionString: server });
-  await client.connect();
-  await client.query(sql).finally(() => client.end());
-}
-
-async function waitReady(url) {
-  for (let i = 0; i < 200; i += 1) {
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return;
-    } catch {
-      // starting
-    }
-    await sleep(100);
-  }
-  throw new Error(`${url} not ready`);
-}
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const round2 = (n) => Math.round(n * 100) / 100;
-const measured = (r) => ({ requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors + r.non2xx });
+const database = scratchDatabase();
 
 /** wrk's `--latency` report as `measured` gives autocannon's: requests/s, p50 and p99 in ms, errors. */
 function fromWrk(output) {
@@ -98,18 +71,9 @@ function drive(url, headers, durationS) {
     child.on('exit', (code) => (code === 0 ? resolve(fromWrk(output)) : reject(new Error(`wrk exited with ${code}:\n${output}`))));
   });
 }
-const summary = (runs) => ({
-  requests_per_s: median(runs.map((r) => r.requests_per_s)),
-  p50_ms: median(runs.map((r) => r.p50_ms)),
-  p99_ms: median(runs.map((r) => r.p99_ms)),
-  errors: runs.reduce((sum, r) => sum + r.errors, 0),
-});
-
-await onServer(`CREATE DATABASE ${dbName}`);
-const env = { ...process.env, DATABASE_URL: dbUrl, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), HOST: '127.0.0.1', LOG_LEVEL };
-const created = spawnSync(process.execPath, [join(root, 'dist/apps/admin/src/main.js'), 'account', 'create', '--name', 'Bench', '--plan', 'scale'], { env, encoding: 'utf8' });
-if (created.status !== 0) throw new Error(created.stderr);
-const { api_key: apiKey, account } = JSON.parse(created.stdout);
+await database.create();
+const env = { ...process.env, DATABASE_URL: database.url, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), HOST: '127.0.0.1', LOG_LEVEL };
+const { apiKey, account } = createBenchAccount(env);
 const body = { account, key: { id: '00000000-0000-0000-0000-000000000000', prefix: apiKey.slice(0, 13), created_at: '2026-11-21T10:04:05.123456+00:00' }, app_url: 'http://localhost:3000' };
 
 // The access log goes to /dev/null: the gateway formats and writes every line, nothing reads them.
@@ -179,5 +143,5 @@ try {
   if (result.gateway.errors > 0 || result.bare_fastify.errors > 0) process.exitCode = 1;
 } finally {
   await stopServers();
-  await onServer(`DROP DATABASE ${dbName} WITH (FORCE)`);
+  await database.drop();
 }

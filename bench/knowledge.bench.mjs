@@ -5,19 +5,16 @@
 // misspelled, some in other inflections). Targets: the load under 15 s, search p99 under 25 ms.
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/knowledge-*.json.
 // BENCH_QUESTIONS (default 2000) sets how many questions are timed.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { Pool } from 'undici';
+import { createBenchAccount, percentile, root, round2, scratchDatabase, seededRandom, waitReady } from './support.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const PIECES = 5_000;
 /** Write limits out of reach: the writes are counted as in production, and none is refused. */
@@ -25,19 +22,11 @@ const BENCH_WRITE_LIMIT = '1000000000';
 const BATCH = 50;
 const QUESTIONS = Number(process.env.BENCH_QUESTIONS ?? 2_000);
 const WARMUP = 200;
-const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `svc_bench_${randomBytes(4).toString('hex')}`;
-const dbUrl = Object.assign(new URL(server), { pathname: `/${dbName}` }).toString();
+const database = scratchDatabase();
 const [GATEWAY_PORT, KNOWLEDGE_PORT] = [3920, 3921];
 
 // ---- Realistic shop knowledge, generated reproducibly (mulberry32) ----
-let seed = 20261121;
-function random() {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+const random = seededRandom(20261121);
 const pick = (list) => list[Math.floor(random() * list.length)];
 const between = (low, high) => low + Math.floor(random() * (high - low + 1));
 
@@ -167,36 +156,14 @@ function makeQuestion(pieces) {
 }
 
 // ---- Processes and measurements ----
-async function onServer(sql) {
-  const client = new pg.Client({ connectionString: server });
-  await client.connect();
-  await client.query(sql).finally(() => client.end());
-}
-
-async function waitReady(url) {
-  for (let i = 0; i < 300; i += 1) {
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return;
-    } catch {
-      // starting
-    }
-    await sleep(100);
-  }
-  throw new Error(`${url} not ready`);
-}
-
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-const round = (ms) => Math.round(ms * 100) / 100;
 const stats = (samples) => {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { count: sorted.length, mean_ms: round(sorted.reduce((s, v) => s + v, 0) / sorted.length), p50_ms: round(percentile(sorted, 50)), p99_ms: round(percentile(sorted, 99)), max_ms: round(sorted.at(-1)) };
+  return { count: sorted.length, mean_ms: round2(sorted.reduce((s, v) => s + v, 0) / sorted.length), p50_ms: round2(percentile(sorted, 50)), p99_ms: round2(percentile(sorted, 99)), max_ms: round2(sorted.at(-1)) };
 };
 
-await onServer(`CREATE DATABASE ${dbName}`);
-const env = { ...process.env, DATABASE_URL: dbUrl, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
-const created = spawnSync(process.execPath, [join(root, 'dist/apps/admin/src/main.js'), 'account', 'create', '--name', 'Bench', '--plan', 'scale'], { env, encoding: 'utf8' });
-if (created.status !== 0) throw new Error(created.stderr);
-const { api_key: apiKey, account } = JSON.parse(created.stdout);
+await database.create();
+const env = { ...process.env, DATABASE_URL: database.url, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+const { apiKey, account } = createBenchAccount(env);
 
 const knowledge = spawn(process.execPath, [join(root, 'dist/apps/knowledge-api/src/main.js')], { env: { ...env, PORT: String(KNOWLEDGE_PORT) }, stdio: ['ignore', 'inherit', 'inherit'] });
 await waitReady(`http://127.0.0.1:${KNOWLEDGE_PORT}`);
@@ -289,6 +256,6 @@ try {
   for (const child of [gateway, knowledge]) child.kill('SIGTERM');
   await Promise.all([gateway, knowledge].map((child) => (child.exitCode === null ? new Promise((r) => child.on('exit', r)) : null)));
   // BENCH_KEEP_DATABASE=1 leaves the loaded database for EXPLAIN ANALYZE of the search.
-  if (process.env.BENCH_KEEP_DATABASE === '1') console.log(`database kept: ${dbUrl}`);
-  else await onServer(`DROP DATABASE ${dbName} WITH (FORCE)`);
+  if (process.env.BENCH_KEEP_DATABASE === '1') console.log(`database kept: ${database.url}`);
+  else await database.drop();
 }

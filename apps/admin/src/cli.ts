@@ -189,6 +189,10 @@ async function createUser(config: AdminConfig, account: { id: string; name: stri
   return (await response.json()) as Output;
 }
 
+/** Options several commands take: the account, a consumer queue (or its parking queue). */
+const ACCOUNT_OPTION = ['--account <id>', 'account id'] as const;
+const QUEUE_OPTION = ['--queue <queue>', 'a consumer queue or its parking queue, e.g. events-api.domain'] as const;
+
 function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWork) => Promise<void>): Command {
   const root = new Command('admin').description('Operator commands: accounts, plans, API keys, widget settings, parked messages.').exitOverride();
   const account = root.command('account').description('Accounts and their plans.');
@@ -206,14 +210,14 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
   account
     .command('set-plan')
     .description("Change an account's plan (effective within 5 seconds).")
-    .requiredOption('--account <id>', 'account id')
+    .requiredOption(...ACCOUNT_OPTION)
     .requiredOption('--plan <plan>', `one of ${PLANS.join(', ')}`, plan)
     .action((opts: { account: string; plan: Plan }) => run(async (accounts) => ({ account: await accounts.setPlan(opts.account, opts.plan) })));
   const key = root.command('key').description('API keys.');
   key
     .command('create')
     .description('Create another API key for an account (shown once).')
-    .requiredOption('--account <id>', 'account id')
+    .requiredOption(...ACCOUNT_OPTION)
     .action((opts: { account: string }) =>
       run(async (accounts) => {
         const created = await accounts.createKey(opts.account);
@@ -229,7 +233,7 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
     .command('trigger')
     .description('Produce a realistic sample event through the same path real chat events take (feed and webhooks).')
     .argument('<kind>', `one of ${EVENT_KINDS.join(', ')}`, eventKind)
-    .requiredOption('--account <id>', 'account id')
+    .requiredOption(...ACCOUNT_OPTION)
     .action((kind: EventKind, opts: { account: string }) =>
       run(async (accounts, config) => trigger(config, await accounts.getAccount(opts.account), kind)),
     );
@@ -237,7 +241,7 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
   parked
     .command('list')
     .description('Each parking queue with its count; with --queue and --show, the first messages (where they belong and why, never their personal data).')
-    .option('--queue <queue>', 'a consumer queue or its parking queue, e.g. events-api.domain')
+    .option(...QUEUE_OPTION)
     .option('--show <n>', 'how many messages of --queue to show', positive)
     .action((opts: { queue?: string; show?: number }) =>
       runBroker(async (broker) => {
@@ -251,7 +255,7 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
   parked
     .command('replay')
     .description('Move parked messages back to their queue, to be processed again (after fixing what made them fail).')
-    .requiredOption('--queue <queue>', 'a consumer queue or its parking queue, e.g. events-api.domain')
+    .requiredOption(...QUEUE_OPTION)
     .option('--limit <n>', 'at most this many (default: all parked now)', positive)
     .action((opts: { queue: string; limit?: number }) =>
       runBroker(async (broker) => {
@@ -263,14 +267,14 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
   user
     .command('create')
     .description('Create a team member (or renew an invitation) and print their one-time set-password link (24 h).')
-    .requiredOption('--account <id>', 'account id')
+    .requiredOption(...ACCOUNT_OPTION)
     .requiredOption('--email <email>', 'the member\'s email address', nonEmpty)
     .action((opts: { account: string; email: string }) => run(async (accounts, config) => createUser(config, await accounts.getAccount(opts.account), opts.email)));
   const widget = root.command('widget').description("The chat widget's settings.");
   widget
     .command('origins')
     .description('Set the pages (origins) allowed to use the account\'s widget; an empty list allows any page.')
-    .requiredOption('--account <id>', 'account id')
+    .requiredOption(...ACCOUNT_OPTION)
     .requiredOption('--origins <list>', 'comma-separated origins, e.g. https://a.example,https://b.example (empty: any)', origins)
     .action((opts: { account: string; origins: string[] }) => run(async (accounts, config) => setWidgetOrigins(config, await accounts.getAccount(opts.account), opts.origins)));
   root
@@ -278,7 +282,7 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
     .description("The account's WhatsApp Business number.")
     .command('connect')
     .description('Connect the account\'s WhatsApp Business number: inbound messages to it become chat conversations; replies go out from it.')
-    .requiredOption('--account <id>', 'account id')
+    .requiredOption(...ACCOUNT_OPTION)
     .requiredOption('--phone-number-id <id>', 'the Cloud API phone number id', nonEmpty)
     .requiredOption('--number <e164>', 'the number itself, E.164 (+15550001234): shown to customers for phone confirmation', e164)
     .action((opts: { account: string; phoneNumberId: string; number: string }) =>

@@ -1,8 +1,8 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ContactsClient, IdentityClient, KnowledgeClient, WidgetsClient } from '@svc/internal-clients';
-import { MessagingModule } from '@svc/messaging';
-import { PersistenceModule } from '@svc/persistence';
-import { APP_LOGGER, InternalAuth, MetricsService, PlatformModule } from '@svc/platform';
+import { serviceStack } from '@svc/messaging';
+import { repositoryProviders } from '@svc/persistence';
+import { APP_LOGGER, InternalAuth, MetricsService } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { ActivityConsumer } from './analytics/activity.consumer';
@@ -87,11 +87,7 @@ export class ChatModule {
       : null;
     return {
       module: ChatModule,
-      imports: [
-        PlatformModule.forRoot({ config, logger }),
-        PersistenceModule.forApp('chat', config, CHAT_SCHEMA, CHAT_MIGRATIONS),
-        MessagingModule.forApp('chat', config, CHAT_SCHEMA),
-      ],
+      imports: serviceStack('chat', { config, logger, schema: CHAT_SCHEMA, migrations: CHAT_MIGRATIONS }),
       controllers: [
         VisitorController,
         WidgetSettingsController,
@@ -116,8 +112,7 @@ export class ChatModule {
         ClientsLifecycle,
         { provide: DemoShop, useValue: new DemoShop(config.GATEWAY_URL, config.CHAT_DEMO_KEY) },
         VisitorGuard,
-        { provide: ConversationsRepository, inject: [DataSource], useFactory: (db: DataSource) => new ConversationsRepository(db) },
-        { provide: WidgetSettingsRepository, inject: [DataSource], useFactory: (db: DataSource) => new WidgetSettingsRepository(db) },
+        ...repositoryProviders(ConversationsRepository, WidgetSettingsRepository, InboxRepository, BookingsRepository, AnalyticsRepository, DeliveriesRepository),
         { provide: ChatEvents, useValue: new ChatEvents(config.APP_URL) },
         { provide: WidgetAccounts, inject: [WidgetsClient], useFactory: (widgets: WidgetsClient) => new WidgetAccounts(widgets) },
         { provide: OriginPolicy, inject: [WidgetSettingsRepository], useFactory: (settings: WidgetSettingsRepository) => new OriginPolicy(settings, config.APP_URL) },
@@ -170,7 +165,6 @@ export class ChatModule {
           inject: [ConversationsRepository, ConversationNotifier, APP_LOGGER],
           useFactory: (conversations: ConversationsRepository, notifier: ConversationNotifier, root: Logger) => new StreamService(conversations, notifier, root.child({ component: 'streams' })),
         },
-        { provide: InboxRepository, inject: [DataSource], useFactory: (db: DataSource) => new InboxRepository(db) },
         {
           provide: InboxService,
           inject: [InboxRepository, ConversationsRepository, CustomersService, ContactsClient, ChatEvents, WhatsappService],
@@ -182,16 +176,13 @@ export class ChatModule {
           inject: [InboxRepository, ConversationNotifier, APP_LOGGER],
           useFactory: (inbox: InboxRepository, notifier: ConversationNotifier, root: Logger) => new InboxStreamService(inbox, notifier, root.child({ component: 'inbox-streams' })),
         },
-        { provide: BookingsRepository, inject: [DataSource], useFactory: (db: DataSource) => new BookingsRepository(db) },
         {
           provide: BookingsService,
           inject: [BookingsRepository, ConversationsRepository, ContactsClient],
           useFactory: (bookings: BookingsRepository, conversations: ConversationsRepository, contacts: ContactsClient) => new BookingsService(bookings, conversations, contacts),
         },
-        { provide: AnalyticsRepository, inject: [DataSource], useFactory: (db: DataSource) => new AnalyticsRepository(db) },
         { provide: AnalyticsService, inject: [AnalyticsRepository], useFactory: (analytics: AnalyticsRepository) => new AnalyticsService(analytics) },
         { provide: WhatsappSecrets, useValue: new WhatsappSecrets(config.WHATSAPP_APP_SECRET, config.WHATSAPP_VERIFY_TOKEN) },
-        { provide: DeliveriesRepository, inject: [DataSource], useFactory: (db: DataSource) => new DeliveriesRepository(db) },
         {
           provide: ChannelsRepository,
           inject: [DataSource, ConversationsRepository],

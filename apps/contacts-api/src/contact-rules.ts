@@ -34,13 +34,11 @@ const samePhone = (a: string | null, b: string | null): boolean => a === b;
  * unconfirmed unless the same request confirms it; an explicit flag always wins; no value means
  * nothing is confirmed, and asking to confirm nothing is a problem.
  */
-function contactPoint(
-  field: 'email' | 'phone',
-  stored: { value: string | null; confirmed: boolean },
-  sent: { value: string | null | undefined; confirmed: boolean | undefined },
-  same: (a: string | null, b: string | null) => boolean,
-  problems: ErrorDetail[],
-): { value: string | null; confirmed: boolean } {
+function contactPoint(field: 'email' | 'phone', current: CustomerFields, changes: CustomerChanges, problems: ErrorDetail[]): { value: string | null; confirmed: boolean } {
+  const confirmedField = `${field}_confirmed` as const;
+  const stored = { value: current[field], confirmed: current[confirmedField] };
+  const sent = { value: changes[field], confirmed: changes[confirmedField] };
+  const same = field === 'email' ? sameEmail : samePhone;
   const value = sent.value === undefined ? stored.value : sent.value;
   if (value === null) {
     if (sent.confirmed === true) problems.push({ path: `${field}_confirmed`, message: `${field}_confirmed cannot be true without ${field === 'email' ? 'an email' : 'a phone'}` });
@@ -53,20 +51,8 @@ function contactPoint(
 /** Applies a PUT's customer fields to the stored ones: omitted fields stay, `null` clears. */
 export function mergeCustomer(current: CustomerFields, changes: CustomerChanges): MergedCustomer {
   const problems: ErrorDetail[] = [];
-  const email = contactPoint(
-    'email',
-    { value: current.email, confirmed: current.email_confirmed },
-    { value: changes.email, confirmed: changes.email_confirmed },
-    sameEmail,
-    problems,
-  );
-  const phone = contactPoint(
-    'phone',
-    { value: current.phone, confirmed: current.phone_confirmed },
-    { value: changes.phone, confirmed: changes.phone_confirmed },
-    samePhone,
-    problems,
-  );
+  const email = contactPoint('email', current, changes, problems);
+  const phone = contactPoint('phone', current, changes, problems);
   const lang = changes.lang === undefined ? current.lang : changes.lang === null ? null : canonicalLanguageTag(changes.lang);
   const fields: CustomerFields = {
     name: changes.name ?? current.name,

@@ -1,9 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { MessagingModule } from '@svc/messaging';
-import { PersistenceModule } from '@svc/persistence';
-import { PlatformModule } from '@svc/platform';
+import { serviceStack } from '@svc/messaging';
+import { repositoryProviders } from '@svc/persistence';
 import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
 import { ContactsApiConfig } from './contacts-api.config';
 import { ContactsController } from './contacts.controller';
 import { ContactsRepository } from './contacts.repository';
@@ -16,13 +14,9 @@ export class ContactsApiModule {
   static forRoot(config: ContactsApiConfig, logger: Logger): DynamicModule {
     return {
       module: ContactsApiModule,
-      imports: [
-        PlatformModule.forRoot({ config, logger, behindGateway: 'contacts-api' }),
-        PersistenceModule.forApp('contacts-api', config, CONTACTS_SCHEMA, CONTACTS_MIGRATIONS),
-        MessagingModule.forApp('contacts-api', config, CONTACTS_SCHEMA),
-      ],
+      imports: serviceStack('contacts-api', { config, logger, schema: CONTACTS_SCHEMA, migrations: CONTACTS_MIGRATIONS, behindGateway: true }),
       controllers: [ContactsController, InternalContactsController],
-      providers: [{ provide: ContactsRepository, inject: [DataSource], useFactory: (db: DataSource) => new ContactsRepository(db) }, ContactsService],
+      providers: [...repositoryProviders(ContactsRepository), ContactsService],
     };
   }
 }

@@ -10,6 +10,12 @@ import { DataSource, EntityManager } from 'typeorm';
 const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
 
 /**
+ * A `PublicEvent`'s JSON in the contract's field order, from a row with `id`, `kind` and `data`
+ * and its time as the contract writes it: what the feed serves and what the outbox hands the dispatcher.
+ */
+const eventJson = (row: string, at: string) => `json_build_object('id', ${row}.id, 'event', ${row}.kind, 'at', ${at}, 'data', ${row}.data)`;
+
+/**
  * Appends a batch of one account's events in one statement, so one transaction: skip events whose
  * producer id is known (redeliveries), take the next ids of the account (the upsert's row lock
  * makes the account's appends commit one after another, so ids become visible in increasing
@@ -42,7 +48,7 @@ const APPEND = `
     SELECT ev.event_id, '${EVENTS_EXCHANGE}', ev.kind, jsonb_build_object(
       'account_id', $1::text,
       'event_id', ev.event_id::text,
-      'event', jsonb_build_object('id', ev.id, 'event', ev.kind, 'at', ev.at, 'data', ev.data))
+      'event', ${eventJson('ev', 'ev.at')})
     FROM ev
     RETURNING 1
   )
@@ -117,7 +123,7 @@ export class EventLog {
       this.db,
       `SELECT count(*)::int AS found,
               max(id) FILTER (WHERE n <= $3) AS last_id,
-              coalesce(string_agg(json_build_object('id', id, 'event', kind, 'at', ${AT}, 'data', data)::text, ',' ORDER BY id)
+              coalesce(string_agg(${eventJson('page', AT)}::text, ',' ORDER BY id)
                 FILTER (WHERE n <= $3), '') AS events
        FROM (SELECT id, kind, at, data, row_number() OVER (ORDER BY id) AS n
              FROM events.events WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3 + 1) page`,

@@ -1,13 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { MessagingModule } from '@svc/messaging';
-import { PersistenceModule } from '@svc/persistence';
-import { PlatformModule, pruneJobProvider } from '@svc/platform';
+import { serviceStack } from '@svc/messaging';
+import { pruneJobProvider } from '@svc/platform';
 import type { Logger } from 'pino';
 import { AppendBatcher } from './append-batcher';
 import { DomainConsumer } from './domain.consumer';
 import { EventLog } from './event-log';
 import { EventsApiConfig } from './events-api.config';
 import { EventsController } from './events.controller';
+import { EventsService } from './events.service';
 import { InternalEventsController } from './internal-events.controller';
 import { EVENTS_MIGRATIONS, EVENTS_SCHEMA } from './migrations';
 
@@ -16,15 +16,12 @@ export class EventsApiModule {
   static forRoot(config: EventsApiConfig, logger: Logger): DynamicModule {
     return {
       module: EventsApiModule,
-      imports: [
-        PlatformModule.forRoot({ config, logger, behindGateway: 'events-api' }),
-        PersistenceModule.forApp('events-api', config, EVENTS_SCHEMA, EVENTS_MIGRATIONS),
-        MessagingModule.forApp('events-api', config, EVENTS_SCHEMA),
-      ],
+      imports: serviceStack('events-api', { config, logger, schema: EVENTS_SCHEMA, migrations: EVENTS_MIGRATIONS, behindGateway: true }),
       controllers: [EventsController, InternalEventsController, DomainConsumer],
       providers: [
         EventLog,
         AppendBatcher,
+        EventsService,
         pruneJobProvider(
           EventLog,
           { what: 'events', retentionDays: config.EVENTS_RETENTION_DAYS, intervalMs: config.EVENTS_PRUNE_INTERVAL_MS },

@@ -1,13 +1,13 @@
 import { Controller, Get, Header, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ErrorResponseDto, EVENTS_PAGE_DEFAULT, EventsPageDto, EventsQueryDto, GatewayContext } from '@svc/contracts';
+import { ErrorResponseDto, EventsPageDto, EventsQueryDto, GatewayContext } from '@svc/contracts';
 import { Caller } from '@svc/platform';
-import { EventLog } from './event-log';
+import { EventsService } from './events.service';
 
 @ApiTags('Events')
 @Controller('events')
 export class EventsController {
-  constructor(private readonly log: EventLog) {}
+  constructor(private readonly events: EventsService) {}
 
   @Get()
   @ApiOperation({
@@ -24,6 +24,6 @@ export class EventsController {
   })
   @Header('content-type', 'application/json; charset=utf-8')
   list(@Caller() caller: GatewayContext, @Query() query: EventsQueryDto): Promise<string> {
-    return this.log.page(caller.account.id, query.after ?? 0, query.limit ?? EVENTS_PAGE_DEFAULT);
+    return this.events.page(caller.account.id, query);
   }
 }

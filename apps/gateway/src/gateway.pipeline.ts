@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { API_PLAN } from '@svc/contracts';
-import { ApiError, APP_CONFIG, BODY_LIMIT_BYTES, InternalAuth, parseJsonBody } from '@svc/platform';
+import { ApiError, APP_CONFIG, BODY_LIMIT_BYTES, InternalAuth, parseJsonBody, unavailableError } from '@svc/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthFailureThrottle } from './auth/auth-failure-throttle';
 import { ApiKeyAuthenticator, Principal } from './auth/authenticator';
@@ -200,7 +200,7 @@ export class GatewayPipeline {
   countWrite(keyId: string, request: FastifyRequest): Promise<LimitDecision> {
     return this.limiter.consume(keyId).catch((err: unknown) => {
       request.log.warn({ reason: err instanceof Error ? err.message : String(err) }, 'write refused: Redis unavailable');
-      throw new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
+      throw unavailableError();
     });
   }
 

@@ -1,5 +1,5 @@
 import { DynamicModule, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
-import { PersistenceModule } from '@svc/persistence';
+import { PersistenceModule, repositoryProviders } from '@svc/persistence';
 import { InternalAuth, PlatformModule, pruneJobProvider } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
@@ -56,11 +56,7 @@ export class IdentityIssuerModule {
           inject: [InternalAuth],
           useFactory: (auth: InternalAuth) => new ContactsClient({ url: config.CONTACTS_API_URL, auth, timeoutMs: config.CONTACTS_API_TIMEOUT_MS, logger }),
         },
-        {
-          provide: IssuedPassesRepository,
-          inject: [DataSource],
-          useFactory: (db: DataSource) => new IssuedPassesRepository(db),
-        },
+        ...repositoryProviders(IssuedPassesRepository),
         {
           provide: IdentityService,
           inject: [ContactsClient, PassTokenService, IssuedPassesRepository],

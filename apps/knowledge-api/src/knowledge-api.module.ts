@@ -1,9 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { MessagingModule } from '@svc/messaging';
-import { PersistenceModule } from '@svc/persistence';
-import { PlatformModule } from '@svc/platform';
+import { serviceStack } from '@svc/messaging';
+import { repositoryProviders } from '@svc/persistence';
 import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
 import { KnowledgeApiConfig } from './knowledge-api.config';
 import { KNOWLEDGE_MIGRATIONS, KNOWLEDGE_SCHEMA } from './migrations';
 import { PiecesController } from './pieces/pieces.controller';
@@ -18,18 +16,9 @@ export class KnowledgeApiModule {
   static forRoot(config: KnowledgeApiConfig, logger: Logger): DynamicModule {
     return {
       module: KnowledgeApiModule,
-      imports: [
-        PlatformModule.forRoot({ config, logger, behindGateway: 'knowledge-api' }),
-        PersistenceModule.forApp('knowledge-api', config, KNOWLEDGE_SCHEMA, KNOWLEDGE_MIGRATIONS),
-        MessagingModule.forApp('knowledge-api', config, KNOWLEDGE_SCHEMA),
-      ],
+      imports: serviceStack('knowledge-api', { config, logger, schema: KNOWLEDGE_SCHEMA, migrations: KNOWLEDGE_MIGRATIONS, behindGateway: true }),
       controllers: [PiecesController, SearchController],
-      providers: [
-        { provide: PiecesRepository, inject: [DataSource], useFactory: (db: DataSource) => new PiecesRepository(db) },
-        { provide: SearchRepository, inject: [DataSource], useFactory: (db: DataSource) => new SearchRepository(db) },
-        PiecesService,
-        SearchService,
-      ],
+      providers: [...repositoryProviders(PiecesRepository, SearchRepository), PiecesService, SearchService],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { Plan } from '@svc/contracts';
+import { isUuid, Plan } from '@svc/contracts';
 import { AccountRow, AccountsRepository, ApiKeyRow } from './accounts.repository';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key';
 
@@ -11,8 +11,6 @@ export interface CreatedKey {
   apiKey: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Accounts, plans and keys: what operators do (the admin command line) and the gateway reads. */
 export class AccountsService {
   constructor(private readonly repository: AccountsRepository) {}
@@ -23,19 +21,19 @@ export class AccountsService {
   }
 
   async getAccount(accountId: string): Promise<AccountRow> {
-    const account = UUID.test(accountId) ? await this.repository.findAccount(accountId) : undefined;
+    const account = isUuid(accountId) ? await this.repository.findAccount(accountId) : undefined;
     if (!account) throw new AccountNotFoundError(`no account with id ${accountId}`);
     return account;
   }
 
   async getAccountWithWidget(accountId: string): Promise<AccountRow & { widget: string }> {
-    const account = UUID.test(accountId) ? await this.repository.findAccountWithWidget(accountId) : undefined;
+    const account = isUuid(accountId) ? await this.repository.findAccountWithWidget(accountId) : undefined;
     if (!account) throw new AccountNotFoundError(`no account with id ${accountId}`);
     return account;
   }
 
   async setPlan(accountId: string, plan: Plan): Promise<AccountRow> {
-    const account = UUID.test(accountId) ? await this.repository.updatePlan(accountId, plan) : undefined;
+    const account = isUuid(accountId) ? await this.repository.updatePlan(accountId, plan) : undefined;
     if (!account) throw new AccountNotFoundError(`no account with id ${accountId}`);
     return account;
   }
@@ -46,7 +44,7 @@ export class AccountsService {
 
   /** Revokes a key; with `accountId`, only one of that account's keys (another's is "no key"). */
   async revokeKey(keyId: string, accountId?: string): Promise<ApiKeyRow> {
-    const key = UUID.test(keyId) ? await this.repository.revokeKey(keyId, accountId) : undefined;
+    const key = isUuid(keyId) ? await this.repository.revokeKey(keyId, accountId) : undefined;
     if (!key) throw new KeyNotFoundError(`no key with id ${keyId}`);
     return key;
   }

@@ -2,6 +2,7 @@
  * The chat's visitor API (`/chat/v1/*`, used by the widget on a business's page) and the internal
  * calls the chat makes to contacts-api and the gateway. Shapes only; the rules are in apps/chat.
  */
+import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { E164, IsLanguageTag } from './contacts.dto';
@@ -52,8 +53,20 @@ export class SendChatMessageDto {
   text!: string;
 }
 
-/** `POST /chat/v1/handover/reach`: how the customer wants the team to reach them. */
-export class HandoverReachDto {
+/** The consent words a visitor was shown, in their language: what a consent they give records. */
+export class ShownConsentDto {
+  /** The exact words shown next to the checkbox (from `GET /chat/v1/texts`). */
+  @IsString()
+  @CodePoints(1, 10_000)
+  consent_text!: string;
+
+  @IsOptional()
+  @IsLanguageTag()
+  lang?: string;
+}
+
+/** `POST /chat/v1/handover/reach`: how the customer wants the team to reach them (with the consent words shown). */
+export class HandoverReachDto extends ShownConsentDto {
   @IsIn(REACH_CHANNELS)
   channel!: ReachChannel;
 
@@ -68,30 +81,12 @@ export class HandoverReachDto {
 
   @IsBoolean()
   consent!: boolean;
-
-  /** The exact consent words shown next to the checkbox (from `GET /chat/v1/texts`). */
-  @IsString()
-  @CodePoints(1, 10_000)
-  consent_text!: string;
-
-  @IsOptional()
-  @IsLanguageTag()
-  lang?: string;
 }
 
 /** `POST /chat/v1/consents`: the visitor ticked a future-contact consent (the exact words shown). */
-export class FutureConsentDto {
+export class FutureConsentDto extends ShownConsentDto {
   @IsIn(['future_email', 'future_whatsapp'])
   purpose!: 'future_email' | 'future_whatsapp';
-
-  /** The exact words shown (from `GET /chat/v1/texts`). */
-  @IsString()
-  @CodePoints(1, 10_000)
-  consent_text!: string;
-
-  @IsOptional()
-  @IsLanguageTag()
-  lang?: string;
 }
 
 /** `GET /chat/v1/texts?lang=xx`. */
@@ -255,6 +250,15 @@ export class ConsentIdParams {
 }
 
 export const WITHDRAWN_BY_CHAT = ['customer', 'team'] as const;
+/** The conversation a change came from (checked as `EventConversationDto`), or null outside one. */
+function ConversationOrNull(): PropertyDecorator {
+  return applyDecorators(
+    ValidateIf((dto: { conversation: unknown }) => dto.conversation !== null),
+    ValidateNested(),
+    Type(() => EventConversationDto),
+  );
+}
+
 export type ChatWithdrawnBy = (typeof WITHDRAWN_BY_CHAT)[number];
 
 /** `POST /internal/contacts/by-svc-id/:svcId/consents/:consentId/withdraw` on contacts-api. */
@@ -263,9 +267,7 @@ export class WithdrawConsentDto {
   withdrawn_by!: ChatWithdrawnBy;
 
   /** The conversation the withdrawal came from, or null (the console's Withdraw action outside one). */
-  @ValidateIf((dto: WithdrawConsentDto) => dto.conversation !== null)
-  @ValidateNested()
-  @Type(() => EventConversationDto)
+  @ConversationOrNull()
   conversation!: EventConversationDto | null;
 }
 
@@ -274,9 +276,7 @@ export class WhatsappStopDto {
   @Matches(E164, { message: '$property must be an E.164 number such as +447700900123' })
   number!: string;
 
-  @ValidateIf((dto: WhatsappStopDto) => dto.conversation !== null)
-  @ValidateNested()
-  @Type(() => EventConversationDto)
+  @ConversationOrNull()
   conversation!: EventConversationDto | null;
 }
 

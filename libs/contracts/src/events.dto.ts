@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { sampleEventData } from './event-samples';
 import { EVENT_KINDS, EventKind } from './events';
-import { QueryInteger } from './validators';
+import { AfterId, PageLimit } from './validators';
 
 export const EVENTS_PAGE_DEFAULT = 100;
 export const EVENTS_PAGE_MAX = 200;
@@ -10,19 +9,11 @@ export const EVENTS_PAGE_MAX = 200;
 
 export class EventsQueryDto {
   @ApiPropertyOptional({ description: 'Id of the last event processed; start with 0.', default: 0, minimum: 0, example: 0 })
-  @IsOptional()
-  @QueryInteger(16)
-  @IsInt({ message: 'after must be a whole number of 0 or more' })
-  @Min(0, { message: 'after must be a whole number of 0 or more' })
-  @Max(Number.MAX_SAFE_INTEGER, { message: `after must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}` })
+  @AfterId()
   after?: number;
 
   @ApiPropertyOptional({ description: 'Events per page.', default: EVENTS_PAGE_DEFAULT, minimum: 1, maximum: EVENTS_PAGE_MAX, example: 100 })
-  @IsOptional()
-  @QueryInteger(16)
-  @IsInt({ message: `limit must be a whole number from 1 to ${EVENTS_PAGE_MAX}` })
-  @Min(1, { message: `limit must be a whole number from 1 to ${EVENTS_PAGE_MAX}` })
-  @Max(EVENTS_PAGE_MAX, { message: `limit must be a whole number from 1 to ${EVENTS_PAGE_MAX}` })
+  @PageLimit(EVENTS_PAGE_MAX)
   limit?: number;
 }
 

@@ -4,23 +4,16 @@
  * analytics. Not routed by the gateway, not in the OpenAPI document. Shapes only; the rules are in
  * apps/chat.
  */
-import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { CHAT_MESSAGE_MAX, ChatCitation, ConversationStatus, MessageAuthor } from './chat.dto';
 import { IsLanguageTag } from './contacts.dto';
-import { CodePoints } from './validators';
+import { AfterId, CodePoints, NoControlCharacters, PageLimit, PlainText } from './validators';
 import type { EventContact } from './events';
 
 export const INBOX_PAGE_DEFAULT = 50;
 export const INBOX_PAGE_MAX = 200;
 export const CONVERSATION_CHANNELS = ['web', 'whatsapp'] as const;
 export type ConversationChannel = (typeof CONVERSATION_CHANNELS)[number];
-
-/** A decimal integer string becomes a number; anything else stays as sent and fails IsInt. */
-const integer = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value));
-const LIMIT_MESSAGE = { message: `limit must be a whole number from 1 to ${INBOX_PAGE_MAX}` };
-/** Text without control characters other than tab and line breaks. */
-const PlainText = () => Matches(/^(?:\P{Cc}|[\t\n\r])*$/u, { message: '$property must not contain control characters other than tab and line breaks' });
 
 /**
  * The inbox cursor: `<microseconds since 1970 of last activity>.<conversation id>` of the last
@@ -43,11 +36,7 @@ export class ListConversationsQueryDto {
   @Matches(INBOX_CURSOR, { message: 'after must be the next_after of an earlier page' })
   after?: string;
 
-  @IsOptional()
-  @integer()
-  @IsInt(LIMIT_MESSAGE)
-  @Min(1, LIMIT_MESSAGE)
-  @Max(INBOX_PAGE_MAX, LIMIT_MESSAGE)
+  @PageLimit(INBOX_PAGE_MAX)
   limit?: number;
 }
 
@@ -172,18 +161,10 @@ export class ListBookingsQueryDto {
   @IsIn(BOOKING_STATUSES, { message: `status must be one of ${BOOKING_STATUSES.join(', ')}` })
   status?: BookingStatus;
 
-  @IsOptional()
-  @integer()
-  @IsInt({ message: 'after must be a whole number of 0 or more' })
-  @Min(0, { message: 'after must be a whole number of 0 or more' })
-  @Max(Number.MAX_SAFE_INTEGER, { message: 'after is too large' })
+  @AfterId()
   after?: number;
 
-  @IsOptional()
-  @integer()
-  @IsInt(LIMIT_MESSAGE)
-  @Min(1, LIMIT_MESSAGE)
-  @Max(INBOX_PAGE_MAX, LIMIT_MESSAGE)
+  @PageLimit(INBOX_PAGE_MAX)
   limit?: number;
 }
 
@@ -195,19 +176,8 @@ export interface BookingsPage {
   more: boolean;
 }
 
-/** `POST /internal/chat/bookings` (the team or an agent). */
-export class CreateBookingDto {
-  @IsInt()
-  @Min(1)
-  @Max(Number.MAX_SAFE_INTEGER)
-  conversation_id!: number;
-
-  @IsOptional()
-  @IsString()
-  @CodePoints(1, 255)
-  @Matches(/^\P{Cc}*$/u, { message: '$property must not contain control characters' })
-  listing_ref?: string;
-
+/** `POST /chat/v1/bookings` (the widget): a booking request for the piece the assistant's last answer cited. */
+export class RequestBookingDto {
   /** ISO 8601 with `Z` or an offset. */
   @IsString()
   @MaxLength(64)
@@ -218,6 +188,20 @@ export class CreateBookingDto {
   @CodePoints(0, BOOKING_NOTE_MAX)
   @PlainText()
   note?: string;
+}
+
+/** `POST /internal/chat/bookings` (the team or an agent): a request's time and note, for a conversation. */
+export class CreateBookingDto extends RequestBookingDto {
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  conversation_id!: number;
+
+  @IsOptional()
+  @IsString()
+  @CodePoints(1, 255)
+  @NoControlCharacters()
+  listing_ref?: string;
 
   @IsIn(['team', 'agent'])
   created_by!: 'team' | 'agent';
@@ -234,19 +218,6 @@ export interface BookingResponse {
   booking: Booking;
 }
 
-/** `POST /chat/v1/bookings` (the widget): a booking request for the piece the assistant's last answer cited. */
-export class RequestBookingDto {
-  /** ISO 8601 with `Z` or an offset. */
-  @IsString()
-  @MaxLength(64)
-  starts_at!: string;
-
-  @IsOptional()
-  @IsString()
-  @CodePoints(0, BOOKING_NOTE_MAX)
-  @PlainText()
-  note?: string;
-}
 
 // ---- Analytics ----
 

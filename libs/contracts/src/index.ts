@@ -16,4 +16,5 @@ export * from './erasure';
 export * from './mcp.dto';
 export * from './console.dto';
 export * from './inbox.dto';
+export * from './messages.dto';
 export * from './validators';

@@ -16,7 +16,7 @@ import {
   ValidateNested,
   ValidationArguments,
 } from 'class-validator';
-import { CodePoints, NoControlCharacters, PlainText, QueryInteger } from './validators';
+import { CodePoints, NoControlCharacters, PageLimit, PlainText } from './validators';
 
 /** The contract's numbers for knowledge pieces (spec "Limits", CONTRACT.md "Knowledge pieces"). */
 export const KNOWLEDGE_LIMITS = {
@@ -184,11 +184,7 @@ export class ListKnowledgeQueryDto {
   after?: string;
 
   @ApiPropertyOptional({ description: 'Pieces per page.', default: KNOWLEDGE_LIMITS.pageDefault, minimum: 1, maximum: KNOWLEDGE_LIMITS.pageMax, example: 100 })
-  @IsOptional()
-  @QueryInteger(6)
-  @IsInt({ message: `limit must be a whole number from 1 to ${KNOWLEDGE_LIMITS.pageMax}` })
-  @Min(1, { message: `limit must be a whole number from 1 to ${KNOWLEDGE_LIMITS.pageMax}` })
-  @Max(KNOWLEDGE_LIMITS.pageMax, { message: `limit must be a whole number from 1 to ${KNOWLEDGE_LIMITS.pageMax}` })
+  @PageLimit(KNOWLEDGE_LIMITS.pageMax)
   limit?: number;
 }
 

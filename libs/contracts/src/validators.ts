@@ -1,5 +1,6 @@
+import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { Matches, registerDecorator, ValidationOptions } from 'class-validator';
+import { IsInt, IsOptional, Matches, Max, Min, registerDecorator, ValidationOptions } from 'class-validator';
 
 /**
  * A string of `min` to `max` Unicode code points: an emoji counts one, as PostgreSQL's
@@ -22,6 +23,12 @@ export function CodePoints(min: number, max: number, options?: ValidationOptions
     });
 }
 
+/** A UUID as PostgreSQL writes one (any version), either case. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_PATTERN.test(value);
+/** A UUID of any version (`IsUUID` takes only versions 1 to 8 with the RFC variant). */
+export const IsAnyUuid = (options?: ValidationOptions) => Matches(UUID_PATTERN, { message: '$property is not a UUID', ...options });
+
 /** No control characters at all (refs, headings, questions). */
 export const NoControlCharacters = () => Matches(/^\P{Cc}*$/u, { message: '$property must not contain control characters' });
 
@@ -34,3 +41,15 @@ export const PlainText = () => Matches(/^(?:\P{Cc}|[\t\n\r])*$/u, { message: '$p
  */
 export const QueryInteger = (digits: number) =>
   Transform(({ value }: { value: unknown }) => (typeof value === 'string' && new RegExp(`^\\d{1,${digits}}$`).test(value) ? Number(value) : value));
+
+/** A page's `after` id in a query string (optional): a whole number of 0 or more. */
+export function AfterId(): PropertyDecorator {
+  const message = { message: '$property must be a whole number of 0 or more' };
+  return applyDecorators(IsOptional(), QueryInteger(16), IsInt(message), Min(0, message), Max(Number.MAX_SAFE_INTEGER, message));
+}
+
+/** A page's `limit` in a query string (optional): a whole number from 1 to `max`. */
+export function PageLimit(max: number): PropertyDecorator {
+  const message = { message: `$property must be a whole number from 1 to ${max}` };
+  return applyDecorators(IsOptional(), QueryInteger(16), IsInt(message), Min(1, message), Max(max, message));
+}

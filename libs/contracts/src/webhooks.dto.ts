@@ -1,7 +1,8 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy, ValidationOptions } from 'class-validator';
+import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, MaxLength, ValidateBy, ValidationOptions } from 'class-validator';
 import { EVENT_KINDS, EventKind } from './events';
+import { AfterId, PageLimit } from './validators';
 
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
@@ -42,31 +43,53 @@ function IsWebhookUrl(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-const URL_EXAMPLE = 'https://api.acme-rentals.example/svc/webhooks';
+/** A receiver address: a string of at most WEBHOOK_URL_MAX_LENGTH characters that `IsWebhookUrl` accepts. */
+function WebhookUrl(): PropertyDecorator {
+  return applyDecorators(
+    IsString({ message: 'url must be a string' }),
+    MaxLength(WEBHOOK_URL_MAX_LENGTH, { message: `url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters` }),
+    IsWebhookUrl(),
+  );
+}
+
 const EVENTS_DESCRIPTION = 'The kinds sent to this endpoint; `null` means every kind, including kinds added later.';
+
+/**
+ * The kinds an endpoint receives (optional): a non-empty list of known kinds without repeats.
+ * `empty` says what to send instead of an empty list; `description` and `example` document it.
+ */
+function EventKindList(empty: string, description: string, example: EventKind[]): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      enum: EVENT_KINDS,
+      isArray: true,
+      nullable: true,
+      minItems: 1,
+      uniqueItems: true,
+      description: `${EVENTS_DESCRIPTION} ${description}`,
+      example,
+    }),
+    IsOptional(),
+    IsArray({ message: 'events must be a list of event kinds' }),
+    ArrayMinSize(1, { message: `events must not be empty; ${empty}` }),
+    ArrayUnique({ message: 'events must not repeat a kind' }),
+    IsIn(EVENT_KINDS, { each: true, message: `events may contain only ${EVENT_KINDS.join(', ')}` }),
+  );
+}
+
+const URL_EXAMPLE = 'https://api.acme-rentals.example/svc/webhooks';
 
 /** `POST /webhooks`. */
 export class CreateWebhookDto {
   @ApiProperty({ description: 'Where deliveries are POSTed: https only. Addresses on private, loopback, link-local or reserved networks are refused.', maxLength: WEBHOOK_URL_MAX_LENGTH, example: URL_EXAMPLE })
-  @IsString({ message: 'url must be a string' })
-  @MaxLength(WEBHOOK_URL_MAX_LENGTH, { message: `url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters` })
-  @IsWebhookUrl()
+  @WebhookUrl()
   url!: string;
 
-  @ApiPropertyOptional({
-    enum: EVENT_KINDS,
-    isArray: true,
-    nullable: true,
-    minItems: 1,
-    uniqueItems: true,
-    description: `${EVENTS_DESCRIPTION} Omit it (or send \`null\`) for every kind; when sent, a non-empty list of known kinds without repeats.`,
-    example: ['handover.created', 'consent.withdrawn'],
-  })
-  @IsOptional()
-  @IsArray({ message: 'events must be a list of event kinds' })
-  @ArrayMinSize(1, { message: 'events must not be empty; omit it to receive every kind' })
-  @ArrayUnique({ message: 'events must not repeat a kind' })
-  @IsIn(EVENT_KINDS, { each: true, message: `events may contain only ${EVENT_KINDS.join(', ')}` })
+  @EventKindList(
+    'omit it to receive every kind',
+    'Omit it (or send `null`) for every kind; when sent, a non-empty list of known kinds without repeats.',
+    ['handover.created', 'consent.withdrawn'],
+  )
   events?: EventKind[] | null;
 }
 
@@ -120,25 +143,14 @@ export class WebhookListDto {
 export class UpdateWebhookDto {
   @ApiPropertyOptional({ description: 'A new receiver address: the same rules as at registration.', maxLength: WEBHOOK_URL_MAX_LENGTH, example: URL_EXAMPLE })
   @IsOptional()
-  @IsString({ message: 'url must be a string' })
-  @MaxLength(WEBHOOK_URL_MAX_LENGTH, { message: `url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters` })
-  @IsWebhookUrl()
+  @WebhookUrl()
   url?: string;
 
-  @ApiPropertyOptional({
-    enum: EVENT_KINDS,
-    isArray: true,
-    nullable: true,
-    minItems: 1,
-    uniqueItems: true,
-    description: `${EVENTS_DESCRIPTION} \`null\` for every kind; a list must be non-empty, of known kinds, without repeats.`,
-    example: ['handover.created'],
-  })
-  @IsOptional()
-  @IsArray({ message: 'events must be a list of event kinds' })
-  @ArrayMinSize(1, { message: 'events must not be empty; send null for every kind' })
-  @ArrayUnique({ message: 'events must not repeat a kind' })
-  @IsIn(EVENT_KINDS, { each: true, message: `events may contain only ${EVENT_KINDS.join(', ')}` })
+  @EventKindList(
+    'send null for every kind',
+    '`null` for every kind; a list must be non-empty, of known kinds, without repeats.',
+    ['handover.created'],
+  )
   events?: EventKind[] | null;
 
   @ApiPropertyOptional({ enum: WEBHOOK_STATUSES, description: '`disabled` stops attempts (deliveries are recorded as `failed`); `enabled` turns the endpoint on again, also after the service disabled it.', example: 'enabled' })
@@ -160,25 +172,14 @@ export class RotatedSecretDto {
   previous_expires_at!: string;
 }
 
-/** A decimal integer string becomes a number; anything else stays as sent and fails IsInt. */
-const integer = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value));
-
 /** `GET /webhooks/{id}/deliveries` query. */
 export class DeliveriesQueryDto {
   @ApiPropertyOptional({ description: 'Id of the last delivery seen (`next_after` of the previous page); start with 0.', default: 0, minimum: 0, example: 0 })
-  @IsOptional()
-  @integer()
-  @IsInt({ message: 'after must be a whole number of 0 or more' })
-  @Min(0, { message: 'after must be a whole number of 0 or more' })
-  @Max(Number.MAX_SAFE_INTEGER, { message: 'after must be a whole number of 0 or more' })
+  @AfterId()
   after?: number;
 
   @ApiPropertyOptional({ description: 'Deliveries per page.', default: DELIVERIES_PAGE_DEFAULT, minimum: 1, maximum: DELIVERIES_PAGE_MAX, example: 100 })
-  @IsOptional()
-  @integer()
-  @IsInt({ message: `limit must be a whole number from 1 to ${DELIVERIES_PAGE_MAX}` })
-  @Min(1, { message: `limit must be a whole number from 1 to ${DELIVERIES_PAGE_MAX}` })
-  @Max(DELIVERIES_PAGE_MAX, { message: `limit must be a whole number from 1 to ${DELIVERIES_PAGE_MAX}` })
+  @PageLimit(DELIVERIES_PAGE_MAX)
   limit?: number;
 
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES, description: 'Only deliveries in this state.' })

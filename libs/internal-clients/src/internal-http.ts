@@ -1,8 +1,22 @@
 import { ERROR_STATUS, ErrorBody, GatewayContext } from '@svc/contracts';
 import type { Readable } from 'node:stream';
-import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
+import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth, unavailableError } from '@svc/platform';
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
+
+/**
+ * A keep-alive connection pool to one service: connections are set up within 2 s, an answer's
+ * headers (and, unless `bodyTimeoutMs` says otherwise, its body) must come within `timeoutMs`.
+ */
+export function servicePool(url: string, options: { connections: number | null; timeoutMs: number; bodyTimeoutMs?: number }): Pool {
+  return new Pool(url, {
+    connections: options.connections,
+    keepAliveTimeout: 10_000,
+    connect: { timeout: 2_000 },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.bodyTimeoutMs ?? options.timeoutMs,
+  });
+}
 
 export interface InternalClientOptions {
   /** The service's base URL (`http://127.0.0.1:3001`). */
@@ -31,13 +45,7 @@ export class InternalHttpClient {
   private readonly pool: Pool;
 
   constructor(private readonly options: InternalClientOptions) {
-    this.pool = new Pool(options.url, {
-      connections: options.connections ?? 64,
-      keepAliveTimeout: 10_000,
-      connect: { timeout: 2_000 },
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    });
+    this.pool = servicePool(options.url, { connections: options.connections ?? 64, timeoutMs: options.timeoutMs });
   }
 
   /** Calls `method path` for `context`; a 4xx comes back as it is, a 5xx or no answer throws `unavailable`. */
@@ -113,7 +121,7 @@ export class InternalHttpClient {
   /** The error for an answer the caller cannot use (logged with the reason). */
   unavailable(context: GatewayContext, reason: string): ApiError {
     this.options.logger.warn({ request_id: context.requestId, upstream: this.options.upstream, reason }, 'internal call failed');
-    return new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
+    return unavailableError();
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 import { execute, listen, withConnection } from '@svc/persistence';
+import { WakeLoop } from '@svc/platform';
 import { Client, QueryResult } from 'pg';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
@@ -40,10 +41,10 @@ export class OutboxRelay {
   private listener?: Client;
   private pollTimer?: NodeJS.Timeout;
   private readonly rounds = new Set<Promise<void>>();
-  private again = false;
-  /** A round is between its start and the end of its claim. */
-  private claiming = false;
-  private wakeAfterClaim = false;
+  /** A round ended with more to do (a full batch, a failure) or another was wanted while MAX_ROUNDS ran. */
+  private more = false;
+  /** Starts rounds, one claim at a time (present while started). */
+  private claims?: WakeLoop;
   private stopped = true;
 
   constructor(
@@ -56,6 +57,10 @@ export class OutboxRelay {
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.claims = new WakeLoop(
+      () => this.startRound(),
+      (err) => this.logger.warn({ err: (err as Error).message }, 'outbox round failed to start'),
+    );
     await this.removeSent();
     await this.listen();
     this.pollTimer = setInterval(() => this.wake(), this.options.pollIntervalMs);
@@ -71,28 +76,12 @@ export class OutboxRelay {
    * (the claim may have missed their rows), not one round each, most of which would find nothing.
    */
   wake(): void {
-    if (this.stopped) return;
-    if (this.claiming) {
-      this.wakeAfterClaim = true;
-      return;
-    }
-    if (this.rounds.size >= MAX_ROUNDS) {
-      this.again = true;
-      return;
-    }
-    this.claiming = true;
-    const round = this.runRound().finally(() => {
-      this.rounds.delete(round);
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      }
-    });
-    this.rounds.add(round);
+    if (!this.stopped) this.claims?.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.claims?.stop();
     clearInterval(this.pollTimer);
     await Promise.all(this.rounds);
     await this.listener?.end().catch(() => undefined);
@@ -124,33 +113,37 @@ export class OutboxRelay {
     this.wake();
   }
 
-  /** The claim of the round in flight is done: wake-ups that came meanwhile start one round. */
-  private claimDone(): void {
-    this.claiming = false;
-    if (this.wakeAfterClaim) {
-      this.wakeAfterClaim = false;
-      this.wake();
+  /** Starts a round unless MAX_ROUNDS are in flight (then one more runs when one ends); resolves once its claim is answered. */
+  private async startRound(): Promise<void> {
+    if (this.rounds.size >= MAX_ROUNDS) {
+      this.more = true;
+      return;
     }
+    let claimed!: () => void;
+    const claim = new Promise<void>((resolve) => (claimed = resolve));
+    const round = this.runRound(claimed).finally(() => {
+      this.rounds.delete(round);
+      if (this.more) {
+        this.more = false;
+        this.wake();
+      }
+    });
+    this.rounds.add(round);
+    await claim;
   }
 
   /** Publishes a batch; a full batch means more may wait, so another round follows. */
-  private async runRound(): Promise<void> {
-    let claimEnded = false;
-    const endClaim = () => {
-      if (claimEnded) return;
-      claimEnded = true;
-      this.claimDone();
-    };
+  private async runRound(claimed: () => void): Promise<void> {
     try {
       if (!this.publisher.isReady) return;
-      if ((await this.round(endClaim)) === this.options.batchSize) this.again = true;
+      if ((await this.round(claimed)) === this.options.batchSize) this.more = true;
     } catch (err) {
-      endClaim();
+      claimed();
       this.logger.warn({ err: (err as Error).message }, 'outbox round failed; retrying');
       await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_FAILURE_MS));
-      this.again = true;
+      this.more = true;
     } finally {
-      endClaim();
+      claimed();
     }
   }
 

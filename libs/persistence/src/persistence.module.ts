@@ -1,4 +1,4 @@
-import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { DynamicModule, FactoryProvider, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ReadinessService } from '@svc/platform';
 import { DataSource } from 'typeorm';
 import { createDataSource, migrate, SchemaOptions } from './data-source';
@@ -8,6 +8,11 @@ import { execute } from './sql';
 export interface PersistenceOptions extends SchemaOptions {
   /** Apply pending migrations when the app starts (default true). */
   migrateOnStart?: boolean;
+}
+
+/** Providers for repositories made from the app's DataSource (`new Repository(db)`). */
+export function repositoryProviders(...repositories: Array<new (db: DataSource) => object>): FactoryProvider[] {
+  return repositories.map((repository) => ({ provide: repository, inject: [DataSource], useFactory: (db: DataSource) => new repository(db) }));
 }
 
 @Injectable()

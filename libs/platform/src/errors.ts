@@ -13,6 +13,13 @@ export class ApiError extends HttpException {
   }
 }
 
+const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry shortly.';
+
+/** 503 `unavailable` with Retry-After: a dependency did not answer; the caller retries shortly. */
+export function unavailableError(message = UNAVAILABLE_MESSAGE): ApiError {
+  return new ApiError('unavailable', message, undefined, { 'retry-after': '1' });
+}
+
 export interface ErrorResponse {
   status: number;
   body: ErrorBody;
@@ -74,7 +81,6 @@ export function isDependencyUnavailable(err: unknown): boolean {
   return false;
 }
 
-const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry shortly.';
 
 function statusOf(err: unknown): number | undefined {
   const status = (err as { statusCode?: unknown } | null)?.statusCode;
@@ -107,7 +113,7 @@ export function toErrorResponse(err: unknown): ErrorResponse | undefined {
     const code = CODE_BY_STATUS[status] ?? 'validation_failed';
     return { status, body: { error: { code, message: MESSAGES[code] ?? 'The request is invalid.' } }, headers: {} };
   }
-  if (isDependencyUnavailable(err)) return errorResponse('unavailable', UNAVAILABLE_MESSAGE, undefined, { 'retry-after': '1' });
+  if (isDependencyUnavailable(err)) return toErrorResponse(unavailableError());
   return undefined;
 }
 

@@ -1,10 +1,12 @@
 import { CanActivate, DynamicModule, ExecutionContext, Global, Injectable, Module, Provider } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import type { Logger } from 'pino';
-import { HealthController, ReadinessService } from './health';
+import { HealthController } from './health.controller';
+import { ReadinessService } from './readiness.service';
 import { GatewayContextGuard, InternalAuth, InternalAuthSecrets } from './internal-auth';
 import { PUBLIC } from './public';
-import { MetricsController, MetricsService } from './metrics';
+import { MetricsController } from './metrics.controller';
+import { MetricsService } from './metrics.service';
 import { APP_CONFIG, APP_LOGGER, PlatformConfig } from './tokens';
 
 

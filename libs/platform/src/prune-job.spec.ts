@@ -44,7 +44,7 @@ describe('PruneJob', () => {
       running.start();
       await jest.advanceTimersByTimeAsync(120_000);
       expect(prune).toHaveBeenCalledTimes(2);
-      running.stop();
+      await running.stop();
       await jest.advanceTimersByTimeAsync(120_000);
       expect(prune).toHaveBeenCalledTimes(2);
     } finally {

@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, FactoryProvider, InjectionToken, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { Periodic } from './wake-loop';
 
 export interface PruneJobOptions {
   /** What is removed, for the log line: `pruned old ${what}`. */
@@ -19,16 +20,17 @@ export interface PruneJobOptions {
  * with the application and stops before it shuts down.
  */
 export class PruneJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer?: NodeJS.Timeout;
+  private readonly passes: Periodic;
 
   constructor(
     private readonly options: PruneJobOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.passes = new Periodic(() => this.run(), options.intervalMs);
+  }
 
   start(): void {
-    this.timer ??= setInterval(() => void this.run(), this.options.intervalMs);
-    this.timer.unref();
+    this.passes.start();
   }
 
   /** One pass; resolves with the number of rows removed (never rejects). */
@@ -49,17 +51,17 @@ export class PruneJob implements OnApplicationBootstrap, BeforeApplicationShutdo
     return removed;
   }
 
-  stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+  /** Stops the timer and waits for the pass in flight. */
+  stop(): Promise<void> {
+    return this.passes.stop();
   }
 
   onApplicationBootstrap(): void {
     this.start();
   }
 
-  beforeApplicationShutdown(): void {
-    this.stop();
+  beforeApplicationShutdown(): Promise<void> {
+    return this.stop();
   }
 }
 

@@ -1,6 +1,7 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ErrorDetail } from '@svc/contracts';
-import { getMetadataStorage } from 'class-validator';
+import { plainToInstance } from 'class-transformer';
+import { getMetadataStorage, validateSync } from 'class-validator';
 import { closest, distance } from 'fastest-levenshtein';
 import { ApiError } from './errors';
 
@@ -59,6 +60,20 @@ export function toDetails(errors: ValidationError[], parent = ''): ErrorDetail[]
     // A missing object's fields are not listed one by one: the object is required.
     if (message !== undefined && error.value === undefined) return own;
     return [...own, ...toDetails(error.children ?? [], path)];
+  });
+}
+
+/**
+ * Checks a value that no pipe sees (a message from the broker) against a contract's DTO class,
+ * with the same rules and messages as a request body: one line per bad field (`event.id must be a
+ * positive integer`); none when it is valid.
+ */
+export function validationProblems(dto: new () => object, value: unknown): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return ['the value is not an object'];
+  const errors = validateSync(plainToInstance(dto, value), { validationError: { target: true, value: true } });
+  return toDetails(errors).map(({ path, message }) => {
+    const name = path.slice(path.lastIndexOf('.') + 1);
+    return message.startsWith(`${name} `) ? `${path}${message.slice(name.length)}` : `${path}: ${message}`;
   });
 }
 

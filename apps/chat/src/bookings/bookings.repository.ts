@@ -1,21 +1,12 @@
-import { BookingCreator, BookingStatus } from '@svc/contracts';
+import { Booking, BookingCreator, BookingStatus } from '@svc/contracts';
 import { execute, queryRows } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 
-/** A booking as stored, with its conversation's customer (for `contact`). */
-export interface BookingRow {
-  id: number;
-  conversation_id: number;
+/** A booking as stored: the contract's `Booking` with its conversation's customer's svc_id instead of the customer. */
+export interface BookingRow extends Omit<Booking, 'contact'> {
   customer_svc_id: number | null;
-  listing_ref: string | null;
   /** The cited piece's heading when the customer asked from an answer (for the words told to them). */
   listing_heading: string | null;
-  starts_at: string;
-  note: string;
-  status: BookingStatus;
-  created_by: BookingCreator;
-  created_at: string;
-  updated_at: string;
 }
 
 export interface NewBooking {

@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { Periodic } from '@svc/platform';
 import type { Logger } from 'pino';
 import { retryDelayMs } from './channel-rules';
 import { DeliveriesRepository, Delivery } from './deliveries.repository';
@@ -12,17 +13,18 @@ const BATCH = 20;
  * parked. Any replica may run it: claims use SKIP LOCKED.
  */
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly passes: Periodic;
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
     private readonly whatsapp: WhatsappProvider,
     private readonly email: EmailSender,
-    private readonly intervalMs: number,
+    intervalMs: number,
     private readonly retryBaseMs: number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.passes = new Periodic(() => this.run(), intervalMs);
+  }
 
   /** One pass; resolves with how many deliveries were attempted (never rejects). */
   async run(): Promise<number> {
@@ -54,15 +56,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.run().finally(() => (this.running = undefined));
-    }, this.intervalMs);
-    this.timer.unref();
+    this.passes.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.passes.stop();
     this.email.close();
   }
 }

@@ -1,6 +1,6 @@
 import { ChatConversationState, ChatMessage, EventConsent, EventContact, EventReach, FutureConsentDto, HandoverReachDto } from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
-import { ApiError } from '@svc/platform';
+import { ApiError, unavailableError } from '@svc/platform';
 import { asksForPerson } from '../assistant/assistant-rules';
 import { emailTexts } from '../channels/email-texts';
 import { consentWords, futureConsentWords, textsFor } from '../texts/texts';
@@ -145,7 +145,7 @@ export class ConversationService {
       { purpose: dto.purpose, text: dto.consent_text, lang, conversation: this.events.conversation(visitor) },
       accountContext(visitor.account_id, requestId),
     );
-    if (!recorded) throw new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
+    if (!recorded) throw unavailableError();
     return { consent: recorded.consent };
   }
 

@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { Periodic } from '@svc/platform';
 import type { Logger } from 'pino';
 import { ConversationsRepository } from '../conversations/conversations.repository';
 import { textsFor } from '../texts/texts';
@@ -11,14 +12,15 @@ const BATCH = 100;
  * stream). Any replica may do it: each pass locks due conversations with SKIP LOCKED.
  */
 export class HandoverSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly passes: Periodic;
 
   constructor(
     private readonly conversations: ConversationsRepository,
-    private readonly intervalMs: number,
+    intervalMs: number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.passes = new Periodic(() => this.run(), intervalMs);
+  }
 
   /** One pass; resolves with how many conversations moved on (never rejects). */
   async run(): Promise<number> {
@@ -38,14 +40,10 @@ export class HandoverSweeper implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.run().finally(() => (this.running = undefined));
-    }, this.intervalMs);
-    this.timer.unref();
+    this.passes.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.passes.stop();
   }
 }

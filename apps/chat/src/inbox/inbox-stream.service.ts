@@ -1,9 +1,8 @@
-import { BeforeApplicationShutdown } from '@nestjs/common';
 import { InboxStreamEvent } from '@svc/contracts';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { PING_INTERVAL_MS } from '../stream/stream.service';
 import { ConversationNotifier } from '../stream/conversation-notifier';
+import { EventStreams, PING_INTERVAL_MS } from '../stream/event-streams';
 import { InboxRepository } from './inbox.repository';
 
 /**
@@ -11,7 +10,6 @@ import { InboxRepository } from './inbox.repository';
  * change may commit after a later-stamped one; a transaction of the chat lasts far less than this.
  */
 export const INBOX_OVERLAP_MICROS = 10_000_000n;
-const POLL_INTERVAL_MS = 2_000;
 const BATCH = 500;
 
 const microsOf = (cursor: string): bigint => BigInt(cursor.split('.')[0] as string);
@@ -24,78 +22,39 @@ const microsOf = (cursor: string): bigint => BigInt(cursor.split('.')[0] as stri
  * which is harmless). Without it: the changes of the last few seconds, then live ones. Woken by
  * LISTEN/NOTIFY, reads PostgreSQL, polls while the listener is down.
  */
-export class InboxStreamService implements BeforeApplicationShutdown {
-  private readonly open = new Set<ServerResponse>();
-
+export class InboxStreamService extends EventStreams {
   constructor(
     private readonly inbox: InboxRepository,
     private readonly notifier: ConversationNotifier,
     private readonly logger: Logger,
-    private readonly pingIntervalMs = PING_INTERVAL_MS,
-  ) {}
+    pingIntervalMs = PING_INTERVAL_MS,
+  ) {
+    super(pingIntervalMs);
+  }
 
   serve(accountId: string, resumeCursor: string | undefined, raw: ServerResponse, headers: Record<string, string>): void {
-    raw.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
-    raw.flushHeaders();
-    this.open.add(raw);
     // The newest change reported so far, and what was reported inside the overlap (id → cursor).
     let since = resumeCursor ? microsOf(resumeCursor) : BigInt(Date.now()) * 1000n - INBOX_OVERLAP_MICROS;
     const reported = new Map<number, string>();
     if (resumeCursor) reported.set(Number(resumeCursor.split('.')[1]), resumeCursor);
-    let running = false;
-    let again = false;
-    let closed = false;
-
-    const pump = async (): Promise<void> => {
-      if (running) {
-        again = true;
-        return;
-      }
-      running = true;
-      try {
-        do {
-          again = false;
-          const changes = await this.inbox.changes(accountId, since - INBOX_OVERLAP_MICROS, BATCH);
-          if (closed) return;
-          let chunk = '';
-          for (const change of changes) {
-            if (reported.get(change.id) === change.cursor) continue;
-            reported.set(change.id, change.cursor);
-            const event: InboxStreamEvent = { conversation_id: change.id, last_message_id: change.last_message_id, updated_at: change.updated_at };
-            chunk += `id: ${change.cursor}\nevent: conversation\ndata: ${JSON.stringify(event)}\n\n`;
-            const micros = microsOf(change.cursor);
-            if (micros > since) since = micros;
-          }
-          for (const [id, cursor] of reported) if (microsOf(cursor) < since - INBOX_OVERLAP_MICROS) reported.delete(id);
-          if (chunk) {
-            raw.write(chunk);
-            if (changes.length === BATCH) again = true;
-          }
-        } while (again && !closed);
-      } catch (err) {
-        this.logger.warn({ account_id: accountId, err: (err as Error).message }, 'inbox stream read failed; the next wake-up reads again');
-      } finally {
-        running = false;
-      }
-    };
-
-    const unsubscribe = this.notifier.subscribeAccount(accountId, () => void pump());
-    const ping = setInterval(() => raw.write(': ping\n\n'), this.pingIntervalMs);
-    const poll = setInterval(() => {
-      if (!this.notifier.isListening) void pump();
-    }, POLL_INTERVAL_MS);
-    raw.once('close', () => {
-      closed = true;
-      unsubscribe();
-      clearInterval(ping);
-      clearInterval(poll);
-      this.open.delete(raw);
+    this.openStream(raw, headers, {
+      subscribe: (wake) => this.notifier.subscribeAccount(accountId, wake),
+      isListening: () => this.notifier.isListening,
+      read: async () => {
+        const changes = await this.inbox.changes(accountId, since - INBOX_OVERLAP_MICROS, BATCH);
+        let chunk = '';
+        for (const change of changes) {
+          if (reported.get(change.id) === change.cursor) continue;
+          reported.set(change.id, change.cursor);
+          const event: InboxStreamEvent = { conversation_id: change.id, last_message_id: change.last_message_id, updated_at: change.updated_at };
+          chunk += `id: ${change.cursor}\nevent: conversation\ndata: ${JSON.stringify(event)}\n\n`;
+          const micros = microsOf(change.cursor);
+          if (micros > since) since = micros;
+        }
+        for (const [id, cursor] of reported) if (microsOf(cursor) < since - INBOX_OVERLAP_MICROS) reported.delete(id);
+        return { chunk, more: chunk !== '' && changes.length === BATCH };
+      },
+      onError: (err) => this.logger.warn({ account_id: accountId, err: (err as Error).message }, 'inbox stream read failed; the next wake-up reads again'),
     });
-    void pump();
-  }
-
-  /** On shutdown, ends every stream: the console reconnects (to another replica) with Last-Event-ID. */
-  beforeApplicationShutdown(): void {
-    for (const raw of this.open) raw.end();
   }
 }

@@ -1,4 +1,4 @@
-import { ReactNode, useCallback, useEffect, useId, useRef, useState } from 'react';
+import { FormEvent, ReactNode, useCallback, useEffect, useId, useRef, useState } from 'react';
 import { describe } from './api';
 
 /** A page: its level-1 heading, focused after each navigation so keyboard and screen-reader users start there. */
@@ -88,6 +88,71 @@ export function useAction<A extends unknown[]>(action: (...args: A) => Promise<v
     }
   };
   return { run, pending, error };
+}
+
+/** A form's action: `onSubmit` runs it (instead of the browser's submit). */
+export function useFormAction(action: () => Promise<void>): { run: () => Promise<void>; onSubmit: (event: FormEvent) => void; pending: boolean; error: unknown } {
+  const state = useAction(action);
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    void state.run();
+  };
+  return { ...state, onSubmit };
+}
+
+/** A button that runs an action, disabled while it is pending; `label` names it for screen readers when its text is not enough. */
+export function RunButton({ run, pending, label, children }: { run: () => Promise<void>; pending: boolean; label?: string; children: ReactNode }) {
+  return (
+    <button type="button" onClick={() => void run()} disabled={pending} aria-label={label}>
+      {children}
+    </button>
+  );
+}
+
+/** A labelled choice among `options` (value, label); `value` is one of them. */
+export function Select<V extends string>({ label, value, onChange, options }: { label: string; value: V; onChange: (value: V) => void; options: ReadonlyArray<readonly [V, string]> }) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(e.target.value as V)}>
+        {options.map(([option, text]) => (
+          <option key={option} value={option}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** A status filter's options: "Any" (the empty value), then each status, capitalised. */
+export function anyOf<V extends string>(statuses: readonly V[]): Array<readonly [V | '', string]> {
+  return [['', 'Any'], ...statuses.map((status) => [status, status.charAt(0).toUpperCase() + status.slice(1)] as const)];
+}
+
+/**
+ * A list as a table, one `row` (a `<tr>` with its key) per item. A column named '' holds actions
+ * (named for screen readers). Nothing until the rows are there; with `empty`, that note instead of
+ * an empty table.
+ */
+export function Table<T>({ caption, columns, rows, row, empty, className }: { caption: string; columns: string[]; rows: T[] | undefined; row: (item: T) => ReactNode; empty?: string; className?: string }) {
+  if (!rows) return null;
+  if (rows.length === 0 && empty !== undefined) return <p role="status">{empty}</p>;
+  return (
+    <table className={className}>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          {columns.map((name) => (
+            <th scope="col" key={name}>
+              {name || <span className="sr-only">Actions</span>}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{rows.map(row)}</tbody>
+    </table>
+  );
 }
 
 const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });

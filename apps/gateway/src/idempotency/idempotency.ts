@@ -1,4 +1,4 @@
-import { ApiError } from '@svc/platform';
+import { ApiError, unavailableError } from '@svc/platform';
 import type { RedisClient } from '../redis/redis-client';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -65,7 +65,6 @@ export function fingerprintOf(request: Pick<IdempotentRequest, 'method' | 'url' 
   return createHash('sha256').update(`${request.method} ${request.url}\n`).update(request.body ?? Buffer.alloc(0)).digest('base64url');
 }
 
-const unavailable = (): ApiError => new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
 
 /**
  * `Idempotency-Key` on POSTs, in Redis (shared by every gateway process, one key per API key and
@@ -101,11 +100,11 @@ export class IdempotencyStore {
     const deadline = Date.now() + this.timing.waitMs;
     for (;;) {
       const claimed = await this.redis.set(redisKey, JSON.stringify({ fingerprint, owner } satisfies StoredRecord), 'PX', this.timing.claimMs, 'NX').catch(() => {
-        throw unavailable();
+        throw unavailableError();
       });
       if (claimed === 'OK') return { answer: await this.runClaimed(redisKey, owner, fingerprint, run), replayed: false };
       const stored = await this.redis.get(redisKey).catch(() => {
-        throw unavailable();
+        throw unavailableError();
       });
       // Gone between the two commands (expired, or released after a 5xx): try to claim it again.
       if (stored === null) continue;

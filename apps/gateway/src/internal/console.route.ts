@@ -1,9 +1,7 @@
 import { AccountNotFoundError, AccountsService, ApiKeyRow, KeyNotFoundError } from '@svc/accounts';
-import { GatewayContext } from '@svc/contracts';
+import { GatewayContext, isUuid } from '@svc/contracts';
 import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function keyView(key: ApiKeyRow): { id: string; prefix: string; created_at: string } {
   return { id: key.id, prefix: key.prefix, created_at: key.created_at };
@@ -19,7 +17,7 @@ export function serveConsoleRoutes(fastify: FastifyInstance, accounts: AccountsS
   const caller = async (request: FastifyRequest): Promise<GatewayContext> => {
     const token = request.headers[GATEWAY_CONTEXT_HEADER];
     const context = typeof token === 'string' ? await auth.verify(token, 'gateway').catch(() => undefined) : undefined;
-    if (!context || !UUID.test(context.account.id)) throw new ApiError('unauthorized', "This route is for the product's own services.");
+    if (!context || !isUuid(context.account.id)) throw new ApiError('unauthorized', "This route is for the product's own services.");
     return context;
   };
   const account = async (id: string) => {

@@ -1,10 +1,10 @@
-import { ApiError } from '@svc/platform';
+import { servicePool } from '@svc/internal-clients';
+import { unavailableError } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
-
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'x-request-id']);
+import { relayedHeaders, unreachableReason } from './relayed-headers';
 
 /**
  * An app the gateway passes browser traffic to unchanged, without the API's key checks (the chat,
@@ -23,7 +23,7 @@ export class PassThroughUpstream {
     private readonly forwardedHeaders: readonly string[],
     private readonly unavailableMessage: string,
   ) {
-    this.pool = new Pool(url, { connections: null, keepAliveTimeout: 10_000, connect: { timeout: 2_000 }, headersTimeout: headersTimeoutMs, bodyTimeout: 0 });
+    this.pool = servicePool(url, { connections: null, timeoutMs: headersTimeoutMs, bodyTimeoutMs: 0 });
   }
 
   async forward(request: FastifyRequest, reply: FastifyReply, body: Buffer | Readable | undefined): Promise<FastifyReply> {
@@ -38,13 +38,10 @@ export class PassThroughUpstream {
     try {
       response = await this.pool.request({ method: request.method as 'GET', path: request.url, headers, body, signal: abort.signal });
     } catch (err) {
-      request.log.warn({ upstream: this.name, reason: (err as { code?: string }).code ?? String(err) }, 'upstream unavailable');
-      throw new ApiError('unavailable', this.unavailableMessage, undefined, { 'retry-after': '1' });
+      request.log.warn({ upstream: this.name, reason: unreachableReason(err) }, 'upstream unavailable');
+      throw unavailableError(this.unavailableMessage);
     }
-    reply.code(response.statusCode);
-    for (const [name, value] of Object.entries(response.headers as IncomingHttpHeaders)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
-    }
+    reply.code(response.statusCode).headers(relayedHeaders(response.headers as IncomingHttpHeaders));
     response.body.on('error', () => undefined);
     return reply.send(response.body);
   }

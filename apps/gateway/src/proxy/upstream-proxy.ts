@@ -1,28 +1,17 @@
-import { ApiError, GATEWAY_CONTEXT_HEADER } from '@svc/platform';
+import { servicePool } from '@svc/internal-clients';
+import { ApiError, GATEWAY_CONTEXT_HEADER, unavailableError } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingHttpHeaders } from 'node:http';
 import { Dispatcher, Pool } from 'undici';
 import type { Answer } from '../idempotency/idempotency';
 import { GatewayConfig } from '../gateway.config';
+import { relayedHeaders, unreachableReason } from './relayed-headers';
 import { Upstream, UPSTREAMS } from './route-table';
 
 /** Request headers a service needs; everything else (Authorization above all) stays at the gateway. */
 const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'accept-language', 'user-agent', 'mcp-protocol-version'] as const;
-/** Response headers that describe one hop and must not be relayed. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'x-request-id']);
-
-/** The response headers relayed to the caller. */
-function relayedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
-  const relayed: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name)) relayed[name] = value;
-  }
-  return relayed;
-}
-
 function unavailable(request: FastifyRequest, upstream: Upstream, err: unknown): ApiError {
-  request.log.warn({ upstream, reason: (err as { code?: string }).code ?? String(err) }, 'upstream unavailable');
-  return new ApiError('unavailable', 'The service is temporarily unavailable; retry shortly.', undefined, { 'retry-after': '1' });
+  request.log.warn({ upstream, reason: unreachableReason(err) }, 'upstream unavailable');
+  return unavailableError();
 }
 
 /** Forwards calls to the owning service over pooled keep-alive connections. */
@@ -31,16 +20,7 @@ export class UpstreamProxy {
 
   constructor(config: GatewayConfig) {
     for (const [upstream, setting] of Object.entries(UPSTREAMS) as Array<[Upstream, keyof GatewayConfig]>) {
-      this.pools.set(
-        upstream,
-        new Pool(String(config[setting]), {
-          connections: 128,
-          keepAliveTimeout: 10_000,
-          connect: { timeout: 2_000 },
-          headersTimeout: config.UPSTREAM_TIMEOUT_MS,
-          bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
-        }),
-      );
+      this.pools.set(upstream, servicePool(String(config[setting]), { connections: 128, timeoutMs: config.UPSTREAM_TIMEOUT_MS }));
     }
   }
 

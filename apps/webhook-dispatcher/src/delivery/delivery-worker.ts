@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { WakeLoop } from '@svc/platform';
 import type { Logger } from 'pino';
 import { SecretBox } from '../security/secret-box';
 import { AttemptMetrics, recordAttempt } from './delivery-metrics';
@@ -41,13 +42,11 @@ export class DeliveryWorker {
   /** Due deliveries may be waiting for this process to finish attempts. */
   private backlog = false;
   /**
-   * A statement that leases deliveries (a claim, or an insert with a reservation) is in flight. One
-   * at a time: each then counts the leases the one before it made, so no endpoint goes over its cap
-   * of attempts in flight from this process.
+   * Statements that lease deliveries (a claim, or an insert with a reservation, which holds the
+   * loop) run one at a time: each then counts the leases the one before it made, so no endpoint
+   * goes over its cap of attempts in flight from this process. Woken while leasing: claim once it is done.
    */
-  private leasing = false;
-  /** Woken while leasing: claim once it is done. */
-  private claimAgain = false;
+  private claims = this.claimLoop();
   private stopped = true;
   private flushing = false;
   private finished: CompletedAttempt[] = [];
@@ -70,48 +69,42 @@ export class DeliveryWorker {
   start(): void {
     if (!this.enabled) return;
     this.stopped = false;
+    this.claims = this.claimLoop();
     this.poll = setInterval(() => this.wake(), this.options.pollIntervalMs);
     this.wake();
   }
 
   /** Looks for due deliveries now, or right after the leasing statement in flight. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.leasing) {
-      this.claimAgain = true;
-      return;
-    }
-    void this.claimLoop();
+    if (!this.stopped) this.claims.wake();
   }
 
-  private async claimLoop(): Promise<void> {
-    this.leasing = true;
-    try {
-      do {
-        this.claimAgain = false;
-        const room = Math.min(this.options.concurrency - this.inFlight, CLAIM_BATCH);
-        if (room <= 0) {
-          this.backlog = true;
-          break;
-        }
-        const { deliveries: claimed, leftBehind } = await this.deliveries.claim({
-          limit: room,
-          maxInFlightPerEndpoint: this.options.maxInFlightPerEndpoint,
-          maxInFlightPerAccount: this.options.maxInFlightPerAccount,
-          leaseMs: this.options.leaseMs,
-          token: randomUUID(),
-        });
-        this.inFlight += claimed.length;
-        // Work left behind waits for room: claim again as attempts finish. New work wakes the worker itself.
-        this.backlog = leftBehind;
-        for (const delivery of claimed) void this.attempt(delivery);
-        if (claimed.length === room) this.claimAgain = true;
-      } while (this.claimAgain && !this.stopped);
-    } catch (err) {
-      this.logger.error({ err }, 'claiming deliveries failed; the poll retries');
-    } finally {
-      this.leasing = false;
+  private claimLoop(): WakeLoop {
+    return new WakeLoop(
+      () => this.claim(),
+      (err) => this.logger.error({ err }, 'claiming deliveries failed; the poll retries'),
+    );
+  }
+
+  /** One claim, as much as there is room for; true when it filled the room (more may be due). */
+  private async claim(): Promise<boolean> {
+    const room = Math.min(this.options.concurrency - this.inFlight, CLAIM_BATCH);
+    if (room <= 0) {
+      this.backlog = true;
+      return false;
     }
+    const { deliveries: claimed, leftBehind } = await this.deliveries.claim({
+      limit: room,
+      maxInFlightPerEndpoint: this.options.maxInFlightPerEndpoint,
+      maxInFlightPerAccount: this.options.maxInFlightPerAccount,
+      leaseMs: this.options.leaseMs,
+      token: randomUUID(),
+    });
+    this.inFlight += claimed.length;
+    // Work left behind waits for room: claim again as attempts finish. New work wakes the worker itself.
+    this.backlog = leftBehind;
+    for (const delivery of claimed) void this.attempt(delivery);
+    return claimed.length === room;
   }
 
   /**
@@ -122,8 +115,9 @@ export class DeliveryWorker {
    */
   reserve(wanted: number): Reservation | undefined {
     const room = Math.min(wanted, this.options.concurrency - this.inFlight);
-    if (this.stopped || this.leasing || room <= 0) return undefined;
-    this.leasing = true;
+    if (this.stopped || room <= 0) return undefined;
+    const letGo = this.claims.hold();
+    if (!letGo) return undefined;
     this.inFlight += room;
     let settled = false;
     const { leaseMs, maxInFlightPerEndpoint, maxInFlightPerAccount } = this.options;
@@ -132,10 +126,9 @@ export class DeliveryWorker {
       settle: (leased) => {
         if (settled) return;
         settled = true;
-        this.leasing = false;
         for (const delivery of leased) void this.attempt(delivery);
         this.release(room - leased.length);
-        if (this.claimAgain) this.wake();
+        letGo();
       },
     };
   }
@@ -227,6 +220,7 @@ export class DeliveryWorker {
   /** Stops claiming and waits (at most `graceMs`) for attempts in flight to finish and be recorded. */
   async stop(graceMs: number): Promise<void> {
     this.stopped = true;
+    this.claims.stop();
     clearInterval(this.poll);
     if (this.inFlight === 0) return;
     await new Promise<void>((resolve) => {

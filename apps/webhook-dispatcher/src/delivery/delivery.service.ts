@@ -1,14 +1,9 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { eventContactSvcId, RecordedEvent, WEBHOOK_ENDPOINTS_MAX } from '@svc/contracts';
-import { classifyFailure } from '@svc/messaging';
+import { BatchQueue } from '@svc/messaging';
 import { AccountContacts, ClaimedDelivery, DeliveriesRepository, NewEvent } from './deliveries.repository';
 import { DeliveryWorker } from './delivery-worker';
 import { deliveryBody, erasedDeliveryBody, parseRecordedEvent } from './recorded-event';
-
-interface Waiting {
-  event: NewEvent;
-  done: (err?: unknown) => void;
-}
 
 /** Events in one insert at most. */
 const MAX_BATCH = 100;
@@ -17,16 +12,12 @@ const MAX_INSERTS = 2;
 
 /**
  * Turns recorded events into deliveries: the entry point of the events consumer. Events handled at
- * the same time (up to the consumer's prefetch) go into one insert: no timer, so at low load each
- * is inserted at once, and under load those that arrive while the inserts run go together in the
- * next one. Each call resolves when its own event's deliveries are committed. A batch that fails
- * for a reason other than a dependency being away is inserted again event by event, so that an
- * event the database refuses fails (and is parked) alone.
+ * the same time (up to the consumer's prefetch) go into one insert (see BatchQueue: no timer, each
+ * call resolves when its own event's deliveries are committed, a refused event fails alone).
  */
 @Injectable()
 export class DeliveryService {
-  private waiting: Waiting[] = [];
-  private inserting = 0;
+  private readonly inserts = new BatchQueue<NewEvent>({ maxBatch: MAX_BATCH, writers: MAX_INSERTS, write: (events) => this.insert(events) });
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
@@ -47,35 +38,7 @@ export class DeliveryService {
     const body = deliveryBody(event);
     const svcId = eventContactSvcId(event.data);
     const erasure = svcId === null ? undefined : { svcId, body: erasedDeliveryBody(body) };
-    return new Promise((resolve, reject) => {
-      this.waiting.push({
-        event: { accountId, eventId: event.id, kind: event.event, body, ...(erasure ? { erasure } : {}) },
-        done: (err) => (err === undefined ? resolve() : reject(err)),
-      });
-      if (this.inserting < MAX_INSERTS) void this.insertWaiting();
-    });
-  }
-
-  private async insertWaiting(): Promise<void> {
-    this.inserting += 1;
-    try {
-      while (this.waiting.length > 0) {
-        const batch = this.waiting.splice(0, MAX_BATCH);
-        try {
-          await this.insert(batch.map((w) => w.event));
-          for (const w of batch) w.done();
-        } catch (err) {
-          const failure = classifyFailure(err);
-          if (batch.length === 1 || (failure.kind === 'transient' && failure.recognised)) {
-            for (const w of batch) w.done(err);
-          } else {
-            for (const w of batch) await this.insert([w.event]).then(() => w.done(), (alone: unknown) => w.done(alone));
-          }
-        }
-      }
-    } finally {
-      this.inserting -= 1;
-    }
+    return this.inserts.add({ accountId, eventId: event.id, kind: event.event, body, ...(erasure ? { erasure } : {}) });
   }
 
   private async insert(events: NewEvent[]): Promise<void> {

@@ -1,8 +1,5 @@
-import { eraseEventData, PublicEvent, RecordedEvent } from '@svc/contracts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Syntax only: a kind added after this version was built still reaches endpoints that take every kind. */
-const KIND = /^[a-z][a-z_]*(\.[a-z][a-z_]*)+$/;
+import { eraseEventData, PublicEvent, RecordedEvent, RecordedEventDto } from '@svc/contracts';
+import { validationProblems } from '@svc/platform';
 
 /** A recorded event that can never be delivered (malformed): a consumer parks it instead of retrying. */
 export class InvalidRecordedEventError extends Error {
@@ -14,24 +11,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Checks what events-api published before anything is stored: the producer may be another
- * version. Returns the value itself, so its `event` serialises exactly as it arrived.
+ * Checks what events-api published (the contract's `RecordedEventDto`) before anything is stored:
+ * the producer may be another version. Returns the value itself, so its `event` serialises exactly
+ * as it arrived.
  */
 export function parseRecordedEvent(value: unknown): RecordedEvent {
-  if (!isObject(value)) throw new InvalidRecordedEventError('a recorded event must be an object');
-  const { account_id: accountId, event } = value;
-  const problems: string[] = [];
-  if (typeof accountId !== 'string' || !UUID.test(accountId)) problems.push('account_id must be a UUID');
-  if (!isObject(event)) {
-    problems.push('event must be an object');
-  } else {
-    if (!Number.isSafeInteger(event['id']) || (event['id'] as number) < 1) problems.push('event.id must be a positive integer');
-    if (typeof event['event'] !== 'string' || !KIND.test(event['event'])) problems.push('event.event must be an event kind');
-    if (typeof event['at'] !== 'string') problems.push('event.at must be a timestamp');
-    if (!isObject(event['data'])) problems.push('event.data must be an object');
-  }
+  const problems = validationProblems(RecordedEventDto, value);
   if (problems.length > 0) throw new InvalidRecordedEventError(problems.join('; '));
-  return value as unknown as RecordedEvent & { event: PublicEvent };
+  return value as RecordedEvent;
 }
 
 /** The bytes every attempt of a delivery of `event` sends: its JSON in the contract's field order. */

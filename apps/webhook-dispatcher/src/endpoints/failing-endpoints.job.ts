@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { Periodic } from '@svc/platform';
 import type { Logger } from 'pino';
 import { EndpointsRepository } from './endpoints.repository';
 
@@ -11,13 +12,15 @@ const MAX_CHECK_INTERVAL_MS = 60_000;
  * checking at once disable each endpoint once). A failed check is logged and the next one retries.
  */
 export class FailingEndpointsJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer?: NodeJS.Timeout;
+  private readonly checks: Periodic;
 
   constructor(
     private readonly endpoints: EndpointsRepository,
     private readonly windowMs: number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.checks = new Periodic(() => this.run(), this.intervalMs);
+  }
 
   get intervalMs(): number {
     return Math.max(100, Math.min(MAX_CHECK_INTERVAL_MS, Math.floor(this.windowMs / 4)));
@@ -34,12 +37,10 @@ export class FailingEndpointsJob implements OnApplicationBootstrap, BeforeApplic
   }
 
   onApplicationBootstrap(): void {
-    this.timer ??= setInterval(() => void this.run(), this.intervalMs);
-    this.timer.unref();
+    this.checks.start();
   }
 
-  beforeApplicationShutdown(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+  beforeApplicationShutdown(): Promise<void> {
+    return this.checks.stop();
   }
 }

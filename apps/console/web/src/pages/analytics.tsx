@@ -1,9 +1,9 @@
 import type { AnalyticsDay, AnalyticsResponse } from '@svc/contracts';
-import { FormEvent, useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api, query } from '../api';
-import { ErrorNote, Page, useAction } from '../ui';
+import { ErrorNote, Page, Table, useFormAction } from '../ui';
 
 const day = (offset: number): string => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 const COLORS = ['#2563eb', '#16a34a', '#dc2626', '#9333ea', '#ea580c'];
@@ -117,42 +117,30 @@ function Figures({ data }: { data: AnalyticsResponse }) {
         </table>
       </div>
       <div className="columns">
-        <table>
-          <caption>Most cited pieces</caption>
-          <thead>
-            <tr>
-              <th scope="col">Piece</th>
-              <th scope="col">Citations</th>
+        <Table
+          caption="Most cited pieces"
+          columns={['Piece', 'Citations']}
+          rows={data.top_cited_pieces}
+          row={(p) => (
+            <tr key={p.external_ref}>
+              <td>
+                {p.heading} <span className="note">({p.external_ref})</span>
+              </td>
+              <td>{p.count}</td>
             </tr>
-          </thead>
-          <tbody>
-            {data.top_cited_pieces.map((p) => (
-              <tr key={p.external_ref}>
-                <td>
-                  {p.heading} <span className="note">({p.external_ref})</span>
-                </td>
-                <td>{p.count}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <table>
-          <caption>Most frequent unanswered questions</caption>
-          <thead>
-            <tr>
-              <th scope="col">Question</th>
-              <th scope="col">Times</th>
+          )}
+        />
+        <Table
+          caption="Most frequent unanswered questions"
+          columns={['Question', 'Times']}
+          rows={data.top_unanswered_questions}
+          row={(q) => (
+            <tr key={q.question}>
+              <td>{q.question}</td>
+              <td>{q.count}</td>
             </tr>
-          </thead>
-          <tbody>
-            {data.top_unanswered_questions.map((q) => (
-              <tr key={q.question}>
-                <td>{q.question}</td>
-                <td>{q.count}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          )}
+        />
       </div>
     </>
   );
@@ -163,19 +151,15 @@ export default function Analytics() {
   const [from, setFrom] = useState(day(-6));
   const [to, setTo] = useState(day(0));
   const [data, setData] = useState<AnalyticsResponse | undefined>(undefined);
-  const show = useAction(async () => {
+  const show = useFormAction(async () => {
     setData(await api<AnalyticsResponse>('GET', `/analytics${query({ from, to })}`));
   });
   useEffect(() => {
     void show.run();
   }, []);
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    void show.run();
-  };
   return (
     <Page title="Analytics">
-      <form onSubmit={onSubmit} className="row">
+      <form onSubmit={show.onSubmit} className="row">
         <label>
           From
           <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} required />

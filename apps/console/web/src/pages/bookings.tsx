@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api, query } from '../api';
 import { customerName } from '../names';
 import { Link } from '../router';
-import { ErrorNote, Page, useAction, useLoad, when } from '../ui';
+import { anyOf, ErrorNote, Page, RunButton, Select, Table, useAction, useLoad, when } from '../ui';
 
 /** What the team may do with a booking in each state (the chat enforces the same transitions). */
 const ACTIONS: Record<BookingStatus, { status: 'confirmed' | 'declined' | 'cancelled'; label: string }[]> = {
@@ -27,57 +27,34 @@ export default function Bookings() {
   });
   return (
     <Page title="Bookings">
-      <label>
-        Status
-        <select value={status} onChange={(e) => setStatus(e.target.value as BookingStatus | '')}>
-          <option value="">Any</option>
-          <option value="requested">Requested</option>
-          <option value="confirmed">Confirmed</option>
-          <option value="declined">Declined</option>
-          <option value="cancelled">Cancelled</option>
-        </select>
-      </label>
+      <Select label="Status" value={status} onChange={setStatus} options={anyOf<BookingStatus>(['requested', 'confirmed', 'declined', 'cancelled'])} />
       <ErrorNote error={list.error ?? change.error} />
-      {list.data && list.data.bookings.length === 0 && <p>No bookings.</p>}
-      {list.data && list.data.bookings.length > 0 && (
-        <table>
-          <caption>Bookings</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Customer</th>
-              <th scope="col">Listing</th>
-              <th scope="col">Note</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.bookings.map((b) => (
-              <tr key={b.id}>
-                <td>{when(b.starts_at)}</td>
-                <td>
-                  <Link to={`/inbox/${b.conversation_id}`}>{customerName(b.contact)}</Link>
-                </td>
-                <td>{b.listing_ref ?? '—'}</td>
-                <td>{b.note || '—'}</td>
-                <td>
-                  {b.status} <span className="note">by {b.created_by}</span>
-                </td>
-                <td>
-                  {ACTIONS[b.status].map((action) => (
-                    <button key={action.status} type="button" onClick={() => void change.run(b, action.status)} disabled={change.pending} aria-label={`${action.label} booking ${b.id}`}>
-                      {action.label}
-                    </button>
-                  ))}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table
+        caption="Bookings"
+        columns={['When', 'Customer', 'Listing', 'Note', 'Status', '']}
+        rows={list.data?.bookings}
+        empty="No bookings."
+        row={(b) => (
+          <tr key={b.id}>
+            <td>{when(b.starts_at)}</td>
+            <td>
+              <Link to={`/inbox/${b.conversation_id}`}>{customerName(b.contact)}</Link>
+            </td>
+            <td>{b.listing_ref ?? '—'}</td>
+            <td>{b.note || '—'}</td>
+            <td>
+              {b.status} <span className="note">by {b.created_by}</span>
+            </td>
+            <td>
+              {ACTIONS[b.status].map((action) => (
+                <RunButton key={action.status} run={() => change.run(b, action.status)} pending={change.pending} label={`${action.label} booking ${b.id}`}>
+                  {action.label}
+                </RunButton>
+              ))}
+            </td>
+          </tr>
+        )}
+      />
     </Page>
   );
 }

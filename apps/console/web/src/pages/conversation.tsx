@@ -1,10 +1,10 @@
 import type { EventConsent, EventContact, InboxConversationResponse, InboxMessage } from '@svc/contracts';
-import { FormEvent, useCallback, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { api } from '../api';
 import { useInboxChanges } from '../live';
 import { customerName } from '../names';
 import { Link } from '../router';
-import { ErrorNote, Page, useAction, useLoad, when } from '../ui';
+import { ErrorNote, Page, useAction, useFormAction, useLoad, when } from '../ui';
 
 /** A consent as contacts-api lists it for the console: with the id Withdraw names. */
 type Consent = EventConsent & { id: number };
@@ -27,17 +27,14 @@ function Messages({ messages }: { messages: InboxMessage[] }) {
 
 function ReplyBox({ id, onSent }: { id: string; onSent: () => Promise<void> }) {
   const [text, setText] = useState('');
-  const send = useAction(async () => {
+  const send = useFormAction(async () => {
+    if (!text.trim()) return;
     await api('POST', `/conversations/${id}/replies`, { text });
     setText('');
     await onSent();
   });
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    if (text.trim()) void send.run();
-  };
   return (
-    <form onSubmit={onSubmit} className="stack reply">
+    <form onSubmit={send.onSubmit} className="stack reply">
       <label>
         Reply
         <textarea rows={3} value={text} onChange={(e) => setText(e.target.value)} maxLength={4000} />
@@ -55,19 +52,13 @@ function TemplateForm({ id }: { id: string }) {
   const [template, setTemplate] = useState('');
   const [lang, setLang] = useState('en');
   const [sent, setSent] = useState(false);
-  const send = useAction(async () => {
+  const send = useFormAction(async () => {
     setSent(false);
     await api('POST', `/conversations/${id}/whatsapp-template`, { template, lang });
     setSent(true);
   });
   return (
-    <form
-      className="stack"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void send.run();
-      }}
-    >
+    <form className="stack" onSubmit={send.onSubmit}>
       <h2>WhatsApp template</h2>
       <label>
         Template name

@@ -1,7 +1,7 @@
 import type { ContactListResponseDto, ContactResponseDto } from '@svc/contracts';
-import { FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { api, ApiFailure } from '../api';
-import { ErrorNote, Page, useAction, when } from '../ui';
+import { ErrorNote, Page, Select, Table, useFormAction, when } from '../ui';
 
 type By = 'email' | 'phone' | 'ref';
 
@@ -10,7 +10,7 @@ export default function Customers() {
   const [by, setBy] = useState<By>('email');
   const [value, setValue] = useState('');
   const [found, setFound] = useState<ContactResponseDto[] | undefined>(undefined);
-  const find = useAction(async () => {
+  const find = useFormAction(async () => {
     setFound(undefined);
     if (by === 'ref') {
       try {
@@ -23,21 +23,19 @@ export default function Customers() {
     }
     setFound((await api<ContactListResponseDto>('GET', `/contacts?${by}=${encodeURIComponent(value)}`)).contacts);
   });
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    void find.run();
-  };
   return (
     <Page title="Customers">
-      <form onSubmit={onSubmit} className="row">
-        <label>
-          Find by
-          <select value={by} onChange={(e) => setBy(e.target.value as By)}>
-            <option value="email">Email</option>
-            <option value="phone">Phone</option>
-            <option value="ref">Reference</option>
-          </select>
-        </label>
+      <form onSubmit={find.onSubmit} className="row">
+        <Select
+          label="Find by"
+          value={by}
+          onChange={setBy}
+          options={[
+            ['email', 'Email'],
+            ['phone', 'Phone'],
+            ['ref', 'Reference'],
+          ]}
+        />
         <label>
           Search
           <input value={value} onChange={(e) => setValue(e.target.value)} required placeholder={by === 'phone' ? '+447700900123' : ''} />
@@ -47,36 +45,25 @@ export default function Customers() {
         </button>
       </form>
       <ErrorNote error={find.error} />
-      {found && found.length === 0 && <p role="status">No customer found.</p>}
-      {found && found.length > 0 && (
-        <table>
-          <caption>Customers found</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Email</th>
-              <th scope="col">Phone</th>
-              <th scope="col">Reference</th>
-              <th scope="col">Consents</th>
-            </tr>
-          </thead>
-          <tbody>
-            {found.map((c) => (
-              <tr key={c.svc_id}>
-                <td>{c.name || '—'}</td>
-                <td>{c.email ?? '—'}</td>
-                <td>{c.phone ?? '—'}</td>
-                <td>{c.ref ?? '—'}</td>
-                <td>
-                  {c.consents.length === 0
-                    ? 'none'
-                    : c.consents.map((consent) => `${consent.purpose} (${consent.active ? 'active' : `withdrawn ${when(consent.withdrawn_at)}`})`).join(', ')}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table
+        caption="Customers found"
+        columns={['Name', 'Email', 'Phone', 'Reference', 'Consents']}
+        rows={found}
+        empty="No customer found."
+        row={(c) => (
+          <tr key={c.svc_id}>
+            <td>{c.name || '—'}</td>
+            <td>{c.email ?? '—'}</td>
+            <td>{c.phone ?? '—'}</td>
+            <td>{c.ref ?? '—'}</td>
+            <td>
+              {c.consents.length === 0
+                ? 'none'
+                : c.consents.map((consent) => `${consent.purpose} (${consent.active ? 'active' : `withdrawn ${when(consent.withdrawn_at)}`})`).join(', ')}
+            </td>
+          </tr>
+        )}
+      />
     </Page>
   );
 }

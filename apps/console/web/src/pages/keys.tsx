@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api } from '../api';
-import { CopyField, ErrorNote, Page, useAction, useLoad, when } from '../ui';
+import { CopyField, ErrorNote, Page, RunButton, Table, useAction, useLoad, when } from '../ui';
 
 interface Key {
   id: string;
@@ -27,38 +27,29 @@ export default function Keys() {
         A key authenticates the REST API (<code>/api/v1/</code>) and the MCP server (<code>/mcp</code>) as <code>Authorization: Bearer …</code>. Keep several
         to rotate; a revoked key is refused within 5 seconds.
       </p>
-      <button type="button" onClick={() => void create.run()} disabled={create.pending}>
+      <RunButton run={create.run} pending={create.pending}>
         Create key
-      </button>
+      </RunButton>
       <ErrorNote error={create.error ?? revoke.error ?? keys.error} />
       {created && <CopyField label="New key" value={created} note="Shown once: copy it now. Only its prefix is kept." />}
-      <table>
-        <caption>Active keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Prefix</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span className="sr-only">Actions</span>
-            </th>
+      <Table
+        caption="Active keys"
+        columns={['Prefix', 'Created', '']}
+        rows={keys.data?.keys ?? []}
+        row={(key) => (
+          <tr key={key.id}>
+            <td>
+              <code>{key.prefix}…</code>
+            </td>
+            <td>{when(key.created_at)}</td>
+            <td>
+              <RunButton run={() => revoke.run(key)} pending={revoke.pending} label={`Revoke ${key.prefix}`}>
+                Revoke
+              </RunButton>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {keys.data?.keys.map((key) => (
-            <tr key={key.id}>
-              <td>
-                <code>{key.prefix}…</code>
-              </td>
-              <td>{when(key.created_at)}</td>
-              <td>
-                <button type="button" onClick={() => void revoke.run(key)} disabled={revoke.pending} aria-label={`Revoke ${key.prefix}`}>
-                  Revoke
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        )}
+      />
     </Page>
   );
 }

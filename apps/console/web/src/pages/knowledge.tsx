@@ -1,7 +1,7 @@
 import type { KnowledgeListResponseDto, KnowledgePieceDto } from '@svc/contracts';
-import { FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, query } from '../api';
-import { ErrorNote, Page, useAction, when } from '../ui';
+import { ErrorNote, Page, RunButton, Table, useAction, useFormAction, when } from '../ui';
 
 /** What the assistant would answer (`POST /internal/chat/assistant/preview` on the chat). */
 interface Preview {
@@ -12,17 +12,13 @@ interface Preview {
 function AskAsCustomer() {
   const [question, setQuestion] = useState('');
   const [preview, setPreview] = useState<Preview | undefined>(undefined);
-  const ask = useAction(async () => {
+  const ask = useFormAction(async () => {
     setPreview(await api<Preview>('POST', '/assistant/preview', { question }));
   });
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    void ask.run();
-  };
   return (
     <section aria-labelledby="ask">
       <h2 id="ask">Ask as a customer</h2>
-      <form onSubmit={onSubmit} className="row">
+      <form onSubmit={ask.onSubmit} className="row">
         <label>
           Question
           <input value={question} onChange={(e) => setQuestion(e.target.value)} required maxLength={4000} size={50} />
@@ -61,34 +57,24 @@ export default function Knowledge() {
       <AskAsCustomer />
       <h2>Pieces</h2>
       <ErrorNote error={page.error} />
-      {!page.pending && items.length === 0 && <p>No pieces yet: the business's system writes them with `PUT /api/v1/knowledge/{'{ref}'}`.</p>}
-      {items.length > 0 && (
-        <table>
-          <caption>Knowledge pieces, by reference</caption>
-          <thead>
-            <tr>
-              <th scope="col">Reference</th>
-              <th scope="col">Heading</th>
-              <th scope="col">Text</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((piece) => (
-              <tr key={piece.external_ref}>
-                <td>{piece.url ? <a href={piece.url}>{piece.external_ref}</a> : piece.external_ref}</td>
-                <td>{piece.heading}</td>
-                <td className="clip">{piece.text}</td>
-                <td>{when(piece.updated_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table
+        caption="Knowledge pieces, by reference"
+        columns={['Reference', 'Heading', 'Text', 'Updated']}
+        rows={page.pending && items.length === 0 ? undefined : items}
+        empty="No pieces yet: the business's system writes them with `PUT /api/v1/knowledge/{ref}`."
+        row={(piece) => (
+          <tr key={piece.external_ref}>
+            <td>{piece.url ? <a href={piece.url}>{piece.external_ref}</a> : piece.external_ref}</td>
+            <td>{piece.heading}</td>
+            <td className="clip">{piece.text}</td>
+            <td>{when(piece.updated_at)}</td>
+          </tr>
+        )}
+      />
       {next.more && (
-        <button type="button" onClick={() => void page.run(next.after)} disabled={page.pending}>
+        <RunButton run={() => page.run(next.after)} pending={page.pending}>
           Load more
-        </button>
+        </RunButton>
       )}
     </Page>
   );

@@ -1,7 +1,7 @@
 import type { InvitedMemberResponse } from '@svc/contracts';
-import { FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { api } from '../api';
-import { CopyField, ErrorNote, Page, useAction, useLoad, when } from '../ui';
+import { CopyField, ErrorNote, Page, Table, useFormAction, useLoad, when } from '../ui';
 
 interface MemberView {
   id: string;
@@ -15,18 +15,14 @@ export default function Members() {
   const list = useLoad(() => api<{ members: MemberView[] }>('GET', '/members'), []);
   const [email, setEmail] = useState('');
   const [link, setLink] = useState<string | undefined>(undefined);
-  const invite = useAction(async () => {
+  const invite = useFormAction(async () => {
     setLink((await api<InvitedMemberResponse>('POST', '/members', { email })).sign_in_url);
     setEmail('');
     await list.reload();
   });
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    void invite.run();
-  };
   return (
     <Page title="Team">
-      <form onSubmit={onSubmit} className="row">
+      <form onSubmit={invite.onSubmit} className="row">
         <label>
           Email
           <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
@@ -37,25 +33,18 @@ export default function Members() {
       </form>
       <ErrorNote error={invite.error ?? list.error} />
       {link && <CopyField label="Invitation link" value={link} note="Send it to the new member: it works once, for 24 hours." />}
-      <table>
-        <caption>Team members</caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Since</th>
-            <th scope="col">State</th>
+      <Table
+        caption="Team members"
+        columns={['Email', 'Since', 'State']}
+        rows={list.data?.members ?? []}
+        row={(m) => (
+          <tr key={m.id}>
+            <td>{m.email}</td>
+            <td>{when(m.created_at)}</td>
+            <td>{m.active ? 'active' : 'invited'}</td>
           </tr>
-        </thead>
-        <tbody>
-          {list.data?.members.map((m) => (
-            <tr key={m.id}>
-              <td>{m.email}</td>
-              <td>{when(m.created_at)}</td>
-              <td>{m.active ? 'active' : 'invited'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        )}
+      />
     </Page>
   );
 }

@@ -1,5 +1,5 @@
 import { useSession } from '../session';
-import { Page } from '../ui';
+import { Page, Table } from '../ui';
 
 const PLANS = [
   { plan: 'starter', label: 'Starter', features: 'The chat, the inbox, bookings, analytics.' },
@@ -16,23 +16,17 @@ export default function Plan() {
         This account is on <strong>{PLANS.find((p) => p.plan === account.plan)?.label ?? account.plan}</strong>.
         {account.plan !== 'scale' && ' The REST API, webhooks and the MCP server need the Scale plan: ask your operator to change it.'}
       </p>
-      <table>
-        <caption>Plans</caption>
-        <thead>
-          <tr>
-            <th scope="col">Plan</th>
-            <th scope="col">Includes</th>
+      <Table
+        caption="Plans"
+        columns={['Plan', 'Includes']}
+        rows={[...PLANS]}
+        row={(p) => (
+          <tr key={p.plan} aria-current={p.plan === account.plan ? 'true' : undefined}>
+            <td>{p.label}</td>
+            <td>{p.features}</td>
           </tr>
-        </thead>
-        <tbody>
-          {PLANS.map((p) => (
-            <tr key={p.plan} aria-current={p.plan === account.plan ? 'true' : undefined}>
-              <td>{p.label}</td>
-              <td>{p.features}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        )}
+      />
     </Page>
   );
 }

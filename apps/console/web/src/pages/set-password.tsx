@@ -1,24 +1,20 @@
-import { FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { api } from '../api';
 import { useLocation } from '../router';
 import { SessionInfo } from '../session';
-import { ErrorNote, Page, useAction } from '../ui';
+import { ErrorNote, Page, useFormAction } from '../ui';
 
 /** The one-time link of an invitation (`/set-password?token=…`, 24 h): choose a password and be signed in. */
 export default function SetPassword({ onSignedIn }: { onSignedIn: (session: SessionInfo, next: string) => void }) {
   const { query } = useLocation();
   const [password, setPassword] = useState('');
-  const submit = useAction(async () => {
+  const submit = useFormAction(async () => {
     await api('POST', '/set-password', { token: query.get('token') ?? '', password });
     onSignedIn(await api<SessionInfo>('GET', '/session'), '/inbox');
   });
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    void submit.run();
-  };
   return (
     <Page title="Set your password">
-      <form onSubmit={onSubmit} className="stack">
+      <form onSubmit={submit.onSubmit} className="stack">
         <label>
           Password
           <input type="password" name="password" autoComplete="new-password" required minLength={10} maxLength={200} value={password} onChange={(e) => setPassword(e.target.value)} />

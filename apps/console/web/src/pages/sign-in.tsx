@@ -1,24 +1,20 @@
-import { FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { api } from '../api';
 import { useLocation } from '../router';
 import { SessionInfo } from '../session';
-import { ErrorNote, Page, useAction } from '../ui';
+import { ErrorNote, Page, useFormAction } from '../ui';
 
 export default function SignIn({ onSignedIn }: { onSignedIn: (session: SessionInfo, next: string) => void }) {
   const { query } = useLocation();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const submit = useAction(async () => {
+  const submit = useFormAction(async () => {
     await api('POST', '/sign-in', { email, password });
     onSignedIn(await api<SessionInfo>('GET', '/session'), query.get('next') ?? '/inbox');
   });
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    void submit.run();
-  };
   return (
     <Page title="Sign in">
-      <form onSubmit={onSubmit} className="stack">
+      <form onSubmit={submit.onSubmit} className="stack">
         <label>
           Email
           <input type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api, query } from '../api';
 import { EVENT_KINDS } from '../event-kinds';
 import { Link } from '../router';
-import { CopyField, ErrorNote, Page, useAction, useLoad, when } from '../ui';
+import { anyOf, CopyField, ErrorNote, Page, RunButton, Select, Table, useAction, useFormAction, useLoad, when } from '../ui';
 
 /** The contract's delivery (`GET /webhooks/{id}/deliveries`). */
 interface Delivery {
@@ -27,27 +27,12 @@ type Endpoint = Omit<WebhookEndpointDto, 'status'> & { status: string; disabled_
 function TestEvent({ id }: { id: string }) {
   const [kind, setKind] = useState<EventKind>('message.received');
   const [result, setResult] = useState<{ delivered: boolean; status_code: number | null; duration_ms: number; error: string | null } | undefined>(undefined);
-  const send = useAction(async () => {
+  const send = useFormAction(async () => {
     setResult(await api('POST', `/webhooks/${id}/test`, { event: kind }));
   });
   return (
-    <form
-      className="row"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void send.run();
-      }}
-    >
-      <label>
-        Event kind
-        <select value={kind} onChange={(e) => setKind(e.target.value as EventKind)}>
-          {EVENT_KINDS.map((k) => (
-            <option key={k} value={k}>
-              {k}
-            </option>
-          ))}
-        </select>
-      </label>
+    <form className="row" onSubmit={send.onSubmit}>
+      <Select label="Event kind" value={kind} onChange={setKind} options={EVENT_KINDS.map((k) => [k, k] as const)} />
       <button type="submit" disabled={send.pending}>
         Send test event
       </button>
@@ -102,69 +87,49 @@ export default function WebhookEndpoint({ id }: { id: string }) {
       <h2>Send a test event</h2>
       <TestEvent id={id} />
       <h2>Signing secret</h2>
-      <button type="button" onClick={() => void rotate.run()} disabled={rotate.pending}>
+      <RunButton run={rotate.run} pending={rotate.pending}>
         Rotate secret
-      </button>
+      </RunButton>
       <ErrorNote error={rotate.error ?? enable.error} />
       {secret && <CopyField label="New signing secret" value={secret} note="Shown once. For 24 hours deliveries verify with the old secret or this one." />}
       <h2>Deliveries</h2>
       <div className="row">
-        <label>
-          Status
-          <select value={status} onChange={(e) => setStatus(e.target.value)}>
-            <option value="">Any</option>
-            <option value="pending">Pending</option>
-            <option value="delivered">Delivered</option>
-            <option value="failed">Failed</option>
-          </select>
-        </label>
+        <Select label="Status" value={status} onChange={setStatus} options={anyOf(['pending', 'delivered', 'failed'])} />
         <button type="button" onClick={() => void deliveries.reload()}>
           Refresh
         </button>
       </div>
       <ErrorNote error={deliveries.error ?? resend.error} />
-      {deliveries.data && deliveries.data.deliveries.length === 0 && <p>No deliveries.</p>}
-      {deliveries.data && deliveries.data.deliveries.length > 0 && (
-        <table className="deliveries">
-          <caption>Deliveries, newest last</caption>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Next attempt</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.data.deliveries.map((d) => (
-              <tr key={d.id}>
-                <td>
-                  <code>{d.event}</code> #{d.event_id}
-                </td>
-                <td>{d.status}</td>
-                <td>
-                  <ol className="attempts">
-                    {d.attempts.map((a, i) => (
-                      <li key={i}>
-                        {when(a.at)}: {a.status_code !== null ? `HTTP ${a.status_code}` : (a.error ?? 'no answer')}, {a.duration_ms} ms
-                      </li>
-                    ))}
-                  </ol>
-                </td>
-                <td>{when(d.next_attempt_at)}</td>
-                <td>
-                  <button type="button" onClick={() => void resend.run(d)} disabled={resend.pending} aria-label={`Resend delivery ${d.id}`}>
-                    Resend
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table
+        className="deliveries"
+        caption="Deliveries, newest last"
+        columns={['Event', 'Status', 'Attempts', 'Next attempt', '']}
+        rows={deliveries.data?.deliveries}
+        empty="No deliveries."
+        row={(d) => (
+          <tr key={d.id}>
+            <td>
+              <code>{d.event}</code> #{d.event_id}
+            </td>
+            <td>{d.status}</td>
+            <td>
+              <ol className="attempts">
+                {d.attempts.map((a, i) => (
+                  <li key={i}>
+                    {when(a.at)}: {a.status_code !== null ? `HTTP ${a.status_code}` : (a.error ?? 'no answer')}, {a.duration_ms} ms
+                  </li>
+                ))}
+              </ol>
+            </td>
+            <td>{when(d.next_attempt_at)}</td>
+            <td>
+              <RunButton run={() => resend.run(d)} pending={resend.pending} label={`Resend delivery ${d.id}`}>
+                Resend
+              </RunButton>
+            </td>
+          </tr>
+        )}
+      />
     </Page>
   );
 }

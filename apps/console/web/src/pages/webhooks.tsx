@@ -1,23 +1,19 @@
 import type { CreatedWebhookDto, EventKind, WebhookListDto } from '@svc/contracts';
-import { FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { api } from '../api';
 import { EVENT_KIND_LABELS, EVENT_KINDS } from '../event-kinds';
 import { Link } from '../router';
-import { CopyField, ErrorNote, Page, useAction, useLoad, when } from '../ui';
+import { CopyField, ErrorNote, Page, RunButton, Table, useAction, useFormAction, useLoad, when } from '../ui';
 
 function RegisterForm({ onRegistered }: { onRegistered: (created: CreatedWebhookDto) => Promise<void> }) {
   const [url, setUrl] = useState('');
   const [all, setAll] = useState(true);
   const [kinds, setKinds] = useState<Set<EventKind>>(new Set());
-  const register = useAction(async () => {
+  const register = useFormAction(async () => {
     const created = await api<CreatedWebhookDto>('POST', '/webhooks', { url, events: all ? null : [...kinds] });
     setUrl('');
     await onRegistered(created);
   });
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    void register.run();
-  };
   const toggle = (kind: EventKind) =>
     setKinds((previous) => {
       const next = new Set(previous);
@@ -26,7 +22,7 @@ function RegisterForm({ onRegistered }: { onRegistered: (created: CreatedWebhook
       return next;
     });
   return (
-    <form onSubmit={onSubmit} className="stack">
+    <form onSubmit={register.onSubmit} className="stack">
       <h2>Register an endpoint</h2>
       <label>
         Endpoint URL
@@ -73,40 +69,27 @@ export default function Webhooks() {
       {secret && <CopyField label="Signing secret" value={secret} note="Shown once: copy it now. Receivers verify X-SVC-Signature with it." />}
       <h2>Endpoints</h2>
       <ErrorNote error={list.error ?? remove.error} />
-      {list.data && list.data.webhooks.length === 0 && <p>No endpoints yet.</p>}
-      {list.data && list.data.webhooks.length > 0 && (
-        <table>
-          <caption>Registered endpoints</caption>
-          <thead>
-            <tr>
-              <th scope="col">URL</th>
-              <th scope="col">Events</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.webhooks.map((hook) => (
-              <tr key={hook.id}>
-                <td>
-                  <Link to={`/settings/webhooks/${hook.id}`}>{hook.url}</Link>
-                </td>
-                <td>{hook.events ? hook.events.join(', ') : 'all'}</td>
-                <td>{hook.status}</td>
-                <td>{when(hook.created_at)}</td>
-                <td>
-                  <button type="button" onClick={() => void remove.run(hook.id)} disabled={remove.pending} aria-label={`Delete ${hook.url}`}>
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table
+        caption="Registered endpoints"
+        columns={['URL', 'Events', 'Status', 'Created', '']}
+        rows={list.data?.webhooks}
+        empty="No endpoints yet."
+        row={(hook) => (
+          <tr key={hook.id}>
+            <td>
+              <Link to={`/settings/webhooks/${hook.id}`}>{hook.url}</Link>
+            </td>
+            <td>{hook.events ? hook.events.join(', ') : 'all'}</td>
+            <td>{hook.status}</td>
+            <td>{when(hook.created_at)}</td>
+            <td>
+              <RunButton run={() => remove.run(hook.id)} pending={remove.pending} label={`Delete ${hook.url}`}>
+                Delete
+              </RunButton>
+            </td>
+          </tr>
+        )}
+      />
     </Page>
   );
 }

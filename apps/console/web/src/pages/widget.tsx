@@ -1,8 +1,8 @@
 import type { WidgetSettingsResponse } from '@svc/contracts';
-import { FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api } from '../api';
 import { useSession } from '../session';
-import { CopyField, ErrorNote, Page, useAction, useLoad } from '../ui';
+import { CopyField, ErrorNote, Page, useFormAction, useLoad } from '../ui';
 
 /** The embed snippet with the account's widget id, and the pages (origins) allowed to use it. */
 export default function Widget() {
@@ -13,7 +13,7 @@ export default function Widget() {
   useEffect(() => {
     if (settings.data) setOrigins(settings.data.allowed_origins.join('\n'));
   }, [settings.data]);
-  const save = useAction(async () => {
+  const save = useFormAction(async () => {
     setSaved(false);
     const list = origins
       .split(/[\s,]+/)
@@ -23,10 +23,6 @@ export default function Widget() {
     await settings.reload();
     setSaved(true);
   });
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    void save.run();
-  };
   const snippet =
     `<script>window.SvcChat = { widget: "${session.account.widget}" };</script>\n` + `<script src="${session.app_url}/chat/widget.js" async></script>`;
   return (
@@ -39,7 +35,7 @@ export default function Widget() {
         Widget id: <code>{session.account.widget}</code>
       </p>
       <CopyField label="Embed snippet" value={snippet} />
-      <form onSubmit={onSubmit} className="stack">
+      <form onSubmit={save.onSubmit} className="stack">
         <h2>Allowed origins</h2>
         <label>
           Allowed origins

@@ -1,6 +1,4 @@
-import { Controller, Get, Header, Injectable } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
-import { Public } from './public';
+import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** One sample of a gauge read on scrape: its labels (bounded sets only) and value. */
@@ -100,17 +98,4 @@ export class MetricsService {
 /** The status class of an HTTP status (`2xx` … `5xx`), or `error` when no response came: a bounded label. */
 export function statusClass(statusCode: number | null | undefined): string {
   return statusCode && statusCode >= 100 && statusCode < 600 ? `${Math.floor(statusCode / 100)}xx` : 'error';
-}
-
-@Public()
-@ApiExcludeController()
-@Controller()
-export class MetricsController {
-  constructor(private readonly metrics: MetricsService) {}
-
-  @Get('metrics')
-  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
-  scrape(): Promise<string> {
-    return this.metrics.registry.metrics();
-  }
 }

@@ -1,5 +1,5 @@
 import { PlatformConfig } from './tokens';
-import { ReadinessService } from './health';
+import { ReadinessService } from './readiness.service';
 
 const config = { SHUTDOWN_DELAY_MS: 0 } as PlatformConfig;
 const fails = (message: string) => async () => Promise.reject(new Error(message));

@@ -1,4 +1,4 @@
-import { MetricsService, statusClass } from './metrics';
+import { MetricsService, statusClass } from './metrics.service';
 
 describe('MetricsService', () => {
   it('reads a scraped gauge on each scrape, with its labels', async () => {

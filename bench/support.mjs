@@ -1,0 +1,71 @@
+// What the benchmarks share: a scratch database, waiting for an app, reproducible randomness, and
+// the statistics they report.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A database of its own on the test server (TEST_DATABASE_SERVER_URL): `create()` it, `drop()` it at the end. */
+export function scratchDatabase() {
+  const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `svc_bench_${randomBytes(4).toString('hex')}`;
+  const onServer = async (sql) => {
+    const client = new pg.Client({ connectionString: server });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  return {
+    url: Object.assign(new URL(server), { pathname: `/${name}` }).toString(),
+    create: () => onServer(`CREATE DATABASE ${name}`),
+    drop: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+/** Resolves once `url/readyz` answers 2xx (polled every 100 ms, `tries` times). */
+export async function waitReady(url, tries = 300) {
+  for (let i = 0; i < tries; i += 1) {
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return;
+    } catch {
+      // starting
+    }
+    await sleep(100);
+  }
+  throw new Error(`${url} not ready`);
+}
+
+/** A Scale account made with the admin CLI in `env`'s database: its API key and account. */
+export function createBenchAccount(env) {
+  const created = spawnSync(process.execPath, [join(root, 'dist/apps/admin/src/main.js'), 'account', 'create', '--name', 'Bench', '--plan', 'scale'], { env, encoding: 'utf8' });
+  if (created.status !== 0) throw new Error(created.stderr);
+  const { api_key: apiKey, account } = JSON.parse(created.stdout);
+  return { apiKey, account };
+}
+
+/** A reproducible random number in [0, 1) per call (mulberry32 from `seed`). */
+export function seededRandom(seed) {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+export const round2 = (n) => Math.round(n * 100) / 100;
+/** An autocannon result as the benchmarks report it: requests/s, p50 and p99 in ms, errors. */
+export const measured = (r) => ({ requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors + r.non2xx });
+/** The median of each figure over several runs; errors added up. */
+export const summary = (runs) => ({
+  requests_per_s: median(runs.map((r) => r.requests_per_s)),
+  p50_ms: median(runs.map((r) => r.p50_ms)),
+  p99_ms: median(runs.map((r) => r.p99_ms)),
+  errors: runs.reduce((sum, r) => sum + r.errors, 0),
+});
