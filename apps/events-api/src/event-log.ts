@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainMessage, eraseEventData, EventKind, eventContactSvcId, PublicEvent } from '@svc/contracts';
+import { DomainMessage, eraseEventData, EventKind, eventContactSvcId, Page, PublicEvent, toPage } from '@svc/contracts';
 import { EVENTS_EXCHANGE, OutboxRelay } from '@svc/messaging';
 import { MetricsService } from '@svc/platform';
 import { execute, queryRows, SqlParam } from '@svc/persistence';
@@ -54,11 +54,7 @@ const APPEND = `
   )
   SELECT (SELECT count(*) FROM outbox)::int AS appended`;
 
-export interface EventsPage {
-  events: PublicEvent[];
-  next_after: number;
-  more: boolean;
-}
+export type EventsPage = Page<'events', PublicEvent, number>;
 
 @Injectable()
 export class EventLog {
@@ -114,23 +110,17 @@ export class EventLog {
   }
 
   /**
-   * A page of the feed as the JSON text of an `EventsPage`. PostgreSQL writes the events' JSON as
-   * one string (only for the rows of the page), so a full page of 200 is neither parsed nor
-   * re-serialized here.
+   * A page of the feed as the JSON text of an `EventsPage`. PostgreSQL writes each event's JSON
+   * (only for the rows of the page), so a full page of 200 is neither parsed nor re-serialized here.
    */
   async page(accountId: string, after: number, limit: number): Promise<string> {
-    const [row] = await queryRows<{ found: number; last_id: string | null; events: string }>(
+    const rows = await queryRows<{ id: string; event: string }>(
       this.db,
-      `SELECT count(*)::int AS found,
-              max(id) FILTER (WHERE n <= $3) AS last_id,
-              coalesce(string_agg(${eventJson('page', AT)}::text, ',' ORDER BY id)
-                FILTER (WHERE n <= $3), '') AS events
-       FROM (SELECT id, kind, at, data, row_number() OVER (ORDER BY id) AS n
-             FROM events.events WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3 + 1) page`,
+      `SELECT id, ${eventJson('e', AT)}::text AS event FROM events.events e WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3 + 1`,
       [accountId, after, limit],
     );
-    const nextAfter = row?.last_id === null || row?.last_id === undefined ? after : Number(row.last_id);
-    return `{"events":[${row?.events ?? ''}],"next_after":${nextAfter},"more":${(row?.found ?? 0) > limit}}`;
+    const page = await toPage('events', rows, { limit, after, cursor: (row) => Number(row.id), items: (events) => events.map((row) => row.event) });
+    return `{"events":[${page.events.join(',')}],"next_after":${page.next_after},"more":${page.more}}`;
   }
 
   /**

@@ -17,4 +17,5 @@ export * from './mcp.dto';
 export * from './console.dto';
 export * from './inbox.dto';
 export * from './messages.dto';
+export * from './pages';
 export * from './validators';

@@ -27,14 +27,13 @@ const BOOKING_SELECT = `
 export class BookingsRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Oldest first by id; one more than `limit` tells whether there are more. */
-  async list(accountId: string, filter: { status?: BookingStatus; after: number; limit: number }): Promise<{ rows: BookingRow[]; more: boolean }> {
-    const rows = await queryRows<BookingRow>(
+  /** Oldest first by id, `limit + 1` rows at the most (the one past the page tells that there are more). */
+  async list(accountId: string, filter: { status?: BookingStatus; after: number; limit: number }): Promise<BookingRow[]> {
+    return queryRows<BookingRow>(
       this.db,
       `${BOOKING_SELECT} WHERE b.account_id = $1 AND ($2::text IS NULL OR b.status = $2) AND b.id > $3 ORDER BY b.id LIMIT $4`,
       [accountId, filter.status ?? null, filter.after, filter.limit + 1],
     );
-    return { rows: rows.slice(0, filter.limit), more: rows.length > filter.limit };
   }
 
   async get(accountId: string, id: number): Promise<BookingRow | undefined> {

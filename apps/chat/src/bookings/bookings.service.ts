@@ -9,6 +9,7 @@ import {
   INBOX_PAGE_DEFAULT,
   ListBookingsQueryDto,
   RequestBookingDto,
+  toPage,
 } from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
 import { parseTimestampInput } from '@svc/persistence';
@@ -52,14 +53,15 @@ export class BookingsService {
 
   async list(accountId: string, query: ListBookingsQueryDto, requestId: string): Promise<BookingsPage> {
     const after = query.after ?? 0;
-    const { rows, more } = await this.bookings.list(accountId, { status: query.status, after, limit: query.limit ?? INBOX_PAGE_DEFAULT });
+    const limit = query.limit ?? INBOX_PAGE_DEFAULT;
+    const rows = await this.bookings.list(accountId, { status: query.status, after, limit });
     const contacts = new Map<number, Promise<EventContact | null>>();
     const contactOf = (svcId: number) => {
       if (!contacts.has(svcId)) contacts.set(svcId, this.contacts.bySvcId(svcId, accountContext(accountId, requestId)));
       return contacts.get(svcId) as Promise<EventContact | null>;
     };
-    const bookings = await Promise.all(rows.map(async (row) => toBooking(row, row.customer_svc_id === null ? null : await contactOf(row.customer_svc_id))));
-    return { bookings, next_after: rows.at(-1)?.id ?? after, more };
+    const view = async (row: BookingRow) => toBooking(row, row.customer_svc_id === null ? null : await contactOf(row.customer_svc_id));
+    return toPage('bookings', rows, { limit, after, cursor: (row) => row.id, items: (page) => Promise.all(page.map(view)) });
   }
 
   /** By the team or an agent, for one of the account's conversations. */

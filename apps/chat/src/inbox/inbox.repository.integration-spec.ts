@@ -52,20 +52,21 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
 
     const all = await inbox.list(account, { limit: 50 });
     const expected = [made[4], made[3], made[2], made[1], made[0]];
-    expect(ids(all.rows)).toEqual(expected);
-    expect(ids(all.rows)).not.toContain(quiet);
-    expect(all.more).toBe(false);
+    expect(ids(all)).toEqual(expected);
+    expect(ids(all)).not.toContain(quiet);
 
+    // Read with `limit + 1`: the row past the page tells that more follow.
     const seen: number[] = [];
     let after: string | undefined;
     for (;;) {
-      const page = await inbox.list(account, { limit: 2, after });
-      seen.push(...ids(page.rows));
-      if (!page.more) break;
-      after = page.rows.at(-1)?.cursor;
+      const rows = await inbox.list(account, { limit: 2, after });
+      const page = rows.slice(0, 2);
+      seen.push(...ids(page));
+      if (rows.length <= 2) break;
+      after = page.at(-1)?.cursor;
     }
     expect(seen).toEqual(expected);
-    expect((await inbox.list(other, { limit: 50 })).rows).toHaveLength(1);
+    expect(await inbox.list(other, { limit: 50 })).toHaveLength(1);
     expect(await inbox.get(other, made[0] as number)).toBeUndefined();
   });
 
@@ -76,13 +77,13 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
     await say(id, 'system', 'A person will answer.');
     let row = await inbox.get(account, id);
     expect(row).toMatchObject({ needs_human: true, last_author: 'customer', last_text: 'a person please' });
-    expect((await inbox.list(account, { needsHuman: true, limit: 50 })).rows.map((r) => r.id)).toEqual([id]);
+    expect((await inbox.list(account, { needsHuman: true, limit: 50 })).map((r) => r.id)).toEqual([id]);
 
     await say(id, 'team', 'Hello');
     await conversations.transaction((tx) => tx.stopHandoverWait(account, id));
     row = await inbox.get(account, id);
     expect(row).toMatchObject({ needs_human: false, last_author: 'team', status: 'needs_human' });
-    expect((await inbox.list(account, { needsHuman: true, limit: 50 })).rows).toEqual([]);
+    expect((await inbox.list(account, { needsHuman: true, limit: 50 }))).toEqual([]);
     const [due] = await queryRows<{ handover_due_at: string | null }>(dataSource, `SELECT handover_due_at FROM chat.conversations WHERE id = $1`, [id]);
     expect(due?.handover_due_at).toBeNull();
 
@@ -115,8 +116,8 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
     const [row] = await queryRows<{ confirmed_at: string | null }>(dataSource, `SELECT confirmed_at FROM chat.bookings WHERE id = $1`, [made?.id ?? null]);
     expect(row?.confirmed_at).not.toBeNull();
     expect(await bookings.get(other, made?.id as number)).toBeUndefined();
-    expect((await bookings.list(account, { after: 0, limit: 10 })).rows.map((b) => b.id)).toEqual([made?.id]);
-    expect((await bookings.list(account, { status: 'requested', after: 0, limit: 10 })).rows).toEqual([]);
-    expect((await bookings.list(other, { after: 0, limit: 10 })).rows).toEqual([]);
+    expect((await bookings.list(account, { after: 0, limit: 10 })).map((b) => b.id)).toEqual([made?.id]);
+    expect((await bookings.list(account, { status: 'requested', after: 0, limit: 10 }))).toEqual([]);
+    expect((await bookings.list(other, { after: 0, limit: 10 }))).toEqual([]);
   });
 });

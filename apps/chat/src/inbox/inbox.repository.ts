@@ -60,10 +60,10 @@ const INBOX_SELECT = `
 export class InboxRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Newest activity first; one more row than `limit` tells whether there are more. */
-  async list(accountId: string, filter: InboxFilter): Promise<{ rows: InboxRow[]; more: boolean }> {
+  /** Newest activity first, `limit + 1` rows at the most (the one past the page tells that there are more). */
+  async list(accountId: string, filter: InboxFilter): Promise<InboxRow[]> {
     const [micros, id] = filter.after ? filter.after.split('.') : [null, null];
-    const rows = await queryRows<InboxRow>(
+    return queryRows<InboxRow>(
       this.db,
       `${INBOX_SELECT}
         WHERE c.account_id = $1 AND c.last_message_id > 0
@@ -74,7 +74,6 @@ export class InboxRepository {
         LIMIT $6`,
       [accountId, filter.channel ?? null, filter.needsHuman ?? null, micros, id, filter.limit + 1],
     );
-    return { rows: rows.slice(0, filter.limit), more: rows.length > filter.limit };
   }
 
   async get(accountId: string, id: number): Promise<InboxRow | undefined> {

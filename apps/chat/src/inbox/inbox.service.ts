@@ -8,6 +8,7 @@ import {
   ListConversationsQueryDto,
   MessageAuthor,
   TeamReplyResponse,
+  toPage,
 } from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
 import { ApiError } from '@svc/platform';
@@ -31,14 +32,19 @@ export class InboxService {
   ) {}
 
   async list(accountId: string, query: ListConversationsQueryDto, requestId: string): Promise<InboxConversationsPage> {
-    const { rows, more } = await this.inbox.list(accountId, {
+    const limit = query.limit ?? INBOX_PAGE_DEFAULT;
+    const rows = await this.inbox.list(accountId, {
       needsHuman: query.needs_human === undefined ? undefined : query.needs_human === 'true',
       channel: query.channel,
       after: query.after,
-      limit: query.limit ?? INBOX_PAGE_DEFAULT,
+      limit,
     });
-    const conversations = await Promise.all(rows.map((row) => this.view(accountId, row, requestId)));
-    return { conversations, next_after: rows.at(-1)?.cursor ?? query.after ?? null, more };
+    return toPage('conversations', rows, {
+      limit,
+      after: query.after ?? null,
+      cursor: (row) => row.cursor,
+      items: (page) => Promise.all(page.map((row) => this.view(accountId, row, requestId))),
+    });
   }
 
   async get(accountId: string, id: number, requestId: string): Promise<InboxConversationResponse> {

@@ -7,6 +7,7 @@ import {
   KnowledgePieceDto,
   ListKnowledgeQueryDto,
   UpsertKnowledgePieceDto,
+  toPage,
 } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import { detectLanguage } from '../search/language';
@@ -72,7 +73,6 @@ export class PiecesService {
     }
     const limit = query.limit ?? KNOWLEDGE_LIMITS.pageDefault;
     const rows = await this.pieces.list(accountId, query.after, limit + 1);
-    const items = rows.slice(0, limit);
-    return { items, next_after: items.at(-1)?.external_ref ?? query.after ?? null, more: rows.length > limit };
+    return toPage('items', rows, { limit, after: query.after ?? null, cursor: (piece) => piece.external_ref, items: (page) => page });
   }
 }

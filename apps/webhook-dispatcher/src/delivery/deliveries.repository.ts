@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Page, toPage } from '@svc/contracts';
 import { execute, queryOne, queryRows, SqlParam } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 
@@ -326,7 +327,7 @@ export class DeliveriesRepository {
    * A page of the endpoint's deliveries (not cancelled ones) after delivery id `after`, oldest first,
    * each with its attempts; `more` when there are further ones now.
    */
-  async page(endpointId: string, query: { after: number; limit: number; status?: string }): Promise<{ deliveries: DeliveryRecord[]; more: boolean }> {
+  async page(endpointId: string, query: { after: number; limit: number; status?: string }): Promise<Page<'deliveries', DeliveryRecord, number>> {
     const rows = await queryRows<Omit<DeliveryRecord, 'attempts'>>(
       this.db,
       `SELECT id, event_id, event_kind, status, CASE WHEN status = 'pending' THEN next_attempt_at END AS next_attempt_at, created_at
@@ -335,7 +336,11 @@ export class DeliveriesRepository {
        ORDER BY id LIMIT $4`,
       [endpointId, query.after, query.status ?? null, query.limit + 1],
     );
-    const page = rows.slice(0, query.limit);
+    return toPage('deliveries', rows, { limit: query.limit, after: query.after, cursor: (row) => Number(row.id), items: (page) => this.withAttempts(page) });
+  }
+
+  /** The deliveries with their attempts, oldest first. */
+  private async withAttempts(page: Array<Omit<DeliveryRecord, 'attempts'>>): Promise<DeliveryRecord[]> {
     const attempts: Array<AttemptRecord & { delivery_id: string }> = page.length
       ? await queryRows<AttemptRecord & { delivery_id: string }>(
           this.db,
@@ -345,7 +350,7 @@ export class DeliveriesRepository {
       : [];
     const byDelivery = new Map<string, AttemptRecord[]>();
     for (const { delivery_id, ...attempt } of attempts) byDelivery.set(delivery_id, [...(byDelivery.get(delivery_id) ?? []), attempt]);
-    return { deliveries: page.map((r) => ({ ...r, attempts: byDelivery.get(r.id) ?? [] })), more: rows.length > query.limit };
+    return page.map((r) => ({ ...r, attempts: byDelivery.get(r.id) ?? [] }));
   }
 
   /**

@@ -144,8 +144,7 @@ export class EndpointsService {
     const endpoint = await this.endpoint(accountId, id);
     const after = query.after ?? 0;
     const page = await this.deliveries.page(endpoint.id, { after, limit: query.limit ?? DELIVERIES_PAGE_DEFAULT, ...(query.status ? { status: query.status } : {}) });
-    const deliveries = page.deliveries.map(toDeliveryDto);
-    return { deliveries, next_after: deliveries.at(-1)?.id ?? after, more: page.more };
+    return { ...page, deliveries: page.deliveries.map(toDeliveryDto) };
   }
 
   private async enabledEndpoint(accountId: string, id: string): Promise<EndpointSecrets> {
