@@ -1,7 +1,7 @@
 import { DomainMessage, EventKind, sampleEventData } from '@svc/contracts';
 import { domainMessage } from '@svc/messaging';
 import { AppendBatcher } from './append-batcher';
-import { EventLog } from './event-log';
+import { EventsRepository } from './events.repository';
 
 const ACCOUNT = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const message = (n: number) => domainMessage('message.received', ACCOUNT, sampleEventData('message.received', { n })) as DomainMessage<EventKind>;
@@ -17,7 +17,7 @@ function fakeLog(answer: (batch: ReadonlyArray<DomainMessage<EventKind>>) => Pro
     if (calls.length === 1) await held;
     return answer(batch);
   };
-  return { calls, release: () => release(), log: { append } as unknown as EventLog };
+  return { calls, release: () => release(), log: { append } as unknown as EventsRepository };
 }
 
 describe('AppendBatcher', () => {

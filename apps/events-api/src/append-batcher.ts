@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainMessage, EventKind } from '@svc/contracts';
 import { BatchQueue } from '@svc/messaging';
-import { EventLog } from './event-log';
+import { EventsRepository } from './events.repository';
 
 const MAX_BATCH = 200;
 
@@ -14,12 +14,12 @@ const MAX_BATCH = 200;
 export class AppendBatcher {
   private readonly queue: BatchQueue<DomainMessage<EventKind>>;
 
-  constructor(log: EventLog) {
+  constructor(events: EventsRepository) {
     this.queue = new BatchQueue({
       maxBatch: MAX_BATCH,
       writers: 1,
       lane: (message) => message.account_id,
-      write: (batch, account) => log.append(account, batch),
+      write: (batch, account) => events.append(account, batch),
     });
   }
 

@@ -4,7 +4,7 @@ import { pruneJobProvider } from '@svc/platform';
 import type { Logger } from 'pino';
 import { AppendBatcher } from './append-batcher';
 import { DomainConsumer } from './domain.consumer';
-import { EventLog } from './event-log';
+import { EventsRepository } from './events.repository';
 import { EventsApiConfig } from './events-api.config';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
@@ -19,11 +19,11 @@ export class EventsApiModule {
       imports: serviceStack('events-api', { config, logger, schema: EVENTS_SCHEMA, migrations: EVENTS_MIGRATIONS, behindGateway: true }),
       controllers: [EventsController, InternalEventsController, DomainConsumer],
       providers: [
-        EventLog,
+        EventsRepository,
         AppendBatcher,
         EventsService,
         pruneJobProvider(
-          EventLog,
+          EventsRepository,
           { what: 'events', retentionDays: config.EVENTS_RETENTION_DAYS, intervalMs: config.EVENTS_PRUNE_INTERVAL_MS },
           logger.child({ component: 'events-retention' }),
         ),

@@ -3,25 +3,25 @@ import { DomainMessage, EVENTS_PAGE_DEFAULT, EventKind, EventsQueryDto, isUuid }
 import { ApiError, APP_LOGGER } from '@svc/platform';
 import type { Logger } from 'pino';
 import { AppendBatcher } from './append-batcher';
-import { EventLog } from './event-log';
+import { EventsRepository } from './events.repository';
 
 /** The feed of an account: what the controllers read and the domain consumer records and erases. */
 @Injectable()
 export class EventsService {
   constructor(
-    private readonly log: EventLog,
+    private readonly events: EventsRepository,
     private readonly batcher: AppendBatcher,
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
-  /** A page of the feed as the JSON text of an `EventsPageDto` (written by PostgreSQL, see EventLog.page). */
+  /** A page of the feed as the JSON text of an `EventsPageDto` (written by PostgreSQL, see EventsRepository.page). */
   page(accountId: string, query: EventsQueryDto): Promise<string> {
-    return this.log.page(accountId, query.after ?? 0, query.limit ?? EVENTS_PAGE_DEFAULT);
+    return this.events.page(accountId, query.after ?? 0, query.limit ?? EVENTS_PAGE_DEFAULT);
   }
 
   /** The feed id of the account's event with this producer UUID; `not_found` until it is recorded. */
   async idOf(accountId: string, uuid: string): Promise<{ id: number }> {
-    const id = isUuid(uuid) ? await this.log.idOf(accountId, uuid) : undefined;
+    const id = isUuid(uuid) ? await this.events.idOf(accountId, uuid) : undefined;
     if (id === undefined) throw new ApiError('not_found', `No event ${uuid} is recorded (yet).`);
     return { id };
   }
@@ -33,7 +33,7 @@ export class EventsService {
 
   /** `contact.erased`: the customer's personal data leaves every retained event of the account. */
   async eraseContact(accountId: string, svcId: number): Promise<void> {
-    const erased = await this.log.eraseContact(accountId, svcId);
+    const erased = await this.events.eraseContact(accountId, svcId);
     this.logger.info({ account_id: accountId, events: erased }, 'erased a customer from retained events');
   }
 }

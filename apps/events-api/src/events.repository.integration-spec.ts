@@ -5,13 +5,13 @@ import { createTestDatabase, TestDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AppendBatcher } from './append-batcher';
-import { EventLog } from './event-log';
+import { EventsRepository } from './events.repository';
 import { EVENTS_MIGRATIONS, EVENTS_SCHEMA } from './migrations';
 
-describe('EventLog (real PostgreSQL)', () => {
+describe('EventsRepository (real PostgreSQL)', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
-  let log: EventLog;
+  let log: EventsRepository;
   /** Counts the wake-ups of the (in-process) relay that publishes the outbox rows. */
   const relay = { wakes: 0, wake(): void { this.wakes += 1; } };
 
@@ -19,7 +19,7 @@ describe('EventLog (real PostgreSQL)', () => {
     db = await createTestDatabase();
     dataSource = await createDataSource({ schema: EVENTS_SCHEMA, url: db.url, migrations: EVENTS_MIGRATIONS, poolSize: 8 }).initialize();
     await migrate(dataSource);
-    log = new EventLog(dataSource, relay as unknown as OutboxRelay);
+    log = new EventsRepository(dataSource, relay as unknown as OutboxRelay);
   });
 
   afterAll(async () => {

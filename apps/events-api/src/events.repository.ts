@@ -56,8 +56,9 @@ const APPEND = `
 
 export type EventsPage = Page<'events', PublicEvent, number>;
 
+/** The SQL of schema `events`: the feed's appends, pages, erasure and pruning, and the outbox its relay publishes. */
 @Injectable()
-export class EventLog {
+export class EventsRepository {
   private readonly appendedTotal?: Counter<string>;
   private readonly feedLag?: Histogram<string>;
 
