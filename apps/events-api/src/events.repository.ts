@@ -117,10 +117,16 @@ export class EventsRepository {
   async page(accountId: string, after: number, limit: number): Promise<string> {
     const rows = await queryRows<{ id: string; event: string }>(
       this.db,
-      `SELECT id, ${eventJson('e', AT)}::text AS event FROM events.events e WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3 + 1`,
+      `SELECT id, ${eventJson('e', AT)}::text AS event
+       FROM events.events e WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3 + 1`,
       [accountId, after, limit],
     );
-    const page = await toPage('events', rows, { limit, after, cursor: (row) => Number(row.id), items: (events) => events.map((row) => row.event) });
+    const page = await toPage('events', rows, {
+      limit,
+      after,
+      cursor: (row) => Number(row.id),
+      items: (events) => events.map((row) => row.event),
+    });
     return `{"events":[${page.events.join(',')}],"next_after":${page.next_after},"more":${page.more}}`;
   }
 

@@ -1,7 +1,12 @@
 import { toPage } from './pages';
 
 describe('toPage', () => {
-  const options = { limit: 2, after: 7, cursor: (row: { id: number }) => row.id, items: (rows: Array<{ id: number }>) => rows.map((row) => `#${row.id}`) };
+  const options = {
+    limit: 2,
+    after: 7,
+    cursor: (row: { id: number }) => row.id,
+    items: (rows: Array<{ id: number }>) => rows.map((row) => `#${row.id}`),
+  };
 
   it('keeps the first `limit` rows, the last one the cursor, and tells that more follow from the row past the page', async () => {
     const page = await toPage('events', [{ id: 8 }, { id: 9 }, { id: 10 }], options);

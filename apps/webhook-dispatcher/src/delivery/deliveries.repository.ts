@@ -94,6 +94,13 @@ export interface DeliveryRecord {
   attempts: AttemptRecord[];
 }
 
+/** A page of an endpoint's deliveries: after delivery id `after`, `limit` at the most, optionally of one status. */
+export interface DeliveriesPageQuery {
+  after: number;
+  limit: number;
+  status?: string;
+}
+
 export interface CompletedAttempt {
   deliveryId: string;
   accountId: string;
@@ -327,7 +334,7 @@ export class DeliveriesRepository {
    * A page of the endpoint's deliveries (not cancelled ones) after delivery id `after`, oldest first,
    * each with its attempts; `more` when there are further ones now.
    */
-  async page(endpointId: string, query: { after: number; limit: number; status?: string }): Promise<Page<'deliveries', DeliveryRecord, number>> {
+  async page(endpointId: string, query: DeliveriesPageQuery): Promise<Page<'deliveries', DeliveryRecord, number>> {
     const rows = await queryRows<Omit<DeliveryRecord, 'attempts'>>(
       this.db,
       `SELECT id, event_id, event_kind, status, CASE WHEN status = 'pending' THEN next_attempt_at END AS next_attempt_at, created_at
@@ -336,7 +343,12 @@ export class DeliveriesRepository {
        ORDER BY id LIMIT $4`,
       [endpointId, query.after, query.status ?? null, query.limit + 1],
     );
-    return toPage('deliveries', rows, { limit: query.limit, after: query.after, cursor: (row) => Number(row.id), items: (page) => this.withAttempts(page) });
+    return toPage('deliveries', rows, {
+      limit: query.limit,
+      after: query.after,
+      cursor: (row) => Number(row.id),
+      items: (page) => this.withAttempts(page),
+    });
   }
 
   /** The deliveries with their attempts, oldest first. */
