@@ -12,16 +12,15 @@
 //  database) during step 1.
 // Visitor calls go to the chat process directly (as the Ingress routes them in Kubernetes).
 // Writes bench/results/chat-<date>.json.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { cpuMs, percentile, root, round1, seededRandom, writeResult } from './support.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const { startStack } = require(join(root, 'dist/libs/testing/src/index.js'));
 
@@ -32,14 +31,8 @@ const WARMUP_ROUNDS = 2;
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 2_000);
 const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 30);
 
-// ---- 5,000 shop pieces, reproducible (mulberry32) ----
-let seed = 20261123;
-function random() {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+// ---- 5,000 shop pieces, reproducible ----
+const random = seededRandom(20261123);
 const pick = (list) => list[Math.floor(random() * list.length)];
 const PRODUCTS = ['hiking boots', 'rain jacket', 'city bike', 'tent', 'sleeping bag', 'backpack', 'kayak', 'ski helmet', 'running shoes', 'wool sweater', 'camping stove', 'trekking poles', 'snowboard', 'climbing harness', 'headlamp', 'yoga mat', 'paddle board', 'down vest', 'hammock', 'ice axe'];
 const SYLLABLES = ['tra', 'mon', 'vel', 'ka', 'ri', 'sto', 'lan', 'dor', 'pe', 'qui', 'zen', 'bru', 'fal', 'no', 'ver', 'sa', 'tek', 'lu', 'mar', 'gol'];
@@ -64,13 +57,6 @@ const pieces = Array.from({ length: PIECES }, (_, i) => {
   return { ...piece, external_ref: `piece-${i}`, heading: `${piece.brand[0].toUpperCase()}${piece.brand.slice(1)} ${piece.product}: ${piece.aspect}`, text, url: `https://shop.example/help/${i}` };
 });
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-const round1 = (n) => Math.round(n * 10) / 10;
-/** CPU time (user + system) a process has used so far, in ms (Linux clock ticks of 10 ms). */
-const cpuMs = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
 /** CPU time of the PostgreSQL backends serving the bench's database, by the application they serve (the pools keep them for the whole run). */
 const postgresCpuMs = async (dataSource, database) => {
   const backends = await dataSource.query('SELECT pid, application_name FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
@@ -259,7 +245,5 @@ try {
 }
 result.machine.load_after = loadavg().map(round1);
 result.pass = result.reply.p50_ms < 50 && result.reply.p99_ms < 200 && result.streams.rss_mb < 300;
-mkdirSync(join(root, 'bench/results'), { recursive: true });
-const file = join(root, 'bench/results', `chat-${result.at.slice(0, 10)}.json`);
-writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+const file = writeResult('chat', result.at, result);
 process.stdout.write(`bench:chat: ${result.pass ? 'targets met' : 'targets NOT met'}; written ${file}\n`);

@@ -14,63 +14,28 @@
 // latency does. The load average before and after is recorded.
 //
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/mcp-*.json.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { Pool } from 'undici';
+import { cpuMs, createBenchAccount, median, percentile, root, round2, round3, scratchDatabase, summary, waitReady, writeResult } from './support.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);
 const PORTS = { gateway: 3920, knowledge: 3921, mcp: 3922 };
-const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `svc_bench_${randomBytes(4).toString('hex')}`;
-const dbUrl = Object.assign(new URL(server), { pathname: `/${dbName}` }).toString();
+const database = scratchDatabase();
 const PROTOCOL_VERSION = '2025-11-25';
-const TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
 
-async function onServer(sql) {
-  const client = new pg.Client({ connectionString: server });
-  await client.connect();
-  await client.query(sql).finally(() => client.end());
-}
-
-async function waitReady(url) {
-  for (let i = 0; i < 300; i += 1) {
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return;
-    } catch {
-      // starting
-    }
-    await sleep(100);
+/** CPU time (ms) each app's process has used so far (empty where /proc cannot tell). */
+function appsCpuMs() {
+  try {
+    return Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, cpuMs(pid)]));
+  } catch {
+    return {};
   }
-  throw new Error(`${url} not ready`);
-}
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const round2 = (n) => Math.round(n * 100) / 100;
-const round3 = (n) => Math.round(n * 1000) / 1000;
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
-
-/** CPU time (user + system, ms) each app's process has used so far, from /proc (Linux; empty elsewhere). */
-function cpuMs() {
-  const used = {};
-  for (const [app, pid] of Object.entries(pids)) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      used[app] = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
-    } catch {
-      return {};
-    }
-  }
-  return used;
 }
 
 /**
@@ -82,7 +47,7 @@ async function load(target, seconds) {
   const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 });
   const latencies = [];
   let errors = 0;
-  const cpuBefore = cpuMs();
+  const cpuBefore = appsCpuMs();
   const started = performance.now();
   const end = started + seconds * 1000;
   const connection = async () => {
@@ -100,25 +65,20 @@ async function load(target, seconds) {
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, connection));
   const elapsed = (performance.now() - started) / 1000;
-  const cpuAfter = cpuMs();
+  const cpuAfter = appsCpuMs();
   await pool.close();
   latencies.sort((a, b) => a - b);
   const cpuUsPerRequest = Object.fromEntries(Object.keys(cpuAfter).map((app) => [app, Math.round(((cpuAfter[app] - cpuBefore[app]) * 1000) / latencies.length)]));
   return { requests_per_s: Math.round(latencies.length / elapsed), p50_ms: round3(percentile(latencies, 50)), p99_ms: round3(percentile(latencies, 99)), errors, cpu_us_per_request: cpuUsPerRequest };
 }
-const summary = (runs) => ({
-  requests_per_s: median(runs.map((r) => r.requests_per_s)),
-  p50_ms: median(runs.map((r) => r.p50_ms)),
-  p99_ms: median(runs.map((r) => r.p99_ms)),
-  errors: runs.reduce((sum, r) => sum + r.errors, 0),
+const withCpu = (runs) => ({
+  ...summary(runs),
   cpu_us_per_request: Object.fromEntries(Object.keys(runs[0].cpu_us_per_request).map((app) => [app, median(runs.map((r) => r.cpu_us_per_request[app]))])),
 });
 
-await onServer(`CREATE DATABASE ${dbName}`);
-const env = { ...process.env, DATABASE_URL: dbUrl, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
-const created = spawnSync(process.execPath, [join(root, 'dist/apps/admin/src/main.js'), 'account', 'create', '--name', 'Bench', '--plan', 'scale'], { env, encoding: 'utf8' });
-if (created.status !== 0) throw new Error(created.stderr);
-const { api_key: apiKey, account } = JSON.parse(created.stdout);
+await database.create();
+const env = { ...process.env, DATABASE_URL: database.url, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+const { apiKey, account } = createBenchAccount(env);
 const local = (port) => `http://127.0.0.1:${port}`;
 const children = [];
 const pids = {};
@@ -176,8 +136,8 @@ try {
     at: new Date().toISOString(),
     machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, load_average_1m_before: loadBefore, load_average_1m_after: round2(loadavg()[0]) },
     settings: { rounds: ROUNDS, duration_s: DURATION, connections: CONNECTIONS, node_env: 'production', log_level: 'warn', protocol_version: PROTOCOL_VERSION, timer: 'performance.now() per request (undici)' },
-    rest: summary(runs.rest),
-    mcp: summary(runs.mcp),
+    rest: withCpu(runs.rest),
+    mcp: withCpu(runs.mcp),
     round_p50_ratios: ratios,
     p50_ratio: median(ratios),
     round_throughput_ratios: throughputRatios,
@@ -186,9 +146,7 @@ try {
     met: median(ratios) <= 2,
     rounds: runs,
   };
-  mkdirSync(join(root, 'bench/results'), { recursive: true });
-  const file = join(root, 'bench/results', `mcp-${result.at.slice(0, 10)}.json`);
-  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  const file = writeResult('mcp', result.at, result);
   const row = ({ cpu_us_per_request: cpu, ...figures }) => ({ ...figures, ...Object.fromEntries(Object.entries(cpu).map(([app, us]) => [`${app} CPU µs`, us])) });
   console.table({ REST: row(result.rest), MCP: row(result.mcp) });
   console.log(
@@ -198,5 +156,5 @@ try {
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await Promise.all(children.map((child) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)))));
-  await onServer(`DROP DATABASE ${dbName} WITH (FORCE)`);
+  await database.drop();
 }

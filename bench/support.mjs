@@ -1,7 +1,8 @@
-// What the benchmarks share: a scratch database, waiting for an app, reproducible randomness, and
-// the statistics they report.
+// What the benchmarks share: a scratch database, waiting for an app, reproducible randomness, the
+// statistics they report, the CPU time of a process and the writing of their results.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -59,7 +60,9 @@ export function seededRandom(seed) {
 
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+export const round1 = (n) => Math.round(n * 10) / 10;
 export const round2 = (n) => Math.round(n * 100) / 100;
+export const round3 = (n) => Math.round(n * 1000) / 1000;
 /** An autocannon result as the benchmarks report it: requests/s, p50 and p99 in ms, errors. */
 export const measured = (r) => ({ requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors + r.non2xx });
 /** The median of each figure over several runs; errors added up. */
@@ -69,3 +72,19 @@ export const summary = (runs) => ({
   p99_ms: median(runs.map((r) => r.p99_ms)),
   errors: runs.reduce((sum, r) => sum + r.errors, 0),
 });
+
+const TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/** CPU time (user + system, ms) process `pid` has used so far, from /proc (Linux: throws elsewhere or once it ended). */
+export function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
+}
+
+/** Writes `result` as bench/results/<name>-<day of `at`>.json (ISO `at`); returns the file's path. */
+export function writeResult(name, at, result) {
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  const file = join(root, 'bench/results', `${name}-${at.slice(0, 10)}.json`);
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  return file;
+}
