@@ -34,14 +34,76 @@ const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 30);
 // ---- 5,000 shop pieces, reproducible ----
 const random = seededRandom(20261123);
 const pick = (list) => list[Math.floor(random() * list.length)];
-const PRODUCTS = ['hiking boots', 'rain jacket', 'city bike', 'tent', 'sleeping bag', 'backpack', 'kayak', 'ski helmet', 'running shoes', 'wool sweater', 'camping stove', 'trekking poles', 'snowboard', 'climbing harness', 'headlamp', 'yoga mat', 'paddle board', 'down vest', 'hammock', 'ice axe'];
-const SYLLABLES = ['tra', 'mon', 'vel', 'ka', 'ri', 'sto', 'lan', 'dor', 'pe', 'qui', 'zen', 'bru', 'fal', 'no', 'ver', 'sa', 'tek', 'lu', 'mar', 'gol'];
+const PRODUCTS = [
+  'hiking boots',
+  'rain jacket',
+  'city bike',
+  'tent',
+  'sleeping bag',
+  'backpack',
+  'kayak',
+  'ski helmet',
+  'running shoes',
+  'wool sweater',
+  'camping stove',
+  'trekking poles',
+  'snowboard',
+  'climbing harness',
+  'headlamp',
+  'yoga mat',
+  'paddle board',
+  'down vest',
+  'hammock',
+  'ice axe',
+];
+const SYLLABLES = [
+  'tra',
+  'mon',
+  'vel',
+  'ka',
+  'ri',
+  'sto',
+  'lan',
+  'dor',
+  'pe',
+  'qui',
+  'zen',
+  'bru',
+  'fal',
+  'no',
+  'ver',
+  'sa',
+  'tek',
+  'lu',
+  'mar',
+  'gol',
+];
 const ASPECTS = {
-  shipping: ['We ship the {p} within {n} working days.', 'Orders of the {b} {p} above {n}0 euros ship free of charge.', 'Tracking numbers are sent by email when the {p} leaves the warehouse.'],
-  returns: ['You can return the {b} {p} within {n} days if it is unused.', 'Refunds for the {p} are issued within {n} days after we receive it.', 'Print the prepaid return label from your account.'],
-  warranty: ['The {b} {p} comes with a {n}-year warranty covering manufacturing defects.', 'Repairs of the {p} usually take {n} days.', 'Damage from misuse is not covered.'],
-  care: ['Clean the {b} {p} with lukewarm water and a soft brush.', 'Let the {p} dry slowly at room temperature.', 'Store the {p} in a dry place during the off season.'],
-  rental: ['You can rent the {b} {p} for {n} euros per day.', 'Rentals of the {p} must be booked {n} hours in advance.', 'A deposit is held on your card until the {p} is returned.'],
+  shipping: [
+    'We ship the {p} within {n} working days.',
+    'Orders of the {b} {p} above {n}0 euros ship free of charge.',
+    'Tracking numbers are sent by email when the {p} leaves the warehouse.',
+  ],
+  returns: [
+    'You can return the {b} {p} within {n} days if it is unused.',
+    'Refunds for the {p} are issued within {n} days after we receive it.',
+    'Print the prepaid return label from your account.',
+  ],
+  warranty: [
+    'The {b} {p} comes with a {n}-year warranty covering manufacturing defects.',
+    'Repairs of the {p} usually take {n} days.',
+    'Damage from misuse is not covered.',
+  ],
+  care: [
+    'Clean the {b} {p} with lukewarm water and a soft brush.',
+    'Let the {p} dry slowly at room temperature.',
+    'Store the {p} in a dry place during the off season.',
+  ],
+  rental: [
+    'You can rent the {b} {p} for {n} euros per day.',
+    'Rentals of the {p} must be booked {n} hours in advance.',
+    'A deposit is held on your card until the {p} is returned.',
+  ],
 };
 const QUESTIONS = {
   shipping: 'How long does shipping of the {b} {p} take?',
@@ -50,16 +112,36 @@ const QUESTIONS = {
   care: 'How do I clean the {b} {p}?',
   rental: 'Can I rent the {b} {p}?',
 };
-const fill = (text, piece) => text.replaceAll('{p}', piece.product).replaceAll('{b}', piece.brand).replaceAll('{n}', String(2 + Math.floor(random() * 28)));
+const fill = (text, piece) =>
+  text
+    .replaceAll('{p}', piece.product)
+    .replaceAll('{b}', piece.brand)
+    .replaceAll('{n}', String(2 + Math.floor(random() * 28)));
 const pieces = Array.from({ length: PIECES }, (_, i) => {
-  const piece = { brand: Array.from({ length: 3 }, () => pick(SYLLABLES)).join(''), product: pick(PRODUCTS), aspect: pick(Object.keys(ASPECTS)) };
+  const piece = {
+    brand: Array.from({ length: 3 }, () => pick(SYLLABLES)).join(''),
+    product: pick(PRODUCTS),
+    aspect: pick(Object.keys(ASPECTS)),
+  };
   const text = Array.from({ length: 12 }, () => fill(pick(ASPECTS[piece.aspect]), piece)).join(' ');
-  return { ...piece, external_ref: `piece-${i}`, heading: `${piece.brand[0].toUpperCase()}${piece.brand.slice(1)} ${piece.product}: ${piece.aspect}`, text, url: `https://shop.example/help/${i}` };
+  return {
+    ...piece,
+    external_ref: `piece-${i}`,
+    heading: `${piece.brand[0].toUpperCase()}${piece.brand.slice(1)} ${piece.product}: ${piece.aspect}`,
+    text,
+    url: `https://shop.example/help/${i}`,
+  };
 });
 
-/** CPU time of the PostgreSQL backends serving the bench's database, by the application they serve (the pools keep them for the whole run). */
+/**
+ * CPU time of the PostgreSQL backends serving the bench's database, by the application they serve
+ * (the pools keep them for the whole run).
+ */
 const postgresCpuMs = async (dataSource, database) => {
-  const backends = await dataSource.query('SELECT pid, application_name FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+  const backends = await dataSource.query(
+    'SELECT pid, application_name FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+    [database],
+  );
   const byApp = {};
   for (const { pid, application_name: app } of backends) {
     try {
@@ -111,11 +193,17 @@ class Stream {
 }
 
 // The visitor limits are raised out of reach: one conversation sends more than a person would.
-const stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'chat'], { env: { LOG_LEVEL: 'error', VISITOR_MESSAGES_PER_MINUTE: '1000000' } });
+const stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'chat'], {
+  env: { LOG_LEVEL: 'error', VISITOR_MESSAGES_PER_MINUTE: '1000000' },
+});
 const chatUrl = stack.services.chat.url;
 const chatPid = stack.services.chat.process.pid;
 const database = new URL(stack.db.url).pathname.slice(1);
-const result = { bench: 'chat', at: new Date().toISOString(), machine: { cpus: cpus().length, cpu: cpus()[0]?.model, load_before: loadavg().map(round1), memory_gb: round1(totalmem() / 2 ** 30) } };
+const result = {
+  bench: 'chat',
+  at: new Date().toISOString(),
+  machine: { cpus: cpus().length, cpu: cpus()[0]?.model, load_before: loadavg().map(round1), memory_gb: round1(totalmem() / 2 ** 30) },
+};
 try {
   const widget = (await (await stack.call('/whoami')).json()).widget;
   // Pieces through the gateway's bulk route (a 429 waits as told).
@@ -136,7 +224,12 @@ try {
   const pool = new Pool(chatUrl, { connections: CONVERSATIONS * 2 + 10, pipelining: 1 });
   const visitors = [];
   for (let i = 0; i < CONVERSATIONS; i += 1) {
-    const response = await pool.request({ method: 'POST', path: '/chat/v1/sessions', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ widget }) });
+    const response = await pool.request({
+      method: 'POST',
+      path: '/chat/v1/sessions',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ widget }),
+    });
     const { token } = await response.body.json();
     const stream = new Stream(token);
     await stream.open(pool);
@@ -170,7 +263,9 @@ try {
   }
   // What one reply costs each process, in CPU time: where the time goes when 50 share 2 cores.
   const cpuAfter = await cpuNow();
-  const cpuPerReply = Object.fromEntries(Object.entries(cpuAfter).map(([name, ms]) => [name, round1((ms - (cpuBefore[name] ?? 0)) / (ROUNDS * CONVERSATIONS))]));
+  const cpuPerReply = Object.fromEntries(
+    Object.entries(cpuAfter).map(([name, ms]) => [name, round1((ms - (cpuBefore[name] ?? 0)) / (ROUNDS * CONVERSATIONS))]),
+  );
   // The same 50 conversations at a person's pace: each writes again 1 to 3 s after its answer came.
   const paced = [];
   const pacedUntil = performance.now() + PACED_SECONDS * 1000;
@@ -184,7 +279,14 @@ try {
     }),
   );
   paced.sort((a, b) => a - b);
-  result.reply_paced = { conversations: CONVERSATIONS, seconds: PACED_SECONDS, samples: paced.length, per_second: round1(paced.length / PACED_SECONDS), p50_ms: round1(percentile(paced, 50)), p99_ms: round1(percentile(paced, 99)) };
+  result.reply_paced = {
+    conversations: CONVERSATIONS,
+    seconds: PACED_SECONDS,
+    samples: paced.length,
+    per_second: round1(paced.length / PACED_SECONDS),
+    p50_ms: round1(percentile(paced, 50)),
+    p99_ms: round1(percentile(paced, 99)),
+  };
   // The same path with one conversation alone (no contention): what each reply costs by itself.
   const solo = [];
   for (let i = 0; i < 100; i += 1) {
@@ -205,9 +307,15 @@ try {
     targets: { p50_ms: 50, p99_ms: 200 },
     cpu_ms_per_reply: cpuPerReply,
   };
-  process.stdout.write(`bench:chat: message → assistant reply on the stream, ${CONVERSATIONS} at once, ${latencies.length} samples: p50 ${result.reply.p50_ms} ms, p99 ${result.reply.p99_ms} ms; CPU per reply ${JSON.stringify(cpuPerReply)} ms\n`);
-  process.stdout.write(`bench:chat: the same ${CONVERSATIONS} at a person's pace (1–3 s between an answer and the next question), ${result.reply_paced.per_second} replies/s: p50 ${result.reply_paced.p50_ms} ms, p99 ${result.reply_paced.p99_ms} ms\n`);
-  process.stdout.write(`bench:chat: the same, one conversation alone, ${solo.length} samples: p50 ${result.reply_alone.p50_ms} ms, p99 ${result.reply_alone.p99_ms} ms\n`);
+  process.stdout.write(
+    `bench:chat: message → assistant reply on the stream, ${CONVERSATIONS} at once, ${latencies.length} samples: p50 ${result.reply.p50_ms} ms, p99 ${result.reply.p99_ms} ms; CPU per reply ${JSON.stringify(cpuPerReply)} ms\n`,
+  );
+  process.stdout.write(
+    `bench:chat: the same ${CONVERSATIONS} at a person's pace (1–3 s between an answer and the next question), ${result.reply_paced.per_second} replies/s: p50 ${result.reply_paced.p50_ms} ms, p99 ${result.reply_paced.p99_ms} ms\n`,
+  );
+  process.stdout.write(
+    `bench:chat: the same, one conversation alone, ${solo.length} samples: p50 ${result.reply_alone.p50_ms} ms, p99 ${result.reply_alone.p99_ms} ms\n`,
+  );
   for (const visitor of visitors) visitor.close();
   await pool.close();
 
@@ -220,7 +328,12 @@ try {
     tokens.push(
       ...(await Promise.all(
         Array.from({ length: Math.min(100, STREAMS - i) }, async () => {
-          const response = await sessionPool.request({ method: 'POST', path: '/chat/v1/sessions', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ widget }) });
+          const response = await sessionPool.request({
+            method: 'POST',
+            path: '/chat/v1/sessions',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ widget }),
+          });
           return (await response.body.json()).token;
         }),
       )),
@@ -233,11 +346,26 @@ try {
   const probe = streams[Math.floor(streams.length / 2)];
   const probeReply = probe.nextAssistant();
   const probeStarted = performance.now();
-  await (await sessionPool.request({ method: 'POST', path: '/chat/v1/messages', headers: { authorization: `Bearer ${probe.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'Can I return the tent for a refund?' }) })).body.dump();
+  await (
+    await sessionPool.request({
+      method: 'POST',
+      path: '/chat/v1/messages',
+      headers: { authorization: `Bearer ${probe.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'Can I return the tent for a refund?' }),
+    })
+  ).body.dump();
   const probeMs = (await probeReply) - probeStarted;
   const rss = rssMb(chatPid);
-  result.streams = { open: streams.length, rss_mb: round1(rss), rss_before_mb: round1(rssBefore), reply_with_all_open_ms: round1(probeMs), target_rss_mb: 300 };
-  process.stdout.write(`bench:chat: ${streams.length} open streams on one chat process: RSS ${result.streams.rss_mb} MB (before them ${result.streams.rss_before_mb} MB); a reply among them in ${round1(probeMs)} ms\n`);
+  result.streams = {
+    open: streams.length,
+    rss_mb: round1(rss),
+    rss_before_mb: round1(rssBefore),
+    reply_with_all_open_ms: round1(probeMs),
+    target_rss_mb: 300,
+  };
+  process.stdout.write(
+    `bench:chat: ${streams.length} open streams on one chat process: RSS ${result.streams.rss_mb} MB (before them ${result.streams.rss_before_mb} MB); a reply among them in ${round1(probeMs)} ms\n`,
+  );
   for (const stream of streams) stream.close();
   await Promise.all([streamPool.destroy(), sessionPool.close()]);
 } finally {

@@ -30,9 +30,12 @@ async function bareServer() {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: '-c timezone=UTC' });
   const accountId = randomUUID();
   const consentsOf = async (db, svcId) =>
-    (await db.query(`SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`, [accountId, svcId])).rows.map(
-      (row) => ({ ...row, active: row.granted && row.withdrawn_at === null }),
-    );
+    (
+      await db.query(
+        `SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`,
+        [accountId, svcId],
+      )
+    ).rows.map((row) => ({ ...row, active: row.granted && row.withdrawn_at === null }));
   const app = Fastify();
   app.put('/api/v1/contacts/:ref', async (request, reply) => {
     const { ref } = request.params;
@@ -40,7 +43,9 @@ async function bareServer() {
     const db = await pool.connect();
     try {
       await db.query('BEGIN');
-      let [customer] = (await db.query(`SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ref = $2 FOR UPDATE`, [accountId, ref])).rows;
+      let [customer] = (
+        await db.query(`SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ref = $2 FOR UPDATE`, [accountId, ref])
+      ).rows;
       const created = !customer;
       if (created) {
         [customer] = (
@@ -96,7 +101,12 @@ async function bareServer() {
   });
   app.get('/readyz', async () => ({ status: 'ready' }));
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
-  process.on('SIGTERM', () => app.close().then(() => pool.end()).then(() => process.exit(0)));
+  process.on('SIGTERM', () =>
+    app
+      .close()
+      .then(() => pool.end())
+      .then(() => process.exit(0)),
+  );
 }
 
 if (process.argv.includes('--bare')) {
@@ -125,26 +135,37 @@ async function bench() {
   const createdRefs = { bare: [], gateway: [] };
   /** Refs handed out per server, over warm-ups and measured runs alike: every PUT creates. */
   const refsSent = { bare: 0, gateway: 0 };
-  const load = (base, headers, request, duration) => autocannon({ url: base, connections: CONNECTIONS, duration, headers, requests: [request] });
+  const load = (base, headers, request, duration) =>
+    autocannon({ url: base, connections: CONNECTIONS, duration, headers, requests: [request] });
 
   /** PUTs, each with a ref never used before (autocannon keeps one request in flight per connection). */
   const puts = (base, headers, label, duration) =>
-    load(base, { ...headers, 'content-type': 'application/json' }, {
-      method: 'PUT',
-      body: putBody,
-      setupRequest: (request, context) => {
-        context.ref = `${prefix}-${refsSent[label]++}`;
-        return { ...request, path: `/api/v1/contacts/${context.ref}` };
+    load(
+      base,
+      { ...headers, 'content-type': 'application/json' },
+      {
+        method: 'PUT',
+        body: putBody,
+        setupRequest: (request, context) => {
+          context.ref = `${prefix}-${refsSent[label]++}`;
+          return { ...request, path: `/api/v1/contacts/${context.ref}` };
+        },
+        onResponse: (status, _body, context) => {
+          if (status === 201) createdRefs[label].push(context.ref);
+        },
       },
-      onResponse: (status, _body, context) => {
-        if (status === 201) createdRefs[label].push(context.ref);
-      },
-    }, duration);
+      duration,
+    );
   /** GETs cycling over the customers the PUT run created on that server. */
   const gets = (base, headers, label, duration) => {
     const refs = createdRefs[label];
     let next = 0;
-    return load(base, headers, { method: 'GET', setupRequest: (request) => ({ ...request, path: `/api/v1/contacts/${refs[next++ % refs.length]}` }) }, duration);
+    return load(
+      base,
+      headers,
+      { method: 'GET', setupRequest: (request) => ({ ...request, path: `/api/v1/contacts/${refs[next++ % refs.length]}` }) },
+      duration,
+    );
   };
   /** CPU time (user + system) a process has used, in ms, from /proc (clock ticks of 10 ms). */
   const cpuMs = (pid) => {
@@ -190,15 +211,31 @@ async function bench() {
   const children = [];
   try {
     // contacts-api first: it migrates schema `contacts`, which the bare handler writes too.
-    children.push(spawn(process.execPath, [join(root, 'dist/apps/contacts-api/src/main.js')], { env: { ...env, PORT: String(ports.contacts) }, stdio: quiet() }));
-    await waitReady(`http://127.0.0.1:${ports.contacts}`);
     children.push(
-      spawn(process.execPath, [join(root, 'dist/apps/gateway/src/main.js')], {
-        env: { ...env, PORT: String(ports.gateway), CONTACTS_API_URL: `http://127.0.0.1:${ports.contacts}`, WRITE_LIMIT_PER_MINUTE: BENCH_WRITE_LIMIT, WRITE_LIMIT_PER_HOUR: BENCH_WRITE_LIMIT },
+      spawn(process.execPath, [join(root, 'dist/apps/contacts-api/src/main.js')], {
+        env: { ...env, PORT: String(ports.contacts) },
         stdio: quiet(),
       }),
     );
-    children.push(spawn(process.execPath, [self, '--bare'], { env: { ...process.env, DATABASE_URL: database.url, PORT: String(ports.bare) }, stdio: 'inherit' }));
+    await waitReady(`http://127.0.0.1:${ports.contacts}`);
+    children.push(
+      spawn(process.execPath, [join(root, 'dist/apps/gateway/src/main.js')], {
+        env: {
+          ...env,
+          PORT: String(ports.gateway),
+          CONTACTS_API_URL: `http://127.0.0.1:${ports.contacts}`,
+          WRITE_LIMIT_PER_MINUTE: BENCH_WRITE_LIMIT,
+          WRITE_LIMIT_PER_HOUR: BENCH_WRITE_LIMIT,
+        },
+        stdio: quiet(),
+      }),
+    );
+    children.push(
+      spawn(process.execPath, [self, '--bare'], {
+        env: { ...process.env, DATABASE_URL: database.url, PORT: String(ports.bare) },
+        stdio: 'inherit',
+      }),
+    );
     await Promise.all([waitReady(`http://127.0.0.1:${ports.gateway}`), waitReady(`http://127.0.0.1:${ports.bare}`)]);
 
     const gateway = `http://127.0.0.1:${ports.gateway}`;
@@ -212,7 +249,10 @@ async function bench() {
     // Bare and gateway runs alternate, so that other work on the machine weighs on both alike;
     // each side's median run (by throughput) is the figure.
     const runs = { put: { bare: [], gateway: [] }, get: { bare: [], gateway: [] } };
-    for (const [kind, calls] of [['put', puts], ['get', gets]]) {
+    for (const [kind, calls] of [
+      ['put', puts],
+      ['get', gets],
+    ]) {
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const [label, side] of Object.entries(sides)) {
           runs[kind][label].push(await measure(side.servers, (duration) => calls(side.url, side.headers, label, duration), round === 0));
@@ -221,7 +261,13 @@ async function bench() {
     }
     const figures = (kind) => {
       const [bareRun, gatewayRun] = [median(runs[kind].bare), median(runs[kind].gateway)];
-      return { bare_fastify_pg: bareRun, gateway_contacts_api: gatewayRun, throughput_ratio: ratio(gatewayRun, bareRun), cpu_ratio: cpuRatio(gatewayRun, bareRun), runs: runs[kind] };
+      return {
+        bare_fastify_pg: bareRun,
+        gateway_contacts_api: gatewayRun,
+        throughput_ratio: ratio(gatewayRun, bareRun),
+        cpu_ratio: cpuRatio(gatewayRun, bareRun),
+        runs: runs[kind],
+      };
     };
     const [put, get] = [figures('put'), figures('get')];
     const result = {
@@ -229,15 +275,28 @@ async function bench() {
       at: new Date().toISOString(),
       machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
       note: 'Load generator, gateway, contacts-api, the bare server and PostgreSQL share 2 cores with other work (load_1m: the load average when each run started), which lowers throughput; cpu_ms_per_request (CPU of the serving processes per request) depends much less on it.',
-      settings: { duration_s: DURATION, connections: CONNECTIONS, rounds: ROUNDS, put: 'a new ref per request, name + email + one consent', get: 'refs created by the PUT run, in turn' },
+      settings: {
+        duration_s: DURATION,
+        connections: CONNECTIONS,
+        rounds: ROUNDS,
+        put: 'a new ref per request, name + email + one consent',
+        get: 'refs created by the PUT run, in turn',
+      },
       put,
       get,
     };
     mkdirSync(join(root, 'bench/results'), { recursive: true });
     const file = join(root, 'bench/results', `contacts-${result.at.slice(0, 10)}.json`);
     writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-    console.table({ 'PUT bare': put.bare_fastify_pg, 'PUT gateway': put.gateway_contacts_api, 'GET bare': get.bare_fastify_pg, 'GET gateway': get.gateway_contacts_api });
-    console.log(`gateway + contacts-api / bare: throughput PUT ${result.put.throughput_ratio}, GET ${result.get.throughput_ratio}; CPU per request PUT ${result.put.cpu_ratio}×, GET ${result.get.cpu_ratio}× — written to ${file}`);
+    console.table({
+      'PUT bare': put.bare_fastify_pg,
+      'PUT gateway': put.gateway_contacts_api,
+      'GET bare': get.bare_fastify_pg,
+      'GET gateway': get.gateway_contacts_api,
+    });
+    console.log(
+      `gateway + contacts-api / bare: throughput PUT ${result.put.throughput_ratio}, GET ${result.get.throughput_ratio}; CPU per request PUT ${result.put.cpu_ratio}×, GET ${result.get.cpu_ratio}× — written to ${file}`,
+    );
     if ([...runs.put.gateway, ...runs.get.gateway].some((run) => run.errors > 0)) process.exitCode = 1;
   } finally {
     for (const child of children) child.kill('SIGTERM');

@@ -26,7 +26,10 @@ const BATCH = 20; // events per producer transaction in the sustained run
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const marker = (event) => event.data.message.id - 90_000;
 
-const stack = await startStack(['events-api'], { env: { LOG_LEVEL: 'warn' }, appEnv: { 'events-api': { NODE_ENV: 'production' }, gateway: { NODE_ENV: 'production' } } });
+const stack = await startStack(['events-api'], {
+  env: { LOG_LEVEL: 'warn' },
+  appEnv: { 'events-api': { NODE_ENV: 'production' }, gateway: { NODE_ENV: 'production' } },
+});
 const producer = await TestProducer.create(stack.db.url);
 const relay = await startRelay({ DATABASE_URL: stack.db.url, RABBITMQ_URL: stack.env.RABBITMQ_URL });
 
@@ -83,10 +86,12 @@ try {
   const accounts = await Promise.all([stack.newAccount('Burst A'), stack.newAccount('Burst B'), stack.newAccount('Burst C')]);
   let visible = 0;
   let lastSeen = 0;
-  const stops = accounts.map((a) => follow(a, (_e, now) => {
-    visible += 1;
-    lastSeen = now;
-  }));
+  const stops = accounts.map((a) =>
+    follow(a, (_e, now) => {
+      visible += 1;
+      lastSeen = now;
+    }),
+  );
   let next = 1;
   const burstStart = performance.now();
   await Promise.all(

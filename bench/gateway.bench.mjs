@@ -37,7 +37,8 @@ const THREADS = Number(process.env.BENCH_THREADS ?? 1);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
 const LOADER = process.env.BENCH_LOADER ?? (hasWrk ? 'wrk' : 'autocannon');
-if (!['wrk', 'autocannon'].includes(LOADER) || (LOADER === 'wrk' && !hasWrk)) throw new Error(`BENCH_LOADER=${LOADER}: use wrk (installed: ${hasWrk}) or autocannon`);
+if (!['wrk', 'autocannon'].includes(LOADER) || (LOADER === 'wrk' && !hasWrk))
+  throw new Error(`BENCH_LOADER=${LOADER}: use wrk (installed: ${hasWrk}) or autocannon`);
 const database = scratchDatabase();
 
 /** wrk's `--latency` report as `measured` gives autocannon's: requests/s, p50 and p99 in ms, errors. */
@@ -48,7 +49,11 @@ function fromWrk(output) {
     return Number(value) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[unit];
   };
   const field = (pattern) => pattern.exec(output)?.[1];
-  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output)?.slice(1).reduce((sum, n) => sum + Number(n), 0) ?? 0;
+  const socketErrors =
+    /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/
+      .exec(output)
+      ?.slice(1)
+      .reduce((sum, n) => sum + Number(n), 0) ?? 0;
   const rps = field(/Requests\/sec:\s+([\d.]+)/);
   if (rps === undefined) throw new Error(`wrk: no Requests/sec in its output:\n${output}`);
   return {
@@ -62,7 +67,17 @@ function fromWrk(output) {
 /** One measurement of `durationS` seconds against `url`, with the chosen load generator. */
 function drive(url, headers, durationS) {
   if (LOADER === 'autocannon') return autocannon({ url, headers, connections: CONNECTIONS, duration: durationS }).then(measured);
-  const args = ['--latency', '-t', String(THREADS), '-c', String(CONNECTIONS), '-d', `${durationS}s`, ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
+  const args = [
+    '--latency',
+    '-t',
+    String(THREADS),
+    '-c',
+    String(CONNECTIONS),
+    '-d',
+    `${durationS}s`,
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+    url,
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
@@ -72,9 +87,20 @@ function drive(url, headers, durationS) {
   });
 }
 await database.create();
-const env = { ...process.env, DATABASE_URL: database.url, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), HOST: '127.0.0.1', LOG_LEVEL };
+const env = {
+  ...process.env,
+  DATABASE_URL: database.url,
+  NODE_ENV: 'production',
+  INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
+  HOST: '127.0.0.1',
+  LOG_LEVEL,
+};
 const { apiKey, account } = createBenchAccount(env);
-const body = { account, key: { id: '00000000-0000-0000-0000-000000000000', prefix: apiKey.slice(0, 13), created_at: '2026-11-21T10:04:05.123456+00:00' }, app_url: 'http://localhost:3000' };
+const body = {
+  account,
+  key: { id: '00000000-0000-0000-0000-000000000000', prefix: apiKey.slice(0, 13), created_at: '2026-11-21T10:04:05.123456+00:00' },
+  app_url: 'http://localhost:3000',
+};
 
 // The access log goes to /dev/null: the gateway formats and writes every line, nothing reads them.
 const quiet = ['ignore', openSync('/dev/null', 'w'), 'inherit'];
@@ -88,7 +114,9 @@ let children = [];
 /** Stops this fork's servers and waits until they have exited. */
 async function stopServers() {
   for (const child of children) child.kill('SIGTERM');
-  await Promise.all(children.map((child) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)))));
+  await Promise.all(
+    children.map((child) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)))),
+  );
   children = [];
 }
 
@@ -108,7 +136,9 @@ async function fork(index, runs, ratios) {
     runs.bare.push(round.bare);
     runs.gateway.push(round.gateway);
     ratios.push(round2(round.gateway.requests_per_s / round.bare.requests_per_s));
-    console.log(`fork ${index + 1}/${FORKS} round ${i + 1}/${ROUNDS}: bare ${round.bare.requests_per_s} rps, gateway ${round.gateway.requests_per_s} rps, ratio ${ratios.at(-1)}`);
+    console.log(
+      `fork ${index + 1}/${FORKS} round ${i + 1}/${ROUNDS}: bare ${round.bare.requests_per_s} rps, gateway ${round.gateway.requests_per_s} rps, ratio ${ratios.at(-1)}`,
+    );
   }
   await stopServers();
 }
@@ -125,8 +155,23 @@ try {
   const result = {
     benchmark: 'GET /api/v1/whoami',
     at: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, load_average_1m: round2(loadavg()[0]) },
-    settings: { loader: LOADER, ...(LOADER === 'wrk' ? { wrk_threads: THREADS } : {}), forks: FORKS, rounds_per_fork: ROUNDS, duration_s: DURATION, connections: CONNECTIONS, node_env: 'production', gateway_log_level: LOG_LEVEL },
+    machine: {
+      cpus: cpus().length,
+      cpu: cpus()[0]?.model,
+      memory_gib: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      load_average_1m: round2(loadavg()[0]),
+    },
+    settings: {
+      loader: LOADER,
+      ...(LOADER === 'wrk' ? { wrk_threads: THREADS } : {}),
+      forks: FORKS,
+      rounds_per_fork: ROUNDS,
+      duration_s: DURATION,
+      connections: CONNECTIONS,
+      node_env: 'production',
+      gateway_log_level: LOG_LEVEL,
+    },
     bare_fastify: summary(runs.bare),
     gateway: summary(runs.gateway),
     round_ratios: ratios,
@@ -139,7 +184,9 @@ try {
   const file = join(root, 'bench/results', `gateway-${result.at.slice(0, 10)}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   console.table({ 'bare Fastify': result.bare_fastify, gateway: result.gateway });
-  console.log(`throughput ratio gateway/bare: ${result.throughput_ratio} (median of ${ratios.length} rounds over ${FORKS} process pairs, whose medians were ${forkRatios.join(', ')}; target ≥ 0.5) — written to ${file}`);
+  console.log(
+    `throughput ratio gateway/bare: ${result.throughput_ratio} (median of ${ratios.length} rounds over ${FORKS} process pairs, whose medians were ${forkRatios.join(', ')}; target ≥ 0.5) — written to ${file}`,
+  );
   if (result.gateway.errors > 0 || result.bare_fastify.errors > 0) process.exitCode = 1;
 } finally {
   await stopServers();

@@ -30,12 +30,96 @@ const random = seededRandom(20261121);
 const pick = (list) => list[Math.floor(random() * list.length)];
 const between = (low, high) => low + Math.floor(random() * (high - low + 1));
 
-const SYLLABLES = ['tra', 'mon', 'vel', 'ka', 'ri', 'sto', 'lan', 'dor', 'pe', 'qui', 'zen', 'bru', 'fal', 'no', 'ver', 'sa', 'tek', 'lu', 'mar', 'gol', 'bi', 'ex', 'or', 'ta', 'fin'];
-const BRANDS = [...new Set(Array.from({ length: 400 }, () => Array.from({ length: between(2, 3) }, () => pick(SYLLABLES)).join('')))].map((b) => b[0].toUpperCase() + b.slice(1));
-const PRODUCTS = ['hiking boots', 'rain jacket', 'city bike', 'tent', 'sleeping bag', 'backpack', 'kayak', 'ski helmet', 'running shoes', 'wool sweater', 'camping stove', 'trekking poles', 'snowboard', 'climbing harness', 'water bottle', 'sunglasses', 'bike lock', 'headlamp', 'travel pillow', 'yoga mat', 'paddle board', 'down vest', 'ski goggles', 'e-bike', 'cargo trailer', 'insulated mug', 'hammock', 'fleece gloves', 'ice axe', 'softshell trousers'];
+const SYLLABLES = [
+  'tra',
+  'mon',
+  'vel',
+  'ka',
+  'ri',
+  'sto',
+  'lan',
+  'dor',
+  'pe',
+  'qui',
+  'zen',
+  'bru',
+  'fal',
+  'no',
+  'ver',
+  'sa',
+  'tek',
+  'lu',
+  'mar',
+  'gol',
+  'bi',
+  'ex',
+  'or',
+  'ta',
+  'fin',
+];
+const BRANDS = [...new Set(Array.from({ length: 400 }, () => Array.from({ length: between(2, 3) }, () => pick(SYLLABLES)).join('')))].map(
+  (b) => b[0].toUpperCase() + b.slice(1),
+);
+const PRODUCTS = [
+  'hiking boots',
+  'rain jacket',
+  'city bike',
+  'tent',
+  'sleeping bag',
+  'backpack',
+  'kayak',
+  'ski helmet',
+  'running shoes',
+  'wool sweater',
+  'camping stove',
+  'trekking poles',
+  'snowboard',
+  'climbing harness',
+  'water bottle',
+  'sunglasses',
+  'bike lock',
+  'headlamp',
+  'travel pillow',
+  'yoga mat',
+  'paddle board',
+  'down vest',
+  'ski goggles',
+  'e-bike',
+  'cargo trailer',
+  'insulated mug',
+  'hammock',
+  'fleece gloves',
+  'ice axe',
+  'softshell trousers',
+];
 const COLOURS = ['black', 'navy', 'olive', 'red', 'grey', 'sand', 'teal', 'orange'];
-const MATERIALS = ['recycled polyester', 'merino wool', 'full-grain leather', 'aluminium', 'carbon fibre', 'organic cotton', 'Gore-Tex membrane', 'ripstop nylon'];
-const CITIES = ['Berlin', 'Lyon', 'Milan', 'Porto', 'Utrecht', 'Valencia', 'Vienna', 'Zurich', 'Munich', 'Ghent', 'Innsbruck', 'Bologna', 'Seville', 'Graz', 'Bordeaux'];
+const MATERIALS = [
+  'recycled polyester',
+  'merino wool',
+  'full-grain leather',
+  'aluminium',
+  'carbon fibre',
+  'organic cotton',
+  'Gore-Tex membrane',
+  'ripstop nylon',
+];
+const CITIES = [
+  'Berlin',
+  'Lyon',
+  'Milan',
+  'Porto',
+  'Utrecht',
+  'Valencia',
+  'Vienna',
+  'Zurich',
+  'Munich',
+  'Ghent',
+  'Innsbruck',
+  'Bologna',
+  'Seville',
+  'Graz',
+  'Bordeaux',
+];
 const ASPECTS = {
   shipping: [
     'We ship the {p} to most European countries within {n} working days.',
@@ -140,14 +224,29 @@ function makePiece(index) {
 
 /** What visitors ask: about a product and an aspect, sometimes a brand, misspelled or inflected. */
 const QUESTION_FORMS = {
-  shipping: ['How long does shipping of the {p} take?', 'do you deliver the {p} to {c}', 'what does delivery cost for a {p}', 'is shiping free for {b} {p}?'],
+  shipping: [
+    'How long does shipping of the {p} take?',
+    'do you deliver the {p} to {c}',
+    'what does delivery cost for a {p}',
+    'is shiping free for {b} {p}?',
+  ],
   returns: ['Can I return the {p}?', 'how do returns work for {b} {p}', 'refund for a returned {p}', 'I want to retrun my {p}'],
-  warranty: ['What warranty does the {b} {p} have?', 'is a broken {p} covered by the warranty', 'repairs of {p} defects', 'waranty claim for {p}'],
+  warranty: [
+    'What warranty does the {b} {p} have?',
+    'is a broken {p} covered by the warranty',
+    'repairs of {p} defects',
+    'waranty claim for {p}',
+  ],
   sizing: ['Which size of the {p} should I order?', 'does the {b} {p} run small', 'size chart for the {p}', 'sizes of {p}'],
   care: ['How do I clean the {p}?', 'washing and drying the {b} {p}', 'waterproofing the {p}', 'how to store a {p}'],
   pricing: ['How much is the {b} {p}?', 'price of the {p}', 'student discount on {p}', 'do you match prices for the {p}'],
   rental: ['Can I rent a {p}?', 'rental price of the {b} {p} per day', 'deposit for renting a {p}', 'booking a rented {p} in {c}'],
-  payment: ['Can I pay the {p} by invoice?', 'instalments for a {b} {p}', 'which payment methods do you accept', 'when is my card charged for the {p}'],
+  payment: [
+    'Can I pay the {p} by invoice?',
+    'instalments for a {b} {p}',
+    'which payment methods do you accept',
+    'when is my card charged for the {p}',
+  ],
 };
 
 function makeQuestion(pieces) {
@@ -158,17 +257,39 @@ function makeQuestion(pieces) {
 // ---- Processes and measurements ----
 const stats = (samples) => {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { count: sorted.length, mean_ms: round2(sorted.reduce((s, v) => s + v, 0) / sorted.length), p50_ms: round2(percentile(sorted, 50)), p99_ms: round2(percentile(sorted, 99)), max_ms: round2(sorted.at(-1)) };
+  return {
+    count: sorted.length,
+    mean_ms: round2(sorted.reduce((s, v) => s + v, 0) / sorted.length),
+    p50_ms: round2(percentile(sorted, 50)),
+    p99_ms: round2(percentile(sorted, 99)),
+    max_ms: round2(sorted.at(-1)),
+  };
 };
 
 await database.create();
-const env = { ...process.env, DATABASE_URL: database.url, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+const env = {
+  ...process.env,
+  DATABASE_URL: database.url,
+  NODE_ENV: 'production',
+  INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+};
 const { apiKey, account } = createBenchAccount(env);
 
-const knowledge = spawn(process.execPath, [join(root, 'dist/apps/knowledge-api/src/main.js')], { env: { ...env, PORT: String(KNOWLEDGE_PORT) }, stdio: ['ignore', 'inherit', 'inherit'] });
+const knowledge = spawn(process.execPath, [join(root, 'dist/apps/knowledge-api/src/main.js')], {
+  env: { ...env, PORT: String(KNOWLEDGE_PORT) },
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
 await waitReady(`http://127.0.0.1:${KNOWLEDGE_PORT}`);
 const gateway = spawn(process.execPath, [join(root, 'dist/apps/gateway/src/main.js')], {
-  env: { ...env, PORT: String(GATEWAY_PORT), KNOWLEDGE_API_URL: `http://127.0.0.1:${KNOWLEDGE_PORT}`, WRITE_LIMIT_PER_MINUTE: BENCH_WRITE_LIMIT, WRITE_LIMIT_PER_HOUR: BENCH_WRITE_LIMIT },
+  env: {
+    ...env,
+    PORT: String(GATEWAY_PORT),
+    KNOWLEDGE_API_URL: `http://127.0.0.1:${KNOWLEDGE_PORT}`,
+    WRITE_LIMIT_PER_MINUTE: BENCH_WRITE_LIMIT,
+    WRITE_LIMIT_PER_HOUR: BENCH_WRITE_LIMIT,
+  },
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 
@@ -231,16 +352,40 @@ try {
     const results = await search(question);
     searchTimes.push(performance.now() - started);
     if (results.length === 0) empty += 1;
-    if (i < 5) asked.push({ question, top: results[0] ? { heading: results[0].heading, passage: results[0].passage, score: results[0].score } : null });
+    if (i < 5)
+      asked.push({
+        question,
+        top: results[0] ? { heading: results[0].heading, passage: results[0].passage, score: results[0].score } : null,
+      });
   }
   await knowledgePool.close();
 
-  const load = { pieces: PIECES, bulk_calls: PIECES / BATCH, items_per_call: BATCH, words_per_piece: { min: words[0], median: words[words.length >> 1], max: words.at(-1) }, seconds: Math.round(loadSeconds * 100) / 100, per_call: stats(bulkTimes) };
-  const searchResult = { questions: QUESTIONS, warmup: WARMUP, concurrency: 1, without_results: empty, ...stats(searchTimes), examples: asked };
+  const load = {
+    pieces: PIECES,
+    bulk_calls: PIECES / BATCH,
+    items_per_call: BATCH,
+    words_per_piece: { min: words[0], median: words[words.length >> 1], max: words.at(-1) },
+    seconds: Math.round(loadSeconds * 100) / 100,
+    per_call: stats(bulkTimes),
+  };
+  const searchResult = {
+    questions: QUESTIONS,
+    warmup: WARMUP,
+    concurrency: 1,
+    without_results: empty,
+    ...stats(searchTimes),
+    examples: asked,
+  };
   const result = {
     benchmark: 'knowledge pieces: bulk load through the gateway, then the assistant search',
     at: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, load_average_1m_at_end: Math.round(loadavg()[0] * 100) / 100 },
+    machine: {
+      cpus: cpus().length,
+      cpu: cpus()[0]?.model,
+      memory_gib: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      load_average_1m_at_end: Math.round(loadavg()[0] * 100) / 100,
+    },
     load,
     search: searchResult,
     targets: { load_seconds_below: 15, search_p99_ms_below: 25 },
@@ -249,7 +394,11 @@ try {
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   const file = join(root, 'bench/results', `knowledge-${result.at.slice(0, 10)}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  console.table({ 'bulk load (s)': { value: load.seconds, target: '< 15' }, 'search p50 (ms)': { value: searchResult.p50_ms, target: '' }, 'search p99 (ms)': { value: searchResult.p99_ms, target: '< 25' } });
+  console.table({
+    'bulk load (s)': { value: load.seconds, target: '< 15' },
+    'search p50 (ms)': { value: searchResult.p50_ms, target: '' },
+    'search p99 (ms)': { value: searchResult.p99_ms, target: '< 25' },
+  });
   console.log(`written to ${file}`);
   if (!result.met.load || !result.met.search_p99) process.exitCode = 1;
 } finally {

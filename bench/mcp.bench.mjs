@@ -20,7 +20,19 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { cpuMs, createBenchAccount, median, percentile, root, round2, round3, scratchDatabase, summary, waitReady, writeResult } from './support.mjs';
+import {
+  cpuMs,
+  createBenchAccount,
+  median,
+  percentile,
+  root,
+  round2,
+  round3,
+  scratchDatabase,
+  summary,
+  waitReady,
+  writeResult,
+} from './support.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 4);
@@ -68,22 +80,44 @@ async function load(target, seconds) {
   const cpuAfter = appsCpuMs();
   await pool.close();
   latencies.sort((a, b) => a - b);
-  const cpuUsPerRequest = Object.fromEntries(Object.keys(cpuAfter).map((app) => [app, Math.round(((cpuAfter[app] - cpuBefore[app]) * 1000) / latencies.length)]));
-  return { requests_per_s: Math.round(latencies.length / elapsed), p50_ms: round3(percentile(latencies, 50)), p99_ms: round3(percentile(latencies, 99)), errors, cpu_us_per_request: cpuUsPerRequest };
+  const cpuUsPerRequest = Object.fromEntries(
+    Object.keys(cpuAfter).map((app) => [app, Math.round(((cpuAfter[app] - cpuBefore[app]) * 1000) / latencies.length)]),
+  );
+  return {
+    requests_per_s: Math.round(latencies.length / elapsed),
+    p50_ms: round3(percentile(latencies, 50)),
+    p99_ms: round3(percentile(latencies, 99)),
+    errors,
+    cpu_us_per_request: cpuUsPerRequest,
+  };
 }
 const withCpu = (runs) => ({
   ...summary(runs),
-  cpu_us_per_request: Object.fromEntries(Object.keys(runs[0].cpu_us_per_request).map((app) => [app, median(runs.map((r) => r.cpu_us_per_request[app]))])),
+  cpu_us_per_request: Object.fromEntries(
+    Object.keys(runs[0].cpu_us_per_request).map((app) => [app, median(runs.map((r) => r.cpu_us_per_request[app]))]),
+  ),
 });
 
 await database.create();
-const env = { ...process.env, DATABASE_URL: database.url, NODE_ENV: 'production', INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+const env = {
+  ...process.env,
+  DATABASE_URL: database.url,
+  NODE_ENV: 'production',
+  INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+};
 const { apiKey, account } = createBenchAccount(env);
 const local = (port) => `http://127.0.0.1:${port}`;
 const children = [];
 const pids = {};
 const start = (app, port, extra = {}) => {
-  children.push(spawn(process.execPath, [join(root, `dist/apps/${app}/src/main.js`)], { env: { ...env, ...extra, PORT: String(port) }, stdio: ['ignore', 'inherit', 'inherit'] }));
+  children.push(
+    spawn(process.execPath, [join(root, `dist/apps/${app}/src/main.js`)], {
+      env: { ...env, ...extra, PORT: String(port) },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    }),
+  );
   pids[app] = children.at(-1).pid;
   return waitReady(local(port));
 };
@@ -91,11 +125,23 @@ const start = (app, port, extra = {}) => {
 try {
   await start('knowledge-api', PORTS.knowledge);
   await start('mcp-server', PORTS.mcp, { GATEWAY_URL: local(PORTS.gateway), KNOWLEDGE_API_URL: local(PORTS.knowledge) });
-  await start('gateway', PORTS.gateway, { KNOWLEDGE_API_URL: local(PORTS.knowledge), MCP_SERVER_URL: local(PORTS.mcp), WRITE_LIMIT_EXEMPT_ACCOUNTS: account.id });
+  await start('gateway', PORTS.gateway, {
+    KNOWLEDGE_API_URL: local(PORTS.knowledge),
+    MCP_SERVER_URL: local(PORTS.mcp),
+    WRITE_LIMIT_EXEMPT_ACCOUNTS: account.id,
+  });
 
   const authorization = `Bearer ${apiKey}`;
-  const piece = { heading: 'Shipping', text: 'Orders ship within two working days from our warehouse in Leeds.', url: 'https://shop.example/shipping' };
-  const put = await fetch(`${local(PORTS.gateway)}/api/v1/knowledge/faq-shipping`, { method: 'PUT', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(piece) });
+  const piece = {
+    heading: 'Shipping',
+    text: 'Orders ship within two working days from our warehouse in Leeds.',
+    url: 'https://shop.example/shipping',
+  };
+  const put = await fetch(`${local(PORTS.gateway)}/api/v1/knowledge/faq-shipping`, {
+    method: 'PUT',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify(piece),
+  });
   if (put.status !== 201) throw new Error(`seeding: ${put.status}`);
 
   const origin = local(PORTS.gateway);
@@ -104,8 +150,18 @@ try {
     origin,
     path: '/mcp',
     method: 'POST',
-    headers: { authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': PROTOCOL_VERSION },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_knowledge_pieces', arguments: { external_ref: 'faq-shipping' } } }),
+    headers: {
+      authorization,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': PROTOCOL_VERSION,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'list_knowledge_pieces', arguments: { external_ref: 'faq-shipping' } },
+    }),
   };
   // The two answer the same body: the benchmark compares like with like.
   const restBody = await (await fetch(origin + rest.path, rest)).json();
@@ -134,8 +190,23 @@ try {
   const result = {
     benchmark: 'MCP tools/call list_knowledge_pieces vs GET /api/v1/knowledge?external_ref= (through the gateway)',
     at: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, load_average_1m_before: loadBefore, load_average_1m_after: round2(loadavg()[0]) },
-    settings: { rounds: ROUNDS, duration_s: DURATION, connections: CONNECTIONS, node_env: 'production', log_level: 'warn', protocol_version: PROTOCOL_VERSION, timer: 'performance.now() per request (undici)' },
+    machine: {
+      cpus: cpus().length,
+      cpu: cpus()[0]?.model,
+      memory_gib: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      load_average_1m_before: loadBefore,
+      load_average_1m_after: round2(loadavg()[0]),
+    },
+    settings: {
+      rounds: ROUNDS,
+      duration_s: DURATION,
+      connections: CONNECTIONS,
+      node_env: 'production',
+      log_level: 'warn',
+      protocol_version: PROTOCOL_VERSION,
+      timer: 'performance.now() per request (undici)',
+    },
     rest: withCpu(runs.rest),
     mcp: withCpu(runs.mcp),
     round_p50_ratios: ratios,
@@ -147,7 +218,10 @@ try {
     rounds: runs,
   };
   const file = writeResult('mcp', result.at, result);
-  const row = ({ cpu_us_per_request: cpu, ...figures }) => ({ ...figures, ...Object.fromEntries(Object.entries(cpu).map(([app, us]) => [`${app} CPU µs`, us])) });
+  const row = ({ cpu_us_per_request: cpu, ...figures }) => ({
+    ...figures,
+    ...Object.fromEntries(Object.entries(cpu).map(([app, us]) => [`${app} CPU µs`, us])),
+  });
   console.table({ REST: row(result.rest), MCP: row(result.mcp) });
   console.log(
     `p50 ratio MCP/REST: ${result.p50_ratio} (median of ${ratios.length} rounds; target ≤ 2), throughput ratio REST/MCP ${result.throughput_ratio}, load average ${loadBefore} → ${result.machine.load_average_1m_after} — written to ${file}`,
@@ -155,6 +229,8 @@ try {
   if (result.rest.errors > 0 || result.mcp.errors > 0) process.exitCode = 1;
 } finally {
   for (const child of children) child.kill('SIGTERM');
-  await Promise.all(children.map((child) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)))));
+  await Promise.all(
+    children.map((child) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)))),
+  );
   await database.drop();
 }

@@ -41,7 +41,11 @@ export async function waitReady(url, tries = 300) {
 
 /** A Scale account made with the admin CLI in `env`'s database: its API key and account. */
 export function createBenchAccount(env) {
-  const created = spawnSync(process.execPath, [join(root, 'dist/apps/admin/src/main.js'), 'account', 'create', '--name', 'Bench', '--plan', 'scale'], { env, encoding: 'utf8' });
+  const created = spawnSync(
+    process.execPath,
+    [join(root, 'dist/apps/admin/src/main.js'), 'account', 'create', '--name', 'Bench', '--plan', 'scale'],
+    { env, encoding: 'utf8' },
+  );
   if (created.status !== 0) throw new Error(created.stderr);
   const { api_key: apiKey, account } = JSON.parse(created.stdout);
   return { apiKey, account };
@@ -64,7 +68,12 @@ export const round1 = (n) => Math.round(n * 10) / 10;
 export const round2 = (n) => Math.round(n * 100) / 100;
 export const round3 = (n) => Math.round(n * 1000) / 1000;
 /** An autocannon result as the benchmarks report it: requests/s, p50 and p99 in ms, errors. */
-export const measured = (r) => ({ requests_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors + r.non2xx });
+export const measured = (r) => ({
+  requests_per_s: Math.round(r.requests.average),
+  p50_ms: r.latency.p50,
+  p99_ms: r.latency.p99,
+  errors: r.errors + r.non2xx,
+});
 /** The median of each figure over several runs; errors added up. */
 export const summary = (runs) => ({
   requests_per_s: median(runs.map((r) => r.requests_per_s)),

@@ -39,7 +39,9 @@ const round = (ms) => Math.round(ms * 10) / 10;
 
 /** The receiver process (bench/receiver-process.mjs), asked over IPC what it has received. */
 async function startReceiver(ca) {
-  const child = fork(join(root, 'bench/receiver-process.mjs'), { env: { ...process.env, RECEIVER_CA: JSON.stringify({ key: ca.key, cert: ca.cert }) } });
+  const child = fork(join(root, 'bench/receiver-process.mjs'), {
+    env: { ...process.env, RECEIVER_CA: JSON.stringify({ key: ca.key, cert: ca.cert }) },
+  });
   const [{ port }] = await once(child, 'message');
   const pending = new Map();
   let nextAsk = 0;
@@ -80,7 +82,11 @@ const dispatcherEnv = {
 // The stack's dispatcher serves the API only; deliveries are made by `worker`, started per phase.
 const stack = await startStack(['events-api', 'webhook-dispatcher'], {
   env: { LOG_LEVEL: 'warn' },
-  appEnv: { 'webhook-dispatcher': { ...dispatcherEnv, WEBHOOK_CONCURRENCY: '0' }, 'events-api': { NODE_ENV: 'production' }, gateway: { NODE_ENV: 'production' } },
+  appEnv: {
+    'webhook-dispatcher': { ...dispatcherEnv, WEBHOOK_CONCURRENCY: '0' },
+    'events-api': { NODE_ENV: 'production' },
+    gateway: { NODE_ENV: 'production' },
+  },
 });
 const startWorker = () => startApp('webhook-dispatcher', { ...stack.env, ...dispatcherEnv });
 const db = await createDataSource({ schema: 'webhooks', url: stack.db.url, migrations: [], poolSize: 8 }).initialize();
@@ -90,7 +96,12 @@ let nextId = 1;
 /** The event source: what events-api does for each recorded event (the lead extends this to the producer). */
 async function produce(accountId) {
   const id = nextId++;
-  const event = { id, event: 'message.received', at: new Date().toISOString().replace('Z', '000+00:00'), data: sampleEventData('message.received', { n: id }) };
+  const event = {
+    id,
+    event: 'message.received',
+    at: new Date().toISOString().replace('Z', '000+00:00'),
+    data: sampleEventData('message.received', { n: id }),
+  };
   const started = Date.now();
   await deliveries.recordEvent({ account_id: accountId, event_id: randomUUID(), event });
   return { id, started, committed: Date.now() };
@@ -109,13 +120,21 @@ async function atSteadyRate(total, start) {
 }
 
 /** p50, p99 and max of latencies sorted ascending. */
-const latencySummary = (sorted) => ({ p50_ms: round(percentile(sorted, 50)), p99_ms: round(percentile(sorted, 99)), max_ms: round(sorted.at(-1)) });
+const latencySummary = (sorted) => ({
+  p50_ms: round(percentile(sorted, 50)),
+  p99_ms: round(percentile(sorted, 99)),
+  max_ms: round(sorted.at(-1)),
+});
 
 async function registerEndpoints(account, count) {
   const paths = [];
   for (let i = 0; i < count; i++) {
     const path = `/${account.accountId}/${i}`;
-    const response = await stack.call('/webhooks', { method: 'POST', key: account.key, json: { url: receiver.url(path), events: ['message.received'] } });
+    const response = await stack.call('/webhooks', {
+      method: 'POST',
+      key: account.key,
+      json: { url: receiver.url(path), events: ['message.received'] },
+    });
     if (response.status !== 201) throw new Error(`registration answered ${response.status}: ${await response.text()}`);
     paths.push(path);
   }
@@ -159,7 +178,12 @@ try {
     warmup_seconds: WARMUP_SECONDS,
     deliveries: latencies.length,
     ...latencySummary(latencies),
-    insert_p50_ms: round(percentile(insertMs.sort((a, b) => a - b), 50)),
+    insert_p50_ms: round(
+      percentile(
+        insertMs.sort((a, b) => a - b),
+        50,
+      ),
+    ),
     insert_p99_ms: round(percentile(insertMs, 99)),
   };
   console.log('steady', steadyResult);
@@ -199,7 +223,9 @@ try {
   const committedAt = new Map();
   const fullTotal = STEADY_RATE * (WARMUP_SECONDS + STEADY_SECONDS);
   const fullWarmup = STEADY_RATE * WARMUP_SECONDS;
-  await atSteadyRate(fullTotal, (n) => producer.emit('message.received', full.accountId, n).then(() => n >= fullWarmup && committedAt.set(90_000 + n, Date.now())));
+  await atSteadyRate(fullTotal, (n) =>
+    producer.emit('message.received', full.accountId, n).then(() => n >= fullWarmup && committedAt.set(90_000 + n, Date.now())),
+  );
   await waitForAll(fullPaths, fullTotal, 120_000);
   const fullLatencies = (await Promise.all(fullPaths.map((path) => receiver.received(path))))
     .flat()
@@ -219,10 +245,19 @@ try {
   const result = {
     benchmark: 'webhook deliveries to a real https receiver',
     date: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, note: 'one machine: the receiver (a process of its own), the load generator, RabbitMQ, PostgreSQL and every app share its cores' },
+    machine: {
+      cpus: cpus().length,
+      cpu: cpus()[0]?.model,
+      memory_gib: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      note: 'one machine: the receiver (a process of its own), the load generator, RabbitMQ, PostgreSQL and every app share its cores',
+    },
     settings: {
       dispatcher: 'NODE_ENV=production, default WEBHOOK_CONCURRENCY and WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT',
-      latency_from: { steady: 'the start of recordEvent (the insert transaction) to receipt', whole_path_from_producer_commit: "the producer's commit to receipt" },
+      latency_from: {
+        steady: 'the start of recordEvent (the insert transaction) to receipt',
+        whole_path_from_producer_commit: "the producer's commit to receipt",
+      },
     },
     steady: steadyResult,
     sustained_one_receiver: burstResult,

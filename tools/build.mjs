@@ -56,7 +56,10 @@ const options = (filename) => ({
 // no longer has a source is removed at the end.
 const written = new Set();
 let files = 0;
-const roots = projects.length > 0 ? projects : (await Promise.all(['apps', 'libs'].map(async (top) => (await readdir(join(root, top))).map((p) => `${top}/${p}`)))).flat();
+const roots =
+  projects.length > 0
+    ? projects
+    : (await Promise.all(['apps', 'libs'].map(async (top) => (await readdir(join(root, top))).map((p) => `${top}/${p}`)))).flat();
 for (const project of roots) {
   const src = join(root, project, 'src');
   for await (const file of sources(src)) {
@@ -108,7 +111,13 @@ await viteBuild({
   configFile: false,
   logLevel: 'warn',
   plugins: [react()],
-  build: { outDir: CONSOLE_WEB_OUT, emptyOutDir: true, target: ['chrome100', 'firefox100', 'safari15'], sourcemap: false, reportCompressedSize: false },
+  build: {
+    outDir: CONSOLE_WEB_OUT,
+    emptyOutDir: true,
+    target: ['chrome100', 'firefox100', 'safari15'],
+    sourcemap: false,
+    reportCompressedSize: false,
+  },
 });
 for await (const file of sources(CONSOLE_WEB_OUT)) written.add(file);
 

@@ -7,7 +7,14 @@
 import { parse } from '@mermaid-js/parser';
 import { readFileSync } from 'node:fs';
 
-const TYPES = { 'architecture-beta': 'architecture', pie: 'pie', gitGraph: 'gitGraph', packet: 'packet', 'packet-beta': 'packet', info: 'info' };
+const TYPES = {
+  'architecture-beta': 'architecture',
+  pie: 'pie',
+  gitGraph: 'gitGraph',
+  packet: 'packet',
+  'packet-beta': 'packet',
+  info: 'info',
+};
 
 const problems = [];
 let blocks = 0;
@@ -26,9 +33,11 @@ for (const file of process.argv.slice(2)) {
       if (type === 'architecture') {
         const ids = new Set([...ast.services, ...ast.junctions, ...ast.groups].map((node) => node.id));
         for (const edge of ast.edges) {
-          for (const end of [edge.lhsId, edge.rhsId]) if (!ids.has(end)) problems.push(`${file}: edge names "${end}", which is not declared`);
+          for (const end of [edge.lhsId, edge.rhsId])
+            if (!ids.has(end)) problems.push(`${file}: edge names "${end}", which is not declared`);
         }
-        for (const service of ast.services) if (service.in && !ids.has(service.in)) problems.push(`${file}: "${service.id}" is in an undeclared group "${service.in}"`);
+        for (const service of ast.services)
+          if (service.in && !ids.has(service.in)) problems.push(`${file}: "${service.id}" is in an undeclared group "${service.in}"`);
       }
     } catch (error) {
       problems.push(`${file}: ${error.message.split('\n')[0]}`);

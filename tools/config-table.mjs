@@ -61,7 +61,9 @@ if (after === undefined) throw new Error(`${DOC} needs the markers ${START} and 
 const updated = `${before}${START}\n${table}\n${END}${after}`;
 if (process.argv.includes('--check')) {
   if (updated !== doc) {
-    process.stderr.write(`config-table: ${DOC} lists other settings than the code reads; run \`npm run build && node tools/config-table.mjs\`\n`);
+    process.stderr.write(
+      `config-table: ${DOC} lists other settings than the code reads; run \`npm run build && node tools/config-table.mjs\`\n`,
+    );
     process.exit(1);
   }
 } else {

@@ -11,7 +11,13 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const STATE = join(root, '.local/demo.json');
 
-const admin = (...args) => JSON.parse(execFileSync(process.execPath, [join(root, 'dist/apps/admin/src/main.js'), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+const admin = (...args) =>
+  JSON.parse(
+    execFileSync(process.execPath, [join(root, 'dist/apps/admin/src/main.js'), ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
 
 export function demoKey() {
   let saved;
@@ -34,18 +40,52 @@ export function demoKey() {
 }
 
 export const DEMO_PIECES = [
-  ['shipping', 'Shipping times and costs', 'Orders placed before 2 pm ship the same working day. Delivery in Germany takes one to three working days and costs 4.90 euros; shipping is free from 40 euros.', 'https://lindenhof.example/help/shipping'],
-  ['returns', 'Returns and refunds', 'You can return unopened coffee within 30 days of delivery for a full refund. Print the free return label from your account page.', 'https://lindenhof.example/help/returns'],
-  ['roasting', 'When we roast', 'We roast every Tuesday and ship within days, so your beans are never older than a week when they arrive.', 'https://lindenhof.example/help/roasting'],
-  ['grind', 'Ground coffee', 'Every coffee is available as whole beans or ground for espresso, filter or French press; choose the grind on the product page.', 'https://lindenhof.example/help/grind'],
-  ['subscription', 'Coffee subscription', 'The subscription delivers a bag every two or four weeks at 10 percent off. Pause or cancel it any time from your account.', 'https://lindenhof.example/help/subscription'],
-  ['versand', 'Versand und Lieferzeit', 'Bestellungen bis 14 Uhr verschicken wir am selben Werktag. Die Lieferung innerhalb Deutschlands dauert ein bis drei Werktage.', 'https://lindenhof.example/de/hilfe/versand'],
+  [
+    'shipping',
+    'Shipping times and costs',
+    'Orders placed before 2 pm ship the same working day. Delivery in Germany takes one to three working days and costs 4.90 euros; shipping is free from 40 euros.',
+    'https://lindenhof.example/help/shipping',
+  ],
+  [
+    'returns',
+    'Returns and refunds',
+    'You can return unopened coffee within 30 days of delivery for a full refund. Print the free return label from your account page.',
+    'https://lindenhof.example/help/returns',
+  ],
+  [
+    'roasting',
+    'When we roast',
+    'We roast every Tuesday and ship within days, so your beans are never older than a week when they arrive.',
+    'https://lindenhof.example/help/roasting',
+  ],
+  [
+    'grind',
+    'Ground coffee',
+    'Every coffee is available as whole beans or ground for espresso, filter or French press; choose the grind on the product page.',
+    'https://lindenhof.example/help/grind',
+  ],
+  [
+    'subscription',
+    'Coffee subscription',
+    'The subscription delivers a bag every two or four weeks at 10 percent off. Pause or cancel it any time from your account.',
+    'https://lindenhof.example/help/subscription',
+  ],
+  [
+    'versand',
+    'Versand und Lieferzeit',
+    'Bestellungen bis 14 Uhr verschicken wir am selben Werktag. Die Lieferung innerhalb Deutschlands dauert ein bis drei Werktage.',
+    'https://lindenhof.example/de/hilfe/versand',
+  ],
 ];
 
 export async function seed(url, key) {
   // The gateway answers before every service behind it does: a few tries, a second apart.
   const put = async (path, body, tries = 30) => {
-    const response = await fetch(`${url}/api/v1${path}`, { method: 'PUT', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${url}/api/v1${path}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (response.status >= 500 && tries > 1) {
       await new Promise((done) => setTimeout(done, 1_000));
       return put(path, body, tries - 1);

@@ -38,7 +38,9 @@ const THIS_MACHINE = /\/\/(127\.0\.0\.1|localhost)[:/]|^(127\.0\.0\.1|localhost)
  */
 export function mustBeSet(spec: ConfigSpec): string[] {
   return Object.entries(spec)
-    .filter(([, validator]) => validator.default === undefined || (typeof validator.default === 'string' && THIS_MACHINE.test(validator.default)))
+    .filter(
+      ([, validator]) => validator.default === undefined || (typeof validator.default === 'string' && THIS_MACHINE.test(validator.default)),
+    )
     .map(([name]) => name)
     .sort();
 }
@@ -83,8 +85,14 @@ export interface Drain {
  */
 export async function drainMs(app: string, spec: ConfigSpec, env: ReadonlyMap<string, string>): Promise<Drain> {
   const setting = (name: string) => Number(effective(spec, env, name) ?? 0);
-  const exported: { backgroundDrainMs?: (config: Record<string, number>) => number } = await import(join(root, 'apps', app, 'src', `${app}.config`));
-  const timeouts = Object.fromEntries(Object.keys(spec).filter((name) => name.endsWith('_MS')).map((name) => [name, setting(name)]));
+  const exported: { backgroundDrainMs?: (config: Record<string, number>) => number } = await import(
+    join(root, 'apps', app, 'src', `${app}.config`)
+  );
+  const timeouts = Object.fromEntries(
+    Object.keys(spec)
+      .filter((name) => name.endsWith('_MS'))
+      .map((name) => [name, setting(name)]),
+  );
   return {
     delay: setting('SHUTDOWN_DELAY_MS'),
     background: exported.backgroundDrainMs?.(timeouts) ?? 0,

@@ -37,15 +37,32 @@ export async function startDevChannels(log = (line) => process.stdout.write(`${l
   const page = createServer((_request, response) => {
     const items = [...sink.received]
       .reverse()
-      .map((m) => `<article><h2>${escape(m.subject)}</h2><p>To ${escape(m.to?.text)} · ${escape(m.date?.toISOString())}</p><pre>${escape(m.text)}</pre></article>`)
+      .map(
+        (m) =>
+          `<article><h2>${escape(m.subject)}</h2><p>To ${escape(m.to?.text)} · ${escape(m.date?.toISOString())}</p><pre>${escape(m.text)}</pre></article>`,
+      )
       .join('<hr>');
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Mail sink</title><h1>Mail received (${sink.received.length})</h1>${items}`);
+    response
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(`<!doctype html><title>Mail sink</title><h1>Mail received (${sink.received.length})</h1>${items}`);
   });
   await new Promise((r) => page.listen(1080, '127.0.0.1', r));
-  const fake = await FakeWhatsapp.start({ webhookUrl, appSecret: DEV_WHATSAPP.appSecret, phoneNumberId: DEV_WHATSAPP.phoneNumberId, port: DEV_WHATSAPP.apiPort });
-  log(`Mail the chat sends (SMTP 127.0.0.1:1025): http://localhost:1080 · fake WhatsApp Cloud API: ${fake.url} (what was sent: ${fake.url}/sent)`);
+  const fake = await FakeWhatsapp.start({
+    webhookUrl,
+    appSecret: DEV_WHATSAPP.appSecret,
+    phoneNumberId: DEV_WHATSAPP.phoneNumberId,
+    port: DEV_WHATSAPP.apiPort,
+  });
+  log(
+    `Mail the chat sends (SMTP 127.0.0.1:1025): http://localhost:1080 · fake WhatsApp Cloud API: ${fake.url} (what was sent: ${fake.url}/sent)`,
+  );
   return {
-    env: { SMTP_URL: sink.url, WHATSAPP_API_URL: fake.url, WHATSAPP_APP_SECRET: DEV_WHATSAPP.appSecret, WHATSAPP_VERIFY_TOKEN: DEV_WHATSAPP.verifyToken },
+    env: {
+      SMTP_URL: sink.url,
+      WHATSAPP_API_URL: fake.url,
+      WHATSAPP_APP_SECRET: DEV_WHATSAPP.appSecret,
+      WHATSAPP_VERIFY_TOKEN: DEV_WHATSAPP.verifyToken,
+    },
     stop: async () => {
       await Promise.all([sink.stop(), fake.stop(), new Promise((r) => page.close(r))]);
     },
@@ -53,7 +70,10 @@ export async function startDevChannels(log = (line) => process.stdout.write(`${l
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { positionals, values } = parseArgs({ allowPositionals: true, options: { from: { type: 'string' }, text: { type: 'string' }, id: { type: 'string' } } });
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { from: { type: 'string' }, text: { type: 'string' }, id: { type: 'string' } },
+  });
   if (positionals[0] === 'whatsapp') {
     if (!values.from || !values.text) throw new Error('usage: node tools/dev-channels.mjs whatsapp --from +E164 --text "…" [--id wamid.X]');
     const fake = await FakeWhatsapp.start({ webhookUrl, appSecret: DEV_WHATSAPP.appSecret, phoneNumberId: DEV_WHATSAPP.phoneNumberId });

@@ -65,7 +65,8 @@ const lineage = (name: string): Stage[] => {
   return dockerfile.some((s) => s.name === own.from) ? [...lineage(own.from), own] : [own];
 };
 const all = (stages: Stage[], keyword: string) => stages.flatMap((s) => s.instructions.filter((i) => i.keyword === keyword));
-const substitute = (text: string, values: Record<string, string>) => text.replace(/\$\{?(\w+)\}?/g, (whole, name: string) => values[name] ?? whole);
+const substitute = (text: string, values: Record<string, string>) =>
+  text.replace(/\$\{?(\w+)\}?/g, (whole, name: string) => values[name] ?? whole);
 
 interface Copy {
   from?: string;
@@ -124,7 +125,8 @@ function copyFromContext(source: string, target: string): void {
 // Replaying the build, and the file systems of the images
 
 const scratch = mkdtempSync(join(tmpdir(), 'docker-spec-'));
-const BUILD_STAGE = dockerfile.find((s) => s.instructions.some((i) => i.keyword === 'RUN' && /\bnpm run build\b/.test(i.args)))?.name ?? 'build';
+const BUILD_STAGE =
+  dockerfile.find((s) => s.instructions.some((i) => i.keyword === 'RUN' && /\bnpm run build\b/.test(i.args)))?.name ?? 'build';
 const inBuild = (imagePath: string) => join(scratch, imagePath);
 
 /** Runs the build stage's lineage in `scratch`, as if it were `/`. Throws with the output on failure. */
@@ -178,7 +180,12 @@ function image(target: string, args: Record<string, string>): Image {
       for (const source of copy.sources) {
         // The production dependencies cannot be installed offline: the checkout's stand in, and
         // the require walk below allows only packages of package.json "dependencies".
-        const local = copy.from === BUILD_STAGE ? inBuild(source) : source.endsWith('/node_modules') ? join(root, 'node_modules') : `(stage ${copy.from})${source}`;
+        const local =
+          copy.from === BUILD_STAGE
+            ? inBuild(source)
+            : source.endsWith('/node_modules')
+              ? join(root, 'node_modules')
+              : `(stage ${copy.from})${source}`;
         layers.push({ imagePath: posix.resolve(workdir, copy.dest), local });
       }
     }
@@ -196,7 +203,9 @@ function locate(img: Image, imagePath: string): string | undefined {
   return local && existsSync(local) ? local : undefined;
 }
 
-const dependencies = new Set(Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies));
+const dependencies = new Set(
+  Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies),
+);
 const builtins = new Set(builtinModules);
 
 /**
@@ -221,7 +230,8 @@ function missingRequires(img: Image, entry: string): string[] {
         continue;
       }
       const name = specifier!.startsWith('@') ? specifier!.split('/').slice(0, 2).join('/') : specifier!.split('/')[0]!;
-      if (!builtins.has(specifier!.replace(/^node:/, '')) && !builtins.has(name) && !dependencies.has(name)) missing.add(`${relative(scratch, file)} → package ${name}`);
+      if (!builtins.has(specifier!.replace(/^node:/, '')) && !builtins.has(name) && !dependencies.has(name))
+        missing.add(`${relative(scratch, file)} → package ${name}`);
     }
   }
   return [...missing];
@@ -245,7 +255,9 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('docker/Dockerfile', () => {
   it('builds the workspace once, in one stage that the app and migration images copy from', () => {
-    expect(dockerfile.filter((s) => s.instructions.some((i) => i.keyword === 'RUN' && /\bnpm run build\b/.test(i.args))).map((s) => s.name)).toEqual([BUILD_STAGE]);
+    expect(
+      dockerfile.filter((s) => s.instructions.some((i) => i.keyword === 'RUN' && /\bnpm run build\b/.test(i.args))).map((s) => s.name),
+    ).toEqual([BUILD_STAGE]);
     expect(dockerfile.at(-1)?.name).toBe('app');
     for (const target of ['app', 'migrate']) {
       expect(lineage(target).map((s) => s.name)).toContain('runtime');
@@ -254,20 +266,31 @@ describe('docker/Dockerfile', () => {
   });
 
   it('keeps node_modules, dist and .git out of the build context, and lets in what the build copies', () => {
-    for (const path of ['node_modules', 'dist/apps/gateway/src/main.js', '.git/HEAD', 'apps/gateway/src/gateway.e2e-spec.ts', 'apps/gateway/node_modules/x']) expect([path, ignored(path)]).toEqual([path, true]);
-    for (const { args } of all(lineage(BUILD_STAGE), 'COPY')) for (const source of parseCopy(args).sources) expect([source, ignored(source)]).toEqual([source, false]);
+    for (const path of [
+      'node_modules',
+      'dist/apps/gateway/src/main.js',
+      '.git/HEAD',
+      'apps/gateway/src/gateway.e2e-spec.ts',
+      'apps/gateway/node_modules/x',
+    ])
+      expect([path, ignored(path)]).toEqual([path, true]);
+    for (const { args } of all(lineage(BUILD_STAGE), 'COPY'))
+      for (const source of parseCopy(args).sources) expect([source, ignored(source)]).toEqual([source, false]);
   });
 
-  it.each(apps)("%s: the image runs the app's compiled main.js, which needs only its own code, the libraries and production dependencies", (app) => {
-    const img = image('app', { APP: app, PORT: String(defaultPort(specs.get(app)!)) });
-    const cmd = all(lineage('app'), 'CMD').at(-1);
-    const script = substitute(nodeScript(execForm(cmd!.args)) ?? '', { APP: app });
-    expect(script).toBe(`dist/apps/${app}/src/main.js`);
-    const main = locate(img, script);
-    expect(main ? script : `${script} is not in the image`).toBe(script);
-    expect(missingRequires(img, main!)).toEqual([]);
-    if (existsSync(join(root, 'apps', app, 'src', 'migrate.ts'))) expect(locate(img, `dist/apps/${app}/src/migrate.js`)).toBeDefined();
-  });
+  it.each(apps)(
+    "%s: the image runs the app's compiled main.js, which needs only its own code, the libraries and production dependencies",
+    (app) => {
+      const img = image('app', { APP: app, PORT: String(defaultPort(specs.get(app)!)) });
+      const cmd = all(lineage('app'), 'CMD').at(-1);
+      const script = substitute(nodeScript(execForm(cmd!.args)) ?? '', { APP: app });
+      expect(script).toBe(`dist/apps/${app}/src/main.js`);
+      const main = locate(img, script);
+      expect(main ? script : `${script} is not in the image`).toBe(script);
+      expect(missingRequires(img, main!)).toEqual([]);
+      if (existsSync(join(root, 'apps', app, 'src', 'migrate.ts'))) expect(locate(img, `dist/apps/${app}/src/migrate.js`)).toBeDefined();
+    },
+  );
 
   it('leaves test-only code out of the build the images copy: libs/testing, src/test-support, spec files', () => {
     const dist = inBuild('/src/dist');
@@ -277,8 +300,11 @@ describe('docker/Dockerfile', () => {
     expect(files.filter((file) => /(^|\/)test-support(\/|$)|\.(spec|integration-spec|e2e-spec|outage-spec)\.js$/.test(file))).toEqual([]);
     // Nothing left that could serve the dispatcher's test route or require the harness.
     const compiled = files.filter((file) => file.endsWith('.js')).map((file) => ({ file, code: readFileSync(join(dist, file), 'utf8') }));
-    const testRoute = ({ file, code }: { file: string; code: string }) => file.startsWith('apps/webhook-dispatcher/') && /Controller\)?\(['"]internal\/events['"]\)/.test(code);
-    expect(compiled.filter((entry) => testRoute(entry) || /require\("[^"]*libs\/testing/.test(entry.code)).map((entry) => entry.file)).toEqual([]);
+    const testRoute = ({ file, code }: { file: string; code: string }) =>
+      file.startsWith('apps/webhook-dispatcher/') && /Controller\)?\(['"]internal\/events['"]\)/.test(code);
+    expect(
+      compiled.filter((entry) => testRoute(entry) || /require\("[^"]*libs\/testing/.test(entry.code)).map((entry) => entry.file),
+    ).toEqual([]);
   });
 
   it('puts the operator command line in every image', () => {
@@ -288,7 +314,7 @@ describe('docker/Dockerfile', () => {
     expect(missingRequires(img, admin!)).toEqual([]);
   });
 
-  it("migrate: the image runs every migrate.js of the serving apps that own a schema (mcp-server owns none)", () => {
+  it('migrate: the image runs every migrate.js of the serving apps that own a schema (mcp-server owns none)', () => {
     const img = image('migrate', {});
     const cmd = execForm(all(lineage('migrate'), 'CMD').at(-1)!.args).join(' ');
     const glob = /(\S*\*\S*\/migrate\.js)/.exec(cmd)?.[1];
@@ -302,7 +328,9 @@ describe('docker/Dockerfile', () => {
 
   it('installs only production dependencies into the images', () => {
     const runtime = lineage('runtime');
-    const modules = all(runtime, 'COPY').map((i) => parseCopy(i.args)).filter((c) => c.sources.some((s) => s.endsWith('node_modules')));
+    const modules = all(runtime, 'COPY')
+      .map((i) => parseCopy(i.args))
+      .filter((c) => c.sources.some((s) => s.endsWith('node_modules')));
     expect(modules).toHaveLength(1);
     expect(all(lineage(modules[0]!.from!), 'RUN').some((i) => /npm (ci|prune)\b.*--omit=dev/.test(i.args))).toBe(true);
   });
@@ -325,7 +353,8 @@ describe('docker/Dockerfile', () => {
     const labels = all(lineage('app'), 'LABEL')
       .map((i) => i.args)
       .join(' ');
-    for (const key of ['title', 'version', 'revision', 'created', 'source']) expect(labels).toMatch(new RegExp(`org\\.opencontainers\\.image\\.${key}="[^"]+"`));
+    for (const key of ['title', 'version', 'revision', 'created', 'source'])
+      expect(labels).toMatch(new RegExp(`org\\.opencontainers\\.image\\.${key}="[^"]+"`));
     const args = all(lineage('app'), 'ARG').map((i) => i.args.split('=')[0]);
     expect(args).toEqual(expect.arrayContaining(['VERSION', 'REVISION', 'CREATED']));
   });
@@ -334,13 +363,18 @@ describe('docker/Dockerfile', () => {
     const script = execForm(all(lineage('app'), 'CMD').at(-1)!.args);
     expect(script.slice(0, 2)).toEqual(['sh', '-c']);
     const run = (env: Record<string, string>) =>
-      spawnSync('sh', ['-c', script[2]!.replace(/^exec node /, 'echo node ')], { env: { PATH: process.env['PATH'] ?? '', APP: 'gateway', ...env }, encoding: 'utf8' }).stdout.trim();
+      spawnSync('sh', ['-c', script[2]!.replace(/^exec node /, 'echo node ')], {
+        env: { PATH: process.env['PATH'] ?? '', APP: 'gateway', ...env },
+        encoding: 'utf8',
+      }).stdout.trim();
     expect(run({ MEMORY_LIMIT_MIB: '512' })).toBe('node --max-old-space-size=384 dist/apps/gateway/src/main.js');
     expect(run({})).toBe('node dist/apps/gateway/src/main.js');
   });
 
   it("sets the app's PORT and checks its health with a Node one-liner that fails unless /healthz answers 2xx", async () => {
-    const app = all(lineage('app'), 'ENV').map((i) => i.args).join(' ');
+    const app = all(lineage('app'), 'ENV')
+      .map((i) => i.args)
+      .join(' ');
     expect(app).toMatch(/\bPORT=\$\{PORT\}/);
     const healthcheck = all(lineage('app'), 'HEALTHCHECK').at(-1)!.args;
     const command = execForm(healthcheck.slice(healthcheck.indexOf('CMD')));
@@ -380,14 +414,17 @@ interface ComposeService {
   ports?: string[];
   healthcheck?: { test: string[] };
 }
-const compose = parse(readFileSync(join(root, 'docker/compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> };
+const compose = parse(readFileSync(join(root, 'docker/compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
 const services = compose.services;
 /** Compose's `${VAR:-default}` as it comes out when VAR is not set. */
 const interpolate = (value: string) => value.replace(/\$\{\w+:-([^}]*)\}/g, '$1');
 
 describe('docker/compose.yml', () => {
   it('runs PostgreSQL, RabbitMQ and Redis with health checks', () => {
-    for (const name of ['postgres', 'rabbitmq', 'redis']) expect([name, services[name]?.healthcheck?.test.length]).toEqual([name, expect.any(Number)]);
+    for (const name of ['postgres', 'rabbitmq', 'redis'])
+      expect([name, services[name]?.healthcheck?.test.length]).toEqual([name, expect.any(Number)]);
   });
 
   it('migrates every schema in a one-shot service built from the migrate target, once PostgreSQL is healthy', () => {

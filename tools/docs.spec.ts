@@ -17,7 +17,9 @@ describe('docs', () => {
   ];
 
   it('are all in the repository: nothing points at ../shared, and every relative link resolves, #anchor included', () => {
-    expect(documents).toEqual(expect.arrayContaining(['docs/architecture.md', 'docs/api-guide.md', 'docs/webhooks.md', 'docs/operations.md']));
+    expect(documents).toEqual(
+      expect.arrayContaining(['docs/architecture.md', 'docs/api-guide.md', 'docs/webhooks.md', 'docs/operations.md']),
+    );
     let checked = 0;
     for (const doc of documents) {
       const text = readFileSync(join(root, doc), 'utf8');
@@ -26,7 +28,12 @@ describe('docs', () => {
         const file = target === '' ? join(root, doc) : join(root, dirname(doc), target);
         expect({ doc, target, exists: existsSync(file) }).toEqual({ doc, target, exists: true });
         if (anchor !== undefined && file.endsWith('.md')) {
-          expect({ doc, target, anchor, found: headingAnchors(readFileSync(file, 'utf8')).has(anchor) }).toEqual({ doc, target, anchor, found: true });
+          expect({ doc, target, anchor, found: headingAnchors(readFileSync(file, 'utf8')).has(anchor) }).toEqual({
+            doc,
+            target,
+            anchor,
+            found: true,
+          });
         }
         checked += 1;
       }
@@ -76,7 +83,8 @@ describe('docs/configuration.md', () => {
             expect({ app, name, rows: matching.length }).toEqual({ app, name, rows: 1 });
             const [row] = matching;
             expect(row!.meaning).toBe(validator.desc ?? '');
-            if (validator.default !== undefined && validator.default !== '') expect(row!.defaultCell).toBe(`\`${String(validator.default)}\``);
+            if (validator.default !== undefined && validator.default !== '')
+              expect(row!.defaultCell).toBe(`\`${String(validator.default)}\``);
             if (name === 'PORT') ports.set(app, row!.defaultCell);
             compared += 1;
           }

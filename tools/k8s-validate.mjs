@@ -92,7 +92,10 @@ function checkTypes(objects) {
   if (checked.length === 0) return;
   const fileName = resolve(root, '__k8s-objects__.mts');
   const text = checked
-    .map((o, i) => `import type { I${o.kind} as T${i} } from ${JSON.stringify(modelPath(o.value))};\nexport const o${i}: T${i} = ${JSON.stringify(o.value)};`)
+    .map(
+      (o, i) =>
+        `import type { I${o.kind} as T${i} } from ${JSON.stringify(modelPath(o.value))};\nexport const o${i}: T${i} = ${JSON.stringify(o.value)};`,
+    )
     .join('\n');
   const options = {
     strict: true,
@@ -105,7 +108,8 @@ function checkTypes(objects) {
   };
   const host = ts.createCompilerHost(options);
   const { getSourceFile, fileExists } = host;
-  host.getSourceFile = (name, ...rest) => (name === fileName ? ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true) : getSourceFile.call(host, name, ...rest));
+  host.getSourceFile = (name, ...rest) =>
+    name === fileName ? ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true) : getSourceFile.call(host, name, ...rest);
   host.fileExists = (name) => name === fileName || fileExists.call(host, name);
   const program = ts.createProgram([fileName], options, host);
   const source = program.getSourceFile(fileName);

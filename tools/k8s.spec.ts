@@ -42,7 +42,10 @@ const AUTOSCALED: Record<string, 'HorizontalPodAutoscaler' | 'ScaledObject'> = {
   'webhook-dispatcher': 'ScaledObject',
 };
 /** The queue KEDA scales each consumer on (the app's main queue in libs/messaging's topology). */
-const SCALED_QUEUES: Record<string, string> = { 'events-api': EVENTS_API_QUEUE.queue, 'webhook-dispatcher': WEBHOOK_DISPATCHER_QUEUE.queue };
+const SCALED_QUEUES: Record<string, string> = {
+  'events-api': EVENTS_API_QUEUE.queue,
+  'webhook-dispatcher': WEBHOOK_DISPATCHER_QUEUE.queue,
+};
 /** The namespace annotation with the PostgreSQL connections an overlay may hold. */
 const CONNECTION_BUDGET = 'svc-chat.io/postgres-connection-budget';
 /**
@@ -97,7 +100,8 @@ const readObjects = (file: string): K8sObject[] =>
     .map((document) => document.toJS() as K8sObject | null)
     .filter((object): object is K8sObject => object !== null);
 const ofKind = <T>(objects: K8sObject[], kind: string): T[] => objects.filter((o) => o.kind === kind) as unknown as T[];
-const named = <T extends { metadata?: { name?: string } }>(objects: T[], name: string): T[] => objects.filter((o) => o.metadata?.name === name);
+const named = <T extends { metadata?: { name?: string } }>(objects: T[], name: string): T[] =>
+  objects.filter((o) => o.metadata?.name === name);
 const isDirectory = (path: string): boolean => existsSync(path) && statSync(path).isDirectory();
 
 /** The YAML files a kustomization lists as resources (directories are other kustomizations). */
@@ -109,8 +113,15 @@ const generatedConfigMaps = (dir: string): K8sObject[] =>
   (readKustomization(dir).configMapGenerator ?? [])
     .filter((generator) => !generator.behavior)
     .map((generator) => {
-      const lines = [...(generator.literals ?? []), ...(generator.envs ?? []).flatMap((file) => readFileSync(join(dir, file), 'utf8').split('\n'))];
-      const data = Object.fromEntries(lines.filter((line) => line.trim() !== '' && !line.startsWith('#')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+      const lines = [
+        ...(generator.literals ?? []),
+        ...(generator.envs ?? []).flatMap((file) => readFileSync(join(dir, file), 'utf8').split('\n')),
+      ];
+      const data = Object.fromEntries(
+        lines
+          .filter((line) => line.trim() !== '' && !line.startsWith('#'))
+          .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+      );
       return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: generator.name }, data } as K8sObject;
     });
 
@@ -161,12 +172,21 @@ const operatorSecrets = (namespace: string): ISecret[] => [
 const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
 const kustomize = (dir: string) => spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 1 << 26 });
 
-/** overlays/prod with components/data: a kustomization of its own that adds the component to it (the same objects as listing it in the overlay). */
+/**
+ * overlays/prod with components/data: a kustomization of its own that adds the component to it
+ * (the same objects as listing it in the overlay).
+ */
 function renderProdWithData(): ReturnType<typeof kustomize> {
   const dir = mkdtempSync(join(tmpdir(), 'k8s-data-'));
   try {
     const prod = join(K8S, 'overlays', 'prod');
-    const wrapper = { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', namespace: readKustomization(prod).namespace, resources: [relative(dir, prod)], components: [relative(dir, DATA_COMPONENT)] };
+    const wrapper = {
+      apiVersion: 'kustomize.config.k8s.io/v1beta1',
+      kind: 'Kustomization',
+      namespace: readKustomization(prod).namespace,
+      resources: [relative(dir, prod)],
+      components: [relative(dir, DATA_COMPONENT)],
+    };
     writeFileSync(join(dir, 'kustomization.yaml'), stringify(wrapper));
     return kustomize(dir);
   } finally {
@@ -174,7 +194,14 @@ function renderProdWithData(): ReturnType<typeof kustomize> {
   }
 }
 
-const rendered = new Map(kubectl ? [...OVERLAYS.map((overlay) => [overlay, kustomize(join(K8S, 'overlays', overlay))] as const), [PROD_WITH_DATA, renderProdWithData()] as const] : []);
+const rendered = new Map(
+  kubectl
+    ? [
+        ...OVERLAYS.map((overlay) => [overlay, kustomize(join(K8S, 'overlays', overlay))] as const),
+        [PROD_WITH_DATA, renderProdWithData()] as const,
+      ]
+    : [],
+);
 const itWithKubectl = kubectl ? it : it.skip;
 
 const variants: Variant[] = [
@@ -182,8 +209,13 @@ const variants: Variant[] = [
   ...[...rendered].map(([overlay, result]) => {
     const objects = result.status === 0 ? parseAllDocuments(result.stdout).map((d) => d.toJS() as K8sObject) : [];
     const defined = new Set(ofKind<ISecret>(objects, 'Secret').map((s) => s.metadata?.name));
-    const operators = overlay === PROD_WITH_DATA ? operatorSecrets(readKustomization(join(K8S, 'overlays', 'prod')).namespace ?? 'default') : [];
-    return { name: `overlay ${overlay} (rendered)`, objects, external: [...templateSecrets.filter((s) => !defined.has(s.metadata?.name)), ...operators] };
+    const operators =
+      overlay === PROD_WITH_DATA ? operatorSecrets(readKustomization(join(K8S, 'overlays', 'prod')).namespace ?? 'default') : [];
+    return {
+      name: `overlay ${overlay} (rendered)`,
+      objects,
+      external: [...templateSecrets.filter((s) => !defined.has(s.metadata?.name)), ...operators],
+    };
   }),
 ];
 
@@ -242,7 +274,11 @@ function egressAllowed(policies: INetworkPolicy[], source: Record<string, string
       const portOk =
         !rule.ports ||
         rule.ports.length === 0 ||
-        rule.ports.some((p) => (p.protocol ?? 'TCP') === (destination.protocol ?? 'TCP') && (p.port === undefined || p.port === destination.port || p.port === destination.portName));
+        rule.ports.some(
+          (p) =>
+            (p.protocol ?? 'TCP') === (destination.protocol ?? 'TCP') &&
+            (p.port === undefined || p.port === destination.port || p.port === destination.portName),
+        );
       const peerOk =
         !rule.to ||
         rule.to.length === 0 ||
@@ -250,7 +286,9 @@ function egressAllowed(policies: INetworkPolicy[], source: Record<string, string
           if (peer.ipBlock) return destination.ip !== undefined && inIpBlock(peer.ipBlock, destination.ip);
           if (!destination.pod) return false;
           const namespace = destination.namespace ?? PRODUCT;
-          const namespaceOk = peer.namespaceSelector ? matches(peer.namespaceSelector, { 'kubernetes.io/metadata.name': namespace }) : namespace === PRODUCT;
+          const namespaceOk = peer.namespaceSelector
+            ? matches(peer.namespaceSelector, { 'kubernetes.io/metadata.name': namespace })
+            : namespace === PRODUCT;
           return namespaceOk && (peer.podSelector ? matches(peer.podSelector, destination.pod) : true);
         });
       return portOk && peerOk;
@@ -269,19 +307,26 @@ interface Source {
  * some ingress rule of a selecting policy must allow the port and the peer.
  */
 function ingressAllowed(policies: INetworkPolicy[], destination: Record<string, string>, source: Source, port: number): boolean {
-  const selecting = policies.filter((p) => matches(p.spec?.podSelector, destination) && (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress'));
+  const selecting = policies.filter(
+    (p) => matches(p.spec?.podSelector, destination) && (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress'),
+  );
   if (selecting.length === 0) return true;
   const namespace = source.namespace ?? PRODUCT;
   return selecting
     .flatMap((p) => p.spec?.ingress ?? [])
     .some((rule) => {
-      const portOk = !rule.ports || rule.ports.length === 0 || rule.ports.some((p) => (p.protocol ?? 'TCP') === 'TCP' && (p.port === undefined || p.port === port));
+      const portOk =
+        !rule.ports ||
+        rule.ports.length === 0 ||
+        rule.ports.some((p) => (p.protocol ?? 'TCP') === 'TCP' && (p.port === undefined || p.port === port));
       const peerOk =
         !rule.from ||
         rule.from.length === 0 ||
         rule.from.some((peer) => {
           if (peer.ipBlock) return false;
-          const namespaceOk = peer.namespaceSelector ? matches(peer.namespaceSelector, { 'kubernetes.io/metadata.name': namespace }) : namespace === PRODUCT;
+          const namespaceOk = peer.namespaceSelector
+            ? matches(peer.namespaceSelector, { 'kubernetes.io/metadata.name': namespace })
+            : namespace === PRODUCT;
           return namespaceOk && (peer.podSelector ? matches(peer.podSelector, source.pod) : true);
         });
       return portOk && peerOk;
@@ -378,7 +423,8 @@ function resolveEnv(variant: Variant, container: IContainer): ResolvedEnv {
       // An optional key (a rotation's previous secret) may be absent: the variable is then unset.
       const present = found !== undefined && keys.includes(secretRef.key);
       if (!present && !secretRef.optional) problems.push(`${variable.name}: Secret ${secretRef.name} has no key ${secretRef.key}`);
-      if (present || !secretRef.optional) values.set(variable.name, found && !found.external ? decode(found.secret, secretRef.key) : undefined);
+      if (present || !secretRef.optional)
+        values.set(variable.name, found && !found.external ? decode(found.secret, secretRef.key) : undefined);
     } else if (configMapRef) {
       const value = configMap(configMapRef.name ?? '')?.data?.[configMapRef.key];
       if (value === undefined) problems.push(`${variable.name}: ConfigMap ${configMapRef.name} has no key ${configMapRef.key}`);
@@ -425,7 +471,9 @@ afterAll(() => {
 });
 
 const invalid = (source: string) =>
-  validation.filter((o) => o.source === source && o.errors.length > 0).map((o) => `${relative(root, o.source)} ${o.kind}/${o.name}: ${o.errors.join('; ')}`);
+  validation
+    .filter((o) => o.source === source && o.errors.length > 0)
+    .map((o) => `${relative(root, o.source)} ${o.kind}/${o.name}: ${o.errors.join('; ')}`);
 
 describe('Kubernetes manifests: schemas', () => {
   it('validates every object of the base against the Kubernetes API schemas', () => {
@@ -464,7 +512,9 @@ describe('Kubernetes manifests: schemas', () => {
 
 describe('Kubernetes manifests: overlays', () => {
   const baseImages = new Set(
-    [...ofKind<IDeployment>(baseObjects, 'Deployment'), ...ofKind<IJob>(baseObjects, 'Job')].flatMap((o) => podSpec(o).containers.map((c) => (c.image ?? '').split(':')[0])),
+    [...ofKind<IDeployment>(baseObjects, 'Deployment'), ...ofKind<IJob>(baseObjects, 'Job')].flatMap((o) =>
+      podSpec(o).containers.map((c) => (c.image ?? '').split(':')[0]),
+    ),
   );
   const autoscaledTargets = new Set([
     ...ofKind<IHorizontalPodAutoscaler>(baseObjects, 'HorizontalPodAutoscaler').map((h) => h.spec?.scaleTargetRef.name),
@@ -518,7 +568,8 @@ describe('Kubernetes manifests: overlays', () => {
       for (const entry of kustomization.components ?? []) expect(readKustomization(join(dir, entry)).kind).toBe('Component');
       for (const { path } of kustomization.patches ?? []) if (path) expect(existsSync(join(dir, path))).toBe(true);
       for (const generator of [...(kustomization.secretGenerator ?? []), ...(kustomization.configMapGenerator ?? [])]) {
-        for (const file of [...(generator.files ?? []), ...(generator.envs ?? [])]) expect(existsSync(join(dir, file.split('=').pop()!))).toBe(true);
+        for (const file of [...(generator.files ?? []), ...(generator.envs ?? [])])
+          expect(existsSync(join(dir, file.split('=').pop()!))).toBe(true);
       }
     });
 
@@ -527,19 +578,32 @@ describe('Kubernetes manifests: overlays', () => {
         const documents = patch.path ? readObjects(join(dir, patch.path)) : [];
         if (patch.target) {
           const [target] = find(patch.target.kind, patch.target.name);
-          expect(target ? `${patch.target.kind}/${patch.target.name}` : `no ${patch.target.kind}/${patch.target.name} to patch`).toBe(`${patch.target.kind}/${patch.target.name}`);
+          expect(target ? `${patch.target.kind}/${patch.target.name}` : `no ${patch.target.kind}/${patch.target.name} to patch`).toBe(
+            `${patch.target.kind}/${patch.target.name}`,
+          );
           // An inline JSON 6902 patch: the paths it replaces or removes must exist in the target.
           const operations = (patch.patch ? parse(patch.patch) : []) as Array<{ op: string; path: string }>;
           for (const { op, path } of operations.filter((o) => o.op === 'replace' || o.op === 'remove')) {
             const found = path
               .split('/')
               .slice(1)
-              .reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), target);
+              .reduce<unknown>(
+                (node, key) =>
+                  node !== null && typeof node === 'object'
+                    ? (node as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')]
+                    : undefined,
+                target,
+              );
             expect(found === undefined ? `${op} ${path}: nothing there` : path).toBe(path);
           }
         } else {
           expect(documents.length).toBeGreaterThan(0);
-          for (const document of documents) expect(find(document.kind, document.metadata.name).length ? document.metadata.name : `no ${document.kind}/${document.metadata.name} to patch`).toBe(document.metadata.name);
+          for (const document of documents)
+            expect(
+              find(document.kind, document.metadata.name).length
+                ? document.metadata.name
+                : `no ${document.kind}/${document.metadata.name} to patch`,
+            ).toBe(document.metadata.name);
         }
       }
     });
@@ -600,7 +664,9 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     for (const [name, value] of definedValues(env)) {
       // A path into a mounted volume holds what the cluster mounts there, not something to check here.
       if (value.startsWith('/')) {
-        expect(mounts.some((mount) => value === mount || value.startsWith(`${mount}/`)) ? value : `${name}=${value} is not mounted`).toBe(value);
+        expect(mounts.some((mount) => value === mount || value.startsWith(`${mount}/`)) ? value : `${name}=${value} is not mounted`).toBe(
+          value,
+        );
         continue;
       }
       const reason = refusal(spec, name, value);
@@ -620,14 +686,17 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     }
   });
 
-  it.each(apps)('%s: drains within terminationGracePeriodSeconds (readiness delay, own work, listener deadline, broker close, one after another)', async (app) => {
-    const deployment = deploymentOf(variant, app);
-    const env = definedValues(resolveEnv(variant, containerOf(deployment, app)));
-    const drain = await drainMs(app, specs.get(app)!, env);
-    expect(drain.delay).toBeGreaterThan(0);
-    const total = drain.delay + drain.background + drain.listener + drain.close;
-    expect((podSpec(deployment).terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(total);
-  });
+  it.each(apps)(
+    '%s: drains within terminationGracePeriodSeconds (readiness delay, own work, listener deadline, broker close, one after another)',
+    async (app) => {
+      const deployment = deploymentOf(variant, app);
+      const env = definedValues(resolveEnv(variant, containerOf(deployment, app)));
+      const drain = await drainMs(app, specs.get(app)!, env);
+      expect(drain.delay).toBeGreaterThan(0);
+      const total = drain.delay + drain.background + drain.listener + drain.close;
+      expect((podSpec(deployment).terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(total);
+    },
+  );
 
   it('runs every pod (apps and the migration Job) as non-root, read-only, without privileges, with resources', () => {
     const workloads = [...products, ...jobs];
@@ -635,12 +704,22 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     for (const workload of workloads) {
       const spec = podSpec(workload);
       const where = `${workload.metadata?.name}`;
-      expect([where, spec.securityContext?.runAsNonRoot, spec.securityContext?.seccompProfile?.type, spec.automountServiceAccountToken]).toEqual([where, true, 'RuntimeDefault', false]);
+      expect([
+        where,
+        spec.securityContext?.runAsNonRoot,
+        spec.securityContext?.seccompProfile?.type,
+        spec.automountServiceAccountToken,
+      ]).toEqual([where, true, 'RuntimeDefault', false]);
       expect(spec.securityContext?.runAsUser ?? 1).toBeGreaterThan(0);
       const tmpVolumes = new Set((spec.volumes ?? []).filter((v) => v.emptyDir).map((v) => v.name));
       for (const container of spec.containers) {
         const security = container.securityContext;
-        expect([where, security?.readOnlyRootFilesystem, security?.allowPrivilegeEscalation, security?.capabilities?.drop]).toEqual([where, true, false, ['ALL']]);
+        expect([where, security?.readOnlyRootFilesystem, security?.allowPrivilegeEscalation, security?.capabilities?.drop]).toEqual([
+          where,
+          true,
+          false,
+          ['ALL'],
+        ]);
         expect(container.resources?.requests).toEqual(expect.objectContaining({ cpu: expect.anything(), memory: expect.anything() }));
         expect(container.resources?.limits).toEqual(expect.objectContaining({ memory: expect.anything() }));
         expect(container.volumeMounts?.some((m) => m.mountPath === '/tmp' && tmpVolumes.has(m.name))).toBe(true);
@@ -656,20 +735,29 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     const [service] = named(ofKind<IService>(variant.objects, 'Service'), app);
     expect(service?.spec?.selector && Object.entries(service.spec.selector).every(([k, v]) => podLabels(deployment)[k] === v)).toBe(true);
     expect(service?.spec?.ports?.map((p) => [p.port, containerPort(container, p.targetPort)])).toEqual([[port, port]]);
-    const budgets = ofKind<IPodDisruptionBudget>(variant.objects, 'PodDisruptionBudget').filter((b) => matches(b.spec?.selector, podLabels(deployment)));
+    const budgets = ofKind<IPodDisruptionBudget>(variant.objects, 'PodDisruptionBudget').filter((b) =>
+      matches(b.spec?.selector, podLabels(deployment)),
+    );
     expect(budgets).toHaveLength(1);
   });
 
   it('autoscales the gateway on CPU and the consumers on their backlog (KEDA), each with a behavior, and leaves their replica count to the autoscaler', () => {
     const autoscalers = ofKind<IHorizontalPodAutoscaler>(variant.objects, 'HorizontalPodAutoscaler');
     const scaledObjects = ofKind<IScaledObject>(variant.objects, 'ScaledObject');
-    const owners = [...autoscalers.map((h) => [h.spec?.scaleTargetRef.name, 'HorizontalPodAutoscaler']), ...scaledObjects.map((o) => [o.spec.scaleTargetRef.name, 'ScaledObject'])];
+    const owners = [
+      ...autoscalers.map((h) => [h.spec?.scaleTargetRef.name, 'HorizontalPodAutoscaler']),
+      ...scaledObjects.map((o) => [o.spec.scaleTargetRef.name, 'ScaledObject']),
+    ];
     expect(Object.fromEntries(owners)).toEqual(AUTOSCALED);
     expect(owners).toHaveLength(Object.keys(AUTOSCALED).length);
     for (const app of Object.keys(AUTOSCALED)) expect([app, deploymentOf(variant, app).spec?.replicas]).toEqual([app, undefined]);
     for (const autoscaler of autoscalers) {
       expect(autoscaler.spec?.maxReplicas).toBeGreaterThanOrEqual(autoscaler.spec?.minReplicas ?? 1);
-      expect(autoscaler.spec?.behavior?.scaleUp && autoscaler.spec.behavior.scaleDown ? autoscaler.metadata?.name : `${autoscaler.metadata?.name} has no behavior`).toBe(autoscaler.metadata?.name);
+      expect(
+        autoscaler.spec?.behavior?.scaleUp && autoscaler.spec.behavior.scaleDown
+          ? autoscaler.metadata?.name
+          : `${autoscaler.metadata?.name} has no behavior`,
+      ).toBe(autoscaler.metadata?.name);
     }
     for (const scaled of scaledObjects) {
       const app = scaled.spec.scaleTargetRef.name;
@@ -678,16 +766,26 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
       expect(behavior?.scaleUp && behavior.scaleDown ? app : `${app} has no behavior`).toBe(app);
       // On its queue's length, through the container's own broker URL.
       const queueTrigger = scaled.spec.triggers.find((t) => t.type === 'rabbitmq');
-      expect([app, queueTrigger?.metadata['queueName'], queueTrigger?.metadata['mode'], queueTrigger?.metadata['hostFromEnv']]).toEqual([app, SCALED_QUEUES[app], 'QueueLength', 'RABBITMQ_URL']);
+      expect([app, queueTrigger?.metadata['queueName'], queueTrigger?.metadata['mode'], queueTrigger?.metadata['hostFromEnv']]).toEqual([
+        app,
+        SCALED_QUEUES[app],
+        'QueueLength',
+        'RABBITMQ_URL',
+      ]);
       const env = resolveEnv(variant, containerOf(deploymentOf(variant, app), app)).values;
       for (const trigger of scaled.spec.triggers) {
-        for (const variable of [trigger.metadata['hostFromEnv'], trigger.metadata['connectionFromEnv']].filter((v): v is string => v !== undefined)) expect([app, variable, env.has(variable)]).toEqual([app, variable, true]);
+        for (const variable of [trigger.metadata['hostFromEnv'], trigger.metadata['connectionFromEnv']].filter(
+          (v): v is string => v !== undefined,
+        ))
+          expect([app, variable, env.has(variable)]).toEqual([app, variable, true]);
       }
     }
     // The dispatcher also on its deliveries due: the query of the webhook_deliveries_due gauge.
     const dispatcher = scaledObjects.find((o) => o.spec.scaleTargetRef.name === 'webhook-dispatcher');
     const due = dispatcher?.spec.triggers.find((t) => t.type === 'postgresql');
-    expect(due?.metadata['query']).toMatch(/FROM webhooks\.deliveries WHERE status = 'pending' AND next_attempt_at <= now\(\)\s+AND \(locked_until IS NULL OR locked_until <= now\(\)\)/);
+    expect(due?.metadata['query']).toMatch(
+      /FROM webhooks\.deliveries WHERE status = 'pending' AND next_attempt_at <= now\(\)\s+AND \(locked_until IS NULL OR locked_until <= now\(\)\)/,
+    );
     expect(Number(due?.metadata['targetQueryValue'])).toBeGreaterThan(0);
   });
 
@@ -717,20 +815,32 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     const gatewayPod = podLabels(deploymentOf(variant, PUBLIC_APP));
     for (const app of apps) {
       const labels = podLabels(deploymentOf(variant, app));
-      const isolated = policies.some((p) => matches(p.spec?.podSelector, labels) && (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress'));
+      const isolated = policies.some(
+        (p) => matches(p.spec?.podSelector, labels) && (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress'),
+      );
       expect(isolated ? app : `${app} is selected by no NetworkPolicy`).toBe(app);
-      const ingressPeer = (peer: Peer | 'anyone') => peer !== 'anyone' && !!peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] && !peer.podSelector && !peer.ipBlock;
+      const ingressPeer = (peer: Peer | 'anyone') =>
+        peer !== 'anyone' && !!peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] && !peer.podSelector && !peer.ipBlock;
       // An app behind an Ingress path (the chat) also admits the ingress controller's namespace.
       // Prometheus in namespace `monitoring` scrapes every app (components/metrics-scrape): not a caller of the API.
-      const scraper = (peer: Peer | 'anyone') => peer !== 'anyone' && peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring' && !peer.podSelector && !peer.ipBlock;
+      const scraper = (peer: Peer | 'anyone') =>
+        peer !== 'anyone' &&
+        peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring' &&
+        !peer.podSelector &&
+        !peer.ipBlock;
       const peers = allowedPeers(labels)
         .filter((peer) => !scraper(peer))
         .filter((peer) => app === PUBLIC_APP || !Object.values(PUBLIC_PATHS).includes(app) || !ingressPeer(peer));
-      if (Object.values(PUBLIC_PATHS).includes(app) && app !== PUBLIC_APP) expect([app, allowedPeers(labels).some(ingressPeer)]).toEqual([app, true]);
+      if (Object.values(PUBLIC_PATHS).includes(app) && app !== PUBLIC_APP)
+        expect([app, allowedPeers(labels).some(ingressPeer)]).toEqual([app, true]);
       if (app === PUBLIC_APP) {
         // The ingress controller's namespace, by name; nothing else.
         for (const peer of peers) {
-          expect(peer !== 'anyone' && peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] && !peer.ipBlock ? app : `${app} admits ${JSON.stringify(peer)}`).toBe(app);
+          expect(
+            peer !== 'anyone' && peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] && !peer.ipBlock
+              ? app
+              : `${app} admits ${JSON.stringify(peer)}`,
+          ).toBe(app);
         }
         expect(peers.length).toBeGreaterThan(0);
         continue;
@@ -738,12 +848,16 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
       for (const peer of peers) {
         // Pods of this namespace (no namespaceSelector, no ipBlock) and, of those, the product's only.
         const sameNamespace = peer !== 'anyone' && !peer.namespaceSelector && !peer.ipBlock && peer.podSelector;
-        const onlyProduct = sameNamespace && pods.filter((pod) => matches(peer.podSelector, pod)).every(productPod) && !matches(peer.podSelector, { 'app.kubernetes.io/name': 'intruder' });
+        const onlyProduct =
+          sameNamespace &&
+          pods.filter((pod) => matches(peer.podSelector, pod)).every(productPod) &&
+          !matches(peer.podSelector, { 'app.kubernetes.io/name': 'intruder' });
         expect(onlyProduct ? app : `${app} admits ${JSON.stringify(peer)}`).toBe(app);
       }
       const admits = (pod: Record<string, string>) => peers.some((peer) => peer !== 'anyone' && matches(peer.podSelector, pod));
       expect(admits(gatewayPod)).toBe(true);
-      for (const other of apps.filter((a) => a !== app && a !== PUBLIC_APP)) expect([other, admits(podLabels(deploymentOf(variant, other)))]).toEqual([other, true]);
+      for (const other of apps.filter((a) => a !== app && a !== PUBLIC_APP))
+        expect([other, admits(podLabels(deploymentOf(variant, other)))]).toEqual([other, true]);
     }
   });
 
@@ -756,24 +870,36 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
       { ip: '2606:2800:220:1:248:1893:25c8:1946', port: 443 },
     ];
     const forbiddenForEveryone: Destination[] = [
-      ...['10.0.0.5', '172.16.3.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '127.0.0.1', 'fd00::1', 'fe80::1', '::1'].map((ip) => ({ ip, port: 443 })),
+      ...['10.0.0.5', '172.16.3.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '127.0.0.1', 'fd00::1', 'fe80::1', '::1'].map((ip) => ({
+        ip,
+        port: 443,
+      })),
       { ip: '93.184.216.34', port: 80 },
       { ip: '93.184.216.34', port: 22 },
       { pod: { 'app.kubernetes.io/name': 'intruder' }, namespace: 'elsewhere', port: 8080, portName: 'http' },
     ];
-    const service = (app: string): Destination => ({ pod: podLabels(deploymentOf(variant, app)), port: defaultPort(specs.get(app)!), portName: 'http' });
-    const verdicts = (source: Record<string, string>, destinations: Destination[]) => destinations.map((d) => `${JSON.stringify(d)}: ${egressAllowed(policies, source, d)}`);
+    const service = (app: string): Destination => ({
+      pod: podLabels(deploymentOf(variant, app)),
+      port: defaultPort(specs.get(app)!),
+      portName: 'http',
+    });
+    const verdicts = (source: Record<string, string>, destinations: Destination[]) =>
+      destinations.map((d) => `${JSON.stringify(d)}: ${egressAllowed(policies, source, d)}`);
     const all = (destinations: Destination[], allowed: boolean) => destinations.map((d) => `${JSON.stringify(d)}: ${allowed}`);
     for (const app of apps) {
       const labels = podLabels(deploymentOf(variant, app));
-      expect(verdicts(labels, [DNS, ...data, ...apps.filter((a) => a !== app).map(service)])).toEqual(all([DNS, ...data, ...apps.filter((a) => a !== app).map(service)], true));
+      expect(verdicts(labels, [DNS, ...data, ...apps.filter((a) => a !== app).map(service)])).toEqual(
+        all([DNS, ...data, ...apps.filter((a) => a !== app).map(service)], true),
+      );
       expect(verdicts(labels, forbiddenForEveryone)).toEqual(all(forbiddenForEveryone, false));
       expect(verdicts(labels, publicHttps)).toEqual(all(publicHttps, app === 'webhook-dispatcher'));
     }
     for (const job of jobs) {
       const labels = podLabels(job);
       expect(verdicts(labels, [DNS, data[0]!])).toEqual(all([DNS, data[0]!], true));
-      expect(verdicts(labels, [...publicHttps, service(PUBLIC_APP), ...forbiddenForEveryone])).toEqual(all([...publicHttps, service(PUBLIC_APP), ...forbiddenForEveryone], false));
+      expect(verdicts(labels, [...publicHttps, service(PUBLIC_APP), ...forbiddenForEveryone])).toEqual(
+        all([...publicHttps, service(PUBLIC_APP), ...forbiddenForEveryone], false),
+      );
     }
   });
 
@@ -798,11 +924,13 @@ describe.each([...rendered].map(([overlay]) => [overlay] as const))('Kubernetes 
     const budget = Number(namespace?.metadata.annotations?.[CONNECTION_BUDGET]);
     expect(budget).toBeGreaterThan(0);
     const maxReplicas = (app: string, deployment: IDeployment): number =>
-      ofKind<IHorizontalPodAutoscaler>(variant.objects, 'HorizontalPodAutoscaler').find((h) => h.spec?.scaleTargetRef.name === app)?.spec?.maxReplicas ??
+      ofKind<IHorizontalPodAutoscaler>(variant.objects, 'HorizontalPodAutoscaler').find((h) => h.spec?.scaleTargetRef.name === app)?.spec
+        ?.maxReplicas ??
       ofKind<IScaledObject>(variant.objects, 'ScaledObject').find((o) => o.spec.scaleTargetRef.name === app)?.spec.maxReplicaCount ??
       deployment.spec?.replicas ??
       1;
-    const pool = (container: IContainer, spec: ConfigSpec | undefined): number => Number(effective(spec ?? {}, definedValues(resolveEnv(variant, container)), 'DATABASE_POOL_SIZE') ?? 10);
+    const pool = (container: IContainer, spec: ConfigSpec | undefined): number =>
+      Number(effective(spec ?? {}, definedValues(resolveEnv(variant, container)), 'DATABASE_POOL_SIZE') ?? 10);
     const perApp = deployments.map((d) => {
       const app = d.metadata!.name!;
       return { app, connections: maxReplicas(app, d) * (pool(containerOf(d, app), specs.get(app)) + CONNECTIONS_BESIDE_POOL) };
@@ -826,7 +954,9 @@ describe.each([...rendered].map(([overlay]) => [overlay] as const))('Kubernetes 
 
   if (overlay === 'prod') {
     it('runs images by digest, migrates only in the Job, and includes the monitoring component', () => {
-      const images = [...deployments, ...ofKind<IJob>(variant.objects, 'Job')].flatMap((w) => podSpec(w).containers.map((c) => c.image ?? ''));
+      const images = [...deployments, ...ofKind<IJob>(variant.objects, 'Job')].flatMap((w) =>
+        podSpec(w).containers.map((c) => c.image ?? ''),
+      );
       for (const image of images) expect(image).toMatch(/^[^:@]+(:\d+)?[^:@]*@sha256:[0-9a-f]{64}$/);
       const config = ofKind<IConfigMap>(variant.objects, 'ConfigMap').find((m) => m.metadata?.name?.startsWith('svc-config'));
       expect(config?.data?.['MIGRATE_ON_START']).toBe('false');
@@ -840,12 +970,15 @@ describe.each([...rendered].map(([overlay]) => [overlay] as const))('Kubernetes 
         const admitted = policies
           .filter((p) => matches(p.spec?.podSelector, podLabels(d)) && (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress'))
           .flatMap((p) => p.spec?.ingress ?? [])
-          .some((rule) => (rule.from ?? []).some((peer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring'));
+          .some((rule) =>
+            (rule.from ?? []).some((peer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring'),
+          );
         expect([d.metadata?.name, admitted]).toEqual([d.metadata?.name, true]);
       }
       // The PodMonitor selects every app's pods, on the port they serve /metrics on.
       const [monitor] = ofKind<IPodMonitor>(variant.objects, 'PodMonitor');
-      for (const d of deployments) expect([d.metadata?.name, matches(monitor!.spec.selector as Selector, podLabels(d))]).toEqual([d.metadata?.name, true]);
+      for (const d of deployments)
+        expect([d.metadata?.name, matches(monitor!.spec.selector as Selector, podLabels(d))]).toEqual([d.metadata?.name, true]);
       expect(monitor!.spec.podMetricsEndpoints?.map((e) => [e.port, e.path])).toEqual([['http', '/metrics']]);
     });
   }
@@ -853,8 +986,12 @@ describe.each([...rendered].map(([overlay]) => [overlay] as const))('Kubernetes 
 
 describe('monitoring: alert rules and dashboard', () => {
   const dir = join(K8S, 'components', 'monitoring');
-  const rules = ofKind<IPrometheusRule>(readObjects(join(dir, 'prometheus-rules.yaml')), 'PrometheusRule').flatMap((r) => r.spec.groups?.flatMap((g) => g.rules ?? []) ?? []);
-  const dashboard = JSON.parse(readFileSync(join(dir, 'dashboard.json'), 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
+  const rules = ofKind<IPrometheusRule>(readObjects(join(dir, 'prometheus-rules.yaml')), 'PrometheusRule').flatMap(
+    (r) => r.spec.groups?.flatMap((g) => g.rules ?? []) ?? [],
+  );
+  const dashboard = JSON.parse(readFileSync(join(dir, 'dashboard.json'), 'utf8')) as {
+    panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+  };
   const anchors = headingAnchors(readFileSync(join(root, 'docs/operations.md'), 'utf8'));
 
   it('parses every alert expression and every panel query as PromQL', () => {
@@ -899,11 +1036,20 @@ describe('monitoring: alert rules and dashboard', () => {
   const [rabbitmq] = ofKind<IRabbitmqCluster>(objects, 'RabbitmqCluster');
   const redis = named(ofKind<IStatefulSet>(objects, 'StatefulSet'), 'svc-redis')[0];
   const policies = ofKind<INetworkPolicy>(objects, 'NetworkPolicy');
-  const workloads = [...ofKind<IDeployment>(objects, 'Deployment'), ...ofKind<IJob>(objects, 'Job')].filter((w) => podLabels(w)[PRODUCT_LABEL] === PRODUCT);
+  const workloads = [...ofKind<IDeployment>(objects, 'Deployment'), ...ofKind<IJob>(objects, 'Job')].filter(
+    (w) => podLabels(w)[PRODUCT_LABEL] === PRODUCT,
+  );
   const mainContainer = (w: IDeployment | IJob) => podSpec(w).containers[0]!;
-  /** The labels the operators give the pods: CloudNativePG `cnpg.io/cluster`, the RabbitMQ operator `app.kubernetes.io/name` = the cluster's name. */
+  /**
+   * The labels the operators give the pods: CloudNativePG `cnpg.io/cluster`, the RabbitMQ operator
+   * `app.kubernetes.io/name` = the cluster's name.
+   */
   const postgresPod = { 'cnpg.io/cluster': cluster?.metadata?.name ?? '', ...(cluster?.spec.inheritedMetadata?.labels ?? {}) };
-  const rabbitmqPod = { 'app.kubernetes.io/name': rabbitmq?.metadata.name ?? '', 'app.kubernetes.io/component': 'rabbitmq', 'app.kubernetes.io/part-of': 'rabbitmq' };
+  const rabbitmqPod = {
+    'app.kubernetes.io/name': rabbitmq?.metadata.name ?? '',
+    'app.kubernetes.io/component': 'rabbitmq',
+    'app.kubernetes.io/part-of': 'rabbitmq',
+  };
   const redisPod = redis?.spec?.template.metadata?.labels ?? {};
   const uses = (w: IDeployment | IJob, variable: string) => (mainContainer(w).env ?? []).some((e) => e.name === variable);
 
@@ -921,18 +1067,32 @@ describe('monitoring: alert rules and dashboard', () => {
     expect(cluster?.spec.instances).toBe(3);
     expect(cluster?.spec.bootstrap?.initdb).toMatchObject({ database: 'svc', owner: 'svc' });
     // LISTEN/NOTIFY and session advisory locks do not survive transaction pooling.
-    for (const pooler of ofKind<IPooler>(objects, 'Pooler')) expect([pooler.metadata?.name, pooler.spec.pgbouncer.poolMode]).toEqual([pooler.metadata?.name, 'session']);
+    for (const pooler of ofKind<IPooler>(objects, 'Pooler'))
+      expect([pooler.metadata?.name, pooler.spec.pgbouncer.poolMode]).toEqual([pooler.metadata?.name, 'session']);
     expect(rabbitmq?.spec.replicas).toBe(3);
     expect(redis?.spec?.replicas).toBe(3);
     expect(podSpec(redis as unknown as IJob).containers.map((c) => [c.name, c.ports?.map((p) => p.containerPort)])).toEqual([
       ['redis', [6379]],
       ['sentinel', [26379]],
     ]);
-    // The namespace enforces the `restricted` Pod Security Standard: the pods made here, and the RabbitMQ operator's through its override, meet it.
-    const restricted = (pod: { securityContext?: IPodSpec['securityContext']; containers?: Array<Partial<IContainer>>; initContainers?: Array<Partial<IContainer>> } | undefined) => {
+    // The namespace enforces the `restricted` Pod Security Standard: the pods made here, and the
+    // RabbitMQ operator's through its override, meet it.
+    const restricted = (
+      pod:
+        | {
+            securityContext?: IPodSpec['securityContext'];
+            containers?: Array<Partial<IContainer>>;
+            initContainers?: Array<Partial<IContainer>>;
+          }
+        | undefined,
+    ) => {
       expect([pod?.securityContext?.runAsNonRoot, pod?.securityContext?.seccompProfile?.type]).toEqual([true, 'RuntimeDefault']);
       for (const c of [...(pod?.containers ?? []), ...(pod?.initContainers ?? [])]) {
-        expect([c.name, c.securityContext?.allowPrivilegeEscalation, c.securityContext?.capabilities?.drop]).toEqual([c.name, false, ['ALL']]);
+        expect([c.name, c.securityContext?.allowPrivilegeEscalation, c.securityContext?.capabilities?.drop]).toEqual([
+          c.name,
+          false,
+          ['ALL'],
+        ]);
       }
     };
     restricted(redis?.spec?.template.spec);
@@ -940,12 +1100,16 @@ describe('monitoring: alert rules and dashboard', () => {
     // Node drains take one pod of each at a time (CloudNativePG makes its own budgets unless told not to).
     expect(cluster?.spec.enablePDB).not.toBe(false);
     const budgets = ofKind<IPodDisruptionBudget>(objects, 'PodDisruptionBudget');
-    for (const pod of [rabbitmqPod, redisPod]) expect(budgets.filter((b) => matches(b.spec?.selector, pod)).map((b) => b.spec?.maxUnavailable)).toEqual([1]);
+    for (const pod of [rabbitmqPod, redisPod])
+      expect(budgets.filter((b) => matches(b.spec?.selector, pod)).map((b) => b.spec?.maxUnavailable)).toEqual([1]);
   });
 
   it("points every app at them, each a value the app accepts: DATABASE_URL the cluster's app Secret, RABBITMQ_URL the operator's default user, REDIS_URL the sentinels", async () => {
     // The operators' Secrets with their sample values, and svc-redis's password.
-    const samples: ISecret[] = [...operatorSecrets(namespace), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'svc-redis' }, stringData: { password: '0123abcd' } }];
+    const samples: ISecret[] = [
+      ...operatorSecrets(namespace),
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'svc-redis' }, stringData: { password: '0123abcd' } },
+    ];
     const resolved: Variant = { ...variant, objects: [...objects, ...(samples as unknown as K8sObject[])] };
     const [postgres, broker] = samples;
     const sets = { redis: redis!.metadata!.name!, service: redis!.spec!.serviceName };
@@ -982,7 +1146,8 @@ describe('monitoring: alert rules and dashboard', () => {
       ['redis sentinel', redisPod, 26379, 'REDIS_URL'],
     ];
     const verdict = (from: Source, to: Record<string, string>, port: number) =>
-      (from.namespace === undefined ? egressAllowed(policies, from.pod, { pod: to, port }) : true) && ingressAllowed(policies, to, from, port);
+      (from.namespace === undefined ? egressAllowed(policies, from.pod, { pod: to, port }) : true) &&
+      ingressAllowed(policies, to, from, port);
     for (const workload of workloads) {
       const labels = podLabels(workload);
       for (const [service, pod, port, variable] of data) {
@@ -998,11 +1163,25 @@ describe('monitoring: alert rules and dashboard', () => {
       { pod: { 'app.kubernetes.io/name': 'intruder' } },
       { pod: { 'app.kubernetes.io/name': 'intruder' }, namespace: 'elsewhere' },
     ];
-    expect([verdict(keda, postgresPod, 5432), verdict(keda, rabbitmqPod, 5672), verdict(keda, redisPod, 6379)]).toEqual([true, true, false]);
-    expect([verdict(monitoring, postgresPod, 9187), verdict(monitoring, rabbitmqPod, 15692), verdict(monitoring, postgresPod, 5432)]).toEqual([true, true, false]);
-    expect([verdict({ pod: postgresPod }, postgresPod, 5432), verdict({ pod: rabbitmqPod }, rabbitmqPod, 25672), verdict({ pod: redisPod }, redisPod, 26379)]).toEqual([true, true, true]);
+    expect([verdict(keda, postgresPod, 5432), verdict(keda, rabbitmqPod, 5672), verdict(keda, redisPod, 6379)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect([
+      verdict(monitoring, postgresPod, 9187),
+      verdict(monitoring, rabbitmqPod, 15692),
+      verdict(monitoring, postgresPod, 5432),
+    ]).toEqual([true, true, false]);
+    expect([
+      verdict({ pod: postgresPod }, postgresPod, 5432),
+      verdict({ pod: rabbitmqPod }, rabbitmqPod, 25672),
+      verdict({ pod: redisPod }, redisPod, 26379),
+    ]).toEqual([true, true, true]);
     for (const intruder of intruders) {
-      expect(data.map(([service, pod, port]) => [service, verdict(intruder, pod, port)])).toEqual(data.map(([service]) => [service, false]));
+      expect(data.map(([service, pod, port]) => [service, verdict(intruder, pod, port)])).toEqual(
+        data.map(([service]) => [service, false]),
+      );
     }
     // The data services' own pods are not under the product's egress policies (the operators'
     // pods reach the API server, backups their object store).

@@ -27,5 +27,8 @@ export function headingAnchors(markdown: string): Set<string> {
 
 /** Every link of the prose to a path in the repository (not a URL), with its `#anchor` if any. */
 export function relativeLinks(markdown: string): Array<{ target: string; anchor: string | undefined }> {
-  return [...prose(markdown).matchAll(/\]\(((?!https?:|mailto:)[^)#\s]*)(?:#([^)\s]*))?\)/g)].map(([, target, anchor]) => ({ target: target!, anchor }));
+  return [...prose(markdown).matchAll(/\]\(((?!https?:|mailto:)[^)#\s]*)(?:#([^)\s]*))?\)/g)].map(([, target, anchor]) => ({
+    target: target!,
+    anchor,
+  }));
 }

@@ -16,7 +16,9 @@ const MONITORING = join(root, 'k8s', 'components', 'monitoring');
 const rules = parseAllDocuments(readFileSync(join(MONITORING, 'prometheus-rules.yaml'), 'utf8'))
   .map((d) => d.toJS() as IPrometheusRule)
   .flatMap((r) => r.spec.groups?.flatMap((g) => g.rules ?? []) ?? []);
-const panels = (JSON.parse(readFileSync(join(MONITORING, 'dashboard.json'), 'utf8')) as { panels: Array<{ targets: Array<{ expr: string }> }> }).panels;
+const panels = (
+  JSON.parse(readFileSync(join(MONITORING, 'dashboard.json'), 'utf8')) as { panels: Array<{ targets: Array<{ expr: string }> }> }
+).panels;
 const backlogRule = rules.find((r) => r.alert === 'SvcChatWebhookBacklogGrowing')!;
 /** Metrics of kube-state-metrics (the cluster's), not of the apps. */
 const CLUSTER_METRIC = /^kube_/;
@@ -58,8 +60,12 @@ describe('monitoring: alerts and panels against the running apps', () => {
 
   it('exports every metric an alert or a panel names (kube-state-metrics aside)', async () => {
     const exported = new Set<string>();
-    for (const app of [stack.gateway, ...Object.values(stack.services)]) for (const name of exposedMetricNames(await scrape(app.url))) exported.add(name);
-    const named = new Set([...rules.flatMap((r) => metricNames(String(r.expr))), ...panels.flatMap((p) => p.targets.flatMap((t) => metricNames(t.expr)))]);
+    for (const app of [stack.gateway, ...Object.values(stack.services)])
+      for (const name of exposedMetricNames(await scrape(app.url))) exported.add(name);
+    const named = new Set([
+      ...rules.flatMap((r) => metricNames(String(r.expr))),
+      ...panels.flatMap((p) => p.targets.flatMap((t) => metricNames(t.expr))),
+    ]);
     const missing = [...named].filter((name) => !CLUSTER_METRIC.test(name) && !exported.has(name));
     expect(named.size).toBeGreaterThan(15);
     expect(missing).toEqual([]);
@@ -126,7 +132,9 @@ describe('monitoring: alerts and panels against the running apps', () => {
     }
     // An event committed in the chat's outbox (as the chat does) → its relay → events-api's feed →
     // a delivery to each endpoint.
-    await enqueueDomainMessages(stack.dataSource, 'chat', [domainMessage('handover.created', account.accountId, sampleEventData('handover.created', { n: 1 }))]);
+    await enqueueDomainMessages(stack.dataSource, 'chat', [
+      domainMessage('handover.created', account.accountId, sampleEventData('handover.created', { n: 1 })),
+    ]);
     await receiver.waitFor('/answering', 1, 30_000);
     await receiver.waitFor('/failing', 2, 30_000);
     const chat = await scrape(stack.services['chat']!.url);
@@ -136,17 +144,27 @@ describe('monitoring: alerts and panels against the running apps', () => {
     const events = await scrape(stack.services['events-api']!.url);
     expect(value(events, 'events_appended_total')).toBeGreaterThanOrEqual(1);
     expect(value(events, 'events_feed_lag_seconds_count')).toBeGreaterThanOrEqual(1);
-    expect(value(events, 'consumer_handling_duration_seconds_count', { queue: 'events-api.domain', outcome: 'handled' })).toBeGreaterThanOrEqual(1);
+    expect(
+      value(events, 'consumer_handling_duration_seconds_count', { queue: 'events-api.domain', outcome: 'handled' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(value(events, 'consumer_parked_messages', { queue: 'events-api.domain' })).toBe(0);
     // Recorded in a batch after the answer: wait for the dispatcher to count them.
     let dispatcher = '';
     for (let i = 0; i < 50; i++) {
       dispatcher = await scrape(stack.services['webhook-dispatcher']!.url);
-      if (value(dispatcher, 'webhook_retries_scheduled_total') >= 1 && value(dispatcher, 'webhook_attempt_duration_seconds_count', { outcome: 'delivered' }) >= 1) break;
+      if (
+        value(dispatcher, 'webhook_retries_scheduled_total') >= 1 &&
+        value(dispatcher, 'webhook_attempt_duration_seconds_count', { outcome: 'delivered' }) >= 1
+      )
+        break;
       await sleep(200);
     }
-    expect(value(dispatcher, 'webhook_attempt_duration_seconds_count', { outcome: 'delivered', status_class: '2xx' })).toBeGreaterThanOrEqual(1);
-    expect(value(dispatcher, 'webhook_attempt_duration_seconds_count', { outcome: 'retry', status_class: '5xx' })).toBeGreaterThanOrEqual(1);
+    expect(
+      value(dispatcher, 'webhook_attempt_duration_seconds_count', { outcome: 'delivered', status_class: '2xx' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(value(dispatcher, 'webhook_attempt_duration_seconds_count', { outcome: 'retry', status_class: '5xx' })).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(value(dispatcher, 'webhook_retries_scheduled_total')).toBeGreaterThanOrEqual(1);
   }, 60_000);
 });

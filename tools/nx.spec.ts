@@ -14,7 +14,18 @@ interface ProjectJson {
   targets: Record<string, object>;
 }
 interface Graph {
-  graph: { nodes: Record<string, { data: { root: string; targets: Record<string, { options?: { command?: string }; dependsOn?: unknown[]; outputs?: string[]; cache?: boolean }> } }>; dependencies: Record<string, Array<{ target: string }>> };
+  graph: {
+    nodes: Record<
+      string,
+      {
+        data: {
+          root: string;
+          targets: Record<string, { options?: { command?: string }; dependsOn?: unknown[]; outputs?: string[]; cache?: boolean }>;
+        };
+      }
+    >;
+    dependencies: Record<string, Array<{ target: string }>>;
+  };
 }
 
 const projects = ['apps', 'libs'].flatMap((top) => readdirSync(join(root, top)).map((name) => `${top}/${name}`));
@@ -26,7 +37,11 @@ describe('the Nx workspace', () => {
     const dir = mkdtempSync(join(tmpdir(), 'nx-graph-'));
     try {
       const file = join(dir, 'graph.json');
-      const run = spawnSync(process.execPath, [join(root, 'node_modules/nx/bin/nx.js'), 'graph', `--file=${file}`], { cwd: root, encoding: 'utf8', env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' } });
+      const run = spawnSync(process.execPath, [join(root, 'node_modules/nx/bin/nx.js'), 'graph', `--file=${file}`], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
+      });
       if (run.status !== 0) throw new Error(`nx graph failed:\n${run.stdout}\n${run.stderr}`);
       graph = (JSON.parse(readFileSync(file, 'utf8')) as Graph).graph;
     } finally {
@@ -48,7 +63,12 @@ describe('the Nx workspace', () => {
     for (const dir of projects) {
       const { data } = graph.nodes[dir.split('/')[1]!]!;
       expect(data.root).toBe(dir);
-      expect(data.targets['build']).toMatchObject({ options: { command: `node tools/build.mjs ${dir}` }, outputs: ['{workspaceRoot}/dist/{projectRoot}'], cache: true, dependsOn: ['^build'] });
+      expect(data.targets['build']).toMatchObject({
+        options: { command: `node tools/build.mjs ${dir}` },
+        outputs: ['{workspaceRoot}/dist/{projectRoot}'],
+        cache: true,
+        dependsOn: ['^build'],
+      });
       expect(data.targets['test']?.options?.command).toContain(`'**/*.spec.ts' -- ${dir}/`);
       expect(data.targets['test-e2e']?.dependsOn).toEqual([{ target: 'build', projects: '*' }]);
     }

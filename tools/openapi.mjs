@@ -55,7 +55,9 @@ const text = `${JSON.stringify(document, null, 2)}\n`;
 if (process.argv.includes('--check')) {
   const committed = await readFile(target, 'utf8').catch(() => '');
   if (committed !== text) {
-    process.stderr.write('openapi: apps/gateway/src/openapi/openapi.json is out of date with the code; run `npm run build && npm run openapi`\n');
+    process.stderr.write(
+      'openapi: apps/gateway/src/openapi/openapi.json is out of date with the code; run `npm run build && npm run openapi`\n',
+    );
     process.exit(1);
   }
   process.stdout.write('openapi: the committed document matches the code\n');

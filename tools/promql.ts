@@ -28,7 +28,8 @@ export function promqlErrors(expr: string): string[] {
   const errors: string[] = [];
   parser.parse(expr).iterate({
     enter: (node) => {
-      if (node.type.isError) errors.push(`syntax error at ${node.from}: ${JSON.stringify(expr.slice(Math.max(0, node.from - 20), node.to + 20))}`);
+      if (node.type.isError)
+        errors.push(`syntax error at ${node.from}: ${JSON.stringify(expr.slice(Math.max(0, node.from - 20), node.to + 20))}`);
     },
   });
   return errors;
@@ -78,22 +79,23 @@ export function evaluate(expr: string, series: readonly Series[], at: number): V
 
   const select = (selector: SyntaxNode): Series[] => {
     const name = selector.getChild('Identifier');
-    const matchers = selector
-      .getChild('LabelMatchers')
-      ?.getChildren('UnquotedLabelMatcher')
-      .map((matcher) => {
-        const label = text(matcher.getChild('LabelName')!);
-        const op = matcher.getChild('MatchOp')!.firstChild!.name;
-        const value = JSON.parse(text(matcher.getChild('StringLiteral')!)) as string;
-        const regex = new RegExp(`^(?:${value})$`);
-        return (labels: Labels) => {
-          const actual = labels[label] ?? '';
-          if (op === 'EqlSingle') return actual === value;
-          if (op === 'Neq') return actual !== value;
-          if (op === 'EqlRegex') return regex.test(actual);
-          return !regex.test(actual);
-        };
-      }) ?? [];
+    const matchers =
+      selector
+        .getChild('LabelMatchers')
+        ?.getChildren('UnquotedLabelMatcher')
+        .map((matcher) => {
+          const label = text(matcher.getChild('LabelName')!);
+          const op = matcher.getChild('MatchOp')!.firstChild!.name;
+          const value = JSON.parse(text(matcher.getChild('StringLiteral')!)) as string;
+          const regex = new RegExp(`^(?:${value})$`);
+          return (labels: Labels) => {
+            const actual = labels[label] ?? '';
+            if (op === 'EqlSingle') return actual === value;
+            if (op === 'Neq') return actual !== value;
+            if (op === 'EqlRegex') return regex.test(actual);
+            return !regex.test(actual);
+          };
+        }) ?? [];
     return series.filter((s) => (!name || s.labels['__name__'] === text(name)) && matchers.every((m) => m(s.labels)));
   };
 
@@ -210,7 +212,8 @@ export function evaluate(expr: string, series: readonly Series[], at: number): V
       }
       case 'BinaryExpr': {
         const [leftNode, opNode, ...rest] = children(node);
-        if (rest.some((n) => n.name === 'BoolModifier' || n.name === 'MatchingModifierClause')) throw new Error('bool and on/ignoring are not supported by this evaluator');
+        if (rest.some((n) => n.name === 'BoolModifier' || n.name === 'MatchingModifierClause'))
+          throw new Error('bool and on/ignoring are not supported by this evaluator');
         const left = evalNode(leftNode!);
         const right = evalNode(rest.at(-1)!);
         const op = opNode!.name;
@@ -262,7 +265,8 @@ export function parseExposition(text: string): Array<{ labels: Labels; value: nu
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
     if (!match) throw new Error(`not an exposition line: ${line}`);
     const labels: Labels = { __name__: match[1]! };
-    for (const [, name, value] of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[name!] = JSON.parse(`"${value}"`) as string;
+    for (const [, name, value] of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[name!] = JSON.parse(`"${value}"`) as string;
     samples.push({ labels, value: Number(match[3]!.toLowerCase() === 'nan' ? NaN : match[3]) });
   }
   return samples;

@@ -21,7 +21,10 @@ const devChannels = process.env.DEV_CHANNELS === 'false' ? null : await startDev
 const appEnv = { ...(devChannels?.env ?? {}), ...process.env };
 
 const children = apps.map((app) => {
-  const child = spawn(process.execPath, [join(root, 'dist/apps', app, 'src/main.js')], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...appEnv, ...APP_ENV[app] } });
+  const child = spawn(process.execPath, [join(root, 'dist/apps', app, 'src/main.js')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...appEnv, ...APP_ENV[app] },
+  });
   for (const stream of [child.stdout, child.stderr]) {
     let rest = '';
     stream.on('data', (chunk) => {
@@ -41,7 +44,9 @@ let stopping = false;
 function stop(signal, exitCode = 0) {
   stopping = true;
   for (const child of children) if (child.exitCode === null) child.kill(signal);
-  Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.on('exit', r)) : null))).then(() => process.exit(exitCode));
+  Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.on('exit', r)) : null))).then(() =>
+    process.exit(exitCode),
+  );
 }
 process.on('SIGINT', () => stop('SIGTERM'));
 process.on('SIGTERM', () => stop('SIGTERM'));
@@ -52,7 +57,9 @@ for (let i = 0; i < 300 && !stopping; i += 1) {
     if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) {
       process.stdout.write(`\nThe API is ready at http://localhost:${port}/api/v1/ (running: ${apps.join(', ')}).\n`);
       process.stdout.write(`Create an account: npm run --silent admin -- account create --name "Acme" --plan scale\n`);
-      process.stdout.write(`The team's console: http://localhost:${port}/ (a member's sign-in link: INTERNAL_AUTH_SECRET=development-only-internal-secret-0123456789 npm run --silent admin -- user create --account ID --email you@example.com)\n`);
+      process.stdout.write(
+        `The team's console: http://localhost:${port}/ (a member's sign-in link: INTERNAL_AUTH_SECRET=development-only-internal-secret-0123456789 npm run --silent admin -- user create --account ID --email you@example.com)\n`,
+      );
       if (process.env.CHAT_DEMO_KEY) {
         await seed(`http://127.0.0.1:${port}`, process.env.CHAT_DEMO_KEY)
           .then(() => process.stdout.write(`The demo shop with the chat widget: http://localhost:${port}/chat/demo\n`))

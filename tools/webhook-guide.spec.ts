@@ -10,7 +10,10 @@ describe('docs/webhooks.md: receiving webhooks', () => {
   it('matches the test vectors published in the guide, at their `now`', () => {
     expect(Object.keys(vector)).toEqual(['secret', 'X-SVC-Timestamp', 'body', 'X-SVC-Signature', 'now']);
     expect(sign(vector['secret']!, vector['X-SVC-Timestamp']!, vector['body']!)).toBe(vector['X-SVC-Signature']);
-    expect(verify(Buffer.from(vector['body']!), vectorHeaders, vector['secret']!, { now: Number(vector['now']) })).toMatchObject({ id: 42, event: 'message.received' });
+    expect(verify(Buffer.from(vector['body']!), vectorHeaders, vector['secret']!, { now: Number(vector['now']) })).toMatchObject({
+      id: 42,
+      event: 'message.received',
+    });
     expect(rotation['secret']).toBe(vector['secret']);
     expect(sign(rotation['next secret']!, vector['X-SVC-Timestamp']!, vector['body']!)).toBe(rotation['X-SVC-Signature-Next']);
     const rotated = { ...vectorHeaders, 'X-SVC-Signature-Next': rotation['X-SVC-Signature-Next'] };
@@ -23,9 +26,18 @@ describe('docs/webhooks.md: receiving webhooks', () => {
     const code = guideCode('js').find((block) => block.includes('function verifySvcWebhook'));
     expect(code).toBeDefined();
     expect(runInNewContext(code!, { require, Buffer })).toBe(true);
-    const verifier = runInNewContext(`${code}\nverifySvcWebhook`, { require, Buffer }) as (s: unknown, h: object, b: Buffer, now: number) => boolean;
+    const verifier = runInNewContext(`${code}\nverifySvcWebhook`, { require, Buffer }) as (
+      s: unknown,
+      h: object,
+      b: Buffer,
+      now: number,
+    ) => boolean;
     expect(verifier(vector['secret'], vectorHeaders, Buffer.from(`${vector['body']} `), Number(vector['now']))).toBe(false);
-    const rotated = { 'x-svc-timestamp': vector['X-SVC-Timestamp'], 'x-svc-signature': rotation['X-SVC-Signature'], 'x-svc-signature-next': rotation['X-SVC-Signature-Next'] };
+    const rotated = {
+      'x-svc-timestamp': vector['X-SVC-Timestamp'],
+      'x-svc-signature': rotation['X-SVC-Signature'],
+      'x-svc-signature-next': rotation['X-SVC-Signature-Next'],
+    };
     expect(verifier(rotation['next secret'], rotated, Buffer.from(vector['body']!), Number(vector['now']))).toBe(true);
   });
 
@@ -44,5 +56,4 @@ describe('docs/webhooks.md: receiving webhooks', () => {
       ]),
     ).toEqual([true, true, true, false, false, false]);
   });
-
 });

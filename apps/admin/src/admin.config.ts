@@ -6,11 +6,20 @@ export const adminConfigSpec = {
   ...messagingConfigSpec,
   INTERNAL_AUTH_SECRET: secret(32, { orEmpty: true })({
     default: '',
-    desc: 'The apps\' INTERNAL_AUTH_SECRET: needed only by the commands that call a service (`widget origins`, `trigger`, `user create`), which refuse to run without it.',
+    desc: "The apps' INTERNAL_AUTH_SECRET: needed only by the commands that call a service (`widget origins`, `trigger`, `user create`), which refuse to run without it.",
   }),
-  CHAT_URL: url({ default: 'http://127.0.0.1:3006', desc: 'The chat (widget, visitor API): the gateway routes `/chat/*` there unchanged, without key checks; `admin widget origins` writes its widget settings there.' }),
-  EVENTS_API_URL: url({ default: 'http://127.0.0.1:3004', desc: 'events-api (the event feed); `admin trigger` asks it for the feed id the event got.' }),
+  CHAT_URL: url({
+    default: 'http://127.0.0.1:3006',
+    desc: 'The chat (widget, visitor API): the gateway routes `/chat/*` there unchanged, without key checks; `admin widget origins` writes its widget settings there.',
+  }),
+  EVENTS_API_URL: url({
+    default: 'http://127.0.0.1:3004',
+    desc: 'events-api (the event feed); `admin trigger` asks it for the feed id the event got.',
+  }),
   CONSOLE_URL: url({ default: 'http://127.0.0.1:3007', desc: 'The console: `admin user create` creates team members there.' }),
   DATABASE_URL: url({ default: DEFAULT_DATABASE_URL, desc: 'PostgreSQL (the admin command line writes schema `gateway`).' }),
-  APP_URL: url({ default: 'http://localhost:3000', desc: 'Address of the web application, used in the sample conversation links of `admin trigger`.' }),
+  APP_URL: url({
+    default: 'http://localhost:3000',
+    desc: 'Address of the web application, used in the sample conversation links of `admin trigger`.',
+  }),
 };

@@ -39,14 +39,22 @@ describe('admin command line (built, real PostgreSQL)', () => {
       api_key: expect.stringMatching(/^svc_cust_[A-Za-z0-9_-]{43}$/),
       key: { id: expect.any(String), prefix: output.api_key.slice(0, 13), created_at: expect.any(String) },
     });
-    const [stored] = await queryRows<{ hash: string }>(dataSource, 'SELECT encode(key_hash, $2) AS hash FROM gateway.api_keys WHERE id = $1', [output.key.id, 'hex']);
+    const [stored] = await queryRows<{ hash: string }>(
+      dataSource,
+      'SELECT encode(key_hash, $2) AS hash FROM gateway.api_keys WHERE id = $1',
+      [output.key.id, 'hex'],
+    );
     expect(stored.hash).not.toContain(output.api_key);
-    expect(JSON.stringify(await queryRows<ApiKeyRow>(dataSource, 'SELECT * FROM gateway.api_keys'))).not.toContain(output.api_key.slice(13));
+    expect(JSON.stringify(await queryRows<ApiKeyRow>(dataSource, 'SELECT * FROM gateway.api_keys'))).not.toContain(
+      output.api_key.slice(13),
+    );
   });
 
   it('account set-plan, key create and key revoke each print one JSON object', async () => {
     const { account } = json(admin('account', 'create', '--name', 'Beta', '--plan', 'growth').stdout);
-    expect(json(admin('account', 'set-plan', '--account', account.id, '--plan', 'scale').stdout)).toEqual({ account: { ...account, plan: 'scale' } });
+    expect(json(admin('account', 'set-plan', '--account', account.id, '--plan', 'scale').stdout)).toEqual({
+      account: { ...account, plan: 'scale' },
+    });
     const created = json(admin('key', 'create', '--account', account.id).stdout);
     expect(created.api_key).toMatch(/^svc_cust_/);
     const revoked = json(admin('key', 'revoke', '--key-id', created.key.id).stdout);

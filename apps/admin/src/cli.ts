@@ -1,6 +1,23 @@
-import { ACCOUNTS_MIGRATIONS, ACCOUNTS_SCHEMA, AccountNotFoundError, AccountsRepository, AccountsService, KeyNotFoundError } from '@svc/accounts';
+import {
+  ACCOUNTS_MIGRATIONS,
+  ACCOUNTS_SCHEMA,
+  AccountNotFoundError,
+  AccountsRepository,
+  AccountsService,
+  KeyNotFoundError,
+} from '@svc/accounts';
 import { E164, ErrorResponseDto, EVENT_KINDS, EventKind, isEventKind, isPlan, Plan, PLANS, sampleEventData } from '@svc/contracts';
-import { AmqpClient, consumerQueueOf, countParked, domainMessage, DOMAIN_EXCHANGE, Publisher, replayParked, showParked, UnknownQueueError } from '@svc/messaging';
+import {
+  AmqpClient,
+  consumerQueueOf,
+  countParked,
+  domainMessage,
+  DOMAIN_EXCHANGE,
+  Publisher,
+  replayParked,
+  showParked,
+  UnknownQueueError,
+} from '@svc/messaging';
 import { createDataSource, migrate } from '@svc/persistence';
 import { Config, createLogger, GATEWAY_CONTEXT_HEADER, InternalAuth, loadConfig } from '@svc/platform';
 import { connect } from 'amqplib';
@@ -49,7 +66,13 @@ type Work = (accounts: AccountsService, config: AdminConfig) => Promise<Output>;
 type BrokerWork = (broker: ChannelModel) => Promise<Output>;
 
 async function withAccounts(config: AdminConfig, work: Work): Promise<Output> {
-  const dataSource = await createDataSource({ schema: ACCOUNTS_SCHEMA, url: config.DATABASE_URL, migrations: ACCOUNTS_MIGRATIONS, poolSize: 2, applicationName: 'admin' }).initialize();
+  const dataSource = await createDataSource({
+    schema: ACCOUNTS_SCHEMA,
+    url: config.DATABASE_URL,
+    migrations: ACCOUNTS_MIGRATIONS,
+    poolSize: 2,
+    applicationName: 'admin',
+  }).initialize();
   try {
     await migrate(dataSource);
     return await work(new AccountsService(new AccountsRepository(dataSource)), config);
@@ -62,9 +85,11 @@ const BROKER_WAIT_MS = 10_000;
 
 /** One connection to RabbitMQ for a command (the parking queues), closed after it. */
 async function withBroker(config: AdminConfig, work: BrokerWork): Promise<Output> {
-  const broker = await connect(config.RABBITMQ_URL, { timeout: BROKER_WAIT_MS, clientProperties: { connection_name: 'admin' } }).catch((err: Error) => {
-    throw new Error(`RabbitMQ did not answer at ${new URL(config.RABBITMQ_URL).host}: ${err.message}`);
-  });
+  const broker = await connect(config.RABBITMQ_URL, { timeout: BROKER_WAIT_MS, clientProperties: { connection_name: 'admin' } }).catch(
+    (err: Error) => {
+      throw new Error(`RabbitMQ did not answer at ${new URL(config.RABBITMQ_URL).host}: ${err.message}`);
+    },
+  );
   try {
     return await work(broker);
   } finally {
@@ -85,7 +110,10 @@ async function feedIdOf(config: AdminConfig, account: { id: string; name: string
   while (Date.now() < deadline) {
     const context = await auth.sign('events-api', { account, keyId: 'admin', requestId: randomUUID() });
     try {
-      const response = await fetch(`${config.EVENTS_API_URL}/internal/events/by-uuid/${uuid}`, { headers: { [GATEWAY_CONTEXT_HEADER]: context }, signal: AbortSignal.timeout(5_000) });
+      const response = await fetch(`${config.EVENTS_API_URL}/internal/events/by-uuid/${uuid}`, {
+        headers: { [GATEWAY_CONTEXT_HEADER]: context },
+        signal: AbortSignal.timeout(5_000),
+      });
       if (response.ok) return ((await response.json()) as { id: number }).id;
       last = `${response.status}`;
       if (response.status !== 404) throw new Error(`events-api refused the look-up: ${response.status} ${await response.text()}`);
@@ -95,7 +123,9 @@ async function feedIdOf(config: AdminConfig, account: { id: string; name: string
     }
     await sleep(200);
   }
-  throw new Error(`published event ${uuid}, but events-api at ${config.EVENTS_API_URL} did not record it within ${RECORD_WAIT_MS / 1000} s (${last})`);
+  throw new Error(
+    `published event ${uuid}, but events-api at ${config.EVENTS_API_URL} did not record it within ${RECORD_WAIT_MS / 1000} s (${last})`,
+  );
 }
 
 /**
@@ -105,7 +135,8 @@ async function feedIdOf(config: AdminConfig, account: { id: string; name: string
  * id a receiver and a feed reader see), once events-api has recorded it.
  */
 async function trigger(config: AdminConfig, account: { id: string; name: string; plan: Plan }, kind: EventKind): Promise<Output> {
-  if (config.INTERNAL_AUTH_SECRET === '') throw new Error('trigger asks events-api for the feed id: set INTERNAL_AUTH_SECRET to the value the apps use');
+  if (config.INTERNAL_AUTH_SECRET === '')
+    throw new Error('trigger asks events-api for the feed id: set INTERNAL_AUTH_SECRET to the value the apps use');
   const accountId = account.id;
   const message = domainMessage(kind, accountId, sampleEventData(kind, { appUrl: config.APP_URL, n: Math.floor(Math.random() * 9000) }));
   const client = new AmqpClient(config.RABBITMQ_URL, createLogger('admin', 'silent'), 'admin');
@@ -114,7 +145,8 @@ async function trigger(config: AdminConfig, account: { id: string; name: string;
     await client.start();
     const deadline = Date.now() + BROKER_WAIT_MS;
     while (!publisher.isReady) {
-      if (Date.now() > deadline) throw new Error(`RabbitMQ did not answer within ${BROKER_WAIT_MS / 1000} s at ${new URL(config.RABBITMQ_URL).host}`);
+      if (Date.now() > deadline)
+        throw new Error(`RabbitMQ did not answer within ${BROKER_WAIT_MS / 1000} s at ${new URL(config.RABBITMQ_URL).host}`);
       await sleep(50);
     }
     await publisher.publish([{ id: message.id, exchange: DOMAIN_EXCHANGE, routingKey: message.kind, body: message }]);
@@ -126,10 +158,20 @@ async function trigger(config: AdminConfig, account: { id: string; name: string;
 
 /** `https://a.example,https://b.example` → origins (scheme and host); '' → none (any page). */
 function origins(value: string): string[] {
-  const list = value.split(',').map((o) => o.trim()).filter(Boolean);
+  const list = value
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   return list.map((origin) => {
     const url = URL.canParse(origin) ? new URL(origin) : undefined;
-    if (!url || !['http:', 'https:'].includes(url.protocol) || url.pathname.replace(/\/$/, '') !== '' || url.search || url.hash || url.username) {
+    if (
+      !url ||
+      !['http:', 'https:'].includes(url.protocol) ||
+      url.pathname.replace(/\/$/, '') !== '' ||
+      url.search ||
+      url.hash ||
+      url.username
+    ) {
       throw new InvalidArgumentError(`${JSON.stringify(origin)} is not an origin such as https://shop.example`);
     }
     return url.origin;
@@ -137,9 +179,21 @@ function origins(value: string): string[] {
 }
 
 /** One call to a service's internal route with a context signed for it (audience = the service) naming the account. */
-async function callService(config: AdminConfig, service: { name: string; url: string }, account: { id: string; name: string; plan: Plan }, method: string, path: string, body: unknown): Promise<Response> {
-  if (config.INTERNAL_AUTH_SECRET === '') throw new Error(`this command calls the ${service.name}: set INTERNAL_AUTH_SECRET to the value the apps use`);
-  const context = await new InternalAuth(config.INTERNAL_AUTH_SECRET).sign(service.name, { account, keyId: 'admin', requestId: randomUUID() });
+async function callService(
+  config: AdminConfig,
+  service: { name: string; url: string },
+  account: { id: string; name: string; plan: Plan },
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<Response> {
+  if (config.INTERNAL_AUTH_SECRET === '')
+    throw new Error(`this command calls the ${service.name}: set INTERNAL_AUTH_SECRET to the value the apps use`);
+  const context = await new InternalAuth(config.INTERNAL_AUTH_SECRET).sign(service.name, {
+    account,
+    keyId: 'admin',
+    requestId: randomUUID(),
+  });
   try {
     return await fetch(`${service.url}${path}`, {
       method,
@@ -153,7 +207,13 @@ async function callService(config: AdminConfig, service: { name: string; url: st
 }
 
 /** A write to the chat's internal routes (schema `chat`, which only the chat writes): `what` names the command in errors. */
-async function putToChat(config: AdminConfig, account: { id: string; name: string; plan: Plan }, what: string, path: string, body: unknown): Promise<unknown> {
+async function putToChat(
+  config: AdminConfig,
+  account: { id: string; name: string; plan: Plan },
+  what: string,
+  path: string,
+  body: unknown,
+): Promise<unknown> {
   const response = await callService(config, { name: 'chat', url: config.CHAT_URL }, account, 'PUT', path, body);
   if (!response.ok) throw new Error(`the chat refused ${what}: ${response.status} ${refusalOf(await response.text())}`);
   return response.json();
@@ -175,8 +235,18 @@ async function setWidgetOrigins(config: AdminConfig, account: { id: string; name
 }
 
 /** The account's WhatsApp Business number (Cloud API phone number id and the number itself), stored by the chat. */
-async function connectWhatsapp(config: AdminConfig, account: { id: string; name: string; plan: Plan }, phoneNumberId: string, number: string): Promise<Output> {
-  return { whatsapp: await putToChat(config, account, 'whatsapp connect', '/internal/chat/whatsapp-number', { phone_number_id: phoneNumberId, number }) };
+async function connectWhatsapp(
+  config: AdminConfig,
+  account: { id: string; name: string; plan: Plan },
+  phoneNumberId: string,
+  number: string,
+): Promise<Output> {
+  return {
+    whatsapp: await putToChat(config, account, 'whatsapp connect', '/internal/chat/whatsapp-number', {
+      phone_number_id: phoneNumberId,
+      number,
+    }),
+  };
 }
 
 /**
@@ -184,7 +254,9 @@ async function connectWhatsapp(config: AdminConfig, account: { id: string; name:
  * set-password link (24 h): `{"user": {"id","email"}, "sign_in_url"}`.
  */
 async function createUser(config: AdminConfig, account: { id: string; name: string; plan: Plan }, email: string): Promise<Output> {
-  const response = await callService(config, { name: 'console', url: config.CONSOLE_URL }, account, 'POST', '/internal/console/users', { email });
+  const response = await callService(config, { name: 'console', url: config.CONSOLE_URL }, account, 'POST', '/internal/console/users', {
+    email,
+  });
   if (response.status !== 201) throw new Error(`the console refused the member: ${response.status} ${await response.text()}`);
   return (await response.json()) as Output;
 }
@@ -194,7 +266,9 @@ const ACCOUNT_OPTION = ['--account <id>', 'account id'] as const;
 const QUEUE_OPTION = ['--queue <queue>', 'a consumer queue or its parking queue, e.g. events-api.domain'] as const;
 
 function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWork) => Promise<void>): Command {
-  const root = new Command('admin').description('Operator commands: accounts, plans, API keys, widget settings, parked messages.').exitOverride();
+  const root = new Command('admin')
+    .description('Operator commands: accounts, plans, API keys, widget settings, parked messages.')
+    .exitOverride();
   const account = root.command('account').description('Accounts and their plans.');
   account
     .command('create')
@@ -212,7 +286,9 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
     .description("Change an account's plan (effective within 5 seconds).")
     .requiredOption(...ACCOUNT_OPTION)
     .requiredOption('--plan <plan>', `one of ${PLANS.join(', ')}`, plan)
-    .action((opts: { account: string; plan: Plan }) => run(async (accounts) => ({ account: await accounts.setPlan(opts.account, opts.plan) })));
+    .action((opts: { account: string; plan: Plan }) =>
+      run(async (accounts) => ({ account: await accounts.setPlan(opts.account, opts.plan) })),
+    );
   const key = root.command('key').description('API keys.');
   key
     .command('create')
@@ -240,7 +316,9 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
   const parked = root.command('parked').description('Messages a consumer parked because they can never succeed as they are.');
   parked
     .command('list')
-    .description('Each parking queue with its count; with --queue and --show, the first messages (where they belong and why, never their personal data).')
+    .description(
+      'Each parking queue with its count; with --queue and --show, the first messages (where they belong and why, never their personal data).',
+    )
     .option(...QUEUE_OPTION)
     .option('--show <n>', 'how many messages of --queue to show', positive)
     .action((opts: { queue?: string; show?: number }) =>
@@ -268,20 +346,26 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
     .command('create')
     .description('Create a team member (or renew an invitation) and print their one-time set-password link (24 h).')
     .requiredOption(...ACCOUNT_OPTION)
-    .requiredOption('--email <email>', 'the member\'s email address', nonEmpty)
-    .action((opts: { account: string; email: string }) => run(async (accounts, config) => createUser(config, await accounts.getAccount(opts.account), opts.email)));
+    .requiredOption('--email <email>', "the member's email address", nonEmpty)
+    .action((opts: { account: string; email: string }) =>
+      run(async (accounts, config) => createUser(config, await accounts.getAccount(opts.account), opts.email)),
+    );
   const widget = root.command('widget').description("The chat widget's settings.");
   widget
     .command('origins')
-    .description('Set the pages (origins) allowed to use the account\'s widget; an empty list allows any page.')
+    .description("Set the pages (origins) allowed to use the account's widget; an empty list allows any page.")
     .requiredOption(...ACCOUNT_OPTION)
     .requiredOption('--origins <list>', 'comma-separated origins, e.g. https://a.example,https://b.example (empty: any)', origins)
-    .action((opts: { account: string; origins: string[] }) => run(async (accounts, config) => setWidgetOrigins(config, await accounts.getAccount(opts.account), opts.origins)));
+    .action((opts: { account: string; origins: string[] }) =>
+      run(async (accounts, config) => setWidgetOrigins(config, await accounts.getAccount(opts.account), opts.origins)),
+    );
   root
     .command('whatsapp')
     .description("The account's WhatsApp Business number.")
     .command('connect')
-    .description('Connect the account\'s WhatsApp Business number: inbound messages to it become chat conversations; replies go out from it.')
+    .description(
+      "Connect the account's WhatsApp Business number: inbound messages to it become chat conversations; replies go out from it.",
+    )
     .requiredOption(...ACCOUNT_OPTION)
     .requiredOption('--phone-number-id <id>', 'the Cloud API phone number id', nonEmpty)
     .requiredOption('--number <e164>', 'the number itself, E.164 (+15550001234): shown to customers for phone confirmation', e164)

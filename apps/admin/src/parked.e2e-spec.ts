@@ -29,14 +29,20 @@ describe('admin parked list / replay (built apps, real RabbitMQ and PostgreSQL)'
     expect(stdout.trim().split('\n')).toHaveLength(1);
     return JSON.parse(stdout);
   };
-  const feed = async (key: string): Promise<PublicEvent[]> => ((await (await stack.call('/events?limit=200', { key })).json()) as { events: PublicEvent[] }).events;
+  const feed = async (key: string): Promise<PublicEvent[]> =>
+    ((await (await stack.call('/events?limit=200', { key })).json()) as { events: PublicEvent[] }).events;
   const parkedCount = (): number | null =>
-    (json(admin('parked', 'list').stdout).queues as Array<{ queue: string; messages: number | null }>).find((q) => q.queue === 'events-api.domain')?.messages ?? null;
+    (json(admin('parked', 'list').stdout).queues as Array<{ queue: string; messages: number | null }>).find(
+      (q) => q.queue === 'events-api.domain',
+    )?.messages ?? null;
 
   it('lists a message the database refused, shows where it belongs and why (no personal data), and replays it once fixed', async () => {
     const account = await stack.newAccount('Parked');
     // A database that refuses one kind: the kind of bug a deploy fixes.
-    await execute(stack.dataSource, `ALTER TABLE events.events ADD CONSTRAINT parked_spec_refuses_sent CHECK (kind <> 'message.sent') NOT VALID`);
+    await execute(
+      stack.dataSource,
+      `ALTER TABLE events.events ADD CONSTRAINT parked_spec_refuses_sent CHECK (kind <> 'message.sent') NOT VALID`,
+    );
     const refused = await producer.emit('message.sent', account.accountId, 1);
     await producer.emit('message.received', account.accountId, 2);
 
@@ -68,7 +74,8 @@ describe('admin parked list / replay (built apps, real RabbitMQ and PostgreSQL)'
         },
       ],
     });
-    for (const personal of ['Ada Lovelace', 'ada@example.com', (refused.data as { message: { text: string } }).message.text]) expect(shown.stdout).not.toContain(personal);
+    for (const personal of ['Ada Lovelace', 'ada@example.com', (refused.data as { message: { text: string } }).message.text])
+      expect(shown.stdout).not.toContain(personal);
     expect(parkedCount()).toBe(1); // showing leaves the message where it is
 
     await execute(stack.dataSource, 'ALTER TABLE events.events DROP CONSTRAINT parked_spec_refuses_sent');

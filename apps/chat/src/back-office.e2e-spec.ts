@@ -20,11 +20,22 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
   let chat: ChatClient;
   let auth: InternalAuth;
   let widget: string;
-  const context = (account: TestAccount = stack.account): GatewayContext => ({ account: { id: account.accountId, name: '', plan: 'scale' }, keyId: 'test', requestId: `req-${Date.now()}` });
+  const context = (account: TestAccount = stack.account): GatewayContext => ({
+    account: { id: account.accountId, name: '', plan: 'scale' },
+    keyId: 'test',
+    requestId: `req-${Date.now()}`,
+  });
   const visitor = () => new ChatVisitor(stack.gateway.url);
   const chatUrl = () => stack.services['chat']?.url as string;
   const signedFetch = async (path: string, init: RequestInit = {}, account: TestAccount = stack.account) =>
-    fetch(`${chatUrl()}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>), [GATEWAY_CONTEXT_HEADER]: await auth.sign('chat', context(account)) } });
+    fetch(`${chatUrl()}${path}`, {
+      ...init,
+      headers: {
+        'content-type': 'application/json',
+        ...(init.headers as Record<string, string>),
+        [GATEWAY_CONTEXT_HEADER]: await auth.sign('chat', context(account)),
+      },
+    });
   const errorCode = async (response: Response) => ((await response.json()) as ErrorBody).error.code;
   const feed = async (): Promise<PublicEvent[]> => {
     const page = (await (await stack.call('/events?after=0&limit=200')).json()) as { events: PublicEvent[] };
@@ -33,7 +44,9 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
   const waitForEvent = async <K extends PublicEvent['event']>(kind: K, test: (e: Extract<PublicEvent, { event: K }>) => boolean) => {
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const found = (await feed()).find((e): e is Extract<PublicEvent, { event: K }> => e.event === kind && test(e as Extract<PublicEvent, { event: K }>));
+      const found = (await feed()).find(
+        (e): e is Extract<PublicEvent, { event: K }> => e.event === kind && test(e as Extract<PublicEvent, { event: K }>),
+      );
       if (found) return found;
       if (Date.now() > deadline) throw new Error(`no ${kind} event in the feed`);
       await sleep(100);
@@ -48,9 +61,21 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
     auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
     chat = new ChatClient({ url: chatUrl(), auth, timeoutMs: 10_000, logger: createLogger('test', 'silent') });
     widget = ((await (await stack.call('/whoami')).json()) as WhoamiResponseDto).widget;
-    const piece = (ref: string, heading: string, text: string, url?: string) => stack.call(`/knowledge/${ref}`, { method: 'PUT', json: { heading, text, ...(url ? { url } : {}) } });
-    expect((await piece('flat-berlin', 'Flat in Berlin Mitte', 'The two-room flat in Berlin Mitte can be visited on weekdays; viewings last thirty minutes.', 'https://rent.example/berlin')).status).toBe(201);
-    expect((await piece('returns', 'Returns and refunds', 'You can return any item within 30 days of delivery for a full refund.')).status).toBe(201);
+    const piece = (ref: string, heading: string, text: string, url?: string) =>
+      stack.call(`/knowledge/${ref}`, { method: 'PUT', json: { heading, text, ...(url ? { url } : {}) } });
+    expect(
+      (
+        await piece(
+          'flat-berlin',
+          'Flat in Berlin Mitte',
+          'The two-room flat in Berlin Mitte can be visited on weekdays; viewings last thirty minutes.',
+          'https://rent.example/berlin',
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      (await piece('returns', 'Returns and refunds', 'You can return any item within 30 days of delivery for a full refund.')).status,
+    ).toBe(201);
   }, 120_000);
 
   afterAll(async () => {
@@ -62,7 +87,6 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
   let waiting: { id: number; visitor: ChatVisitor };
 
   describe('inbox and replies', () => {
-
     it('lists conversations with a message, newest activity first, with contact and last message; the inbox stream tells of each change', async () => {
       const abort = new AbortController();
       const inbox = new InboxEvents(await chat.openInboxStream(context(), undefined, abort.signal));
@@ -89,7 +113,13 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
       expect(page.more).toBe(false);
       expect(page.conversations.some((c) => c.id === silent.body.conversation.id)).toBe(false);
       const [first, second_] = page.conversations;
-      expect(first).toMatchObject({ id: waiting.id, channel: 'web', url: `http://localhost:3000/inbox/${waiting.id}`, status: 'needs_human', needs_human: true });
+      expect(first).toMatchObject({
+        id: waiting.id,
+        channel: 'web',
+        url: `http://localhost:3000/inbox/${waiting.id}`,
+        status: 'needs_human',
+        needs_human: true,
+      });
       expect(first?.last_message).toMatchObject({ author: 'customer', text: 'I want to talk to a person please' });
       expect(second_).toMatchObject({ status: 'open', needs_human: false, last_message: { id: 2, author: 'assistant' } });
       expect(second_?.contact).toMatchObject({ ref: null, svc_id: expect.any(Number) });
@@ -121,17 +151,32 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
     it('a team reply reaches the widget and the feed (message.sent, author team), ends the wait for a person and clears needs_human', async () => {
       const stream = await waiting.visitor.stream();
       const reply = await chat.reply(waiting.id, 'Hello, this is Maria from the team.', context());
-      expect(reply.message).toEqual({ id: expect.any(Number), text: 'Hello, this is Maria from the team.', author: 'team', at: expect.stringMatching(/\+00:00$/), cited_piece: null });
+      expect(reply.message).toEqual({
+        id: expect.any(Number),
+        text: 'Hello, this is Maria from the team.',
+        author: 'team',
+        at: expect.stringMatching(/\+00:00$/),
+        cited_piece: null,
+      });
       const shown = await stream.waitForMessage((m) => m.author === 'team');
       expect(shown).toMatchObject({ id: reply.message.id, text: reply.message.text });
       await stream.close();
       const sent = await waitForEvent('message.sent', (e) => e.data.conversation.id === waiting.id && e.data.message.author === 'team');
       expect(sent.data.message).toEqual({ id: reply.message.id, text: reply.message.text, at: reply.message.at, author: 'team' });
       const read = await chat.getConversation(waiting.id, context());
-      expect(read.conversation).toMatchObject({ id: waiting.id, status: 'needs_human', needs_human: false, last_message: { id: reply.message.id, author: 'team' } });
+      expect(read.conversation).toMatchObject({
+        id: waiting.id,
+        status: 'needs_human',
+        needs_human: false,
+        last_message: { id: reply.message.id, author: 'team' },
+      });
       expect(read.messages.map((m) => m.author)).toEqual(expect.arrayContaining(['customer', 'system', 'team']));
       const answer = (await chat.getConversation(answered.id, context())).messages[1];
-      expect(answer?.cited_piece).toEqual({ external_ref: 'flat-berlin', heading: 'Flat in Berlin Mitte', url: 'https://rent.example/berlin' });
+      expect(answer?.cited_piece).toEqual({
+        external_ref: 'flat-berlin',
+        heading: 'Flat in Berlin Mitte',
+        url: 'https://rent.example/berlin',
+      });
 
       // A reply within HANDOVER_WAIT (5 s here): the customer is never asked how to reach them.
       const quick = visitor();
@@ -149,7 +194,7 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
       expect((await chat.getConversation(session.body.conversation.id, context())).conversation.needs_human).toBe(true);
     });
 
-    it("another account sees none of it: its list is empty, the conversation and a reply to it are 404", async () => {
+    it('another account sees none of it: its list is empty, the conversation and a reply to it are 404', async () => {
       expect((await chat.listConversations({}, context(stack.other))).conversations).toEqual([]);
       expect(await refusal(chat.getConversation(waiting.id, context(stack.other)))).toEqual({ status: 404, code: 'not_found' });
       const before = (await chat.getConversation(waiting.id, context())).messages.length;
@@ -174,7 +219,9 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
       expect((await chat.getConversation(waiting.id, context())).messages).toHaveLength(before);
 
       expect((await fetch(`${chatUrl()}/internal/chat/conversations`)).status).toBe(401);
-      const forKnowledge = await fetch(`${chatUrl()}/internal/chat/conversations`, { headers: { [GATEWAY_CONTEXT_HEADER]: await auth.sign('knowledge-api', context()) } });
+      const forKnowledge = await fetch(`${chatUrl()}/internal/chat/conversations`, {
+        headers: { [GATEWAY_CONTEXT_HEADER]: await auth.sign('knowledge-api', context()) },
+      });
       expect(forKnowledge.status).toBe(401);
       expect(await refusal(chat.openInboxStream(context(stack.other), 'nope'))).toEqual({ status: 400, code: 'invalid_parameter' });
     });
@@ -204,7 +251,9 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
       });
       requested = booking['id'] as number;
       const told = await stream.waitForMessage((m) => m.author === 'system' && m.text.includes('booking request'));
-      expect(told.text).toBe(`Your booking request for Flat in Berlin Mitte on ${startsAt.slice(0, 10)} ${startsAt.slice(11, 16)} UTC was received. We will confirm it here.`);
+      expect(told.text).toBe(
+        `Your booking request for Flat in Berlin Mitte on ${startsAt.slice(0, 10)} ${startsAt.slice(11, 16)} UTC was received. We will confirm it here.`,
+      );
 
       const page = await chat.listBookings({}, context());
       expect(page.bookings.map((b) => b.id)).toEqual([requested]);
@@ -239,8 +288,17 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
     it('the team and an agent create bookings for a conversation, confirm or decline them; the customer is told', async () => {
       const stream = await waiting.visitor.stream();
       const team = await chat.createBooking({ conversation_id: waiting.id, starts_at: future(2), created_by: 'team' }, context());
-      expect(team.booking).toMatchObject({ conversation_id: waiting.id, listing_ref: null, status: 'requested', created_by: 'team', note: '' });
-      const agent = await chat.createBooking({ conversation_id: waiting.id, listing_ref: 'flat-berlin', starts_at: future(5), note: 'Keys at the desk', created_by: 'agent' }, context());
+      expect(team.booking).toMatchObject({
+        conversation_id: waiting.id,
+        listing_ref: null,
+        status: 'requested',
+        created_by: 'team',
+        note: '',
+      });
+      const agent = await chat.createBooking(
+        { conversation_id: waiting.id, listing_ref: 'flat-berlin', starts_at: future(5), note: 'Keys at the desk', created_by: 'agent' },
+        context(),
+      );
       expect(agent.booking).toMatchObject({ listing_ref: 'flat-berlin', created_by: 'agent', note: 'Keys at the desk' });
       expect((await chat.updateBooking(team.booking.id, 'declined', context())).booking.status).toBe('declined');
       expect((await chat.updateBooking(agent.booking.id, 'confirmed', context())).booking.status).toBe('confirmed');
@@ -256,7 +314,9 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
     it("another account cannot list, change or book into this account's conversations (404); bad input is 400", async () => {
       expect((await chat.listBookings({}, context(stack.other))).bookings).toEqual([]);
       expect(await refusal(chat.updateBooking(requested, 'cancelled', context(stack.other)))).toEqual({ status: 404, code: 'not_found' });
-      expect(await refusal(chat.createBooking({ conversation_id: waiting.id, starts_at: future(1), created_by: 'agent' }, context(stack.other)))).toEqual({ status: 404, code: 'not_found' });
+      expect(
+        await refusal(chat.createBooking({ conversation_id: waiting.id, starts_at: future(1), created_by: 'agent' }, context(stack.other))),
+      ).toEqual({ status: 404, code: 'not_found' });
       expect(await refusal(chat.updateBooking(999_999, 'cancelled', context()))).toEqual({ status: 404, code: 'not_found' });
       for (const query of ['limit=0', 'status=maybe', 'after=-1']) {
         const response = await signedFetch(`/internal/chat/bookings?${query}`);
@@ -287,7 +347,11 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
       const account = await stack.newAccount('Analytics Rentals');
       const ctx = context(account);
       const its = ((await (await stack.call('/whoami', { key: account.key })).json()) as WhoamiResponseDto).widget;
-      const put = await stack.call('/knowledge/flat-hamburg', { method: 'PUT', key: account.key, json: { heading: 'Flat in Hamburg', text: 'The flat in Hamburg Altona has three rooms and a balcony facing the river.' } });
+      const put = await stack.call('/knowledge/flat-hamburg', {
+        method: 'PUT',
+        key: account.key,
+        json: { heading: 'Flat in Hamburg', text: 'The flat in Hamburg Altona has three rooms and a balcony facing the river.' },
+      });
       expect(put.status).toBe(201);
 
       const renter = visitor();
@@ -296,7 +360,10 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
       await renter.send('Does the flat in Hamburg have a balcony?');
       await renterStream.waitForMessage((m) => m.author === 'assistant' && m.citation?.external_ref === 'flat-hamburg');
       await renterStream.close();
-      const booked = await renter.call('/bookings', { method: 'POST', json: { starts_at: new Date(Date.now() + 86_400_000).toISOString() } });
+      const booked = await renter.call('/bookings', {
+        method: 'POST',
+        json: { starts_at: new Date(Date.now() + 86_400_000).toISOString() },
+      });
       expect(booked.status).toBe(201);
       await chat.updateBooking(((await booked.json()) as { booking: { id: number } }).booking.id, 'confirmed', ctx);
 
@@ -309,7 +376,10 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
       expect((await sailor.call('/handover', { method: 'POST', json: {} })).status).toBe(200);
       await chat.reply(sailing.body.conversation.id, 'We only rent flats, sorry.', ctx);
       const texts = (await (await sailor.call('/texts?lang=en', { auth: false })).json()) as { reply_email_consent: string };
-      const reach = await sailor.call('/handover/reach', { method: 'POST', json: { channel: 'email', email: 'sailor@example.com', consent: true, consent_text: texts.reply_email_consent } });
+      const reach = await sailor.call('/handover/reach', {
+        method: 'POST',
+        json: { channel: 'email', email: 'sailor@example.com', consent: true, consent_text: texts.reply_email_consent },
+      });
       expect(reach.status).toBe(200);
 
       // consent.granted comes back from contacts-api through the broker: wait for it.
@@ -338,7 +408,22 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
         withdrawn: sum((d) => Object.values(d.consents.withdrawn).reduce((a, b) => a + b, 0)),
         requested: sum((d) => d.bookings.requested),
         confirmed: sum((d) => d.bookings.confirmed),
-      }).toEqual({ web: 2, whatsapp: 0, received: 2, assistant: 2, team: 1, closed: 1, customerAsked: 0, unsure: 1, nobody: 1, confirmations: 0, granted: 1, withdrawn: 0, requested: 1, confirmed: 1 });
+      }).toEqual({
+        web: 2,
+        whatsapp: 0,
+        received: 2,
+        assistant: 2,
+        team: 1,
+        closed: 1,
+        customerAsked: 0,
+        unsure: 1,
+        nobody: 1,
+        confirmations: 0,
+        granted: 1,
+        withdrawn: 0,
+        requested: 1,
+        confirmed: 1,
+      });
       const medians = figures.days.map((d) => d.median_first_team_reply_seconds).filter((m): m is number => m !== null);
       expect(medians).toHaveLength(1);
       expect(medians[0]).toBeGreaterThanOrEqual(0);
@@ -351,7 +436,14 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
     });
 
     it('a bad or too long range is 400 invalid_parameter', async () => {
-      for (const query of ['from=2026-02-30&to=2026-03-01', 'from=2026-03-02&to=2026-03-01', 'from=2025-01-01&to=2026-12-31', 'from=2026-03-01', 'from=03/01/2026&to=2026-03-02', '']) {
+      for (const query of [
+        'from=2026-02-30&to=2026-03-01',
+        'from=2026-03-02&to=2026-03-01',
+        'from=2025-01-01&to=2026-12-31',
+        'from=2026-03-01',
+        'from=03/01/2026&to=2026-03-02',
+        '',
+      ]) {
         const response = await signedFetch(`/internal/chat/analytics?${query}`);
         expect([query, response.status]).toEqual([query, 400]);
         expect(await errorCode(response)).toBe('invalid_parameter');
@@ -363,12 +455,18 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
     it('answers as the assistant would, citing the piece, and writes no conversation; without a match it offers a person', async () => {
       const before = (await chat.listConversations({ limit: 200 }, context())).conversations.length;
       const preview = await chat.previewAnswer('When can I visit the flat in Berlin Mitte?', undefined, context());
-      expect(preview).toMatchObject({ cited_piece: { external_ref: 'flat-berlin', heading: 'Flat in Berlin Mitte', url: 'https://rent.example/berlin' }, offers_person: false, lang: 'en' });
+      expect(preview).toMatchObject({
+        cited_piece: { external_ref: 'flat-berlin', heading: 'Flat in Berlin Mitte', url: 'https://rent.example/berlin' },
+        offers_person: false,
+        lang: 'en',
+      });
       expect(preview.answer).toContain('thirty minutes');
       const none = await chat.previewAnswer('Do you sell quantum computers?', 'de-CH', context());
       expect(none).toMatchObject({ cited_piece: null, offers_person: true, lang: 'de' });
       // Another account's pieces are not its own.
-      expect((await chat.previewAnswer('When can I visit the flat in Berlin Mitte?', undefined, context(stack.other))).cited_piece).toBeNull();
+      expect(
+        (await chat.previewAnswer('When can I visit the flat in Berlin Mitte?', undefined, context(stack.other))).cited_piece,
+      ).toBeNull();
       expect((await chat.listConversations({ limit: 200 }, context())).conversations.length).toBe(before);
       for (const body of ['{}', '{"question":""}', '{"question":"x","lang":"not a tag!"}']) {
         const response = await signedFetch('/internal/chat/assistant/preview', { method: 'POST', body });

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 /** A broker address nothing listens on: the chat commits, its relay cannot publish. */
 const NO_BROKER = 'amqp://guest:guest@127.0.0.1:1';
 
-describe('chat faults: kill -9 between a message\'s commit and its publication, a service that is down (processes)', () => {
+describe("chat faults: kill -9 between a message's commit and its publication, a service that is down (processes)", () => {
   let stack: Stack;
   let widget: string;
 
@@ -14,14 +14,20 @@ describe('chat faults: kill -9 between a message\'s commit and its publication, 
     const all: PublicEvent[] = [];
     let after = 0;
     for (;;) {
-      const page = (await (await stack.call(`/events?after=${after}&limit=200`)).json()) as { events: PublicEvent[]; next_after: number; more: boolean };
+      const page = (await (await stack.call(`/events?after=${after}&limit=200`)).json()) as {
+        events: PublicEvent[];
+        next_after: number;
+        more: boolean;
+      };
       all.push(...page.events);
       after = page.next_after;
       if (!page.more) return all;
     }
   };
-  const ofConversation = (events: PublicEvent[], id: number, kind: PublicEvent['event']) => events.filter((e) => e.event === kind && (e.data as { conversation: { id: number } }).conversation.id === id);
-  const pending = async (): Promise<number> => (await queryRows<{ n: number }>(stack.dataSource, 'SELECT count(*)::int AS n FROM chat.outbox WHERE sent_at IS NULL'))[0]!.n;
+  const ofConversation = (events: PublicEvent[], id: number, kind: PublicEvent['event']) =>
+    events.filter((e) => e.event === kind && (e.data as { conversation: { id: number } }).conversation.id === id);
+  const pending = async (): Promise<number> =>
+    (await queryRows<{ n: number }>(stack.dataSource, 'SELECT count(*)::int AS n FROM chat.outbox WHERE sent_at IS NULL'))[0]!.n;
 
   beforeAll(async () => {
     stack = await startStack(['contacts-api', 'knowledge-api', 'events-api', 'chat'], {
@@ -29,7 +35,14 @@ describe('chat faults: kill -9 between a message\'s commit and its publication, 
       appEnv: { chat: { RABBITMQ_URL: NO_BROKER, VISITOR_MESSAGES_PER_MINUTE: '100' } },
     });
     widget = ((await (await stack.call('/whoami')).json()) as WhoamiResponseDto).widget;
-    expect((await stack.call('/knowledge/returns', { method: 'PUT', json: { heading: 'Returns and refunds', text: 'You can return any item within 30 days of delivery for a full refund.' } })).status).toBe(201);
+    expect(
+      (
+        await stack.call('/knowledge/returns', {
+          method: 'PUT',
+          json: { heading: 'Returns and refunds', text: 'You can return any item within 30 days of delivery for a full refund.' },
+        })
+      ).status,
+    ).toBe(201);
   }, 120_000);
 
   afterAll(async () => {
@@ -66,13 +79,17 @@ describe('chat faults: kill -9 between a message\'s commit and its publication, 
     await stack.restart('chat', 'SIGKILL', { RABBITMQ_URL: stack.env['RABBITMQ_URL'] as string });
 
     const deadline = Date.now() + 30_000;
-    while (ofConversation(await feed(), body.conversation.id, 'message.received').length < sent.length && Date.now() < deadline) await sleep(200);
+    while (ofConversation(await feed(), body.conversation.id, 'message.received').length < sent.length && Date.now() < deadline)
+      await sleep(200);
     await sleep(1_500);
-    const received = ofConversation(await feed(), body.conversation.id, 'message.received').map((e) => (e.data as { message: { id: number } }).message.id);
+    const received = ofConversation(await feed(), body.conversation.id, 'message.received').map(
+      (e) => (e.data as { message: { id: number } }).message.id,
+    );
     expect(received.sort((a, b) => a - b)).toEqual(sent.map((m) => m.id));
     // Replies the killed process did not finish are answered after the restart (the sweep), once each.
     const answered = Date.now() + 30_000;
-    while (ofConversation(await feed(), body.conversation.id, 'message.sent').length < sent.length && Date.now() < answered) await sleep(300);
+    while (ofConversation(await feed(), body.conversation.id, 'message.sent').length < sent.length && Date.now() < answered)
+      await sleep(300);
     expect(ofConversation(await feed(), body.conversation.id, 'message.sent')).toHaveLength(sent.length);
   }, 120_000);
 

@@ -16,15 +16,40 @@ const PENDING_CAP = 100_000;
  * on it) are this process's own (sum over replicas); replies pending are read on scrape from the
  * partial index on messages awaiting an answer.
  */
-export function chatMetrics(metrics: MetricsService, db: DataSource, streams: { openStreams: number; openConversations: number }): AssistantMetrics {
-  metrics.scrapedGauge('chat_streams_connected', 'Event streams (SSE) connected to this replica.', [], async () => [{ value: streams.openStreams }]);
-  metrics.scrapedGauge('chat_conversations_open', 'Conversations with at least one visitor stream connected to this replica.', [], async () => [{ value: streams.openConversations }]);
-  metrics.scrapedGauge('chat_replies_pending', 'Customer messages the assistant has not answered yet (counted up to 100000).', [], async () => {
-    const [row] = await scrapeQuery<{ n: number }>(db, `SELECT count(*)::int AS n FROM (SELECT 1 FROM chat.messages WHERE reply_pending LIMIT ${PENDING_CAP}) m`);
-    return [{ value: row?.n ?? 0 }];
-  });
+export function chatMetrics(
+  metrics: MetricsService,
+  db: DataSource,
+  streams: { openStreams: number; openConversations: number },
+): AssistantMetrics {
+  metrics.scrapedGauge('chat_streams_connected', 'Event streams (SSE) connected to this replica.', [], async () => [
+    { value: streams.openStreams },
+  ]);
+  metrics.scrapedGauge(
+    'chat_conversations_open',
+    'Conversations with at least one visitor stream connected to this replica.',
+    [],
+    async () => [{ value: streams.openConversations }],
+  );
+  metrics.scrapedGauge(
+    'chat_replies_pending',
+    'Customer messages the assistant has not answered yet (counted up to 100000).',
+    [],
+    async () => {
+      const [row] = await scrapeQuery<{ n: number }>(
+        db,
+        `SELECT count(*)::int AS n FROM (SELECT 1 FROM chat.messages WHERE reply_pending LIMIT ${PENDING_CAP}) m`,
+      );
+      return [{ value: row?.n ?? 0 }];
+    },
+  );
   return {
-    answerDuration: metrics.histogram('chat_assistant_answer_duration_seconds', "Time the assistant took to answer a customer's message once claimed: knowledge search, the reply, and its commit."),
-    answerFailures: metrics.counter('chat_assistant_answer_failures_total', 'Answers that failed (a service down); the message is answered by a later sweep.'),
+    answerDuration: metrics.histogram(
+      'chat_assistant_answer_duration_seconds',
+      "Time the assistant took to answer a customer's message once claimed: knowledge search, the reply, and its commit.",
+    ),
+    answerFailures: metrics.counter(
+      'chat_assistant_answer_failures_total',
+      'Answers that failed (a service down); the message is answered by a later sweep.',
+    ),
   };
 }

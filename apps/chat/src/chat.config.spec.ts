@@ -12,8 +12,12 @@ describe('chat configuration', () => {
   });
 
   it('refuses a bad HANDOVER_WAIT or LLM_BASE_URL at boot, naming the variable', () => {
-    expect(() => loadConfig(chatConfigSpec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true', HANDOVER_WAIT: 'soon' })).toThrow(/HANDOVER_WAIT must be a duration/);
-    expect(() => loadConfig(chatConfigSpec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true', LLM_BASE_URL: 'ftp://x' })).toThrow(/LLM_BASE_URL must be an http\(s\) URL/);
+    expect(() => loadConfig(chatConfigSpec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true', HANDOVER_WAIT: 'soon' })).toThrow(
+      /HANDOVER_WAIT must be a duration/,
+    );
+    expect(() => loadConfig(chatConfigSpec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true', LLM_BASE_URL: 'ftp://x' })).toThrow(
+      /LLM_BASE_URL must be an http\(s\) URL/,
+    );
     const config = loadConfig(chatConfigSpec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true', LLM_BASE_URL: 'http://127.0.0.1:9/v1/' });
     expect(config.LLM_BASE_URL).toBe('http://127.0.0.1:9/v1');
     expect(config.HANDOVER_WAIT).toBe('3m');

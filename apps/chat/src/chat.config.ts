@@ -1,6 +1,18 @@
 import { consumerConfigSpec, messagingConfigSpec, outboxConfigSpec } from '@svc/messaging';
 import { databaseConfigSpec } from '@svc/persistence';
-import { baseConfigSpec, Config, count, internalAuthConfigSpec, makeValidator, millis, port, secret, str, trustProxy, url } from '@svc/platform';
+import {
+  baseConfigSpec,
+  Config,
+  count,
+  internalAuthConfigSpec,
+  makeValidator,
+  millis,
+  port,
+  secret,
+  str,
+  trustProxy,
+  url,
+} from '@svc/platform';
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
 
@@ -31,19 +43,40 @@ export const chatConfigSpec = {
   ...messagingConfigSpec,
   ...outboxConfigSpec,
   ...consumerConfigSpec,
-  PORT: port({ default: 3006, desc: 'Port the app listens on (the chat: 3006; visitors reach it under `{APP_URL}/chat/` through the gateway or the Ingress).' }),
+  PORT: port({
+    default: 3006,
+    desc: 'Port the app listens on (the chat: 3006; visitors reach it under `{APP_URL}/chat/` through the gateway or the Ingress).',
+  }),
   ...databaseConfigSpec('the chat owns schema `chat` (conversations, messages, widget settings)'),
-  APP_URL: url({ default: 'http://localhost:3000', desc: 'Address of the web application: conversation links in events (`{APP_URL}/inbox/{id}`); its origin may always use the widget.' }),
-  GATEWAY_URL: url({ default: 'http://127.0.0.1:3000', desc: 'The gateway, which owns accounts: the chat asks it which account a widget id belongs to.' }),
+  APP_URL: url({
+    default: 'http://localhost:3000',
+    desc: 'Address of the web application: conversation links in events (`{APP_URL}/inbox/{id}`); its origin may always use the widget.',
+  }),
+  GATEWAY_URL: url({
+    default: 'http://127.0.0.1:3000',
+    desc: 'The gateway, which owns accounts: the chat asks it which account a widget id belongs to.',
+  }),
   CONTACTS_API_URL: url({ default: 'http://127.0.0.1:3001', desc: 'contacts-api (customers, consents).' }),
   IDENTITY_ISSUER_URL: url({ default: 'http://127.0.0.1:3002', desc: 'identity-issuer (verifies same-browser passes).' }),
-  KNOWLEDGE_API_URL: url({ default: 'http://127.0.0.1:3003', desc: 'knowledge-api (the assistant\'s search).' }),
-  INTERNAL_TIMEOUT_MS: count({ default: 5_000, desc: 'How long the chat waits for another service (contacts-api, identity-issuer, knowledge-api, gateway) before 503 or a retry.' }),
-  HANDOVER_WAIT: duration({ default: '3m', desc: 'After a customer asks for a person, how long without a team reply before the widget asks how to reach them (`3m`, `2s`: units ms, s, m, h).' }),
-  LLM_BASE_URL: optionalUrl({ default: '', desc: 'Optional OpenAI-compatible API (`…/v1`): when set, the assistant writes replies from the top passages with `POST {LLM_BASE_URL}/chat/completions`; empty: the built-in extractive answer.' }),
+  KNOWLEDGE_API_URL: url({ default: 'http://127.0.0.1:3003', desc: "knowledge-api (the assistant's search)." }),
+  INTERNAL_TIMEOUT_MS: count({
+    default: 5_000,
+    desc: 'How long the chat waits for another service (contacts-api, identity-issuer, knowledge-api, gateway) before 503 or a retry.',
+  }),
+  HANDOVER_WAIT: duration({
+    default: '3m',
+    desc: 'After a customer asks for a person, how long without a team reply before the widget asks how to reach them (`3m`, `2s`: units ms, s, m, h).',
+  }),
+  LLM_BASE_URL: optionalUrl({
+    default: '',
+    desc: 'Optional OpenAI-compatible API (`…/v1`): when set, the assistant writes replies from the top passages with `POST {LLM_BASE_URL}/chat/completions`; empty: the built-in extractive answer.',
+  }),
   LLM_MODEL: str({ default: '', desc: 'The model asked at LLM_BASE_URL (required with it).' }),
   LLM_API_KEY: str({ default: '', desc: 'Bearer key for LLM_BASE_URL (empty: none sent).' }),
-  CHAT_DEMO_KEY: str({ default: '', desc: 'Development only (`npm start` sets it): an API key of the demo account; `/chat/demo` then serves a sample shop page with the widget and a pass for its sample customer. Empty (production): `/chat/demo` is 404.' }),
+  CHAT_DEMO_KEY: str({
+    default: '',
+    desc: 'Development only (`npm start` sets it): an API key of the demo account; `/chat/demo` then serves a sample shop page with the widget and a pass for its sample customer. Empty (production): `/chat/demo` is 404.',
+  }),
   TRUST_PROXY: trustProxy({
     default: '',
     desc: 'Proxies whose X-Forwarded-For is believed for the client address (Fastify `trustProxy`): empty for none, a number of hops, or addresses/CIDR ranges (`uniquelocal` = private ranges). Kubernetes: `1` (the Ingress controller); the chat under `npm start`: `loopback` (the gateway).',
@@ -53,19 +86,40 @@ export const chatConfigSpec = {
     desc: 'New conversations one visitor address (an IPv6 /64) may open per VISITOR_CONVERSATION_WINDOW_MS, counted by each chat process; past that 429 with Retry-After. Resuming a conversation is not counted.',
   }),
   VISITOR_CONVERSATION_WINDOW_MS: count({ default: 600_000, desc: 'Window of VISITOR_CONVERSATIONS_PER_ADDRESS (whole seconds).' }),
-  VISITOR_MESSAGES_PER_MINUTE: count({ default: 20, desc: 'Messages a visitor may send in one conversation in any minute (counted in PostgreSQL, across replicas); past that 429 with Retry-After.' }),
+  VISITOR_MESSAGES_PER_MINUTE: count({
+    default: 20,
+    desc: 'Messages a visitor may send in one conversation in any minute (counted in PostgreSQL, across replicas); past that 429 with Retry-After.',
+  }),
   SMTP_URL: secret(1, { orEmpty: true })({
     default: '',
     desc: 'SMTP server for confirmation emails (nodemailer URL: `smtp://user:pass@host:587`, `smtps://…`). Empty: emails stay queued until it is set. `npm start` points it at its local mail sink (docs/chat.md "Channels").',
   }),
   EMAIL_FROM: str({ default: 'Chat <no-reply@localhost>', desc: 'The From of confirmation emails.' }),
-  WHATSAPP_API_URL: optionalUrl({ default: '', desc: 'WhatsApp Business Cloud API base (`https://graph.facebook.com/v21.0`; a local fake in development and tests): the chat sends `POST {WHATSAPP_API_URL}/{phone_number_id}/messages`. Empty: WhatsApp sends stay queued.' }),
+  WHATSAPP_API_URL: optionalUrl({
+    default: '',
+    desc: 'WhatsApp Business Cloud API base (`https://graph.facebook.com/v21.0`; a local fake in development and tests): the chat sends `POST {WHATSAPP_API_URL}/{phone_number_id}/messages`. Empty: WhatsApp sends stay queued.',
+  }),
   WHATSAPP_ACCESS_TOKEN: secret(0, { orEmpty: true })({ default: '', desc: 'Bearer token for WHATSAPP_API_URL (a system user token).' }),
-  WHATSAPP_APP_SECRET: secret(0, { orEmpty: true })({ default: '', desc: 'The Cloud API app secret: `X-Hub-Signature-256` of inbound webhooks is checked with it (empty: every inbound webhook is refused with 401).' }),
-  WHATSAPP_VERIFY_TOKEN: secret(0, { orEmpty: true })({ default: '', desc: 'The verify token of the webhook handshake (`GET /chat/whatsapp/webhook`); empty: the handshake is refused.' }),
-  DELIVERY_RETRY_BASE_MS: millis(600_000)({ default: 2_000, desc: 'First retry delay of a WhatsApp message or email whose provider is down; doubled each attempt, at most 10 minutes.' }),
-  ASSISTANT_SEARCH_CONCURRENCY: count({ default: 4, desc: 'Knowledge searches one chat process has in flight at most; more questions wait their turn in order (the first asked is answered first when many write at once).' }),
-  LLM_TIMEOUT_MS: millis(60_000)({ default: 10_000, desc: 'How long a reply from LLM_BASE_URL may take before the extractive answer is used instead.' }),
+  WHATSAPP_APP_SECRET: secret(0, { orEmpty: true })({
+    default: '',
+    desc: 'The Cloud API app secret: `X-Hub-Signature-256` of inbound webhooks is checked with it (empty: every inbound webhook is refused with 401).',
+  }),
+  WHATSAPP_VERIFY_TOKEN: secret(0, { orEmpty: true })({
+    default: '',
+    desc: 'The verify token of the webhook handshake (`GET /chat/whatsapp/webhook`); empty: the handshake is refused.',
+  }),
+  DELIVERY_RETRY_BASE_MS: millis(600_000)({
+    default: 2_000,
+    desc: 'First retry delay of a WhatsApp message or email whose provider is down; doubled each attempt, at most 10 minutes.',
+  }),
+  ASSISTANT_SEARCH_CONCURRENCY: count({
+    default: 4,
+    desc: 'Knowledge searches one chat process has in flight at most; more questions wait their turn in order (the first asked is answered first when many write at once).',
+  }),
+  LLM_TIMEOUT_MS: millis(60_000)({
+    default: 10_000,
+    desc: 'How long a reply from LLM_BASE_URL may take before the extractive answer is used instead.',
+  }),
 };
 
 export type ChatConfig = Config<typeof chatConfigSpec>;

@@ -16,7 +16,8 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
   let otherWidget: string;
 
   const visitor = (headers: Record<string, string> = {}) => new ChatVisitor(stack.gateway.url, headers);
-  const widgetOf = async (account: TestAccount): Promise<string> => ((await (await stack.call('/whoami', { key: account.key })).json()) as WhoamiResponseDto).widget;
+  const widgetOf = async (account: TestAccount): Promise<string> =>
+    ((await (await stack.call('/whoami', { key: account.key })).json()) as WhoamiResponseDto).widget;
   const passFor = async (ref: string, key = stack.account.key): Promise<string> => {
     const response = await stack.call(`/contacts/${encodeURIComponent(ref)}/identity`, { method: 'POST', key });
     expect(response.status).toBe(201);
@@ -27,16 +28,26 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     const all: PublicEvent[] = [];
     let after = 0;
     for (;;) {
-      const page = (await (await stack.call(`/events?after=${after}&limit=200`, { key })).json()) as { events: PublicEvent[]; next_after: number; more: boolean };
+      const page = (await (await stack.call(`/events?after=${after}&limit=200`, { key })).json()) as {
+        events: PublicEvent[];
+        next_after: number;
+        more: boolean;
+      };
       all.push(...page.events);
       after = page.next_after;
       if (!page.more) return all;
     }
   };
-  const waitForEvent = async <K extends PublicEvent['event']>(kind: K, test: (e: Extract<PublicEvent, { event: K }>) => boolean, key?: string) => {
+  const waitForEvent = async <K extends PublicEvent['event']>(
+    kind: K,
+    test: (e: Extract<PublicEvent, { event: K }>) => boolean,
+    key?: string,
+  ) => {
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const found = (await feed(key)).filter((e): e is Extract<PublicEvent, { event: K }> => e.event === kind && test(e as Extract<PublicEvent, { event: K }>));
+      const found = (await feed(key)).filter(
+        (e): e is Extract<PublicEvent, { event: K }> => e.event === kind && test(e as Extract<PublicEvent, { event: K }>),
+      );
       if (found.length > 0) return found;
       if (Date.now() > deadline) throw new Error(`no ${kind} event in the feed: ${JSON.stringify(await feed(key))}`);
       await sleep(100);
@@ -50,24 +61,52 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     });
     widget = await widgetOf(stack.account);
     otherWidget = await widgetOf(stack.other);
-    const piece = (ref: string, heading: string, text: string, url?: string) => stack.call(`/knowledge/${ref}`, { method: 'PUT', json: { heading, text, ...(url ? { url } : {}) } });
-    expect((await piece('returns', 'Returns and refunds', 'You can return any item within 30 days of delivery for a full refund. Print the return label from your account.', 'https://shop.example/returns')).status).toBe(201);
-    expect((await piece('shipping', 'Shipping times', 'Orders ship within two working days. Delivery in Germany takes three to five days.')).status).toBe(201);
-    expect((await piece('versand', 'Versandkosten', 'Der Versand innerhalb Deutschlands kostet 4,90 Euro, ab 50 Euro Bestellwert ist er kostenlos.')).status).toBe(201);
-    expect((await stack.call('/contacts/c-ada', { method: 'PUT', json: { name: 'Ada Lovelace', email: 'ada@example.com', email_confirmed: true, phone: '+447700900123' } })).status).toBe(201);
+    const piece = (ref: string, heading: string, text: string, url?: string) =>
+      stack.call(`/knowledge/${ref}`, { method: 'PUT', json: { heading, text, ...(url ? { url } : {}) } });
+    expect(
+      (
+        await piece(
+          'returns',
+          'Returns and refunds',
+          'You can return any item within 30 days of delivery for a full refund. Print the return label from your account.',
+          'https://shop.example/returns',
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      (await piece('shipping', 'Shipping times', 'Orders ship within two working days. Delivery in Germany takes three to five days.'))
+        .status,
+    ).toBe(201);
+    expect(
+      (
+        await piece(
+          'versand',
+          'Versandkosten',
+          'Der Versand innerhalb Deutschlands kostet 4,90 Euro, ab 50 Euro Bestellwert ist er kostenlos.',
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await stack.call('/contacts/c-ada', {
+          method: 'PUT',
+          json: { name: 'Ada Lovelace', email: 'ada@example.com', email_confirmed: true, phone: '+447700900123' },
+        })
+      ).status,
+    ).toBe(201);
   }, 120_000);
 
   afterAll(async () => {
     await stack?.stop();
   });
 
-  it('/whoami returns the account\'s public widget id, one per account', async () => {
+  it("/whoami returns the account's public widget id, one per account", async () => {
     expect(widget).toMatch(/^wgt_[0-9a-f]{32}$/);
     expect(otherWidget).toMatch(/^wgt_[0-9a-f]{32}$/);
     expect(otherWidget).not.toBe(widget);
   });
 
-  it('a session with a pass is that customer\'s (named, details offered back); its token reopens the same conversation (200)', async () => {
+  it("a session with a pass is that customer's (named, details offered back); its token reopens the same conversation (200)", async () => {
     const ada = visitor();
     const first = await ada.session({ widget, identity: await passFor('c-ada') });
     expect(first.status).toBe(201);
@@ -85,7 +124,7 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     expect(((await read.json()) as { conversation: { id: number } }).conversation.id).toBe(first.body.conversation.id);
   });
 
-  it('without a pass, or with an invalid one, or an erased customer\'s, the visitor is anonymous; an unknown widget is 404', async () => {
+  it("without a pass, or with an invalid one, or an erased customer's, the visitor is anonymous; an unknown widget is 404", async () => {
     expect((await visitor().session({ widget })).body.customer).toBeNull();
     const invalid = await visitor().session({ widget, identity: 'not-a-pass' });
     expect(invalid.status).toBe(201);
@@ -97,7 +136,11 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     expect((await stack.call('/contacts/c-gone', { method: 'DELETE' })).status).toBe(204);
     expect((await visitor().session({ widget, identity: pass })).body.customer).toBeNull();
 
-    const response = await visitor().call('/sessions', { method: 'POST', json: { widget: 'wgt_00000000000000000000000000000000' }, auth: false });
+    const response = await visitor().call('/sessions', {
+      method: 'POST',
+      json: { widget: 'wgt_00000000000000000000000000000000' },
+      auth: false,
+    });
     expect(response.status).toBe(404);
     expect(await errorCode(response)).toBe('not_found');
     const bad = await visitor().call('/sessions', { method: 'POST', json: { widget: 'nope', extra: 1 }, auth: false });
@@ -105,7 +148,7 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     expect(await errorCode(bad)).toBe('validation_failed');
   });
 
-  it('another account\'s visitor token never works: a session of another widget starts a new conversation, and a bad token is 401', async () => {
+  it("another account's visitor token never works: a session of another widget starts a new conversation, and a bad token is 401", async () => {
     const mine = visitor();
     const session = await mine.session({ widget });
     const elsewhere = await visitor().session({ widget: otherWidget, token: session.body.token });
@@ -127,7 +170,14 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     const stream = await shopper.stream();
     expect(stream.status).toBe(200);
     const asked = await shopper.send('How do I return an item for a refund?');
-    expect(asked).toEqual({ id: 1, author: 'customer', text: 'How do I return an item for a refund?', at: expect.stringMatching(/\+00:00$/), citation: null, offers_person: false });
+    expect(asked).toEqual({
+      id: 1,
+      author: 'customer',
+      text: 'How do I return an item for a refund?',
+      at: expect.stringMatching(/\+00:00$/),
+      citation: null,
+      offers_person: false,
+    });
     const answer = await stream.waitForMessage((m) => m.author === 'assistant');
     expect(answer.id).toBe(2);
     expect(answer.citation).toEqual({ external_ref: 'returns', heading: 'Returns and refunds', url: 'https://shop.example/returns' });
@@ -137,7 +187,11 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     expect(stream.messages().map((m) => m.id)).toEqual([1, 2]);
     await stream.close();
 
-    const conversation = { id: session.body.conversation.id, channel: 'web', url: `http://localhost:3000/inbox/${session.body.conversation.id}` };
+    const conversation = {
+      id: session.body.conversation.id,
+      channel: 'web',
+      url: `http://localhost:3000/inbox/${session.body.conversation.id}`,
+    };
     const [received] = await waitForEvent('message.received', (e) => e.data.conversation.id === conversation.id);
     expect(received?.data.message).toEqual({ id: 1, text: asked.text, at: asked.at });
     expect(received?.data.conversation).toEqual(conversation);
@@ -147,7 +201,10 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     expect(sent?.data.contact.svc_id).toBe(received?.data.contact.svc_id);
 
     // The business attaches its ref to the chat-met customer; later events carry it.
-    const attach = await stack.call('/contacts/c-shopper', { method: 'PUT', json: { svc_id: received?.data.contact.svc_id, name: 'Sam Shopper' } });
+    const attach = await stack.call('/contacts/c-shopper', {
+      method: 'PUT',
+      json: { svc_id: received?.data.contact.svc_id, name: 'Sam Shopper' },
+    });
     expect(attach.status).toBe(200);
     await shopper.send('And how long does shipping take?');
     const later = await waitForEvent('message.received', (e) => e.data.conversation.id === conversation.id && e.data.message.id === 3);
@@ -198,7 +255,10 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     const stream = await ada.stream();
     await ada.send('Can I change the delivery address of my order?');
     await stream.waitForMessage((m) => m.author === 'assistant');
-    const early = await ada.call('/handover/reach', { method: 'POST', json: { channel: 'email', email: 'ada@example.com', consent: false, consent_text: 'x' } });
+    const early = await ada.call('/handover/reach', {
+      method: 'POST',
+      json: { channel: 'email', email: 'ada@example.com', consent: false, consent_text: 'x' },
+    });
     expect(early.status).toBe(409);
     await ada.send('talk to a person please');
     await stream.waitForState((s) => s.status === 'needs_human' && s.handover === 'waiting');
@@ -206,13 +266,22 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     const texts = (await (await ada.call('/texts?lang=en', { auth: false })).json()) as ChatTexts;
     await stream.waitForMessage((m) => m.author === 'system' && m.text === texts.ask_reach);
 
-    const wrongWords = await ada.call('/handover/reach', { method: 'POST', json: { channel: 'email', email: 'ada@example.com', consent: true, consent_text: 'I agree to anything' } });
+    const wrongWords = await ada.call('/handover/reach', {
+      method: 'POST',
+      json: { channel: 'email', email: 'ada@example.com', consent: true, consent_text: 'I agree to anything' },
+    });
     expect(wrongWords.status).toBe(400);
     expect(await errorCode(wrongWords)).toBe('validation_failed');
-    const noEmail = await ada.call('/handover/reach', { method: 'POST', json: { channel: 'email', consent: false, consent_text: texts.reply_email_consent } });
+    const noEmail = await ada.call('/handover/reach', {
+      method: 'POST',
+      json: { channel: 'email', consent: false, consent_text: texts.reply_email_consent },
+    });
     expect(noEmail.status).toBe(400);
 
-    const reach = await ada.call('/handover/reach', { method: 'POST', json: { channel: 'email', email: 'ada@example.com', consent: true, consent_text: texts.reply_email_consent, lang: 'en' } });
+    const reach = await ada.call('/handover/reach', {
+      method: 'POST',
+      json: { channel: 'email', email: 'ada@example.com', consent: true, consent_text: texts.reply_email_consent, lang: 'en' },
+    });
     expect(reach.status).toBe(200);
     expect(await reach.json()).toEqual({ id, channel: 'web', status: 'handed_over', handover: 'created' });
     await stream.waitForState((s) => s.handover === 'created');
@@ -226,9 +295,18 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
       contact: { ref: 'c-ada', name: 'Ada Lovelace' },
     });
     const [granted] = await waitForEvent('consent.granted', (e) => e.data.conversation.id === id);
-    expect(granted?.data.consent).toMatchObject({ purpose: 'reply_email', text: texts.reply_email_consent, lang: 'en', source: 'chat', origin: 'chat', granted: true, active: true });
+    expect(granted?.data.consent).toMatchObject({
+      purpose: 'reply_email',
+      text: texts.reply_email_consent,
+      lang: 'en',
+      source: 'chat',
+      origin: 'chat',
+      granted: true,
+      active: true,
+    });
     expect(granted?.data.contact.ref).toBe('c-ada');
-    const consents = ((await (await stack.call('/contacts/c-ada')).json()) as { consents: Array<{ origin: string; purpose: string }> }).consents;
+    const consents = ((await (await stack.call('/contacts/c-ada')).json()) as { consents: Array<{ origin: string; purpose: string }> })
+      .consents;
     expect(consents).toEqual([expect.objectContaining({ origin: 'chat', purpose: 'reply_email' })]);
   });
 
@@ -240,18 +318,37 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     await anon.send('I need a human');
     await stream.waitForState((s) => s.handover === 'ask_reach', 10_000);
     const texts = (await (await anon.call('/texts', { auth: false })).json()) as ChatTexts;
-    const reach = await anon.call('/handover/reach', { method: 'POST', json: { channel: 'whatsapp', phone: '+4915112345678', consent: false, consent_text: texts.reply_whatsapp_consent } });
+    const reach = await anon.call('/handover/reach', {
+      method: 'POST',
+      json: { channel: 'whatsapp', phone: '+4915112345678', consent: false, consent_text: texts.reply_whatsapp_consent },
+    });
     expect(reach.status).toBe(200);
     await stream.waitForMessage((m) => m.author === 'system' && m.text.includes('+4915112345678'));
     await stream.close();
     const [created] = await waitForEvent('handover.created', (e) => e.data.conversation.id === id);
-    expect(created?.data.reach).toEqual({ method: 'whatsapp', email: '', email_verified: false, whatsapp: '+4915112345678', whatsapp_verified: false, consent: false });
+    expect(created?.data.reach).toEqual({
+      method: 'whatsapp',
+      email: '',
+      email_verified: false,
+      whatsapp: '+4915112345678',
+      whatsapp_verified: false,
+      consent: false,
+    });
     expect(created?.data.contact).toMatchObject({ ref: null, phone: '+4915112345678', phone_confirmed: false });
-    const found = ((await (await stack.call('/contacts?phone=%2B4915112345678')).json()) as { contacts: Array<{ ref: string | null; svc_id: number; consents: unknown[] }> }).contacts;
-    expect(found).toEqual([expect.objectContaining({ ref: null, svc_id: created?.data.contact.svc_id, phone_confirmed: false, consents: [] })]);
+    const found = (
+      (await (await stack.call('/contacts?phone=%2B4915112345678')).json()) as {
+        contacts: Array<{ ref: string | null; svc_id: number; consents: unknown[] }>;
+      }
+    ).contacts;
+    expect(found).toEqual([
+      expect.objectContaining({ ref: null, svc_id: created?.data.contact.svc_id, phone_confirmed: false, consents: [] }),
+    ]);
     await sleep(500);
     expect((await feed()).filter((e) => e.event === 'consent.granted' && e.data.conversation.id === id)).toEqual([]);
-    const again = await anon.call('/handover/reach', { method: 'POST', json: { channel: 'whatsapp', phone: '+4915112345678', consent: false, consent_text: texts.reply_whatsapp_consent } });
+    const again = await anon.call('/handover/reach', {
+      method: 'POST',
+      json: { channel: 'whatsapp', phone: '+4915112345678', consent: false, consent_text: texts.reply_whatsapp_consent },
+    });
     expect(again.status).toBe(409);
   });
 
@@ -281,19 +378,59 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
   it('allowed origins (admin widget origins): other pages get 403 forbidden_origin; allowed ones get CORS; preflights are answered', async () => {
     const account = await stack.newAccount('Origins');
     const accountWidget = await widgetOf(account);
-    const admin = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), 'widget', 'origins', '--account', account.accountId, '--origins', 'https://a.example,https://b.example/'], {
-      env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: stack.db.url, CHAT_URL: stack.services['chat']?.url, INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'] },
-      encoding: 'utf8',
-    });
+    const admin = spawnSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'dist/apps/admin/src/main.js'),
+        'widget',
+        'origins',
+        '--account',
+        account.accountId,
+        '--origins',
+        'https://a.example,https://b.example/',
+      ],
+      {
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          DATABASE_URL: stack.db.url,
+          CHAT_URL: stack.services['chat']?.url,
+          INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'],
+        },
+        encoding: 'utf8',
+      },
+    );
     expect({ status: admin.status, stderr: admin.stderr }).toEqual({ status: 0, stderr: '' });
-    expect(JSON.parse(admin.stdout)).toEqual({ widget: { account_id: account.accountId, allowed_origins: ['https://a.example', 'https://b.example'] } });
-    // The settings route is for the product's own services: no signed context, no entry.
-    const unsigned = await fetch(`${stack.services['chat']?.url}/internal/chat/widget-settings`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"origins":[]}' });
-    expect(unsigned.status).toBe(401);
-    const badOrigin = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), 'widget', 'origins', '--account', account.accountId, '--origins', 'https://a.example/path'], {
-      env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: stack.db.url, CHAT_URL: stack.services['chat']?.url, INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'] },
-      encoding: 'utf8',
+    expect(JSON.parse(admin.stdout)).toEqual({
+      widget: { account_id: account.accountId, allowed_origins: ['https://a.example', 'https://b.example'] },
     });
+    // The settings route is for the product's own services: no signed context, no entry.
+    const unsigned = await fetch(`${stack.services['chat']?.url}/internal/chat/widget-settings`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{"origins":[]}',
+    });
+    expect(unsigned.status).toBe(401);
+    const badOrigin = spawnSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'dist/apps/admin/src/main.js'),
+        'widget',
+        'origins',
+        '--account',
+        account.accountId,
+        '--origins',
+        'https://a.example/path',
+      ],
+      {
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          DATABASE_URL: stack.db.url,
+          CHAT_URL: stack.services['chat']?.url,
+          INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'],
+        },
+        encoding: 'utf8',
+      },
+    );
     expect(badOrigin.status).toBe(2);
 
     const allowed = visitor({ origin: 'https://a.example' });
@@ -303,7 +440,11 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     expect(withCors.status).toBe(200);
     expect(withCors.headers.get('access-control-allow-origin')).toBe('https://a.example');
 
-    const refused = await visitor({ origin: 'https://evil.example' }).call('/sessions', { method: 'POST', json: { widget: accountWidget }, auth: false });
+    const refused = await visitor({ origin: 'https://evil.example' }).call('/sessions', {
+      method: 'POST',
+      json: { widget: accountWidget },
+      auth: false,
+    });
     expect(refused.status).toBe(403);
     expect(await errorCode(refused)).toBe('forbidden_origin');
     const stolen = visitor({ origin: 'https://evil.example' });
@@ -314,7 +455,11 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
 
     const preflight = await fetch(`${stack.gateway.url}/chat/v1/messages`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://a.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      headers: {
+        origin: 'https://a.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('https://a.example');
@@ -336,8 +481,15 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     expect(texts.reply_email_consent).toContain('e-mail');
   });
 
-  it('erasure blanks the customer\'s name, email and phone in conversations and messages', async () => {
-    expect((await stack.call('/contacts/c-erase', { method: 'PUT', json: { name: 'Grace Hopper', email: 'grace@example.com', phone: '+15555550100' } })).status).toBe(201);
+  it("erasure blanks the customer's name, email and phone in conversations and messages", async () => {
+    expect(
+      (
+        await stack.call('/contacts/c-erase', {
+          method: 'PUT',
+          json: { name: 'Grace Hopper', email: 'grace@example.com', phone: '+15555550100' },
+        })
+      ).status,
+    ).toBe(201);
     const grace = visitor();
     const session = await grace.session({ widget, identity: await passFor('c-erase') });
     await grace.send('Hi, I am Grace Hopper, write to grace@example.com');
@@ -345,12 +497,20 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     const deadline = Date.now() + 20_000;
     let rows: Array<{ customer_name: string; customer_email: string | null; customer_phone: string | null }> = [];
     while (Date.now() < deadline) {
-      rows = await queryRows<(typeof rows)[number]>(stack.dataSource, 'SELECT customer_name, customer_email, customer_phone FROM chat.conversations WHERE id = $1', [session.body.conversation.id]);
+      rows = await queryRows<(typeof rows)[number]>(
+        stack.dataSource,
+        'SELECT customer_name, customer_email, customer_phone FROM chat.conversations WHERE id = $1',
+        [session.body.conversation.id],
+      );
       if (rows[0]?.customer_name === '') break;
       await sleep(100);
     }
     expect(rows).toEqual([{ customer_name: '', customer_email: null, customer_phone: null }]);
-    const texts = await queryRows<{ text: string }>(stack.dataSource, "SELECT text FROM chat.messages WHERE conversation_id = $1 AND author = 'customer'", [session.body.conversation.id]);
+    const texts = await queryRows<{ text: string }>(
+      stack.dataSource,
+      "SELECT text FROM chat.messages WHERE conversation_id = $1 AND author = 'customer'",
+      [session.body.conversation.id],
+    );
     expect(texts.map((t) => t.text)).toEqual(['Hi, I am , write to ']);
     const reopened = await visitor().session({ widget, token: session.body.token });
     expect(reopened.body.customer).toBeNull();

@@ -83,7 +83,10 @@ export class ChatModule {
     });
     const handoverWaitMs = parseDuration(config.HANDOVER_WAIT);
     const llm = config.LLM_BASE_URL
-      ? new LlmClient({ baseUrl: config.LLM_BASE_URL, model: config.LLM_MODEL, apiKey: config.LLM_API_KEY, timeoutMs: config.LLM_TIMEOUT_MS }, logger.child({ component: 'llm' }))
+      ? new LlmClient(
+          { baseUrl: config.LLM_BASE_URL, model: config.LLM_MODEL, apiKey: config.LLM_API_KEY, timeoutMs: config.LLM_TIMEOUT_MS },
+          logger.child({ component: 'llm' }),
+        )
       : null;
     return {
       module: ChatModule,
@@ -112,10 +115,21 @@ export class ChatModule {
         ClientsLifecycle,
         { provide: DemoShop, useValue: new DemoShop(config.GATEWAY_URL, config.CHAT_DEMO_KEY) },
         VisitorGuard,
-        ...repositoryProviders(ConversationsRepository, WidgetSettingsRepository, InboxRepository, BookingsRepository, AnalyticsRepository, DeliveriesRepository),
+        ...repositoryProviders(
+          ConversationsRepository,
+          WidgetSettingsRepository,
+          InboxRepository,
+          BookingsRepository,
+          AnalyticsRepository,
+          DeliveriesRepository,
+        ),
         { provide: ChatEvents, useValue: new ChatEvents(config.APP_URL) },
         { provide: WidgetAccounts, inject: [WidgetsClient], useFactory: (widgets: WidgetsClient) => new WidgetAccounts(widgets) },
-        { provide: OriginPolicy, inject: [WidgetSettingsRepository], useFactory: (settings: WidgetSettingsRepository) => new OriginPolicy(settings, config.APP_URL) },
+        {
+          provide: OriginPolicy,
+          inject: [WidgetSettingsRepository],
+          useFactory: (settings: WidgetSettingsRepository) => new OriginPolicy(settings, config.APP_URL),
+        },
         {
           provide: CustomersService,
           inject: [ContactsClient, ConversationsRepository],
@@ -125,9 +139,19 @@ export class ChatModule {
           provide: SessionsService,
           inject: [ConversationsRepository, WidgetAccounts, OriginPolicy, IdentityClient],
           useFactory: (conversations: ConversationsRepository, widgets: WidgetAccounts, origins: OriginPolicy, identity: IdentityClient) =>
-            new SessionsService(conversations, widgets, origins, identity, new NewConversationThrottle(config.VISITOR_CONVERSATIONS_PER_ADDRESS, config.VISITOR_CONVERSATION_WINDOW_MS)),
+            new SessionsService(
+              conversations,
+              widgets,
+              origins,
+              identity,
+              new NewConversationThrottle(config.VISITOR_CONVERSATIONS_PER_ADDRESS, config.VISITOR_CONVERSATION_WINDOW_MS),
+            ),
         },
-        { provide: AnswerWriter, inject: [KnowledgeClient], useFactory: (knowledge: KnowledgeClient) => new AnswerWriter(knowledge, llm, config.ASSISTANT_SEARCH_CONCURRENCY) },
+        {
+          provide: AnswerWriter,
+          inject: [KnowledgeClient],
+          useFactory: (knowledge: KnowledgeClient) => new AnswerWriter(knowledge, llm, config.ASSISTANT_SEARCH_CONCURRENCY),
+        },
         {
           provide: AssistantService,
           inject: [ConversationsRepository, CustomersService, AnswerWriter, ChatEvents, MetricsService, DataSource, StreamService],
@@ -139,7 +163,15 @@ export class ChatModule {
             metrics: MetricsService,
             db: DataSource,
             streams: StreamService,
-          ) => new AssistantService(conversations, customers, writer, events, logger.child({ component: 'assistant' }), chatMetrics(metrics, db, streams)),
+          ) =>
+            new AssistantService(
+              conversations,
+              customers,
+              writer,
+              events,
+              logger.child({ component: 'assistant' }),
+              chatMetrics(metrics, db, streams),
+            ),
         },
         {
           provide: ConversationService,
@@ -151,7 +183,17 @@ export class ChatModule {
             events: ChatEvents,
             assistant: AssistantService,
             emails: EmailConfirmationService,
-          ) => new ConversationService(conversations, customers, contacts, events, assistant, handoverWaitMs, config.VISITOR_MESSAGES_PER_MINUTE, emails),
+          ) =>
+            new ConversationService(
+              conversations,
+              customers,
+              contacts,
+              events,
+              assistant,
+              handoverWaitMs,
+              config.VISITOR_MESSAGES_PER_MINUTE,
+              emails,
+            ),
         },
         {
           provide: HandoverSweeper,
@@ -159,36 +201,55 @@ export class ChatModule {
           useFactory: (conversations: ConversationsRepository) =>
             new HandoverSweeper(conversations, handoverSweepIntervalMs(handoverWaitMs), logger.child({ component: 'handover' })),
         },
-        { provide: ConversationNotifier, useFactory: () => new ConversationNotifier(config.DATABASE_URL, logger.child({ component: 'streams' })) },
+        {
+          provide: ConversationNotifier,
+          useFactory: () => new ConversationNotifier(config.DATABASE_URL, logger.child({ component: 'streams' })),
+        },
         {
           provide: StreamService,
           inject: [ConversationsRepository, ConversationNotifier, APP_LOGGER],
-          useFactory: (conversations: ConversationsRepository, notifier: ConversationNotifier, root: Logger) => new StreamService(conversations, notifier, root.child({ component: 'streams' })),
+          useFactory: (conversations: ConversationsRepository, notifier: ConversationNotifier, root: Logger) =>
+            new StreamService(conversations, notifier, root.child({ component: 'streams' })),
         },
         {
           provide: InboxService,
           inject: [InboxRepository, ConversationsRepository, CustomersService, ContactsClient, ChatEvents, WhatsappService],
-          useFactory: (inbox: InboxRepository, conversations: ConversationsRepository, customers: CustomersService, contacts: ContactsClient, events: ChatEvents, whatsapp: WhatsappService) =>
-            new InboxService(inbox, conversations, customers, contacts, events, whatsapp),
+          useFactory: (
+            inbox: InboxRepository,
+            conversations: ConversationsRepository,
+            customers: CustomersService,
+            contacts: ContactsClient,
+            events: ChatEvents,
+            whatsapp: WhatsappService,
+          ) => new InboxService(inbox, conversations, customers, contacts, events, whatsapp),
         },
         {
           provide: InboxStreamService,
           inject: [InboxRepository, ConversationNotifier, APP_LOGGER],
-          useFactory: (inbox: InboxRepository, notifier: ConversationNotifier, root: Logger) => new InboxStreamService(inbox, notifier, root.child({ component: 'inbox-streams' })),
+          useFactory: (inbox: InboxRepository, notifier: ConversationNotifier, root: Logger) =>
+            new InboxStreamService(inbox, notifier, root.child({ component: 'inbox-streams' })),
         },
         {
           provide: BookingsService,
           inject: [BookingsRepository, ConversationsRepository, ContactsClient],
-          useFactory: (bookings: BookingsRepository, conversations: ConversationsRepository, contacts: ContactsClient) => new BookingsService(bookings, conversations, contacts),
+          useFactory: (bookings: BookingsRepository, conversations: ConversationsRepository, contacts: ContactsClient) =>
+            new BookingsService(bookings, conversations, contacts),
         },
-        { provide: AnalyticsService, inject: [AnalyticsRepository], useFactory: (analytics: AnalyticsRepository) => new AnalyticsService(analytics) },
+        {
+          provide: AnalyticsService,
+          inject: [AnalyticsRepository],
+          useFactory: (analytics: AnalyticsRepository) => new AnalyticsService(analytics),
+        },
         { provide: WhatsappSecrets, useValue: new WhatsappSecrets(config.WHATSAPP_APP_SECRET, config.WHATSAPP_VERIFY_TOKEN) },
         {
           provide: ChannelsRepository,
           inject: [DataSource, ConversationsRepository],
           useFactory: (db: DataSource, conversations: ConversationsRepository) => new ChannelsRepository(db, conversations),
         },
-        { provide: EmailSender, useFactory: () => new EmailSender(config.SMTP_URL, config.EMAIL_FROM, logger.child({ component: 'email' })) },
+        {
+          provide: EmailSender,
+          useFactory: () => new EmailSender(config.SMTP_URL, config.EMAIL_FROM, logger.child({ component: 'email' })),
+        },
         {
           provide: DeliveryWorker,
           inject: [DeliveriesRepository, EmailSender],
@@ -205,16 +266,32 @@ export class ChatModule {
         {
           provide: WhatsappService,
           inject: [ChannelsRepository, ConversationsRepository, CustomersService, ContactsClient, ChatEvents, AssistantService],
-          useFactory: (channels: ChannelsRepository, conversations: ConversationsRepository, customers: CustomersService, contacts: ContactsClient, events: ChatEvents, assistant: AssistantService) =>
+          useFactory: (
+            channels: ChannelsRepository,
+            conversations: ConversationsRepository,
+            customers: CustomersService,
+            contacts: ContactsClient,
+            events: ChatEvents,
+            assistant: AssistantService,
+          ) =>
             new WhatsappService(channels, conversations, customers, contacts, events, assistant, logger.child({ component: 'whatsapp' })),
         },
         {
           provide: EmailConfirmationService,
           inject: [ChannelsRepository, ConversationsRepository, ContactsClient, ChatEvents],
-          useFactory: (channels: ChannelsRepository, conversations: ConversationsRepository, contacts: ContactsClient, events: ChatEvents) =>
+          useFactory: (
+            channels: ChannelsRepository,
+            conversations: ConversationsRepository,
+            contacts: ContactsClient,
+            events: ChatEvents,
+          ) =>
             new EmailConfirmationService(channels, conversations, contacts, events, config.APP_URL, logger.child({ component: 'email' })),
         },
-        { provide: ErasureService, inject: [ConversationsRepository], useFactory: (conversations: ConversationsRepository) => new ErasureService(conversations) },
+        {
+          provide: ErasureService,
+          inject: [ConversationsRepository],
+          useFactory: (conversations: ConversationsRepository) => new ErasureService(conversations),
+        },
       ],
     };
   }

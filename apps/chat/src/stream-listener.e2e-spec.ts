@@ -39,11 +39,20 @@ describe('chat streams when their LISTEN connection is killed (processes, real P
       await client.end();
     }
   };
-  const context = (): GatewayContext => ({ account: { id: stack.account.accountId, name: '', plan: 'scale' }, keyId: 'test', requestId: `req-${Date.now()}` });
+  const context = (): GatewayContext => ({
+    account: { id: stack.account.accountId, name: '', plan: 'scale' },
+    keyId: 'test',
+    requestId: `req-${Date.now()}`,
+  });
 
   beforeAll(async () => {
     stack = await startStack(['contacts-api', 'knowledge-api', 'chat'], { appEnv: { chat: { VISITOR_MESSAGES_PER_MINUTE: '100' } } });
-    chat = new ChatClient({ url: stack.services['chat']!.url, auth: new InternalAuth(stack.env['INTERNAL_AUTH_SECRET']!), timeoutMs: 10_000, logger: createLogger('test', 'silent') });
+    chat = new ChatClient({
+      url: stack.services['chat']!.url,
+      auth: new InternalAuth(stack.env['INTERNAL_AUTH_SECRET']!),
+      timeoutMs: 10_000,
+      logger: createLogger('test', 'silent'),
+    });
     widget = ((await (await stack.call('/whoami')).json()) as WhoamiResponseDto).widget;
   }, 120_000);
 
@@ -66,8 +75,9 @@ describe('chat streams when their LISTEN connection is killed (processes, real P
       const before = await waitFor('the stream listener', listener);
       // Its reconnection fails until the end of the outage (connections already open go on).
       const [{ name }] = await queryRows<{ name: string }>(stack.dataSource, 'SELECT current_database() AS name');
-      // eslint-disable-next-line no-restricted-syntax -- a statement on the server's own database, outside the suite's data source
-      const allowConnections = (allow: boolean) => onServer((server) => server.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS ${allow}`));
+      const allowConnections = (allow: boolean) =>
+        // eslint-disable-next-line no-restricted-syntax -- a statement on the server's own database, outside the suite's data source
+        onServer((server) => server.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS ${allow}`));
       await allowConnections(false);
       try {
         const terminated = await queryRows<{ done: boolean }>(
@@ -75,7 +85,9 @@ describe('chat streams when their LISTEN connection is killed (processes, real P
           "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = 'chat-streams' AND datname = current_database()",
         );
         expect(terminated).toEqual([{ done: true }]);
-        await waitFor('the listener to fail to reconnect', async () => (/stream listener could not connect/.test(stack.services['chat']!.output()) ? true : undefined));
+        await waitFor('the listener to fail to reconnect', async () =>
+          /stream listener could not connect/.test(stack.services['chat']!.output()) ? true : undefined,
+        );
 
         // Only the streams' polling can bring this one: nobody listens.
         const meanwhile = await visitor.send('Are you still there?');

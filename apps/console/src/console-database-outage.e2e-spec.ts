@@ -31,18 +31,45 @@ describe('console while its PostgreSQL is down (a private server, stopped and st
     });
   const signIn = () => api('/sign-in', { method: 'POST', cookie: '', json: { email: 'ana@outage.example', password: PASSWORD } });
   /** The calls a member's page makes: who is signed in, the team, a new member, a sign-in. */
-  const calls = () => [api('/session'), api('/members'), api('/members', { method: 'POST', json: { email: 'ben@outage.example' } }), signIn()];
+  const calls = () => [
+    api('/session'),
+    api('/members'),
+    api('/members', { method: 'POST', json: { email: 'ben@outage.example' } }),
+    signIn(),
+  ];
 
   beforeAll(async () => {
     server = await PrivatePostgres.create();
     const gatewayPort = String(await freePort());
     appUrl = `http://127.0.0.1:${gatewayPort}`;
-    stack = await startStack(['console'], { databaseServerUrl: server.serverUrl, env: { APP_URL: appUrl }, appEnv: { gateway: { PORT: gatewayPort } }, startTimeoutMs: 60_000 });
-    // `admin user create`, as an operator runs it, then the member sets a password (and is signed in).
-    const run = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), 'user', 'create', '--account', stack.account.accountId, '--email', 'ana@outage.example'], {
-      env: { ...process.env, DATABASE_URL: stack.env['DATABASE_URL'], INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'], CONSOLE_URL: stack.services['console']?.url },
-      encoding: 'utf8',
+    stack = await startStack(['console'], {
+      databaseServerUrl: server.serverUrl,
+      env: { APP_URL: appUrl },
+      appEnv: { gateway: { PORT: gatewayPort } },
+      startTimeoutMs: 60_000,
     });
+    // `admin user create`, as an operator runs it, then the member sets a password (and is signed in).
+    const run = spawnSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'dist/apps/admin/src/main.js'),
+        'user',
+        'create',
+        '--account',
+        stack.account.accountId,
+        '--email',
+        'ana@outage.example',
+      ],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: stack.env['DATABASE_URL'],
+          INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'],
+          CONSOLE_URL: stack.services['console']?.url,
+        },
+        encoding: 'utf8',
+      },
+    );
     expect(run.status).toBe(0);
     const token = new URL((JSON.parse(run.stdout) as { sign_in_url: string }).sign_in_url).searchParams.get('token');
     const set = await api('/set-password', { method: 'POST', cookie: '', json: { token, password: PASSWORD } });

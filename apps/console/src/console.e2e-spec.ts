@@ -46,7 +46,8 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
   /** Every customer message the walk sends (analytics must count exactly these). */
   let customerMessages = 0;
 
-  const widgetOf = async (account: TestAccount): Promise<string> => ((await (await stack.call('/whoami', { key: account.key })).json()) as WhoamiResponseDto).widget;
+  const widgetOf = async (account: TestAccount): Promise<string> =>
+    ((await (await stack.call('/whoami', { key: account.key })).json()) as WhoamiResponseDto).widget;
   const shopPage = async (settings: { widget: string; identity?: string }): Promise<Page> => {
     const path = `/p/${(pageCount += 1)}`;
     pages.set(path, settings);
@@ -70,7 +71,11 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     const all: PublicEvent[] = [];
     let after = 0;
     for (;;) {
-      const page = (await (await stack.call(`/events?after=${after}&limit=200`)).json()) as { events: PublicEvent[]; next_after: number; more: boolean };
+      const page = (await (await stack.call(`/events?after=${after}&limit=200`)).json()) as {
+        events: PublicEvent[];
+        next_after: number;
+        more: boolean;
+      };
       all.push(...page.events);
       after = page.next_after;
       if (!page.more) return all;
@@ -95,10 +100,19 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
   };
   /** `admin user create`, as an operator runs it. */
   const createUser = (accountId: string, email: string): Invited => {
-    const run = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), 'user', 'create', '--account', accountId, '--email', email], {
-      env: { ...process.env, DATABASE_URL: stack.env['DATABASE_URL'], INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'], CONSOLE_URL: stack.services['console']?.url },
-      encoding: 'utf8',
-    });
+    const run = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), 'user', 'create', '--account', accountId, '--email', email],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: stack.env['DATABASE_URL'],
+          INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'],
+          CONSOLE_URL: stack.services['console']?.url,
+        },
+        encoding: 'utf8',
+      },
+    );
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     return JSON.parse(run.stdout) as Invited;
@@ -107,7 +121,11 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
   const apiSession = async (email: string): Promise<(path: string, init?: { method?: string; json?: unknown }) => Promise<Response>> => {
     const { sign_in_url } = createUser(stack.other.accountId, email);
     const token = new URL(sign_in_url).searchParams.get('token');
-    const set = await fetch(`${appUrl}/console/v1/set-password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, password: PASSWORD }) });
+    const set = await fetch(`${appUrl}/console/v1/set-password`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token, password: PASSWORD }),
+    });
     expect(set.status).toBe(200);
     const cookie = (set.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const { csrf_token } = (await (await fetch(`${appUrl}/console/v1/session`, { headers: { cookie } })).json()) as { csrf_token: string };
@@ -130,7 +148,12 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
       appEnv: {
         gateway: { PORT: gatewayPort, AUTH_CACHE_TTL_MS: '2000' },
         chat: { HANDOVER_WAIT: '1h' },
-        'webhook-dispatcher': { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: ca.caFile, WEBHOOK_POLL_INTERVAL_MS: '100', WEBHOOK_RETRY_SCHEDULE: '1h,1h,1h,1h,1h,1h' },
+        'webhook-dispatcher': {
+          WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+          WEBHOOK_CA_FILE: ca.caFile,
+          WEBHOOK_POLL_INTERVAL_MS: '100',
+          WEBHOOK_RETRY_SCHEDULE: '1h,1h,1h,1h,1h,1h',
+        },
         console: { SIGN_IN_FAILURES: '3' },
       },
     });
@@ -139,9 +162,20 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
       const settings = pages.get(request.url ?? '');
       return settings ? embedPage(appUrl, settings, 'A shop') : '<!doctype html><title>none</title>';
     });
-    const piece = (ref: string, heading: string, text: string) => stack.call(`/knowledge/${ref}`, { method: 'PUT', json: { heading, text } });
-    expect((await piece('returns', 'Returns and refunds', 'You can return any item within 30 days of delivery for a full refund.')).status).toBe(201);
-    expect((await piece('tasting', 'Wine tasting evening', 'Our wine tasting evening runs every Friday at 7 pm in the shop; book a seat in the chat.')).status).toBe(201);
+    const piece = (ref: string, heading: string, text: string) =>
+      stack.call(`/knowledge/${ref}`, { method: 'PUT', json: { heading, text } });
+    expect(
+      (await piece('returns', 'Returns and refunds', 'You can return any item within 30 days of delivery for a full refund.')).status,
+    ).toBe(201);
+    expect(
+      (
+        await piece(
+          'tasting',
+          'Wine tasting evening',
+          'Our wine tasting evening runs every Friday at 7 pm in the shop; book a seat in the chat.',
+        )
+      ).status,
+    ).toBe(201);
     browser = await launchBrowser();
     console_ = await browser.context.newPage();
   }, 600_000);
@@ -156,7 +190,10 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
 
   it('admin user create prints the member and a one-time link; the link sets the password and signs in; sign-out and sign-in work; a used link does not', async () => {
     const invited = createUser(stack.account.accountId, 'ana@shop.example');
-    expect(invited).toEqual({ user: { id: expect.any(String), email: 'ana@shop.example' }, sign_in_url: expect.stringMatching(new RegExp(`^${appUrl}/set-password\\?token=[A-Za-z0-9_-]{43}$`)) });
+    expect(invited).toEqual({
+      user: { id: expect.any(String), email: 'ana@shop.example' },
+      sign_in_url: expect.stringMatching(new RegExp(`^${appUrl}/set-password\\?token=[A-Za-z0-9_-]{43}$`)),
+    });
 
     await console_.goto(invited.sign_in_url);
     await heading(console_, 'Set your password').waitFor();
@@ -186,16 +223,28 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
 
   it('sign-in is throttled (429 with Retry-After) and a write without the CSRF token is refused', async () => {
     const attempt = () =>
-      fetch(`${appUrl}/console/v1/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'nobody@shop.example', password: 'guess' }) });
+      fetch(`${appUrl}/console/v1/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'nobody@shop.example', password: 'guess' }),
+      });
     for (let i = 0; i < 3; i += 1) expect((await attempt()).status).toBe(401);
     const throttled = await attempt();
     expect(throttled.status).toBe(429);
     expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
 
     const cookie = (await browser.context.cookies(appUrl)).find((c) => c.name === 'svc_console');
-    const forged = await fetch(`${appUrl}/console/v1/keys`, { method: 'POST', headers: { cookie: `svc_console=${cookie?.value}`, 'content-type': 'application/json' }, body: '{}' });
+    const forged = await fetch(`${appUrl}/console/v1/keys`, {
+      method: 'POST',
+      headers: { cookie: `svc_console=${cookie?.value}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(forged.status).toBe(403);
-    const bad = await fetch(`${appUrl}/console/v1/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'x' }) });
+    const bad = await fetch(`${appUrl}/console/v1/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'x' }),
+    });
     expect(bad.status).toBe(400);
   });
   it('a customer message from the widget appears in the inbox without reload; the reply appears in the widget and as message.sent (author team) in the feed', async () => {
@@ -206,7 +255,9 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     process.stdout.write(`console: the inbox was interactive ${Date.now() - started} ms after navigation\n`);
     const shop = await shopPage({ widget });
     await ask(shop, 'How do I return an item?');
-    const conversationId = await waitFor('the conversation', async () => (await storage.get(shop, `svc-chat:${widget}:token`)) ? conversationOf(shop) : undefined);
+    const conversationId = await waitFor('the conversation', async () =>
+      (await storage.get(shop, `svc-chat:${widget}:token`)) ? conversationOf(shop) : undefined,
+    );
     // Live, without reload (the link's text is the last message: the question or, by now, the assistant's answer).
     const link = console_.getByRole('list', { name: 'Conversations' }).locator(`a[href="/inbox/${conversationId}"]`);
     await link.waitFor({ timeout: 10_000 });
@@ -222,25 +273,41 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     await shop.getByRole('log').getByText('Hello from the team: happy to help with your return.').waitFor({ timeout: 10_000 });
     await shoot('conversation');
     const sent = await waitFor('message.sent by the team', async () =>
-      (await feed()).find((e) => e.event === 'message.sent' && e.data.conversation.id === conversationId && e.data.message.author === 'team'),
+      (await feed()).find(
+        (e) => e.event === 'message.sent' && e.data.conversation.id === conversationId && e.data.message.author === 'team',
+      ),
     );
-    expect(sent.data).toMatchObject({ message: { text: 'Hello from the team: happy to help with your return.', author: 'team' }, conversation: { id: conversationId, url: `${appUrl}/inbox/${conversationId}` } });
+    expect(sent.data).toMatchObject({
+      message: { text: 'Hello from the team: happy to help with your return.', author: 'team' },
+      conversation: { id: conversationId, url: `${appUrl}/inbox/${conversationId}` },
+    });
     await shop.close();
   });
 
   it('Withdraw on an active consent → consent.withdrawn (withdrawn_by team, with the conversation) at a webhook receiver', async () => {
-    const registered = await stack.call('/webhooks', { method: 'POST', json: { url: receiver.url('/consents'), events: ['consent.withdrawn'] } });
+    const registered = await stack.call('/webhooks', {
+      method: 'POST',
+      json: { url: receiver.url('/consents'), events: ['consent.withdrawn'] },
+    });
     expect(registered.status).toBe(201);
     const put = await stack.call('/contacts/c-ada', {
       method: 'PUT',
-      json: { name: 'Ada Lovelace', email: 'ada@example.com', consents: [{ purpose: 'future_email', text: 'Yes, send me news by email.', given_at: '2026-11-01T10:00:00.123456Z', source: 'website_form' }] },
+      json: {
+        name: 'Ada Lovelace',
+        email: 'ada@example.com',
+        consents: [
+          { purpose: 'future_email', text: 'Yes, send me news by email.', given_at: '2026-11-01T10:00:00.123456Z', source: 'website_form' },
+        ],
+      },
     });
     expect(put.status).toBe(201);
     expect(((await put.json()) as ContactResponseDto).consents).toHaveLength(1);
     const pass = ((await (await stack.call('/contacts/c-ada/identity', { method: 'POST' })).json()) as IdentityPassResponseDto).token;
     const shop = await shopPage({ widget, identity: pass });
     await ask(shop, 'Please stop sending me emails');
-    const conversationId = await waitFor('the conversation', async () => (await storage.get(shop, `svc-chat:${widget}:token`)) ? conversationOf(shop) : undefined);
+    const conversationId = await waitFor('the conversation', async () =>
+      (await storage.get(shop, `svc-chat:${widget}:token`)) ? conversationOf(shop) : undefined,
+    );
 
     await go(`/inbox/${conversationId}`, /^Conversation with/);
     const panel = console_.getByRole('complementary', { name: 'Customer' });
@@ -272,7 +339,7 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     process.stdout.write(`console: a revoked key was refused ${Date.now() - revokedAt} ms after revocation\n`);
   });
 
-  it('webhooks: register shows the secret once; a failing receiver\'s attempts are listed with status codes; resend → delivered; a test event of any kind', async () => {
+  it("webhooks: register shows the secret once; a failing receiver's attempts are listed with status codes; resend → delivered; a test event of any kind", async () => {
     receiver.respond('/failing', { status: 500 });
     await go('/settings/webhooks', 'Webhooks');
     await console_.getByRole('textbox', { name: 'Endpoint URL' }).fill(receiver.url('/failing'));
@@ -297,7 +364,10 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     await shoot('webhooks');
     receiver.respond('/failing', { status: 204 });
     const before = receiver.received('/failing').length;
-    await console_.getByRole('button', { name: /^Resend delivery / }).first().click();
+    await console_
+      .getByRole('button', { name: /^Resend delivery / })
+      .first()
+      .click();
     await receiver.waitFor('/failing', before + 1);
     await waitFor('the delivery delivered', async () => {
       await console_.getByRole('button', { name: 'Refresh' }).click();
@@ -305,7 +375,10 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     });
     await console_.getByRole('combobox', { name: 'Event kind' }).selectOption('handover.created');
     await console_.getByRole('button', { name: 'Send test event' }).click();
-    await console_.getByRole('status').getByText(/Delivered: 204/).waitFor();
+    await console_
+      .getByRole('status')
+      .getByText(/Delivered: 204/)
+      .waitFor();
     const test = receiver.received('/failing').at(-1);
     expect(test?.headers['x-svc-test']).toBe('1');
     await shop.close();
@@ -317,12 +390,21 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     await shop.getByRole('button', { name: 'Request a booking' }).click();
     await shop.getByLabel('Date and time').fill('2030-05-17T19:00');
     await shop.getByRole('button', { name: 'Send booking request' }).click();
-    await shop.getByRole('log').getByText(/booking request .* was received/).waitFor();
+    await shop
+      .getByRole('log')
+      .getByText(/booking request .* was received/)
+      .waitFor();
     await go('/bookings', 'Bookings');
     const confirm = console_.getByRole('button', { name: /^Confirm booking / });
     await confirm.first().click();
-    await console_.getByRole('cell', { name: /^confirmed/ }).first().waitFor();
-    await shop.getByRole('log').getByText(/is confirmed/).waitFor({ timeout: 10_000 });
+    await console_
+      .getByRole('cell', { name: /^confirmed/ })
+      .first()
+      .waitFor();
+    await shop
+      .getByRole('log')
+      .getByText(/is confirmed/)
+      .waitFor({ timeout: 10_000 });
     await shop.close();
   });
 
@@ -331,12 +413,27 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     await console_.getByRole('table', { name: /^Figures from/ }).waitFor();
     await waitFor('the analytics', async () => {
       await console_.getByRole('button', { name: 'Show' }).click();
-      const total = await console_.getByRole('row').filter({ has: console_.getByRole('rowheader', { name: 'Messages: received', exact: true }) }).getByRole('cell').first().textContent();
+      const total = await console_
+        .getByRole('row')
+        .filter({ has: console_.getByRole('rowheader', { name: 'Messages: received', exact: true }) })
+        .getByRole('cell')
+        .first()
+        .textContent();
       return total === String(customerMessages) ? true : undefined;
     });
-    const team = await console_.getByRole('row').filter({ has: console_.getByRole('rowheader', { name: 'Messages: sent by the team', exact: true }) }).getByRole('cell').first().textContent();
+    const team = await console_
+      .getByRole('row')
+      .filter({ has: console_.getByRole('rowheader', { name: 'Messages: sent by the team', exact: true }) })
+      .getByRole('cell')
+      .first()
+      .textContent();
     expect(team).toBe('1');
-    const confirmed = await console_.getByRole('row').filter({ has: console_.getByRole('rowheader', { name: 'Bookings confirmed', exact: true }) }).getByRole('cell').first().textContent();
+    const confirmed = await console_
+      .getByRole('row')
+      .filter({ has: console_.getByRole('rowheader', { name: 'Bookings confirmed', exact: true }) })
+      .getByRole('cell')
+      .first()
+      .textContent();
     expect(confirmed).toBe('1');
     await shoot('analytics');
   });
@@ -348,12 +445,24 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     const target = await first.getAttribute('href');
     for (let i = 0; i < 40; i += 1) {
       await console_.keyboard.press('Tab');
-      if ((await console_.evaluate(() => (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } | null } }).document.activeElement?.getAttribute('href'))) === target) break;
+      if (
+        (await console_.evaluate(() =>
+          (
+            globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } | null } }
+          ).document.activeElement?.getAttribute('href'),
+        )) === target
+      )
+        break;
     }
     await console_.keyboard.press('Enter');
     await heading(console_, /^Conversation with/).waitFor();
     const reply = console_.getByRole('textbox', { name: 'Reply' });
-    for (let i = 0; i < 40 && !(await reply.evaluate((el) => el === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)); i += 1) {
+    for (
+      let i = 0;
+      i < 40 &&
+      !(await reply.evaluate((el) => el === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement));
+      i += 1
+    ) {
       await console_.keyboard.press('Tab');
     }
     await console_.keyboard.type('Typed with the keyboard');
@@ -368,7 +477,9 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     expect(mine.conversations).toEqual([]);
     const theirs = await waitFor('a conversation of account A', async () => {
       const cookie = (await browser.context.cookies(appUrl)).find((c) => c.name === 'svc_console');
-      const list = (await (await fetch(`${appUrl}/console/v1/conversations`, { headers: { cookie: `svc_console=${cookie?.value}` } })).json()) as { conversations: { id: number }[] };
+      const list = (await (
+        await fetch(`${appUrl}/console/v1/conversations`, { headers: { cookie: `svc_console=${cookie?.value}` } })
+      ).json()) as { conversations: { id: number }[] };
       return list.conversations[0]?.id;
     });
     expect((await other(`/conversations/${theirs}`)).status).toBe(404);
@@ -376,7 +487,11 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     const hooks = (await (await stack.call('/webhooks')).json()) as { webhooks: { id: number }[] };
     const hook = hooks.webhooks[0]?.id;
     expect((await other(`/webhooks/${hook}/deliveries`)).status).toBe(404);
-    const bookings = (await (await fetch(`${appUrl}/console/v1/bookings`, { headers: { cookie: `svc_console=${(await browser.context.cookies(appUrl)).find((c) => c.name === 'svc_console')?.value}` } })).json()) as { bookings: { id: number }[] };
+    const bookings = (await (
+      await fetch(`${appUrl}/console/v1/bookings`, {
+        headers: { cookie: `svc_console=${(await browser.context.cookies(appUrl)).find((c) => c.name === 'svc_console')?.value}` },
+      })
+    ).json()) as { bookings: { id: number }[] };
     expect((await other(`/bookings/${bookings.bookings[0]?.id}`, { method: 'PATCH', json: { status: 'cancelled' } })).status).toBe(404);
     expect(((await (await other('/bookings')).json()) as { bookings: unknown[] }).bookings).toEqual([]);
     expect((await fetch(`${appUrl}/console/v1/conversations`)).status).toBe(401);

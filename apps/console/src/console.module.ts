@@ -26,16 +26,26 @@ export class ConsoleModule {
   static forRoot(config: ConsoleConfig, logger: Logger): DynamicModule {
     return {
       module: ConsoleModule,
-      imports: [PlatformModule.forRoot({ config, logger }), PersistenceModule.forApp('console', config, CONSOLE_SCHEMA, CONSOLE_MIGRATIONS)],
+      imports: [
+        PlatformModule.forRoot({ config, logger }),
+        PersistenceModule.forApp('console', config, CONSOLE_SCHEMA, CONSOLE_MIGRATIONS),
+      ],
       controllers: [AuthController, InternalMembersController],
       providers: [
         {
           provide: MembersService,
           inject: [DataSource],
           useFactory: (db: DataSource) =>
-            new MembersService(new MembersRepository(db), config.APP_URL, config.SESSION_TTL_HOURS, { failures: config.SIGN_IN_FAILURES, windowS: config.SIGN_IN_WINDOW_S }),
+            new MembersService(new MembersRepository(db), config.APP_URL, config.SESSION_TTL_HOURS, {
+              failures: config.SIGN_IN_FAILURES,
+              windowS: config.SIGN_IN_WINDOW_S,
+            }),
         },
-        { provide: Upstreams, inject: [InternalAuth], useFactory: (auth: InternalAuth) => new Upstreams(config, auth, logger.child({ component: 'upstreams' })) },
+        {
+          provide: Upstreams,
+          inject: [InternalAuth],
+          useFactory: (auth: InternalAuth) => new Upstreams(config, auth, logger.child({ component: 'upstreams' })),
+        },
         UpstreamsLifecycle,
         SessionGuard,
         ConsoleInternalGuard,

@@ -41,7 +41,14 @@ describe('mergeCustomer', () => {
 
   it('applies sent fields over the defaults of a new customer', () => {
     const { fields } = mergeCustomer(NEW_CUSTOMER, { name: 'Ada', email: 'ada@example.com' });
-    expect(fields).toEqual({ name: 'Ada', email: 'ada@example.com', email_confirmed: false, phone: null, phone_confirmed: false, lang: null });
+    expect(fields).toEqual({
+      name: 'Ada',
+      email: 'ada@example.com',
+      email_confirmed: false,
+      phone: null,
+      phone_confirmed: false,
+      lang: null,
+    });
   });
 
   it('clears phone, email and lang on null, unconfirming what was cleared', () => {
@@ -75,7 +82,10 @@ describe('mergeCustomer', () => {
   });
 
   it('refuses to confirm an email or phone the customer does not have', () => {
-    expect(mergeCustomer(NEW_CUSTOMER, { email_confirmed: true, phone_confirmed: true }).problems.map((p) => p.path)).toEqual(['email_confirmed', 'phone_confirmed']);
+    expect(mergeCustomer(NEW_CUSTOMER, { email_confirmed: true, phone_confirmed: true }).problems.map((p) => p.path)).toEqual([
+      'email_confirmed',
+      'phone_confirmed',
+    ]);
     expect(mergeCustomer(customer(), { email: null, email_confirmed: true }).problems.map((p) => p.path)).toEqual(['email_confirmed']);
     expect(mergeCustomer(NEW_CUSTOMER, { email_confirmed: false }).problems).toEqual([]);
   });
@@ -128,7 +138,10 @@ describe('planConsents', () => {
   });
 
   it('matches a known identity whatever offset given_at is sent with, and changes nothing else about it', () => {
-    const plan = planConsents([stored()], [sent({ given_at: '2026-11-21T12:04:05.123456+02:00', text: 'Other words', granted: false, lang: 'fr' })]);
+    const plan = planConsents(
+      [stored()],
+      [sent({ given_at: '2026-11-21T12:04:05.123456+02:00', text: 'Other words', granted: false, lang: 'fr' })],
+    );
     expect(plan).toEqual({ insert: [], withdraw: [] });
   });
 
@@ -141,25 +154,42 @@ describe('planConsents', () => {
   });
 
   it('withdraws a known active consent, naming it by its stored identity', () => {
-    const plan = planConsents([stored()], [sent({ given_at: '2026-11-21T11:04:05.123456+01:00', withdrawn_at: '2026-12-01T09:00:00Z', withdrawn_by: 'customer_request' })]);
+    const plan = planConsents(
+      [stored()],
+      [sent({ given_at: '2026-11-21T11:04:05.123456+01:00', withdrawn_at: '2026-12-01T09:00:00Z', withdrawn_by: 'customer_request' })],
+    );
     expect(plan).toEqual({
       insert: [],
       withdraw: [
-        { purpose: 'future_email', given_at: '2026-11-21T10:04:05.123456+00:00', source: 'website_form', withdrawn_at: '2026-12-01T09:00:00Z', withdrawn_by: 'customer_request' },
+        {
+          purpose: 'future_email',
+          given_at: '2026-11-21T10:04:05.123456+00:00',
+          source: 'website_form',
+          withdrawn_at: '2026-12-01T09:00:00Z',
+          withdrawn_by: 'customer_request',
+        },
       ],
     });
   });
 
   it('leaves a consent that is already withdrawn, or was never granted, as it is', () => {
     const withdrawal = sent({ withdrawn_at: '2026-12-02T09:00:00Z', withdrawn_by: 'again' });
-    expect(planConsents([stored({ withdrawn_at: '2026-12-01T09:00:00+00:00', withdrawn_by: 'customer' })], [withdrawal])).toEqual({ insert: [], withdraw: [] });
+    expect(planConsents([stored({ withdrawn_at: '2026-12-01T09:00:00+00:00', withdrawn_by: 'customer' })], [withdrawal])).toEqual({
+      insert: [],
+      withdraw: [],
+    });
     expect(planConsents([stored({ granted: false })], [withdrawal])).toEqual({ insert: [], withdraw: [] });
   });
 
   it('treats one identity sent twice in a request as two requests in order', () => {
     const plan = planConsents([], [sent(), sent({ text: 'ignored', withdrawn_at: '2026-12-01T09:00:00Z' })]);
-    expect(plan.insert).toEqual([{ ...stored({ lang: null, withdrawn_at: '2026-12-01T09:00:00Z' }), given_at: '2026-11-21T10:04:05.123456Z' }]);
-    const twice = planConsents([stored()], [sent({ withdrawn_at: '2026-12-01T09:00:00Z' }), sent({ withdrawn_at: '2026-12-02T09:00:00Z' })]);
+    expect(plan.insert).toEqual([
+      { ...stored({ lang: null, withdrawn_at: '2026-12-01T09:00:00Z' }), given_at: '2026-11-21T10:04:05.123456Z' },
+    ]);
+    const twice = planConsents(
+      [stored()],
+      [sent({ withdrawn_at: '2026-12-01T09:00:00Z' }), sent({ withdrawn_at: '2026-12-02T09:00:00Z' })],
+    );
     expect(twice.withdraw.map((w) => w.withdrawn_at)).toEqual(['2026-12-01T09:00:00Z']);
   });
 });

@@ -3,7 +3,15 @@
  * (confirmation included) and what a list of sent consents does to the stored ones. No I/O here:
  * the service loads the state, asks these functions, and has the repository write the answer.
  */
-import { canonicalLanguageTag, ConsentInputDto, CustomerFields, ErrorDetail, isActiveConsent, StoredConsent, UpsertContactDto } from '@svc/contracts';
+import {
+  canonicalLanguageTag,
+  ConsentInputDto,
+  CustomerFields,
+  ErrorDetail,
+  isActiveConsent,
+  StoredConsent,
+  UpsertContactDto,
+} from '@svc/contracts';
 import { parseTimestampInput } from '@svc/persistence';
 
 /** A customer created by a PUT starts like this; the request's fields apply on top. */
@@ -34,14 +42,23 @@ const samePhone = (a: string | null, b: string | null): boolean => a === b;
  * unconfirmed unless the same request confirms it; an explicit flag always wins; no value means
  * nothing is confirmed, and asking to confirm nothing is a problem.
  */
-function contactPoint(field: 'email' | 'phone', current: CustomerFields, changes: CustomerChanges, problems: ErrorDetail[]): { value: string | null; confirmed: boolean } {
+function contactPoint(
+  field: 'email' | 'phone',
+  current: CustomerFields,
+  changes: CustomerChanges,
+  problems: ErrorDetail[],
+): { value: string | null; confirmed: boolean } {
   const confirmedField = `${field}_confirmed` as const;
   const stored = { value: current[field], confirmed: current[confirmedField] };
   const sent = { value: changes[field], confirmed: changes[confirmedField] };
   const same = field === 'email' ? sameEmail : samePhone;
   const value = sent.value === undefined ? stored.value : sent.value;
   if (value === null) {
-    if (sent.confirmed === true) problems.push({ path: `${field}_confirmed`, message: `${field}_confirmed cannot be true without ${field === 'email' ? 'an email' : 'a phone'}` });
+    if (sent.confirmed === true)
+      problems.push({
+        path: `${field}_confirmed`,
+        message: `${field}_confirmed cannot be true without ${field === 'email' ? 'an email' : 'a phone'}`,
+      });
     return { value, confirmed: false };
   }
   if (sent.confirmed !== undefined) return { value, confirmed: sent.confirmed };
@@ -82,7 +99,8 @@ export function instantMicros(timestamp: string): bigint {
   return BigInt(local - offset) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
 }
 
-const TIMESTAMP_MESSAGE = 'must be an ISO 8601 date-time with Z or an offset and at most microseconds, such as 2026-11-21T10:04:05.123456+00:00';
+const TIMESTAMP_MESSAGE =
+  'must be an ISO 8601 date-time with Z or an offset and at most microseconds, such as 2026-11-21T10:04:05.123456+00:00';
 
 /** What the DTO cannot check about sent consents: timestamps with a zone, and withdrawal fields that fit together. */
 export function consentProblems(consents: ConsentInputDto[]): ErrorDetail[] {

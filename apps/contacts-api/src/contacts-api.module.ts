@@ -14,7 +14,13 @@ export class ContactsApiModule {
   static forRoot(config: ContactsApiConfig, logger: Logger): DynamicModule {
     return {
       module: ContactsApiModule,
-      imports: serviceStack('contacts-api', { config, logger, schema: CONTACTS_SCHEMA, migrations: CONTACTS_MIGRATIONS, behindGateway: true }),
+      imports: serviceStack('contacts-api', {
+        config,
+        logger,
+        schema: CONTACTS_SCHEMA,
+        migrations: CONTACTS_MIGRATIONS,
+        behindGateway: true,
+      }),
       controllers: [ContactsController, InternalContactsController],
       providers: [...repositoryProviders(ContactsRepository), ContactsService],
     };

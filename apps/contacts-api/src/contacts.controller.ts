@@ -26,9 +26,15 @@ import { ContactsService } from './contacts.service';
 
 const BAD_REF = {
   summary: 'The ref in the path is too long or has control characters',
-  value: errorExample('validation_failed', 'The request has invalid fields.', [{ path: 'ref', message: 'ref must be 1 to 255 characters' }]),
+  value: errorExample('validation_failed', 'The request has invalid fields.', [
+    { path: 'ref', message: 'ref must be 1 to 255 characters' },
+  ]),
 };
-const NOT_FOUND = { type: ErrorResponseDto, description: 'No customer of this account has this ref.', example: errorExample('not_found', 'There is no customer with ref "cust-1042".') };
+const NOT_FOUND = {
+  type: ErrorResponseDto,
+  description: 'No customer of this account has this ref.',
+  example: errorExample('not_found', 'There is no customer with ref "cust-1042".'),
+};
 
 @ApiTags('Customers')
 @ApiBearerAuth()
@@ -49,7 +55,10 @@ export class ContactsController {
       'customer the chat met (200).',
   })
   @ApiCreatedResponse({ type: ContactResponseDto, description: 'The customer was created.' })
-  @ApiOkResponse({ type: ContactResponseDto, description: 'The customer was updated, or `{ref}` was attached to the chat-met customer `svc_id` names.' })
+  @ApiOkResponse({
+    type: ContactResponseDto,
+    description: 'The customer was updated, or `{ref}` was attached to the chat-met customer `svc_id` names.',
+  })
   @ApiBadRequestResponse({
     type: ErrorResponseDto,
     description: 'The body is not JSON, or fields are invalid: `details` names each (`consents[0].given_at`).',
@@ -58,14 +67,22 @@ export class ContactsController {
         summary: 'Invalid fields',
         value: errorExample('validation_failed', 'The request has invalid fields.', [
           { path: 'phone', message: 'phone must be an E.164 number such as +447700900123' },
-          { path: 'consents[0].given_at', message: 'given_at must be an ISO 8601 date-time with Z or an offset and at most microseconds, such as 2026-11-21T10:04:05.123456+00:00' },
+          {
+            path: 'consents[0].given_at',
+            message:
+              'given_at must be an ISO 8601 date-time with Z or an offset and at most microseconds, such as 2026-11-21T10:04:05.123456+00:00',
+          },
         ]),
       },
       invalid_json: { summary: 'The body does not parse', value: errorExample('invalid_json', 'The request body is not valid JSON.') },
       bad_ref: BAD_REF,
     },
   })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: '`svc_id` names no customer of this account.', example: errorExample('not_found', 'There is no customer with svc_id 48213.') })
+  @ApiNotFoundResponse({
+    type: ErrorResponseDto,
+    description: '`svc_id` names no customer of this account.',
+    example: errorExample('not_found', 'There is no customer with svc_id 48213.'),
+  })
   @ApiConflictResponse({
     type: ErrorResponseDto,
     description: 'With `svc_id`: that customer already has another ref, or `{ref}` already names another customer.',
@@ -86,7 +103,8 @@ export class ContactsController {
   @ApiOperation({
     operationId: 'getContact',
     summary: 'A customer with every consent.',
-    description: 'The customer stored under your `ref`, with every consent (granted, refused and withdrawn), oldest `given_at` first. 404 when there is none.',
+    description:
+      'The customer stored under your `ref`, with every consent (granted, refused and withdrawn), oldest `given_at` first. 404 when there is none.',
   })
   @ApiOkResponse({ type: ContactResponseDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'The ref is invalid.', examples: { bad_ref: BAD_REF } })
@@ -105,7 +123,9 @@ export class ContactsController {
   @ApiBadRequestResponse({
     type: ErrorResponseDto,
     description: 'Not exactly one of `email` and `phone`, an invalid value, or an unknown parameter.',
-    example: errorExample('invalid_parameter', 'The query string has invalid parameters.', [{ path: 'email', message: 'give exactly one of email and phone' }]),
+    example: errorExample('invalid_parameter', 'The query string has invalid parameters.', [
+      { path: 'email', message: 'give exactly one of email and phone' },
+    ]),
   })
   find(@Caller() caller: GatewayContext, @Query() query: FindContactsQueryDto): Promise<ContactListResponseDto> {
     return this.contacts.find(caller.account.id, query);

@@ -1,4 +1,13 @@
-import { ConfirmContactResponse, ContactListResponseDto, ContactResponseDto, ErrorBody, EventContact, GatewayContext, InternalConsent, InternalConsentsResponse } from '@svc/contracts';
+import {
+  ConfirmContactResponse,
+  ContactListResponseDto,
+  ContactResponseDto,
+  ErrorBody,
+  EventContact,
+  GatewayContext,
+  InternalConsent,
+  InternalConsentsResponse,
+} from '@svc/contracts';
 import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import { DOMAIN_EXCHANGE } from '@svc/messaging';
 import { queryRows } from '@svc/persistence';
@@ -34,17 +43,23 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
   };
   /** A customer the chat met: no ref yet (the chat writes it; here the test plays the chat). */
   const chatMet = async (account: TestAccount, name = 'Visitor'): Promise<number> => {
-    const [row] = await queryRows<{ svc_id: string }>(stack.dataSource, `INSERT INTO contacts.customers (account_id, name) VALUES ($1, $2) RETURNING svc_id`, [
-      account.accountId,
-      name,
-    ]);
+    const [row] = await queryRows<{ svc_id: string }>(
+      stack.dataSource,
+      `INSERT INTO contacts.customers (account_id, name) VALUES ($1, $2) RETURNING svc_id`,
+      [account.accountId, name],
+    );
     return Number(row.svc_id);
   };
   /** What contacts-api published for the account (through its outbox, which keeps nothing it published). */
   let published: ExchangeTap;
-  const publishedFor = (account: TestAccount) => published.messages.filter((m) => (m.body as { account_id?: string }).account_id === account.accountId);
+  const publishedFor = (account: TestAccount) =>
+    published.messages.filter((m) => (m.body as { account_id?: string }).account_id === account.accountId);
   const outboxOf = (account: TestAccount): Promise<unknown[]> =>
-    queryRows<{ routing_key: string; body: unknown }>(stack.dataSource, `SELECT routing_key, body FROM contacts.outbox WHERE body->>'account_id' = $1 ORDER BY seq`, [account.accountId]);
+    queryRows<{ routing_key: string; body: unknown }>(
+      stack.dataSource,
+      `SELECT routing_key, body FROM contacts.outbox WHERE body->>'account_id' = $1 ORDER BY seq`,
+      [account.accountId],
+    );
   /** Erases a marker customer and waits for its message: whatever the account published before is in by then. */
   const publishedBeforeMarker = async (account: TestAccount) => {
     const ref = newRef();
@@ -57,7 +72,9 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
 
   beforeAll(async () => {
     // The write limit is the gateway's own concern (tested there); these tests write a lot.
-    stack = await startStack(['contacts-api'], { appEnv: { gateway: { WRITE_LIMIT_PER_MINUTE: '1000000', WRITE_LIMIT_PER_HOUR: '1000000' } } });
+    stack = await startStack(['contacts-api'], {
+      appEnv: { gateway: { WRITE_LIMIT_PER_MINUTE: '1000000', WRITE_LIMIT_PER_HOUR: '1000000' } },
+    });
     published = await tapExchange(stack.env['RABBITMQ_URL']!, DOMAIN_EXCHANGE);
   });
 
@@ -71,7 +88,16 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       const ref = newRef();
       const contact = await created(ref);
       expect(Object.keys(contact)).toEqual([...CONTACT_KEYS, 'consents']);
-      expect(contact).toMatchObject({ ref, name: '', email: null, email_confirmed: false, phone: null, phone_confirmed: false, lang: null, consents: [] });
+      expect(contact).toMatchObject({
+        ref,
+        name: '',
+        email: null,
+        email_confirmed: false,
+        phone: null,
+        phone_confirmed: false,
+        lang: null,
+        consents: [],
+      });
       expect(Number.isSafeInteger(contact.svc_id) && contact.svc_id > 0).toBe(true);
       expect(contact.created_at).toMatch(TIMESTAMP);
       expect(contact.updated_at).toBe(contact.created_at);
@@ -82,7 +108,9 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       const mine = await created(ref);
       const theirs = await created(ref, {}, stack.other.key);
       expect(theirs.svc_id).not.toBe(mine.svc_id);
-      const [{ n }] = await queryRows<{ n: number }>(stack.dataSource, `SELECT count(*)::int AS n FROM contacts.customers WHERE ref = $1`, [ref]);
+      const [{ n }] = await queryRows<{ n: number }>(stack.dataSource, `SELECT count(*)::int AS n FROM contacts.customers WHERE ref = $1`, [
+        ref,
+      ]);
       expect(n).toBe(2);
     });
 
@@ -139,7 +167,14 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
         email_confirmed: 'yes',
         surname: 'L',
         consents: [
-          { purpose: 'newsletter', text: '', given_at: '2026-11-21T10:04:05', source: 's'.repeat(65), granted: 'no', withdrawn_by: 'w'.repeat(65) },
+          {
+            purpose: 'newsletter',
+            text: '',
+            given_at: '2026-11-21T10:04:05',
+            source: 's'.repeat(65),
+            granted: 'no',
+            withdrawn_by: 'w'.repeat(65),
+          },
           consent({ text: 't'.repeat(10_001) }),
           {},
         ],
@@ -189,7 +224,10 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       const ref = newRef();
       const response = await put(ref, { email_confirmed: true });
       expect(response.status).toBe(400);
-      expect(await error(response)).toMatchObject({ code: 'validation_failed', details: [expect.objectContaining({ path: 'email_confirmed' })] });
+      expect(await error(response)).toMatchObject({
+        code: 'validation_failed',
+        details: [expect.objectContaining({ path: 'email_confirmed' })],
+      });
       expect((await get(ref)).status).toBe(404);
     });
 
@@ -205,7 +243,12 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
 
     it('returns the full customer object with consents', async () => {
       const ref = newRef();
-      const contact = await created(ref, { name: 'Ada', email: 'ada@example.com', email_confirmed: true, consents: [consent({ lang: 'en-gb' })] });
+      const contact = await created(ref, {
+        name: 'Ada',
+        email: 'ada@example.com',
+        email_confirmed: true,
+        consents: [consent({ lang: 'en-gb' })],
+      });
       expect(contact.consents).toHaveLength(1);
       expect(Object.keys(contact.consents[0] as object)).toEqual(CONSENT_KEYS);
       expect(contact.consents[0]).toEqual({
@@ -276,7 +319,13 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       const ref = newRef();
       const response = await put(ref, { svc_id: svcId, email: 'met@example.com', consents: [consent()] });
       expect(response.status).toBe(200);
-      expect(await body(response)).toMatchObject({ ref, svc_id: svcId, name: 'Visitor', email: 'met@example.com', consents: [expect.objectContaining({ origin: 'api' })] });
+      expect(await body(response)).toMatchObject({
+        ref,
+        svc_id: svcId,
+        name: 'Visitor',
+        email: 'met@example.com',
+        consents: [expect.objectContaining({ origin: 'api' })],
+      });
       expect(await body(await get(ref))).toMatchObject({ ref, svc_id: svcId });
       // Sending it again once attached is a plain update.
       expect((await put(ref, { svc_id: svcId, name: 'Known' })).status).toBe(200);
@@ -307,7 +356,11 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       expect(response.status).toBe(409);
       expect((await error(response)).code).toBe('conflict');
       expect(await body(await get(ref))).toMatchObject({ svc_id: existing.svc_id, name: 'Existing' });
-      const [row] = await queryRows<{ ref: string | null; name: string }>(stack.dataSource, `SELECT ref, name FROM contacts.customers WHERE svc_id = $1`, [svcId]);
+      const [row] = await queryRows<{ ref: string | null; name: string }>(
+        stack.dataSource,
+        `SELECT ref, name FROM contacts.customers WHERE svc_id = $1`,
+        [svcId],
+      );
       expect(row).toEqual({ ref: null, name: 'Met' });
     });
 
@@ -324,7 +377,9 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       const ref = newRef();
       const first = await created(ref, { consents: [consent({ given_at: '2026-11-21T12:04:05.000001+02:00' })] });
       expect(first.consents[0]?.given_at).toBe('2026-11-21T10:04:05.000001+00:00');
-      const again = await body(await put(ref, { consents: [consent({ given_at: '2026-11-21T04:34:05.000001-05:30', text: 'Different words', granted: false })] }));
+      const again = await body(
+        await put(ref, { consents: [consent({ given_at: '2026-11-21T04:34:05.000001-05:30', text: 'Different words', granted: false })] }),
+      );
       expect(again.consents).toEqual(first.consents);
       const later = await body(await put(ref, { consents: [consent({ given_at: '2026-11-21T10:04:05.000002Z' })] }));
       expect(later.consents.map((c) => c.given_at)).toEqual(['2026-11-21T10:04:05.000001+00:00', '2026-11-21T10:04:05.000002+00:00']);
@@ -334,12 +389,29 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       const ref = newRef();
       await created(ref, { consents: [consent()] });
       const withdrawn = await body(
-        await put(ref, { consents: [consent({ given_at: '2026-11-21T10:04:05.123456Z', text: 'ignored', withdrawn_at: '2026-12-01T10:00:00.5+01:00', withdrawn_by: 'customer_request' })] }),
+        await put(ref, {
+          consents: [
+            consent({
+              given_at: '2026-11-21T10:04:05.123456Z',
+              text: 'ignored',
+              withdrawn_at: '2026-12-01T10:00:00.5+01:00',
+              withdrawn_by: 'customer_request',
+            }),
+          ],
+        }),
       );
       expect(withdrawn.consents).toEqual([
-        expect.objectContaining({ text: 'Yes, email me offers and news.', granted: true, withdrawn_at: '2026-12-01T09:00:00.500000+00:00', withdrawn_by: 'customer_request', active: false }),
+        expect.objectContaining({
+          text: 'Yes, email me offers and news.',
+          granted: true,
+          withdrawn_at: '2026-12-01T09:00:00.500000+00:00',
+          withdrawn_by: 'customer_request',
+          active: false,
+        }),
       ]);
-      const again = await body(await put(ref, { consents: [consent({ withdrawn_at: '2026-12-05T10:00:00Z', withdrawn_by: 'someone else' })] }));
+      const again = await body(
+        await put(ref, { consents: [consent({ withdrawn_at: '2026-12-05T10:00:00Z', withdrawn_by: 'someone else' })] }),
+      );
       expect(again.consents).toEqual(withdrawn.consents);
     });
 
@@ -371,9 +443,15 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
     it('unconfirms a changed email or phone unless the request confirms it; the same value keeps it', async () => {
       const ref = newRef();
       await created(ref, { email: 'ada@example.com', email_confirmed: true, phone: '+447700900123', phone_confirmed: true });
-      expect(await body(await put(ref, { email: 'ADA@example.com', phone: '+447700900123' }))).toMatchObject({ email_confirmed: true, phone_confirmed: true });
+      expect(await body(await put(ref, { email: 'ADA@example.com', phone: '+447700900123' }))).toMatchObject({
+        email_confirmed: true,
+        phone_confirmed: true,
+      });
       expect(await body(await put(ref, { email: 'new@example.com' }))).toMatchObject({ email_confirmed: false, phone_confirmed: true });
-      expect(await body(await put(ref, { phone: '+14155550100', phone_confirmed: true }))).toMatchObject({ email_confirmed: false, phone_confirmed: true });
+      expect(await body(await put(ref, { phone: '+14155550100', phone_confirmed: true }))).toMatchObject({
+        email_confirmed: false,
+        phone_confirmed: true,
+      });
       expect(await body(await put(ref, { phone: '+14155550101' }))).toMatchObject({ phone_confirmed: false });
       expect(await body(await put(ref, { email_confirmed: true }))).toMatchObject({ email: 'new@example.com', email_confirmed: true });
     });
@@ -388,10 +466,11 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       expect(statuses.filter((s) => s === 200)).toHaveLength(19);
       const svcIds = new Set((await Promise.all(responses.map((r) => body(r)))).map((c) => c.svc_id));
       expect(svcIds.size).toBe(1);
-      const [{ n }] = await queryRows<{ n: number }>(stack.dataSource, `SELECT count(*)::int AS n FROM contacts.customers WHERE account_id = $1 AND ref = $2`, [
-        stack.account.accountId,
-        ref,
-      ]);
+      const [{ n }] = await queryRows<{ n: number }>(
+        stack.dataSource,
+        `SELECT count(*)::int AS n FROM contacts.customers WHERE account_id = $1 AND ref = $2`,
+        [stack.account.accountId, ref],
+      );
       expect(n).toBe(1);
     });
 
@@ -400,10 +479,14 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
         const ref = newRef();
         if (existing) await created(ref);
         const givenAt = (i: number) => `2026-11-21T10:04:05.${String(i).padStart(6, '0')}Z`;
-        const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => put(ref, { consents: [consent({ given_at: givenAt(i) })] })));
+        const responses = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => put(ref, { consents: [consent({ given_at: givenAt(i) })] })),
+        );
         expect(responses.every((r) => r.status === 200 || r.status === 201)).toBe(true);
         const contact = await body(await get(ref));
-        expect(contact.consents.map((c) => c.given_at).sort()).toEqual(Array.from({ length: 20 }, (_, i) => givenAt(i).replace('Z', '+00:00')));
+        expect(contact.consents.map((c) => c.given_at).sort()).toEqual(
+          Array.from({ length: 20 }, (_, i) => givenAt(i).replace('Z', '+00:00')),
+        );
       }
     });
   });
@@ -412,20 +495,38 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
     it('removes the customer and consents and publishes contact.erased through the outbox, keeping no copy of it', async () => {
       const account = await stack.newAccount('Erasing');
       const ref = newRef();
-      const contact = await created(ref, { email: 'gone@example.com', consents: [consent(), consent({ purpose: 'reply_email' })] }, account.key);
+      const contact = await created(
+        ref,
+        { email: 'gone@example.com', consents: [consent(), consent({ purpose: 'reply_email' })] },
+        account.key,
+      );
       expect((await del(ref, account.key)).status).toBe(204);
-      const [{ customers }] = await queryRows<{ customers: number }>(stack.dataSource, `SELECT count(*)::int AS customers FROM contacts.customers WHERE svc_id = $1`, [
-        contact.svc_id,
-      ]);
-      const [{ consents }] = await queryRows<{ consents: number }>(stack.dataSource, `SELECT count(*)::int AS consents FROM contacts.consents WHERE customer_svc_id = $1`, [
-        contact.svc_id,
-      ]);
+      const [{ customers }] = await queryRows<{ customers: number }>(
+        stack.dataSource,
+        `SELECT count(*)::int AS customers FROM contacts.customers WHERE svc_id = $1`,
+        [contact.svc_id],
+      );
+      const [{ consents }] = await queryRows<{ consents: number }>(
+        stack.dataSource,
+        `SELECT count(*)::int AS consents FROM contacts.consents WHERE customer_svc_id = $1`,
+        [contact.svc_id],
+      );
       expect({ customers, consents }).toEqual({ customers: 0, consents: 0 });
-      const messages = await waitFor('contact.erased to be published', async () => (publishedFor(account).length > 0 ? publishedFor(account) : undefined), 15_000);
+      const messages = await waitFor(
+        'contact.erased to be published',
+        async () => (publishedFor(account).length > 0 ? publishedFor(account) : undefined),
+        15_000,
+      );
       expect(messages).toEqual([
         {
           routingKey: 'contact.erased',
-          body: { id: expect.any(String), kind: 'contact.erased', account_id: account.accountId, at: expect.stringMatching(TIMESTAMP), data: { svc_id: contact.svc_id, ref } },
+          body: {
+            id: expect.any(String),
+            kind: 'contact.erased',
+            account_id: account.accountId,
+            at: expect.stringMatching(TIMESTAMP),
+            data: { svc_id: contact.svc_id, ref },
+          },
         },
       ]);
       await waitFor('the outbox to keep no copy', async () => ((await outboxOf(account)).length === 0 ? true : undefined), 15_000);
@@ -454,9 +555,15 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
 
   describe('internal routes for other services', () => {
     let auth: InternalAuth;
-    const context = (account: TestAccount): GatewayContext => ({ account: { id: account.accountId, name: 'Acme', plan: 'scale' }, keyId: randomUUID(), requestId: randomUUID() });
+    const context = (account: TestAccount): GatewayContext => ({
+      account: { id: account.accountId, name: 'Acme', plan: 'scale' },
+      keyId: randomUUID(),
+      requestId: randomUUID(),
+    });
     const internal = async (route: string, account: TestAccount | null = stack.account) =>
-      fetch(`${stack.services['contacts-api']?.url}${route}`, { headers: account ? { [GATEWAY_CONTEXT_HEADER]: await auth.sign('contacts-api', context(account)) } : {} });
+      fetch(`${stack.services['contacts-api']?.url}${route}`, {
+        headers: account ? { [GATEWAY_CONTEXT_HEADER]: await auth.sign('contacts-api', context(account)) } : {},
+      });
 
     beforeAll(() => {
       auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
@@ -477,7 +584,11 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
 
     it('finds a chat-met customer (ref null) by svc_id', async () => {
       const svcId = await chatMet(stack.account, 'Met');
-      expect(await body<EventContact>(await internal(`/internal/contacts/by-svc-id/${svcId}`))).toMatchObject({ ref: null, svc_id: svcId, name: 'Met' });
+      expect(await body<EventContact>(await internal(`/internal/contacts/by-svc-id/${svcId}`))).toMatchObject({
+        ref: null,
+        svc_id: svcId,
+        name: 'Met',
+      });
     });
 
     it("answers 404 not_found for unknown customers and another account's", async () => {
@@ -517,18 +628,36 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
 
       it('withdraws one consent by id with one consent.withdrawn; again → 200 unchanged, no new event; 404 unknown or another account’s', async () => {
         const account = await stack.newAccount('Withdraw');
-        const contact = await created(newRef(), { name: 'Ada', consents: [consent(), consent({ purpose: 'future_whatsapp' })] }, account.key);
+        const contact = await created(
+          newRef(),
+          { name: 'Ada', consents: [consent(), consent({ purpose: 'future_whatsapp' })] },
+          account.key,
+        );
         const [first] = await consentsOf(contact.svc_id, account);
         expect(first).toMatchObject({ id: expect.any(Number), purpose: 'future_email', active: true });
         const route = `/internal/contacts/by-svc-id/${contact.svc_id}/consents/${first?.id}/withdraw`;
         const response = await post(route, { withdrawn_by: 'team', conversation: null }, account);
         expect(response.status).toBe(200);
         const withdrawn = await body<InternalConsent>(response);
-        expect(withdrawn).toMatchObject({ id: first?.id, purpose: 'future_email', active: false, withdrawn_by: 'team', withdrawn_at: expect.stringMatching(TIMESTAMP) });
+        expect(withdrawn).toMatchObject({
+          id: first?.id,
+          purpose: 'future_email',
+          active: false,
+          withdrawn_by: 'team',
+          withdrawn_at: expect.stringMatching(TIMESTAMP),
+        });
         const again = await post(route, { withdrawn_by: 'customer', conversation }, account);
         expect(again.status).toBe(200);
         expect(await body(again)).toEqual(withdrawn);
-        expect((await post(`/internal/contacts/by-svc-id/${contact.svc_id}/consents/999999999/withdraw`, { withdrawn_by: 'team', conversation: null }, account)).status).toBe(404);
+        expect(
+          (
+            await post(
+              `/internal/contacts/by-svc-id/${contact.svc_id}/consents/999999999/withdraw`,
+              { withdrawn_by: 'team', conversation: null },
+              account,
+            )
+          ).status,
+        ).toBe(404);
         expect((await post(route, { withdrawn_by: 'team', conversation: null }, stack.other)).status).toBe(404);
         const bad = await post(route, { withdrawn_by: 'someone', conversation: null }, account);
         expect(bad.status).toBe(400);
@@ -536,25 +665,45 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
 
         const events = eventsOf(await publishedBeforeMarker(account), 'consent.withdrawn');
         expect(events).toHaveLength(1);
-        expect(events[0]?.data).toMatchObject({ contact: { svc_id: contact.svc_id, name: 'Ada' }, consent: { purpose: 'future_email', withdrawn_by: 'team', active: false }, conversation: null });
+        expect(events[0]?.data).toMatchObject({
+          contact: { svc_id: contact.svc_id, name: 'Ada' },
+          consent: { purpose: 'future_email', withdrawn_by: 'team', active: false },
+          conversation: null,
+        });
         expect(Object.keys(events[0]?.data?.['consent'] as object).sort()).toEqual([...CONSENT_KEYS].sort());
-        expect((await body<ContactResponseDto>(await get(contact.ref as string, account.key))).consents.map((c) => c.active)).toEqual([false, true]);
+        expect((await body<ContactResponseDto>(await get(contact.ref as string, account.key))).consents.map((c) => c.active)).toEqual([
+          false,
+          true,
+        ]);
       });
 
       it('STOP withdraws every active whatsapp consent of the account’s customers with that number, one event each', async () => {
         const account = await stack.newAccount('Stop');
         const phone = '+447700900555';
-        const a = await created(newRef(), { phone, consents: [consent({ purpose: 'reply_whatsapp' }), consent({ purpose: 'future_whatsapp' }), consent()] }, account.key);
-        const b = await created(newRef(), { phone, consents: [consent({ purpose: 'future_whatsapp', withdrawn_at: '2026-11-22T10:00:00Z' })] }, account.key);
+        const a = await created(
+          newRef(),
+          { phone, consents: [consent({ purpose: 'reply_whatsapp' }), consent({ purpose: 'future_whatsapp' }), consent()] },
+          account.key,
+        );
+        const b = await created(
+          newRef(),
+          { phone, consents: [consent({ purpose: 'future_whatsapp', withdrawn_at: '2026-11-22T10:00:00Z' })] },
+          account.key,
+        );
         const other = await created(newRef(), { phone, consents: [consent({ purpose: 'future_whatsapp' })] }, stack.other.key);
         const response = await post('/internal/contacts/whatsapp-stop', { number: phone, conversation }, account);
         expect(response.status).toBe(200);
         expect(await body(response)).toEqual({ withdrawn: 2 });
-        expect(await body(await post('/internal/contacts/whatsapp-stop', { number: phone, conversation }, account))).toEqual({ withdrawn: 0 });
+        expect(await body(await post('/internal/contacts/whatsapp-stop', { number: phone, conversation }, account))).toEqual({
+          withdrawn: 0,
+        });
         expect((await post('/internal/contacts/whatsapp-stop', { number: '0044', conversation }, account)).status).toBe(400);
 
         const events = eventsOf(await publishedBeforeMarker(account), 'consent.withdrawn');
-        expect(events.map((e) => (e.data?.['consent'] as { purpose: string }).purpose).sort()).toEqual(['future_whatsapp', 'reply_whatsapp']);
+        expect(events.map((e) => (e.data?.['consent'] as { purpose: string }).purpose).sort()).toEqual([
+          'future_whatsapp',
+          'reply_whatsapp',
+        ]);
         expect(events.every((e) => (e.data?.['consent'] as { withdrawn_by: string }).withdrawn_by === 'customer')).toBe(true);
         expect(events.map((e) => e.data?.['conversation'])).toEqual([conversation, conversation]);
         expect((await consentsOf(a.svc_id, account)).map((c) => c.active)).toEqual([false, false, true]);
@@ -572,14 +721,23 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
         expect(response.status).toBe(200);
         const answer = await body<ConfirmContactResponse>(response);
         expect(answer).toMatchObject({ changed: true, contact: { email_confirmed: true, phone_confirmed: false } });
-        expect(await body(await post(route, { confirmed: 'email', value: 'ada@example.com', conversation }, account))).toMatchObject({ changed: false });
+        expect(await body(await post(route, { confirmed: 'email', value: 'ada@example.com', conversation }, account))).toMatchObject({
+          changed: false,
+        });
         expect((await post(route, { confirmed: 'email', value: 'ada@example.com', conversation }, stack.other)).status).toBe(404);
         expect((await post(route, { confirmed: 'fax', value: 'x', conversation }, account)).status).toBe(400);
 
         const events = eventsOf(await publishedBeforeMarker(account), 'contact.confirmed');
         expect(events).toHaveLength(1);
-        expect(events[0]?.data).toMatchObject({ confirmed: 'email', conversation, contact: { svc_id: contact.svc_id, email_confirmed: true } });
-        expect(await body<ContactResponseDto>(await get(contact.ref as string, account.key))).toMatchObject({ email_confirmed: true, phone_confirmed: false });
+        expect(events[0]?.data).toMatchObject({
+          confirmed: 'email',
+          conversation,
+          contact: { svc_id: contact.svc_id, email_confirmed: true },
+        });
+        expect(await body<ContactResponseDto>(await get(contact.ref as string, account.key))).toMatchObject({
+          email_confirmed: true,
+          phone_confirmed: false,
+        });
       });
     });
   });

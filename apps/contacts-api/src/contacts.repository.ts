@@ -28,7 +28,17 @@ const toContact = (row: CustomerRow): EventContact => ({
   updated_at: row.updated_at,
 });
 
-const toConsent = ({ consent_lang, purpose, granted, text, given_at, source, withdrawn_at, withdrawn_by, origin }: JoinedConsent): StoredConsent => ({
+const toConsent = ({
+  consent_lang,
+  purpose,
+  granted,
+  text,
+  given_at,
+  source,
+  withdrawn_at,
+  withdrawn_by,
+  origin,
+}: JoinedConsent): StoredConsent => ({
   purpose,
   granted,
   text,
@@ -88,12 +98,20 @@ class ContactReads {
   constructor(protected readonly db: DataSource | EntityManager) {}
 
   async byRef(accountId: string, ref: string): Promise<EventContact | undefined> {
-    const rows = await queryRows<CustomerRow>(this.db, `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ref = $2`, [accountId, ref]);
+    const rows = await queryRows<CustomerRow>(
+      this.db,
+      `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ref = $2`,
+      [accountId, ref],
+    );
     return rows[0] && toContact(rows[0]);
   }
 
   async bySvcId(accountId: string, svcId: number): Promise<EventContact | undefined> {
-    const rows = await queryRows<CustomerRow>(this.db, `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND svc_id = $2`, [accountId, svcId]);
+    const rows = await queryRows<CustomerRow>(
+      this.db,
+      `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND svc_id = $2`,
+      [accountId, svcId],
+    );
     return rows[0] && toContact(rows[0]);
   }
 
@@ -123,7 +141,11 @@ class ContactReads {
 
   /** A customer's consents, oldest given_at first (then as recorded). */
   async consentsOf(accountId: string, svcId: number): Promise<StoredConsent[]> {
-    return queryRows<StoredConsent>(this.db, `SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`, [accountId, svcId]);
+    return queryRows<StoredConsent>(
+      this.db,
+      `SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`,
+      [accountId, svcId],
+    );
   }
 
   /** A customer's consents with their ids (for the console's Withdraw action), oldest given_at first. */
@@ -144,18 +166,20 @@ export class ContactsTransaction extends ContactReads {
   }
 
   async lockByRef(accountId: string, ref: string): Promise<EventContact | undefined> {
-    const rows = await queryRows<CustomerRow>(this.db, `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ref = $2 FOR UPDATE`, [
-      accountId,
-      ref,
-    ]);
+    const rows = await queryRows<CustomerRow>(
+      this.db,
+      `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ref = $2 FOR UPDATE`,
+      [accountId, ref],
+    );
     return rows[0] && toContact(rows[0]);
   }
 
   async lockBySvcId(accountId: string, svcId: number): Promise<EventContact | undefined> {
-    const rows = await queryRows<CustomerRow>(this.db, `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND svc_id = $2 FOR UPDATE`, [
-      accountId,
-      svcId,
-    ]);
+    const rows = await queryRows<CustomerRow>(
+      this.db,
+      `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND svc_id = $2 FOR UPDATE`,
+      [accountId, svcId],
+    );
     return rows[0] && toContact(rows[0]);
   }
 
@@ -306,12 +330,16 @@ export class ContactsTransaction extends ContactReads {
    * in the same transaction, so the erasure and its message commit together. Undefined when unknown.
    */
   async erase(accountId: string, ref: string): Promise<EventContact | undefined> {
-    const rows = await queryRows<CustomerRow>(this.db, `DELETE FROM contacts.customers WHERE account_id = $1 AND ref = $2 RETURNING ${CUSTOMER_COLUMNS}`, [
-      accountId,
-      ref,
-    ]);
+    const rows = await queryRows<CustomerRow>(
+      this.db,
+      `DELETE FROM contacts.customers WHERE account_id = $1 AND ref = $2 RETURNING ${CUSTOMER_COLUMNS}`,
+      [accountId, ref],
+    );
     const erased = rows[0] && toContact(rows[0]);
-    if (erased) await enqueueDomainMessages(this.db, CONTACTS_SCHEMA, [domainMessage('contact.erased', accountId, { svc_id: erased.svc_id, ref: erased.ref })]);
+    if (erased)
+      await enqueueDomainMessages(this.db, CONTACTS_SCHEMA, [
+        domainMessage('contact.erased', accountId, { svc_id: erased.svc_id, ref: erased.ref }),
+      ]);
     return erased;
   }
 }

@@ -38,7 +38,9 @@ function fakeTransaction(state: { byRef?: EventContact; bySvcId?: EventContact; 
     lockBySvcId: jest.fn(async () => state.bySvcId),
     byRef: jest.fn(async () => state.byRef),
     insert: jest.fn(async () => state.inserted),
-    update: jest.fn(async (_account: string, svcId: number, ref: string) => contact({ svc_id: svcId, ref, updated_at: '2026-11-21T11:00:00.000000+00:00' })),
+    update: jest.fn(async (_account: string, svcId: number, ref: string) =>
+      contact({ svc_id: svcId, ref, updated_at: '2026-11-21T11:00:00.000000+00:00' }),
+    ),
     consentsOf: jest.fn(async () => state.consents ?? []),
     insertConsents: jest.fn(async () => undefined),
     withdrawConsents: jest.fn(async () => undefined),
@@ -75,16 +77,24 @@ describe('ContactsService.upsert', () => {
   it('writes nothing when an existing customer does not change', async () => {
     const tx = fakeTransaction({ byRef: contact(), consents: [storedConsent] });
     const { service } = serviceWith(tx);
-    const result = await service.upsert(ACCOUNT, 'cust-1', { name: 'Ada', consents: [{ ...storedConsent, given_at: '2026-11-21T11:04:05.123456+01:00' }] });
-    expect(result).toEqual({ created: false, contact: expect.objectContaining({ name: 'Ada', consents: [expect.objectContaining({ active: true })] }) });
+    const result = await service.upsert(ACCOUNT, 'cust-1', {
+      name: 'Ada',
+      consents: [{ ...storedConsent, given_at: '2026-11-21T11:04:05.123456+01:00' }],
+    });
+    expect(result).toEqual({
+      created: false,
+      contact: expect.objectContaining({ name: 'Ada', consents: [expect.objectContaining({ active: true })] }),
+    });
     expect(tx.update).not.toHaveBeenCalled();
     expect(tx.insertConsents).toHaveBeenCalledWith(ACCOUNT, 7, []);
   });
 
-  it('refuses bad consent timestamps together with the customer\'s problems, writing nothing', async () => {
+  it("refuses bad consent timestamps together with the customer's problems, writing nothing", async () => {
     const tx = fakeTransaction({});
     const { service } = serviceWith(tx);
-    const error = await apiError(service.upsert(ACCOUNT, 'cust-1', { consents: [{ ...storedConsent, given_at: '2026-11-21T10:04:05' }], email_confirmed: true }));
+    const error = await apiError(
+      service.upsert(ACCOUNT, 'cust-1', { consents: [{ ...storedConsent, given_at: '2026-11-21T10:04:05' }], email_confirmed: true }),
+    );
     expect(error).toMatchObject({ code: 'validation_failed' });
     expect(error.details?.map((d) => d.path)).toEqual(expect.arrayContaining(['consents[0].given_at']));
     expect(error.details?.length).toBeGreaterThanOrEqual(2);
@@ -96,7 +106,10 @@ describe('ContactsService.upsert', () => {
   it('refuses to confirm an email the customer will not have', async () => {
     const tx = fakeTransaction({});
     const { service } = serviceWith(tx);
-    expect(await apiError(service.upsert(ACCOUNT, 'cust-1', { email_confirmed: true }))).toMatchObject({ code: 'validation_failed', status: 400 });
+    expect(await apiError(service.upsert(ACCOUNT, 'cust-1', { email_confirmed: true }))).toMatchObject({
+      code: 'validation_failed',
+      status: 400,
+    });
     expect(tx.insert).not.toHaveBeenCalled();
   });
 
@@ -139,7 +152,7 @@ describe('ContactsService: what the chat writes', () => {
     expect(tx.update).toHaveBeenCalledWith(ACCOUNT, 7, null, expect.objectContaining({ email: 'ada@example.com', email_confirmed: false }));
   });
 
-  it('leaves a customer with a ref (the business\'s record) as it is', async () => {
+  it("leaves a customer with a ref (the business's record) as it is", async () => {
     const tx = chatTransaction(contact({ ref: 'cust-1' }));
     const { service } = serviceWith(tx);
     expect(await service.saveChatDetails(ACCOUNT, 7, { email: 'someone@else.example' })).toEqual(contact({ ref: 'cust-1' }));
@@ -150,18 +163,34 @@ describe('ContactsService: what the chat writes', () => {
     const tx = chatTransaction(contact());
     const { service } = serviceWith(tx);
     const result = await service.recordChatConsent(ACCOUNT, 7, { purpose: 'reply_email', text: 'I agree.', lang: 'de-de', conversation });
-    const consent = { purpose: 'reply_email', granted: true, text: 'I agree.', lang: 'de-DE', given_at: '2026-11-21T10:04:05.123456+00:00', source: 'chat', withdrawn_at: null, withdrawn_by: null, origin: 'chat' };
+    const consent = {
+      purpose: 'reply_email',
+      granted: true,
+      text: 'I agree.',
+      lang: 'de-DE',
+      given_at: '2026-11-21T10:04:05.123456+00:00',
+      source: 'chat',
+      withdrawn_at: null,
+      withdrawn_by: null,
+      origin: 'chat',
+    };
     expect(tx.insertConsents).toHaveBeenCalledWith(ACCOUNT, 7, [consent]);
     expect(result).toEqual({ contact: contact(), consent: { ...consent, active: true } });
     expect(tx.enqueueEvents).toHaveBeenCalledWith([
-      expect.objectContaining({ kind: 'consent.granted', account_id: ACCOUNT, data: { contact: contact(), consent: { ...consent, active: true }, conversation } }),
+      expect.objectContaining({
+        kind: 'consent.granted',
+        account_id: ACCOUNT,
+        data: { contact: contact(), consent: { ...consent, active: true }, conversation },
+      }),
     ]);
   });
 
   it('an unknown (or erased) customer is 404 and nothing is written', async () => {
     const tx = chatTransaction(undefined);
     const { service } = serviceWith(tx);
-    expect((await apiError(service.recordChatConsent(ACCOUNT, 7, { purpose: 'reply_email', text: 'x', conversation }))).code).toBe('not_found');
+    expect((await apiError(service.recordChatConsent(ACCOUNT, 7, { purpose: 'reply_email', text: 'x', conversation }))).code).toBe(
+      'not_found',
+    );
     expect((await apiError(service.saveChatDetails(ACCOUNT, 7, { phone: '+4915112345678' }))).code).toBe('not_found');
     expect(tx.insertConsents).not.toHaveBeenCalled();
     expect(tx.enqueueEvents).not.toHaveBeenCalled();

@@ -25,7 +25,14 @@ import {
 import { domainMessage } from '@svc/messaging';
 import { ApiError } from '@svc/platform';
 import { consentProblems, mergeCustomer, NEW_CUSTOMER, planConsents } from './contact-rules';
-import { ContactsRepository, ContactsTransaction, CustomerLookup, IdentifiedConsent, RetryTransaction, WHATSAPP_PURPOSES } from './contacts.repository';
+import {
+  ContactsRepository,
+  ContactsTransaction,
+  CustomerLookup,
+  IdentifiedConsent,
+  RetryTransaction,
+  WHATSAPP_PURPOSES,
+} from './contacts.repository';
 
 export interface UpsertResult {
   created: boolean;
@@ -34,10 +41,12 @@ export interface UpsertResult {
 
 const invalid = (details: ErrorDetail[]) => new ApiError('validation_failed', 'The request has invalid fields.', details);
 const unknownSvcId = (svcId: number) => new ApiError('not_found', `There is no customer with svc_id ${svcId}.`);
-const unknownConsent = (svcId: number, consentId: number) => new ApiError('not_found', `The customer with svc_id ${svcId} has no consent ${consentId}.`);
+const unknownConsent = (svcId: number, consentId: number) =>
+  new ApiError('not_found', `The customer with svc_id ${svcId} has no consent ${consentId}.`);
 const internalConsent = ({ id, consent }: IdentifiedConsent): InternalConsent => ({ id, ...toConsentResponse(consent) });
 /** The `conversation` of an event, exactly its three fields. */
-const eventConversation = (conversation: EventConversation | null): EventConversation | null => conversation && { id: conversation.id, channel: conversation.channel, url: conversation.url };
+const eventConversation = (conversation: EventConversation | null): EventConversation | null =>
+  conversation && { id: conversation.id, channel: conversation.channel, url: conversation.url };
 const unknownRef = (ref: string) => new ApiError('not_found', `There is no customer with ref ${JSON.stringify(ref)}.`);
 
 @Injectable()
@@ -87,10 +96,16 @@ export class ContactsService {
     if (!customer) throw new ApiError('not_found', `There is no customer with svc_id ${svcId}.`);
     if (customer.ref === ref) return customer;
     if (customer.ref !== null) {
-      throw new ApiError('conflict', `The customer with svc_id ${svcId} already has another ref; it cannot be attached to ${JSON.stringify(ref)}.`);
+      throw new ApiError(
+        'conflict',
+        `The customer with svc_id ${svcId} already has another ref; it cannot be attached to ${JSON.stringify(ref)}.`,
+      );
     }
     if (await tx.byRef(accountId, ref)) {
-      throw new ApiError('conflict', `The ref ${JSON.stringify(ref)} already names another customer; it cannot be attached to svc_id ${svcId}.`);
+      throw new ApiError(
+        'conflict',
+        `The ref ${JSON.stringify(ref)} already names another customer; it cannot be attached to svc_id ${svcId}.`,
+      );
     }
     return customer;
   }
@@ -103,7 +118,8 @@ export class ContactsService {
 
   async find(accountId: string, query: FindContactsQueryDto): Promise<ContactListResponseDto> {
     // The query DTO lets exactly one of the two through.
-    const lookup: CustomerLookup = query.email !== undefined ? { by: 'email', value: query.email } : { by: 'phone', value: query.phone as string };
+    const lookup: CustomerLookup =
+      query.email !== undefined ? { by: 'email', value: query.email } : { by: 'phone', value: query.phone as string };
     const found = await this.contacts.withConsents(accountId, lookup);
     return { contacts: found.map(({ contact, consents }) => toContactResponse(contact, consents)) };
   }
@@ -197,7 +213,9 @@ export class ContactsService {
         return internalConsent(existing);
       }
       const consent = toConsentResponse(withdrawn.consent);
-      await tx.enqueueEvents([domainMessage('consent.withdrawn', accountId, { contact, consent, conversation: eventConversation(dto.conversation) })]);
+      await tx.enqueueEvents([
+        domainMessage('consent.withdrawn', accountId, { contact, consent, conversation: eventConversation(dto.conversation) }),
+      ]);
       return internalConsent(withdrawn);
     });
   }
@@ -213,7 +231,11 @@ export class ContactsService {
       let withdrawn = 0;
       for (const contact of await tx.lockByPhone(accountId, dto.number)) {
         const consents = await tx.withdrawActive(accountId, contact.svc_id, WHATSAPP_PURPOSES, 'customer');
-        await tx.enqueueEvents(consents.map(({ consent }) => domainMessage('consent.withdrawn', accountId, { contact, consent: toConsentResponse(consent), conversation })));
+        await tx.enqueueEvents(
+          consents.map(({ consent }) =>
+            domainMessage('consent.withdrawn', accountId, { contact, consent: toConsentResponse(consent), conversation }),
+          ),
+        );
         withdrawn += consents.length;
       }
       return { withdrawn };
@@ -230,12 +252,15 @@ export class ContactsService {
       const contact = await tx.lockBySvcId(accountId, svcId);
       if (!contact) throw unknownSvcId(svcId);
       const current = dto.confirmed === 'email' ? contact.email : contact.phone;
-      const same = current !== null && (dto.confirmed === 'email' ? current.toLowerCase() === dto.value.toLowerCase() : current === dto.value);
+      const same =
+        current !== null && (dto.confirmed === 'email' ? current.toLowerCase() === dto.value.toLowerCase() : current === dto.value);
       if (!same) throw new ApiError('conflict', `The customer's ${dto.confirmed} is no longer the one that was proven.`);
       if (dto.confirmed === 'email' ? contact.email_confirmed : contact.phone_confirmed) return { contact, changed: false };
       const confirmed = await tx.markConfirmed(accountId, svcId, dto.confirmed);
       const conversation = eventConversation(dto.conversation) as EventConversation;
-      await tx.enqueueEvents([domainMessage('contact.confirmed', accountId, { contact: confirmed, confirmed: dto.confirmed, conversation })]);
+      await tx.enqueueEvents([
+        domainMessage('contact.confirmed', accountId, { contact: confirmed, confirmed: dto.confirmed, conversation }),
+      ]);
       return { contact: confirmed, changed: true };
     });
   }

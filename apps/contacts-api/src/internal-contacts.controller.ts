@@ -49,14 +49,22 @@ export class InternalContactsController {
 
   /** 200: details a chat-met customer left in the chat; a customer with a ref is left as it is. */
   @Patch('by-svc-id/:svcId')
-  saveChatDetails(@Caller() caller: GatewayContext, @Param() { svcId }: ContactSvcIdParams, @Body() body: ChatCustomerDetailsDto): Promise<EventContact> {
+  saveChatDetails(
+    @Caller() caller: GatewayContext,
+    @Param() { svcId }: ContactSvcIdParams,
+    @Body() body: ChatCustomerDetailsDto,
+  ): Promise<EventContact> {
     return this.contacts.saveChatDetails(caller.account.id, svcId, body);
   }
 
   /** 201: a consent given in the chat, with its `consent.granted` event. */
   @Post('by-svc-id/:svcId/consents')
   @HttpCode(201)
-  recordChatConsent(@Caller() caller: GatewayContext, @Param() { svcId }: ContactSvcIdParams, @Body() body: ChatConsentDto): Promise<ChatConsentResponse> {
+  recordChatConsent(
+    @Caller() caller: GatewayContext,
+    @Param() { svcId }: ContactSvcIdParams,
+    @Body() body: ChatConsentDto,
+  ): Promise<ChatConsentResponse> {
     return this.contacts.recordChatConsent(caller.account.id, svcId, body);
   }
 
@@ -69,7 +77,11 @@ export class InternalContactsController {
   /** 200: the consent, withdrawn now with its `consent.withdrawn` event; already withdrawn → as it is, no event. */
   @Post('by-svc-id/:svcId/consents/:consentId/withdraw')
   @HttpCode(200)
-  withdrawConsent(@Caller() caller: GatewayContext, @Param() { svcId, consentId }: ConsentIdParams, @Body() body: WithdrawConsentDto): Promise<InternalConsent> {
+  withdrawConsent(
+    @Caller() caller: GatewayContext,
+    @Param() { svcId, consentId }: ConsentIdParams,
+    @Body() body: WithdrawConsentDto,
+  ): Promise<InternalConsent> {
     return this.contacts.withdrawConsent(caller.account.id, svcId, consentId, body);
   }
 
@@ -83,7 +95,11 @@ export class InternalContactsController {
   /** 200: the customer proved their email or phone (`contact.confirmed`); 409 when it is no longer theirs. */
   @Post('by-svc-id/:svcId/confirm')
   @HttpCode(200)
-  confirm(@Caller() caller: GatewayContext, @Param() { svcId }: ContactSvcIdParams, @Body() body: ConfirmContactDto): Promise<ConfirmContactResponse> {
+  confirm(
+    @Caller() caller: GatewayContext,
+    @Param() { svcId }: ContactSvcIdParams,
+    @Body() body: ConfirmContactDto,
+  ): Promise<ConfirmContactResponse> {
     return this.contacts.confirm(caller.account.id, svcId, body);
   }
 }

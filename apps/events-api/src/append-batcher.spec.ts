@@ -4,7 +4,8 @@ import { AppendBatcher } from './append-batcher';
 import { EventsRepository } from './events.repository';
 
 const ACCOUNT = '0f8fad5b-d9cb-469f-a165-70867728950e';
-const message = (n: number) => domainMessage('message.received', ACCOUNT, sampleEventData('message.received', { n })) as DomainMessage<EventKind>;
+const message = (n: number) =>
+  domainMessage('message.received', ACCOUNT, sampleEventData('message.received', { n })) as DomainMessage<EventKind>;
 const dataError = () => Object.assign(new Error('time zone displacement out of range'), { code: '22009' });
 
 /** An event log whose appends are answered by `answer` (the first one is held until `release`). */
@@ -30,7 +31,12 @@ describe('AppendBatcher', () => {
     const batcher = new AppendBatcher(fake.log);
     const first = batcher.append(message(1));
     const [good1, good2] = [message(2), message(3)];
-    const results = [batcher.append(good1), batcher.append(bad), batcher.append(good2)].map((p) => p.then(() => 'ok', (err: Error) => err));
+    const results = [batcher.append(good1), batcher.append(bad), batcher.append(good2)].map((p) =>
+      p.then(
+        () => 'ok',
+        (err: Error) => err,
+      ),
+    );
     fake.release();
     await first;
     const [r1, rBad, r2] = await Promise.all(results);
@@ -40,13 +46,18 @@ describe('AppendBatcher', () => {
   });
 
   it('fails a whole batch at once when the database is away (no message-by-message retry)', async () => {
-    const fake = fakeLog(async () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })));
+    const fake = fakeLog(async () =>
+      Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })),
+    );
     const batcher = new AppendBatcher(fake.log);
     const first = batcher.append(message(1)).catch((err: Error) => err);
     const rest = [2, 3].map((n) => batcher.append(message(n)).catch((err: Error) => err));
     fake.release();
     expect(await first).toMatchObject({ code: 'ECONNREFUSED' });
-    expect(await Promise.all(rest)).toEqual([expect.objectContaining({ code: 'ECONNREFUSED' }), expect.objectContaining({ code: 'ECONNREFUSED' })]);
+    expect(await Promise.all(rest)).toEqual([
+      expect.objectContaining({ code: 'ECONNREFUSED' }),
+      expect.objectContaining({ code: 'ECONNREFUSED' }),
+    ]);
     expect(fake.calls).toHaveLength(2);
   });
 });

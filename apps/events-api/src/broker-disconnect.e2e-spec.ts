@@ -30,7 +30,8 @@ describe('broker disconnect while handlers run (events-api, real RabbitMQ)', () 
     }
     return ((await response.json()) as { events: PublicEvent[] }).events;
   };
-  const markers = (events: Array<{ data: unknown }>) => events.map((e) => (e.data as { message: { id: number } }).message.id).sort((a, b) => a - b);
+  const markers = (events: Array<{ data: unknown }>) =>
+    events.map((e) => (e.data as { message: { id: number } }).message.id).sort((a, b) => a - b);
 
   it('keeps the process up (healthz answers) and still gets every event into the feed once', async () => {
     const account = await stack.newAccount('Disconnect');

@@ -24,7 +24,7 @@ describe('broker outage (real RabbitMQ stopped for 10 s)', () => {
   /** Every event of the account's feed, page by page; none while the feed does not answer. */
   async function wholeFeed(key: string): Promise<PublicEvent[]> {
     const events: PublicEvent[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const response = await stack.call(`/events?limit=200&after=${after}`, { key });
       if (response.status !== 200) {
         await response.body?.cancel(); // an unread body would hold the connection (and the gateway's shutdown)

@@ -1,6 +1,16 @@
 import { DomainMessage, PublicEvent } from '@svc/contracts';
 import { parkingQueue } from '@svc/messaging';
-import { createTestDatabase, PrivatePostgres, RunningProcess, Stack, startRelay, startStack, TestAccount, TestDatabase, TestProducer } from '@svc/testing';
+import {
+  createTestDatabase,
+  PrivatePostgres,
+  RunningProcess,
+  Stack,
+  startRelay,
+  startStack,
+  TestAccount,
+  TestDatabase,
+  TestProducer,
+} from '@svc/testing';
 import { connect } from 'amqplib';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -36,7 +46,7 @@ describe('database outage (a private PostgreSQL stopped under events-api)', () =
   /** Every event of the account's feed; none while the feed does not answer. */
   async function wholeFeed(account: TestAccount): Promise<PublicEvent[]> {
     const events: PublicEvent[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const response = await stack.call(`/events?limit=200&after=${after}`, { key: account.key }).catch(() => undefined);
       if (response?.status !== 200) {
         await response?.body?.cancel();
@@ -67,7 +77,8 @@ describe('database outage (a private PostgreSQL stopped under events-api)', () =
   }
 
   /** The message ids of events (in the feed or as produced), sorted: each names one produced event. */
-  const markers = (events: Array<{ data: unknown }>) => events.map((e) => (e.data as { message: { id: number } }).message.id).sort((a, b) => a - b);
+  const markers = (events: Array<{ data: unknown }>) =>
+    events.map((e) => (e.data as { message: { id: number } }).message.id).sort((a, b) => a - b);
 
   it('the issue: events-api paused, 20 events, PostgreSQL stopped, events-api resumed, 4 s, PostgreSQL started → every event in the feed once, none parked', async () => {
     const account = await stack.newAccount('Blip');

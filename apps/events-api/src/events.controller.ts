@@ -20,7 +20,13 @@ export class EventsController {
   @ApiBadRequestResponse({
     type: ErrorResponseDto,
     description: '`after` or `limit` is not a whole number in range.',
-    example: { error: { code: 'invalid_parameter', message: 'The query string has invalid parameters.', details: [{ path: 'limit', message: 'limit must be a whole number from 1 to 200' }] } },
+    example: {
+      error: {
+        code: 'invalid_parameter',
+        message: 'The query string has invalid parameters.',
+        details: [{ path: 'limit', message: 'limit must be a whole number from 1 to 200' }],
+      },
+    },
   })
   @Header('content-type', 'application/json; charset=utf-8')
   list(@Caller() caller: GatewayContext, @Query() query: EventsQueryDto): Promise<string> {

@@ -69,7 +69,7 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
       await feedHas(account, 5);
     });
 
-    it('serves the account\'s events in order with the contract\'s shape', async () => {
+    it("serves the account's events in order with the contract's shape", async () => {
       const body = await page(account);
       expect(body.more).toBe(false);
       expect(body.events.map(marker).sort()).toEqual([1, 2, 3, 4, 5]);
@@ -97,7 +97,7 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
       expect(past).toEqual({ events: [], next_after: third.next_after + 100, more: false });
     });
 
-    it('never shows another account\'s events', async () => {
+    it("never shows another account's events", async () => {
       const mine = await readAll(account);
       const others = await feedHas(stack.other, 1);
       expect(others.map((e) => e.event)).toEqual(['contact.confirmed']);
@@ -130,7 +130,11 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
 
   it('removes a customer erased through DELETE /contacts/{ref} from retained events', async () => {
     const account = await stack.newAccount('Erasure');
-    const put = await stack.call('/contacts/cust-erase', { method: 'PUT', key: account.key, json: { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+447700900123' } });
+    const put = await stack.call('/contacts/cust-erase', {
+      method: 'PUT',
+      key: account.key,
+      json: { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+447700900123' },
+    });
     expect(put.status).toBe(201);
     const { svc_id: svcId } = (await put.json()) as { svc_id: number };
     // A chat event about this customer (samples carry svc_id 1000 + n) and one about somebody else.
@@ -143,7 +147,10 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
       const all = await readAll(account);
       return all.some((e) => contactOf(e).svc_id === svcId && contactOf(e).name === '') ? all : undefined;
     });
-    const erased = events.find((e) => contactOf(e).svc_id === svcId)!.data as unknown as { contact: Record<string, unknown>; reach: Record<string, unknown> };
+    const erased = events.find((e) => contactOf(e).svc_id === svcId)!.data as unknown as {
+      contact: Record<string, unknown>;
+      reach: Record<string, unknown>;
+    };
     expect(erased.contact).toMatchObject({ name: '', email: null, phone: null, svc_id: svcId });
     expect(erased.reach).toMatchObject({ email: '', whatsapp: '' });
     const other = events.find((e) => contactOf(e).svc_id !== svcId)!;
@@ -223,8 +230,14 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
       const channel = await connection.createConfirmChannel();
       const garbage: Array<[string, Buffer]> = [
         ['message.received', Buffer.from('not json')],
-        ['message.received', Buffer.from(JSON.stringify({ id: 'nope', kind: 'message.received', account_id: account.accountId, at: 'yesterday', data: {} }))],
-        ['contact.erased', Buffer.from(JSON.stringify({ ...domainMessage('contact.erased', account.accountId, { svc_id: 1, ref: null }), data: {} }))],
+        [
+          'message.received',
+          Buffer.from(JSON.stringify({ id: 'nope', kind: 'message.received', account_id: account.accountId, at: 'yesterday', data: {} })),
+        ],
+        [
+          'contact.erased',
+          Buffer.from(JSON.stringify({ ...domainMessage('contact.erased', account.accountId, { svc_id: 1, ref: null }), data: {} })),
+        ],
       ];
       for (const [key, body] of garbage) channel.publish(DOMAIN_EXCHANGE, key, body, { persistent: true });
       await channel.waitForConfirms();
@@ -282,8 +295,15 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
       // The printed id is the one the feed (and every webhook delivery) shows for that event.
       expect(printed).toEqual(events.map((e) => [e.id, e.event]));
       for (const event of events) {
-        const { contact, conversation } = event.data as unknown as { contact: Record<string, unknown>; conversation: { url: string } | null };
-        expect(contact).toMatchObject({ svc_id: expect.any(Number), created_at: expect.stringMatching(TIMESTAMP), updated_at: expect.stringMatching(TIMESTAMP) });
+        const { contact, conversation } = event.data as unknown as {
+          contact: Record<string, unknown>;
+          conversation: { url: string } | null;
+        };
+        expect(contact).toMatchObject({
+          svc_id: expect.any(Number),
+          created_at: expect.stringMatching(TIMESTAMP),
+          updated_at: expect.stringMatching(TIMESTAMP),
+        });
         if (conversation) expect(conversation.url).toMatch(/^https:\/\/app\.example\.com\/conversations\/\d+$/);
       }
     });

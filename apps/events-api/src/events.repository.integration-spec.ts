@@ -13,7 +13,12 @@ describe('EventsRepository (real PostgreSQL)', () => {
   let dataSource: DataSource;
   let log: EventsRepository;
   /** Counts the wake-ups of the (in-process) relay that publishes the outbox rows. */
-  const relay = { wakes: 0, wake(): void { this.wakes += 1; } };
+  const relay = {
+    wakes: 0,
+    wake(): void {
+      this.wakes += 1;
+    },
+  };
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -27,9 +32,16 @@ describe('EventsRepository (real PostgreSQL)', () => {
     await db?.drop();
   });
 
-  const sample = (account: string, n: number) => domainMessage('message.sent', account, sampleEventData('message.sent', { n })) as DomainMessage<EventKind>;
+  const sample = (account: string, n: number) =>
+    domainMessage('message.sent', account, sampleEventData('message.sent', { n })) as DomainMessage<EventKind>;
   const ids = async (account: string) =>
-    (await queryRows<{ id: string; event_id: string }>(dataSource, 'SELECT id, event_id FROM events.events WHERE account_id = $1 ORDER BY id', [account])).map((r) => ({
+    (
+      await queryRows<{ id: string; event_id: string }>(
+        dataSource,
+        'SELECT id, event_id FROM events.events WHERE account_id = $1 ORDER BY id',
+        [account],
+      )
+    ).map((r) => ({
       id: Number(r.id),
       eventId: r.event_id,
     }));
@@ -44,7 +56,9 @@ describe('EventsRepository (real PostgreSQL)', () => {
       'SELECT body FROM events.outbox WHERE id = ANY($1::uuid[]) ORDER BY seq',
       [batch.map((m) => m.id)],
     );
-    expect(outbox.map((r) => [r.body.event_id, r.body.event.id, r.body.account_id, r.body.event.event])).toEqual(batch.map((m, i) => [m.id, i + 1, account, 'message.sent']));
+    expect(outbox.map((r) => [r.body.event_id, r.body.event.id, r.body.account_id, r.body.event.event])).toEqual(
+      batch.map((m, i) => [m.id, i + 1, account, 'message.sent']),
+    );
   });
 
   it('ignores redelivered events, also inside one batch, without reusing an id', async () => {
@@ -73,7 +87,9 @@ describe('EventsRepository (real PostgreSQL)', () => {
   it('prunes events recorded before the retention period', async () => {
     const account = randomUUID();
     await log.append(account, [sample(account, 1), sample(account, 2)]);
-    await execute(dataSource, `UPDATE events.events SET recorded_at = now() - interval '31 days' WHERE account_id = $1 AND id = 1`, [account]);
+    await execute(dataSource, `UPDATE events.events SET recorded_at = now() - interval '31 days' WHERE account_id = $1 AND id = 1`, [
+      account,
+    ]);
     expect(await log.prune(30, 1_000_000)).toBeGreaterThanOrEqual(1);
     expect((await ids(account)).map((r) => r.id)).toEqual([2]);
   });
@@ -84,7 +100,12 @@ describe('EventsRepository (real PostgreSQL)', () => {
     const [first, good1, good2] = [1, 2, 3].map((n) => sample(account, n));
     const bad = { ...sample(account, 4), at: '2026-11-21T10:04:05.123456+16:00' };
     // The first goes alone at once; the next three wait for it and go together.
-    const results = [first!, good1!, bad, good2!].map((m) => batcher.append(m).then(() => 'appended', (err: unknown) => err));
+    const results = [first!, good1!, bad, good2!].map((m) =>
+      batcher.append(m).then(
+        () => 'appended',
+        (err: unknown) => err,
+      ),
+    );
     const [r0, r1, rBad, r2] = await Promise.all(results);
     expect([r0, r1, r2]).toEqual(['appended', 'appended', 'appended']);
     expect(classifyFailure(rBad)).toMatchObject({ kind: 'permanent' });
@@ -92,13 +113,22 @@ describe('EventsRepository (real PostgreSQL)', () => {
   });
 
   describe('erasure', () => {
-    const handover = (account: string, n: number) => domainMessage('handover.created', account, sampleEventData('handover.created', { n })) as DomainMessage<EventKind>;
+    const handover = (account: string, n: number) =>
+      domainMessage('handover.created', account, sampleEventData('handover.created', { n })) as DomainMessage<EventKind>;
     const stored = async (account: string) =>
-      queryRows<{ svc_id: string; data: unknown }>(dataSource, `SELECT data -> 'contact' ->> 'svc_id' AS svc_id, data FROM events.events WHERE account_id = $1 ORDER BY id`, [account]);
-    const queued = async (account: string): Promise<unknown[]> =>
-      (await queryRows<{ body: { event: { data: unknown } } }>(dataSource, `SELECT body FROM events.outbox WHERE body ->> 'account_id' = $1 ORDER BY seq`, [account])).map(
-        (r) => r.body.event.data,
+      queryRows<{ svc_id: string; data: unknown }>(
+        dataSource,
+        `SELECT data -> 'contact' ->> 'svc_id' AS svc_id, data FROM events.events WHERE account_id = $1 ORDER BY id`,
+        [account],
       );
+    const queued = async (account: string): Promise<unknown[]> =>
+      (
+        await queryRows<{ body: { event: { data: unknown } } }>(
+          dataSource,
+          `SELECT body FROM events.outbox WHERE body ->> 'account_id' = $1 ORDER BY seq`,
+          [account],
+        )
+      ).map((r) => r.body.event.data);
 
     it("blanks the customer's retained events and unpublished outbox rows exactly as eraseEventData does, and no one else's", async () => {
       const account = randomUUID();

@@ -67,7 +67,10 @@ export class EventsRepository {
     private readonly relay: OutboxRelay,
     metrics?: MetricsService,
   ) {
-    this.appendedTotal = metrics?.counter('events_appended_total', 'Events appended to the feed (redeliveries of an event already there are not counted).');
+    this.appendedTotal = metrics?.counter(
+      'events_appended_total',
+      'Events appended to the feed (redeliveries of an event already there are not counted).',
+    );
     this.feedLag = metrics?.histogram(
       'events_feed_lag_seconds',
       "Time from a domain message's creation in its producer's transaction to its event being readable in the feed (outbox, relay, broker, append).",
@@ -99,14 +102,20 @@ export class EventsRepository {
       for (const message of messages) this.feedLag?.observe(Math.max(0, (now - Date.parse(message.at)) / 1000));
     }
     // Also after a redelivery that appended nothing: the look after an earlier attempt's commit may have failed.
-    const erased = await this.erasedAmong(accountId, svcIds.filter((id): id is number => id !== null));
+    const erased = await this.erasedAmong(
+      accountId,
+      svcIds.filter((id): id is number => id !== null),
+    );
     if (erased.length > 0) await this.blankContacts(accountId, erased);
     return appended;
   }
 
   /** The feed id the account's event with this producer UUID got, once it is recorded. */
   async idOf(accountId: string, eventUuid: string): Promise<number | undefined> {
-    const [row] = await queryRows<{ id: string }>(this.db, 'SELECT id FROM events.events WHERE account_id = $1 AND event_id = $2', [accountId, eventUuid]);
+    const [row] = await queryRows<{ id: string }>(this.db, 'SELECT id FROM events.events WHERE account_id = $1 AND event_id = $2', [
+      accountId,
+      eventUuid,
+    ]);
     return row ? Number(row.id) : undefined;
   }
 
@@ -137,7 +146,10 @@ export class EventsRepository {
    * by the blanking or sees the record when it looks again after its commit. Idempotent.
    */
   async eraseContact(accountId: string, svcId: number): Promise<number> {
-    await execute(this.db, `INSERT INTO events.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [accountId, svcId]);
+    await execute(this.db, `INSERT INTO events.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+      accountId,
+      svcId,
+    ]);
     return this.blankContacts(accountId, [svcId]);
   }
 
@@ -161,8 +173,17 @@ export class EventsRepository {
         `SELECT id, data FROM events.events WHERE account_id = $1 AND data -> 'contact' ->> 'svc_id' = ANY($2::text[]) ORDER BY id FOR UPDATE`,
         [accountId, ids],
       );
-      const changed = blanked(events, (e) => e.data, (e, data) => ({ key: e.id, value: data }));
-      await update(tx, `UPDATE events.events e SET data = u.value FROM unnest($2::bigint[], $3::jsonb[]) u (key, value) WHERE e.account_id = $1 AND e.id = u.key`, changed, [accountId]);
+      const changed = blanked(
+        events,
+        (e) => e.data,
+        (e, data) => ({ key: e.id, value: data }),
+      );
+      await update(
+        tx,
+        `UPDATE events.events e SET data = u.value FROM unnest($2::bigint[], $3::jsonb[]) u (key, value) WHERE e.account_id = $1 AND e.id = u.key`,
+        changed,
+        [accountId],
+      );
       const waiting = await queryRows<{ seq: string; body: { event: PublicEvent } }>(
         tx,
         `SELECT seq, body FROM events.outbox
@@ -170,8 +191,16 @@ export class EventsRepository {
          ORDER BY seq FOR UPDATE`,
         [accountId, ids],
       );
-      const unpublished = blanked(waiting, (r) => r.body.event.data, (r, data) => ({ key: r.seq, value: { ...r.body, event: { ...r.body.event, data } } }));
-      await update(tx, `UPDATE events.outbox o SET body = u.value FROM unnest($1::bigint[], $2::jsonb[]) u (key, value) WHERE o.seq = u.key`, unpublished);
+      const unpublished = blanked(
+        waiting,
+        (r) => r.body.event.data,
+        (r, data) => ({ key: r.seq, value: { ...r.body, event: { ...r.body.event, data } } }),
+      );
+      await update(
+        tx,
+        `UPDATE events.outbox o SET body = u.value FROM unnest($1::bigint[], $2::jsonb[]) u (key, value) WHERE o.seq = u.key`,
+        unpublished,
+      );
       return changed.length;
     });
   }

@@ -58,7 +58,8 @@ interface Call {
 }
 
 const components = (openapi as unknown as { components: { schemas: Record<string, Schema> } }).components.schemas;
-const resolve = (schema: Schema): Schema => (schema.$ref ? (components[schema.$ref.replace('#/components/schemas/', '')] as Schema) : schema);
+const resolve = (schema: Schema): Schema =>
+  schema.$ref ? (components[schema.$ref.replace('#/components/schemas/', '')] as Schema) : schema;
 
 /** Any text, control characters and astral code points included. */
 const anyText = (minLength = 0, maxLength = 20) => fc.string({ unit: 'binary', minLength, maxLength });
@@ -78,15 +79,26 @@ const randomTimestamp = fc
     fraction: fc.option(fc.stringMatching(/^[0-9]{1,7}$/), { nil: undefined }),
     zone: fc.oneof(
       fc.constant('Z'),
-      fc.tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 19 }), fc.integer({ min: 0, max: 61 })).map(([sign, h, m]) => `${sign}${pad(h)}:${pad(m)}`),
+      fc
+        .tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 19 }), fc.integer({ min: 0, max: 61 }))
+        .map(([sign, h, m]) => `${sign}${pad(h)}:${pad(m)}`),
       fc.constant(''),
     ),
   })
-  .map((t) => `${pad(t.year, 4)}-${pad(t.month)}-${pad(t.day)}T${pad(t.hour)}:${pad(t.minute)}:${pad(t.second)}${t.fraction === undefined ? '' : `.${t.fraction}`}${t.zone}`);
+  .map(
+    (t) =>
+      `${pad(t.year, 4)}-${pad(t.month)}-${pad(t.day)}T${pad(t.hour)}:${pad(t.minute)}:${pad(t.second)}${t.fraction === undefined ? '' : `.${t.fraction}`}${t.zone}`,
+  );
 /** …and the instants at the ends of what a four-digit year holds, written with offsets that cross them. */
 const timestamp = fc.oneof(
   { weight: 4, arbitrary: randomTimestamp },
-  fc.constantFrom('9999-12-31T23:59:59.999999Z', '9999-12-31T23:00:00-05:00', '9999-12-31T23:59:59-00:01', '1000-01-01T00:00:00+15:59', '0100-01-01T00:00:00+01:00'),
+  fc.constantFrom(
+    '9999-12-31T23:59:59.999999Z',
+    '9999-12-31T23:00:00-05:00',
+    '9999-12-31T23:59:59-00:01',
+    '1000-01-01T00:00:00+15:59',
+    '0100-01-01T00:00:00+01:00',
+  ),
 );
 
 /** Plain text within the length limits, for a body meant to pass every rule. */
@@ -119,7 +131,11 @@ function validOfType(schema: Schema, type: string, plain: boolean): fc.Arbitrary
       const maxLength = Math.min(schema.maxLength ?? 40, minLength + 40);
       const example = typeof schema.example === 'string' ? schema.example : undefined;
       if (plain) {
-        if (example !== undefined && (schema.format !== undefined || schema.pattern !== undefined || /^[a-z]{2}(-[A-Z]{2})?$/.test(example))) return fc.constant(example);
+        if (
+          example !== undefined &&
+          (schema.format !== undefined || schema.pattern !== undefined || /^[a-z]{2}(-[A-Z]{2})?$/.test(example))
+        )
+          return fc.constant(example);
         if (example?.startsWith('https://')) return fc.constant('https://127.0.0.1/hook');
         return plainText(minLength, maxLength);
       }
@@ -159,7 +175,9 @@ function mutated(schema: Schema): fc.Arbitrary<{ body: string; mustRefuse: boole
   const properties = Object.keys(resolve(schema).properties ?? {});
   const base = valid(schema) as fc.Arbitrary<Record<string, unknown>>;
   return fc.oneof(
-    fc.tuple(base, fc.constantFrom(...properties), withNul).map(([body, field, text]) => ({ body: JSON.stringify({ ...body, [field]: text }), mustRefuse: true })),
+    fc
+      .tuple(base, fc.constantFrom(...properties), withNul)
+      .map(([body, field, text]) => ({ body: JSON.stringify({ ...body, [field]: text }), mustRefuse: true })),
     fc.tuple(base, fc.nat()).map(([body, pick]) => {
       // A NUL in one string of the body, at any depth (a key or a value).
       const text = JSON.stringify(body);
@@ -169,11 +187,19 @@ function mutated(schema: Schema): fc.Arbitrary<{ body: string; mustRefuse: boole
       const at = chosen.index + 1;
       return { body: `${text.slice(0, at)}\\u0000${text.slice(at)}`, mustRefuse: true };
     }),
-    fc.tuple(base, fc.string({ minLength: 1, maxLength: 10 }).filter((name) => !properties.includes(name) && name !== '__proto__'), fc.jsonValue()).map(([body, field, value]) => ({
-      body: JSON.stringify({ ...body, [field]: value }),
-      mustRefuse: true,
-    })),
-    fc.tuple(base, fc.constantFrom(...properties), fc.jsonValue({ maxDepth: 3 })).map(([body, field, value]) => ({ body: JSON.stringify({ ...body, [field]: value }), mustRefuse: false })),
+    fc
+      .tuple(
+        base,
+        fc.string({ minLength: 1, maxLength: 10 }).filter((name) => !properties.includes(name) && name !== '__proto__'),
+        fc.jsonValue(),
+      )
+      .map(([body, field, value]) => ({
+        body: JSON.stringify({ ...body, [field]: value }),
+        mustRefuse: true,
+      })),
+    fc
+      .tuple(base, fc.constantFrom(...properties), fc.jsonValue({ maxDepth: 3 }))
+      .map(([body, field, value]) => ({ body: JSON.stringify({ ...body, [field]: value }), mustRefuse: false })),
   );
 }
 
@@ -183,10 +209,21 @@ function bodyFor(schema: Schema): fc.Arbitrary<{ body: string; mustRefuse: boole
     { weight: 3, arbitrary: valid(schema, true).map((value) => ({ body: JSON.stringify(value), mustRefuse: false })) },
     { weight: 2, arbitrary: valid(schema).map((value) => ({ body: JSON.stringify(value), mustRefuse: false })) },
     { weight: 4, arbitrary: mutated(schema) },
-    { weight: 1, arbitrary: fc.oneof(fc.constant(null), fc.integer(), fc.string(), fc.boolean(), fc.array(fc.jsonValue({ maxDepth: 2 }))).map((value) => ({ body: JSON.stringify(value), mustRefuse: true })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .oneof(fc.constant(null), fc.integer(), fc.string(), fc.boolean(), fc.array(fc.jsonValue({ maxDepth: 2 })))
+        .map((value) => ({ body: JSON.stringify(value), mustRefuse: true })),
+    },
     { weight: 1, arbitrary: deepJson.map((body) => ({ body: `{"x":${body}}`, mustRefuse: true })) },
     // Not JSON (an empty body is no body, which every route with a body may take).
-    { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 30 }).filter((text) => !isJson(text)).map((body) => ({ body, mustRefuse: true })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .string({ minLength: 1, maxLength: 30 })
+        .filter((text) => !isJson(text))
+        .map((body) => ({ body, mustRefuse: true })),
+    },
   );
 }
 
@@ -200,21 +237,29 @@ function isJson(text: string): boolean {
 }
 
 /** Percent-encoded bytes that need not be UTF-8 (`%FF`, `%00`, `%C3`). */
-const rawBytes = fc.uint8Array({ minLength: 1, maxLength: 12 }).map((bytes) => [...bytes].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join(''));
+const rawBytes = fc
+  .uint8Array({ minLength: 1, maxLength: 12 })
+  .map((bytes) => [...bytes].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join(''));
 /** Code points that `encodeURIComponent` takes (no lone surrogates). */
 const encodable = (minLength: number, maxLength: number) => fc.string({ unit: 'grapheme', minLength, maxLength }).map(encodeURIComponent);
 
 /** A path parameter as sent: valid for its schema, a few known refs (so updates and deletes hit), or anything. */
 function pathValue(schema: Schema): fc.Arbitrary<string> {
   if (schema.type === 'integer') {
-    return fc.oneof(fc.integer({ min: 1, max: 2 ** 31 }).map(String), fc.constantFrom('0', '-1', '1.5', '99999999999999999999', 'abc', '1e3'), rawBytes);
+    return fc.oneof(
+      fc.integer({ min: 1, max: 2 ** 31 }).map(String),
+      fc.constantFrom('0', '-1', '1.5', '99999999999999999999', 'abc', '1e3'),
+      rawBytes,
+    );
   }
   return fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom('c-1', 'c-2', 'faq-1') },
     { weight: 2, arbitrary: plainText(1, 40).map(encodeURIComponent) },
     encodable(1, 40),
     encodable(250, 260),
-    fc.tuple(encodable(0, 5), fc.integer({ min: 0, max: 0x1f }), encodable(0, 5)).map(([a, control, b]) => `${a}%${control.toString(16).padStart(2, '0')}${b}`),
+    fc
+      .tuple(encodable(0, 5), fc.integer({ min: 0, max: 0x1f }), encodable(0, 5))
+      .map(([a, control, b]) => `${a}%${control.toString(16).padStart(2, '0')}${b}`),
     rawBytes,
   ) as fc.Arbitrary<string>;
 }
@@ -229,13 +274,18 @@ function queryFor(parameters: Parameter[]): fc.Arbitrary<string> {
         valid(parameter.schema).map((value) => [`${parameter.name}=${encodeURIComponent(String(value))}`]),
         encodable(0, 20).map((value) => [`${parameter.name}=${value}`]),
         withNul.map((value) => [`${parameter.name}=${encodeURIComponent(value)}`]),
-        fc.tuple(valid(parameter.schema), valid(parameter.schema)).map(([a, b]) => [`${parameter.name}=${encodeURIComponent(String(a))}`, `${parameter.name}=${encodeURIComponent(String(b))}`]),
+        fc
+          .tuple(valid(parameter.schema), valid(parameter.schema))
+          .map(([a, b]) => [`${parameter.name}=${encodeURIComponent(String(a))}`, `${parameter.name}=${encodeURIComponent(String(b))}`]),
       ),
     );
   return fc
     .tuple(
       fc.tuple(...parameters.map(one)),
-      fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.tuple(encodable(1, 8), encodable(0, 8)).map(([name, value]) => `${name}=${value}`) }),
+      fc.oneof(
+        { weight: 5, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.tuple(encodable(1, 8), encodable(0, 8)).map(([name, value]) => `${name}=${value}`) },
+      ),
     )
     .map(([values, unknown]) => {
       const parts = values.flat();
@@ -252,7 +302,11 @@ function callsFor(method: string, template: string, operation: Operation): fc.Ar
   const schema = operation.requestBody?.content['application/json'].schema;
   const noBody = fc.constant<{ body: string | undefined; mustRefuse: boolean }>({ body: undefined, mustRefuse: false });
   return fc
-    .tuple(fc.tuple(...pathParameters.map((p) => pathValue(p.schema))), queryParameters.length > 0 ? queryFor(queryParameters) : fc.constant(''), schema ? bodyFor(schema) : noBody)
+    .tuple(
+      fc.tuple(...pathParameters.map((p) => pathValue(p.schema))),
+      queryParameters.length > 0 ? queryFor(queryParameters) : fc.constant(''),
+      schema ? bodyFor(schema) : noBody,
+    )
     .map(([values, query, { body, mustRefuse }]) => {
       let path = template;
       pathParameters.forEach((parameter, index) => (path = path.replace(`{${parameter.name}}`, values[index] as string)));
@@ -262,8 +316,19 @@ function callsFor(method: string, template: string, operation: Operation): fc.Ar
 
 /** A path no route has, or a route's path with a method it lacks. */
 const strayCalls: fc.Arbitrary<Call> = fc
-  .tuple(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE'), fc.array(fc.oneof(encodable(1, 12), rawBytes, fc.constantFrom('contacts', 'knowledge', 'webhooks', 'events', 'identity', 'bulk')), { minLength: 1, maxLength: 4 }))
-  .map(([method, segments]) => ({ method, path: `/${segments.join('/')}`, body: WRITES.has(method) ? '{}' : undefined, mustRefuse: false }));
+  .tuple(
+    fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE'),
+    fc.array(fc.oneof(encodable(1, 12), rawBytes, fc.constantFrom('contacts', 'knowledge', 'webhooks', 'events', 'identity', 'bulk')), {
+      minLength: 1,
+      maxLength: 4,
+    }),
+  )
+  .map(([method, segments]) => ({
+    method,
+    path: `/${segments.join('/')}`,
+    body: WRITES.has(method) ? '{}' : undefined,
+    mustRefuse: false,
+  }));
 
 function expectErrorShape(status: number, body: unknown): void {
   expect(body).toEqual({ error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }) });
@@ -278,8 +343,8 @@ function expectErrorShape(status: number, body: unknown): void {
 
 describe('every route of the OpenAPI document, with generated input (fast-check; whole stack)', () => {
   let stack: Stack;
-  const operations = Object.entries((openapi as unknown as { paths: Record<string, Record<string, Operation>> }).paths).flatMap(([template, methods]) =>
-    Object.entries(methods).map(([method, operation]) => ({ method: method.toUpperCase(), template, operation })),
+  const operations = Object.entries((openapi as unknown as { paths: Record<string, Record<string, Operation>> }).paths).flatMap(
+    ([template, methods]) => Object.entries(methods).map(([method, operation]) => ({ method: method.toUpperCase(), template, operation })),
   );
 
   beforeAll(async () => {
@@ -303,7 +368,11 @@ describe('every route of the OpenAPI document, with generated input (fast-check;
   async function check(call: Call): Promise<void> {
     const write = WRITES.has(call.method);
     const before = write ? await dataSnapshot(stack.dataSource) : undefined;
-    const response = await stack.call(call.path, { method: call.method, headers: call.body === undefined ? {} : { 'content-type': 'application/json' }, body: call.body });
+    const response = await stack.call(call.path, {
+      method: call.method,
+      headers: call.body === undefined ? {} : { 'content-type': 'application/json' },
+      body: call.body,
+    });
     const text = await response.text();
     const what = `${call.method} ${call.path} ${call.body?.slice(0, 300) ?? ''} → ${response.status} ${text.slice(0, 300)}`;
     if (response.status >= 500) throw new Error(`server error: ${what}`);
@@ -329,17 +398,24 @@ describe('every route of the OpenAPI document, with generated input (fast-check;
       );
     } catch (err) {
       const cause = (err as { cause?: unknown }).cause;
-      throw new Error(`PROPERTY_SEED=${SEED} PROPERTY_RUNS=${RUNS} reproduces this.\n${cause instanceof Error ? cause.message : ''}\n${(err as Error).message}`);
+      throw new Error(
+        `PROPERTY_SEED=${SEED} PROPERTY_RUNS=${RUNS} reproduces this.\n${cause instanceof Error ? cause.message : ''}\n${(err as Error).message}`,
+      );
     }
   }
 
   it('reads the document: every route of the gateway is there', () => {
-    expect(operations.map((o) => `${o.method} ${o.template}`)).toEqual(expect.arrayContaining(['PUT /contacts/{ref}', 'POST /knowledge/bulk', 'POST /webhooks', 'GET /events', 'GET /whoami']));
+    expect(operations.map((o) => `${o.method} ${o.template}`)).toEqual(
+      expect.arrayContaining(['PUT /contacts/{ref}', 'POST /knowledge/bulk', 'POST /webhooks', 'GET /events', 'GET /whoami']),
+    );
   });
 
-  it.each(operations.map((o) => [`${o.method} ${o.template}`, o] as const))('%s: never a 5xx, 4xx in the error shape, a refused write writes nothing', async (_, { method, template, operation }) => {
-    await run(callsFor(method, template, operation));
-  });
+  it.each(operations.map((o) => [`${o.method} ${o.template}`, o] as const))(
+    '%s: never a 5xx, 4xx in the error shape, a refused write writes nothing',
+    async (_, { method, template, operation }) => {
+      await run(callsFor(method, template, operation));
+    },
+  );
 
   it('paths no route has, and methods a path lacks: 4xx in the error shape', async () => {
     await run(strayCalls);

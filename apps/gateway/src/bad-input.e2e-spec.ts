@@ -29,7 +29,8 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     expect(response.status).toBe(400);
     const body = await error(response);
     expect(body).toEqual(expect.objectContaining({ code, message: expect.any(String) }));
-    if (detailPath !== undefined) expect(body.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: detailPath, message: expect.any(String) })]));
+    if (detailPath !== undefined)
+      expect(body.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: detailPath, message: expect.any(String) })]));
     expect(await dataSnapshot(stack.dataSource)).toEqual(before);
   }
 
@@ -53,7 +54,12 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
       ['an email', '/contacts/c-nul', { email: `ada${NUL}@example.com` }, 'email'],
       ['a consent text', '/contacts/c-nul', { consents: [consent({ text: `Yes${NUL}` })] }, 'consents[0].text'],
       ['a consent source', '/contacts/c-nul', { consents: [consent({ source: `form${NUL}` })] }, 'consents[0].source'],
-      ['a consent withdrawn_by', '/contacts/c-nul', { consents: [consent({ withdrawn_at: '2026-12-01T10:00:00Z', withdrawn_by: `x${NUL}` })] }, 'consents[0].withdrawn_by'],
+      [
+        'a consent withdrawn_by',
+        '/contacts/c-nul',
+        { consents: [consent({ withdrawn_at: '2026-12-01T10:00:00Z', withdrawn_by: `x${NUL}` })] },
+        'consents[0].withdrawn_by',
+      ],
       ['a field name', '/contacts/c-nul', { [`na${NUL}me`]: 'Ada' }, 'na\\u0000me'],
       ['a knowledge heading', '/knowledge/k-nul', { heading: `Shipping${NUL}`, text: TEXT }, 'heading'],
       ['a knowledge text', '/knowledge/k-nul', { heading: 'Shipping', text: `${TEXT}${NUL}` }, 'text'],
@@ -63,7 +69,17 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     });
 
     it.each([
-      ['a bulk item external_ref', '/knowledge/bulk', { items: [{ external_ref: 'ok', heading: 'Shipping', text: TEXT }, { external_ref: `k${NUL}`, heading: 'Shipping', text: TEXT }] }, 'items[1].external_ref'],
+      [
+        'a bulk item external_ref',
+        '/knowledge/bulk',
+        {
+          items: [
+            { external_ref: 'ok', heading: 'Shipping', text: TEXT },
+            { external_ref: `k${NUL}`, heading: 'Shipping', text: TEXT },
+          ],
+        },
+        'items[1].external_ref',
+      ],
       ['a webhook url', '/webhooks', { url: `https://127.0.0.1/${NUL}` }, 'url'],
       ['a webhook event kind', '/webhooks', { url: 'https://127.0.0.1/hook', events: [`message.received${NUL}`] }, 'events[0]'],
     ])('in %s is 400 validation_failed naming the field', async (_, path, json, field) => {
@@ -79,7 +95,8 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
       ['DELETE', '/knowledge/a%00b'],
       ['DELETE', '/webhooks/1%00'],
     ])('in the path parameter of %s %s is 400 validation_failed', async (method, path) => {
-      const json = method === 'PUT' && path.startsWith('/knowledge') ? { heading: 'Shipping', text: TEXT } : method === 'PUT' ? {} : undefined;
+      const json =
+        method === 'PUT' && path.startsWith('/knowledge') ? { heading: 'Shipping', text: TEXT } : method === 'PUT' ? {} : undefined;
       const before = await dataSnapshot(stack.dataSource);
       const response = await stack.call(path, { method, json });
       expect(response.status).toBe(400);
@@ -104,7 +121,11 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
 
     it('is refused by a service itself too, not only by the gateway (an internal caller)', async () => {
       const auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
-      const context: GatewayContext = { account: { id: stack.account.accountId, name: 'Acme', plan: 'scale' }, keyId: 'k', requestId: randomUUID() };
+      const context: GatewayContext = {
+        account: { id: stack.account.accountId, name: 'Acme', plan: 'scale' },
+        keyId: 'k',
+        requestId: randomUUID(),
+      };
       const before = await dataSnapshot(stack.dataSource);
       const response = await fetch(`${stack.services['contacts-api']?.url}/contacts/c-direct`, {
         method: 'PUT',
@@ -112,18 +133,29 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
         body: JSON.stringify({ consents: [consent({ text: `a${NUL}` })] }),
       });
       expect(response.status).toBe(400);
-      expect(await error(response)).toMatchObject({ code: 'validation_failed', details: [expect.objectContaining({ path: 'consents[0].text' })] });
+      expect(await error(response)).toMatchObject({
+        code: 'validation_failed',
+        details: [expect.objectContaining({ path: 'consents[0].text' })],
+      });
       expect(await dataSnapshot(stack.dataSource)).toEqual(before);
     });
   });
 
   it.each([
     ['PUT', '/contacts/c-inherited', { name: 'Ada', toString: {} }, 'toString'],
-    ['POST', '/knowledge/bulk', { items: [{ external_ref: 'k-inherited', heading: 'Shipping', text: TEXT, constructor: 1 }] }, 'items[0].constructor'],
+    [
+      'POST',
+      '/knowledge/bulk',
+      { items: [{ external_ref: 'k-inherited', heading: 'Shipping', text: TEXT, constructor: 1 }] },
+      'items[0].constructor',
+    ],
     ['POST', '/webhooks', { url: 'https://127.0.0.1/hook', valueOf: 1 }, 'valueOf'],
-  ])('a field every object inherits (%s %s; class-transformer dropped it silently) is 400 validation_failed as unknown', async (method, path, json, field) => {
-    await refused(path, { method, json }, 'validation_failed', field);
-  });
+  ])(
+    'a field every object inherits (%s %s; class-transformer dropped it silently) is 400 validation_failed as unknown',
+    async (method, path, json, field) => {
+      await refused(path, { method, json }, 'validation_failed', field);
+    },
+  );
 
   describe('deep nesting (class-transformer would recurse until the stack overflows)', () => {
     it.each([
@@ -136,14 +168,27 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     });
 
     it(`refuses one level more than ${MAX_JSON_DEPTH}, and takes what is nested within it to the DTO's own checks`, async () => {
-      await refused('/contacts/c-deep', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: nested(MAX_JSON_DEPTH + 1) }, 'invalid_json');
+      await refused(
+        '/contacts/c-deep',
+        { method: 'PUT', headers: { 'content-type': 'application/json' }, body: nested(MAX_JSON_DEPTH + 1) },
+        'invalid_json',
+      );
       // As deep as allowed: an ordinary unknown-field error from the DTO.
-      await refused('/contacts/c-deep', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: nested(MAX_JSON_DEPTH) }, 'validation_failed', 'a');
+      await refused(
+        '/contacts/c-deep',
+        { method: 'PUT', headers: { 'content-type': 'application/json' }, body: nested(MAX_JSON_DEPTH) },
+        'validation_failed',
+        'a',
+      );
     });
 
     it('a service refuses it too, when called directly', async () => {
       const auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
-      const context: GatewayContext = { account: { id: stack.account.accountId, name: 'Acme', plan: 'scale' }, keyId: 'k', requestId: randomUUID() };
+      const context: GatewayContext = {
+        account: { id: stack.account.accountId, name: 'Acme', plan: 'scale' },
+        keyId: 'k',
+        requestId: randomUUID(),
+      };
       const response = await fetch(`${stack.services['knowledge-api']?.url}/knowledge/k-deep`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: await auth.sign('knowledge-api', context) },
@@ -184,16 +229,32 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     ])('in %s (%s) is 400 validation_failed naming the field', async (field, offset) => {
       const value = `2026-12-01T10:04:05.123456${offset}`;
       const ref = `c-offset-${randomUUID()}`;
-      await refused(`/contacts/${ref}`, { method: 'PUT', json: { name: 'Ada', consents: [consent({ [field]: value })] } }, 'validation_failed', `consents[0].${field}`);
+      await refused(
+        `/contacts/${ref}`,
+        { method: 'PUT', json: { name: 'Ada', consents: [consent({ [field]: value })] } },
+        'validation_failed',
+        `consents[0].${field}`,
+      );
       expect((await stack.call(`/contacts/${ref}`)).status).toBe(404);
     });
 
-    it.each(['given_at', 'withdrawn_at'])('in %s, an instant after year 9999 in UTC (9999-12-31T23:00:00-05:00) is 400 naming the field', async (field) => {
-      const ref = `c-year-${randomUUID()}`;
-      const fields = field === 'given_at' ? { given_at: '9999-12-31T23:00:00-05:00' } : { given_at: '9999-12-31T10:00:00Z', withdrawn_at: '9999-12-31T23:00:00-05:00' };
-      await refused(`/contacts/${ref}`, { method: 'PUT', json: { consents: [consent(fields)] } }, 'validation_failed', `consents[0].${field}`);
-      expect((await stack.call(`/contacts/${ref}`)).status).toBe(404);
-    });
+    it.each(['given_at', 'withdrawn_at'])(
+      'in %s, an instant after year 9999 in UTC (9999-12-31T23:00:00-05:00) is 400 naming the field',
+      async (field) => {
+        const ref = `c-year-${randomUUID()}`;
+        const fields =
+          field === 'given_at'
+            ? { given_at: '9999-12-31T23:00:00-05:00' }
+            : { given_at: '9999-12-31T10:00:00Z', withdrawn_at: '9999-12-31T23:00:00-05:00' };
+        await refused(
+          `/contacts/${ref}`,
+          { method: 'PUT', json: { consents: [consent(fields)] } },
+          'validation_failed',
+          `consents[0].${field}`,
+        );
+        expect((await stack.call(`/contacts/${ref}`)).status).toBe(404);
+      },
+    );
 
     it('takes the extreme offsets PostgreSQL holds (+15:59, -15:59)', async () => {
       const response = await stack.call(`/contacts/c-offset-ok-${randomUUID()}`, {
@@ -210,7 +271,10 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     it('lists a missing given_at as required, a bad email, a mistyped field with a suggestion and a bad purpose, together', async () => {
       const withoutGivenAt: Record<string, unknown> = consent({ purpose: 'newsletter' });
       delete withoutGivenAt['given_at'];
-      const response = await stack.call('/contacts/c-messages', { method: 'PUT', json: { email: 'not-an-address', phon: '+14155550100', consents: [withoutGivenAt] } });
+      const response = await stack.call('/contacts/c-messages', {
+        method: 'PUT',
+        json: { email: 'not-an-address', phon: '+14155550100', consents: [withoutGivenAt] },
+      });
       expect(response.status).toBe(400);
       const found = await details(response);
       expect(found).toEqual(
@@ -225,7 +289,10 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     });
 
     it('reports a consent timestamp and a rule of the customer together', async () => {
-      const response = await stack.call('/contacts/c-two-rules', { method: 'PUT', json: { email: null, email_confirmed: true, consents: [consent({ given_at: 'yesterday' })] } });
+      const response = await stack.call('/contacts/c-two-rules', {
+        method: 'PUT',
+        json: { email: null, email_confirmed: true, consents: [consent({ given_at: 'yesterday' })] },
+      });
       expect((await details(response))?.map((d) => d.path).sort()).toEqual(['consents[0].given_at', 'email_confirmed']);
     });
 
@@ -245,7 +312,10 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     });
 
     it('suggests the known field of a webhook registration', async () => {
-      const response = await stack.call('/webhooks', { method: 'POST', json: { url: 'https://93.184.215.14/hook', event: ['message.sent'] } });
+      const response = await stack.call('/webhooks', {
+        method: 'POST',
+        json: { url: 'https://93.184.215.14/hook', event: ['message.sent'] },
+      });
       expect(await details(response)).toEqual([{ path: 'event', message: 'event is not a known field; did you mean events?' }]);
     });
   });

@@ -23,12 +23,17 @@ describe('gateway configuration', () => {
     ['10.0.0.0/8, 172.16.0.0/12,fd00::/8', '10.0.0.0/8,172.16.0.0/12,fd00::/8'],
     ['uniquelocal,203.0.113.7', 'uniquelocal,203.0.113.7'],
   ])('reads TRUST_PROXY %j as Fastify trustProxy %j', (setting, expected) => {
-    expect(trustProxyOption(loadConfig(gatewayConfigSpec, { TRUST_PROXY: setting, ALLOW_INSECURE_DEV_DEFAULTS: 'true' }).TRUST_PROXY)).toEqual(expected);
+    expect(
+      trustProxyOption(loadConfig(gatewayConfigSpec, { TRUST_PROXY: setting, ALLOW_INSECURE_DEV_DEFAULTS: 'true' }).TRUST_PROXY),
+    ).toEqual(expected);
   });
 
-  it.each(['true', '*', '10.0.0.0/33', 'example.com', '10.0.0.1/8/1'])('refuses TRUST_PROXY=%s, naming it (trusting everyone lets a client choose its address)', (setting) => {
-    expect(() => loadConfig(gatewayConfigSpec, { TRUST_PROXY: setting })).toThrow(/TRUST_PROXY/);
-  });
+  it.each(['true', '*', '10.0.0.0/33', 'example.com', '10.0.0.1/8/1'])(
+    'refuses TRUST_PROXY=%s, naming it (trusting everyone lets a client choose its address)',
+    (setting) => {
+      expect(() => loadConfig(gatewayConfigSpec, { TRUST_PROXY: setting })).toThrow(/TRUST_PROXY/);
+    },
+  );
 
   it('defaults to trusting no proxy and to 20 failed authentications per address a minute', () => {
     const config = loadConfig(gatewayConfigSpec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true' });

@@ -22,7 +22,10 @@ export const gatewayConfigSpec = {
     default: 20,
     desc: 'Failed authentications (unknown or revoked keys) one client address may make per AUTH_FAILURE_WINDOW_MS; past that its uncached keys get 429 before any lookup.',
   }),
-  AUTH_FAILURE_WINDOW_MS: count({ default: 60_000, desc: 'Window of AUTH_FAILURES_PER_ADDRESS, counted from the first failure (whole seconds).' }),
+  AUTH_FAILURE_WINDOW_MS: count({
+    default: 60_000,
+    desc: 'Window of AUTH_FAILURES_PER_ADDRESS, counted from the first failure (whole seconds).',
+  }),
   TRUST_PROXY: trustProxy({
     default: '',
     desc: 'Proxies whose X-Forwarded-For is believed for the client address (Fastify `trustProxy`): empty for none, a number of hops, or addresses/CIDR ranges (`uniquelocal` = private ranges). In Kubernetes, the Ingress controller.',
@@ -37,7 +40,10 @@ export const gatewayConfigSpec = {
   KNOWLEDGE_API_URL: url({ default: 'http://127.0.0.1:3003', desc: 'knowledge-api (knowledge pieces).' }),
   EVENTS_API_URL: url({ default: 'http://127.0.0.1:3004', desc: 'events-api (the event feed).' }),
   WEBHOOK_DISPATCHER_URL: url({ default: 'http://127.0.0.1:3005', desc: 'webhook-dispatcher (webhook endpoints).' }),
-  MCP_SERVER_URL: url({ default: 'http://127.0.0.1:3008', desc: 'mcp-server: the gateway routes `/mcp` there after the key, plan and Host/Origin checks.' }),
+  MCP_SERVER_URL: url({
+    default: 'http://127.0.0.1:3008',
+    desc: 'mcp-server: the gateway routes `/mcp` there after the key, plan and Host/Origin checks.',
+  }),
   MCP_ALLOWED_HOSTS: str({
     default: '',
     desc: 'Comma-separated host names (no port) `/mcp` answers besides the one of APP_URL and localhost, 127.0.0.1, [::1]; any other Host header gets 403 (DNS rebinding).',
@@ -46,8 +52,14 @@ export const gatewayConfigSpec = {
     default: '',
     desc: 'Comma-separated origins (`https://agent.example`) whose browser pages may call `/mcp` besides the origin of APP_URL; a request with any other Origin header gets 403. Requests without Origin (agents, not browsers) pass.',
   }),
-  CHAT_URL: url({ default: 'http://127.0.0.1:3006', desc: 'The chat (widget, visitor API): the gateway routes `/chat/*` there unchanged, without key checks; `admin widget origins` writes its widget settings there.' }),
-  CONSOLE_URL: url({ default: 'http://127.0.0.1:3007', desc: 'The console (the team\'s web app): the gateway routes every path outside `/api/`, `/chat/`, `/mcp` and its own probes there unchanged, without key checks.' }),
+  CHAT_URL: url({
+    default: 'http://127.0.0.1:3006',
+    desc: 'The chat (widget, visitor API): the gateway routes `/chat/*` there unchanged, without key checks; `admin widget origins` writes its widget settings there.',
+  }),
+  CONSOLE_URL: url({
+    default: 'http://127.0.0.1:3007',
+    desc: "The console (the team's web app): the gateway routes every path outside `/api/`, `/chat/`, `/mcp` and its own probes there unchanged, without key checks.",
+  }),
 };
 
 export type GatewayConfig = Config<typeof gatewayConfigSpec>;

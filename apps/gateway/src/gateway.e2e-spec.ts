@@ -1,8 +1,29 @@
 import { Body, Controller, DynamicModule, Get, Module, Param, Put, Query } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ErrorBody, GatewayContext } from '@svc/contracts';
-import { baseConfigSpec, Caller, createApp, createLogger, GATEWAY_CONTEXT_HEADER, InternalAuth, internalAuthConfigSpec, loadConfig, PlatformModule, port } from '@svc/platform';
-import { accountsFor, createTestDatabase, freePort, PrivateRedis, RunningApp, startApp, startPrivateRedis, TestDatabase, waitFor } from '@svc/testing';
+import {
+  baseConfigSpec,
+  Caller,
+  createApp,
+  createLogger,
+  GATEWAY_CONTEXT_HEADER,
+  InternalAuth,
+  internalAuthConfigSpec,
+  loadConfig,
+  PlatformModule,
+  port,
+} from '@svc/platform';
+import {
+  accountsFor,
+  createTestDatabase,
+  freePort,
+  PrivateRedis,
+  RunningApp,
+  startApp,
+  startPrivateRedis,
+  TestDatabase,
+  waitFor,
+} from '@svc/testing';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { IncomingMessage, request as httpRequest } from 'node:http';
@@ -32,7 +53,12 @@ const guessedKey = () => `svc_cust_${randomBytes(32).toString('base64url')}`;
 @Controller('contacts')
 class StubContactsController {
   @Get(':ref')
-  async get(@Caller() caller: GatewayContext, @Param('ref') ref: string, @Query('delay_ms') delay?: string, @Query('pad_bytes') pad?: string): Promise<object> {
+  async get(
+    @Caller() caller: GatewayContext,
+    @Param('ref') ref: string,
+    @Query('delay_ms') delay?: string,
+    @Query('pad_bytes') pad?: string,
+  ): Promise<object> {
     if (delay) await sleep(Number(delay));
     return pad ? { ref, caller, pad: 'x'.repeat(Number(pad)) } : { ref, caller };
   }
@@ -51,7 +77,11 @@ const stubSpec = { ...baseConfigSpec, ...internalAuthConfigSpec, PORT: port() };
 async function startStub(): Promise<{ app: NestFastifyApplication; url: string }> {
   const config = loadConfig(stubSpec, { INTERNAL_AUTH_SECRET: SECRET, PORT: String(await freePort()), LOG_LEVEL: 'silent' });
   const logger = createLogger('stub', 'silent');
-  const module = (): DynamicModule => ({ module: StubModule, imports: [PlatformModule.forRoot({ config, logger, behindGateway: 'contacts-api' })], controllers: [StubContactsController] });
+  const module = (): DynamicModule => ({
+    module: StubModule,
+    imports: [PlatformModule.forRoot({ config, logger, behindGateway: 'contacts-api' })],
+    controllers: [StubContactsController],
+  });
   const app = await createApp({ name: 'stub', configSpec: stubSpec, module }, config, logger);
   await app.listen({ port: config.PORT, host: '127.0.0.1' });
   return { app, url: `http://127.0.0.1:${config.PORT}` };
@@ -80,9 +110,13 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     AUTH_FAILURES_PER_ADDRESS: '100000',
   });
   const call = (base: RunningApp, path: string, init: RequestInit & { key?: string } = {}) =>
-    fetch(`${base.url}/api/v1${path}`, { ...init, headers: { ...(init.key ? { authorization: `Bearer ${init.key}` } : {}), ...(init.headers as Record<string, string>) } });
+    fetch(`${base.url}/api/v1${path}`, {
+      ...init,
+      headers: { ...(init.key ? { authorization: `Bearer ${init.key}` } : {}), ...(init.headers as Record<string, string>) },
+    });
   const newKey = async () => (await accounts.createKey(scale.accountId)).apiKey;
-  const put = (base: RunningApp, key: string, ref = 'c-1') => call(base, `/contacts/${ref}`, { method: 'PUT', key, headers: { 'content-type': 'application/json' }, body: '{"name":"Ada"}' });
+  const put = (base: RunningApp, key: string, ref = 'c-1') =>
+    call(base, `/contacts/${ref}`, { method: 'PUT', key, headers: { 'content-type': 'application/json' }, body: '{"name":"Ada"}' });
 
   beforeAll(async () => {
     redis = await startPrivateRedis();
@@ -118,7 +152,9 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
 
     it('answers 401 (not 404, not 415) to an unauthenticated call of any shape', async () => {
       expect((await call(gateway, '/no-such-route')).status).toBe(401);
-      expect((await call(gateway, '/contacts/x', { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(401);
+      expect((await call(gateway, '/contacts/x', { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(
+        401,
+      );
     });
 
     it('refuses a revoked key within 5 seconds, on every gateway process', async () => {
@@ -141,7 +177,11 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
   describe('402 for accounts outside the Scale plan', () => {
     const concrete = (path: string) => path.replace(/:[A-Za-z]+/g, 'x');
     it.each([{ method: 'GET', path: '/whoami' }, ...ROUTES])('$method $path → 402 plan_required', async ({ method, path }) => {
-      const response = await call(gateway, concrete(path), { method, key: growthKey, ...(method === 'GET' || method === 'DELETE' ? {} : { headers: { 'content-type': 'application/json' }, body: '{}' }) });
+      const response = await call(gateway, concrete(path), {
+        method,
+        key: growthKey,
+        ...(method === 'GET' || method === 'DELETE' ? {} : { headers: { 'content-type': 'application/json' }, body: '{}' }),
+      });
       expect(response.status).toBe(402);
       expect(await errorCode(response)).toBe('plan_required');
     });
@@ -174,7 +214,10 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     beforeAll(async () => {
       own = await startPrivateRedis();
       const throttleEnv = { ...env(), REDIS_URL: own.url, AUTH_FAILURES_PER_ADDRESS: String(LIMIT), AUTH_FAILURE_WINDOW_MS: '60000' };
-      [throttled, direct] = await Promise.all([startApp('gateway', { ...throttleEnv, TRUST_PROXY: 'loopback' }), startApp('gateway', throttleEnv)]);
+      [throttled, direct] = await Promise.all([
+        startApp('gateway', { ...throttleEnv, TRUST_PROXY: 'loopback' }),
+        startApp('gateway', throttleEnv),
+      ]);
     });
     afterAll(async () => {
       await Promise.all([throttled?.stop(), direct?.stop()]);
@@ -239,7 +282,12 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
       const key = await newKey();
       const responses = await Promise.all(
         Array.from({ length: 130 }, (_, i) =>
-          call(gateway, `/contacts/same-${i}`, { method: 'PUT', key, headers: { 'content-type': 'application/json', 'x-request-id': 'same' }, body: '{}' }),
+          call(gateway, `/contacts/same-${i}`, {
+            method: 'PUT',
+            key,
+            headers: { 'content-type': 'application/json', 'x-request-id': 'same' },
+            body: '{}',
+          }),
         ),
       );
       expect(responses.filter((r) => r.status === 200)).toHaveLength(120);
@@ -266,20 +314,35 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
 
   describe('bodies, routes and request ids', () => {
     it('415 for a body that is not JSON', async () => {
-      const response = await call(gateway, '/contacts/x', { method: 'PUT', key: scale.key, headers: { 'content-type': 'text/plain' }, body: 'hello' });
+      const response = await call(gateway, '/contacts/x', {
+        method: 'PUT',
+        key: scale.key,
+        headers: { 'content-type': 'text/plain' },
+        body: 'hello',
+      });
       expect(response.status).toBe(415);
       expect(await errorCode(response)).toBe('unsupported_media_type');
     });
 
     it('413 for a body over 1 MiB', async () => {
       const body = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
-      const response = await call(gateway, '/contacts/x', { method: 'PUT', key: scale.key, headers: { 'content-type': 'application/json' }, body });
+      const response = await call(gateway, '/contacts/x', {
+        method: 'PUT',
+        key: scale.key,
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       expect(response.status).toBe(413);
       expect(await errorCode(response)).toBe('payload_too_large');
     });
 
     it('400 invalid_json for a body that does not parse', async () => {
-      const response = await call(gateway, '/contacts/x', { method: 'PUT', key: scale.key, headers: { 'content-type': 'application/json' }, body: '{"name":' });
+      const response = await call(gateway, '/contacts/x', {
+        method: 'PUT',
+        key: scale.key,
+        headers: { 'content-type': 'application/json' },
+        body: '{"name":',
+      });
       expect(response.status).toBe(400);
       expect(await errorCode(response)).toBe('invalid_json');
     });
@@ -288,7 +351,12 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
       const missing = await call(gateway, '/nothing-here', { key: scale.key });
       expect(missing.status).toBe(404);
       expect(await errorCode(missing)).toBe('not_found');
-      const wrong = await call(gateway, '/contacts/x', { method: 'PATCH', key: scale.key, headers: { 'content-type': 'application/json' }, body: '{}' });
+      const wrong = await call(gateway, '/contacts/x', {
+        method: 'PATCH',
+        key: scale.key,
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(wrong.status).toBe(405);
       expect(wrong.headers.get('allow')).toBe('GET, HEAD, PUT, DELETE');
       expect(await errorCode(wrong)).toBe('method_not_allowed');
@@ -298,13 +366,22 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
       for (const path of ['/contacts/%ZZ', `/contacts/${'a'.repeat(3100)}`]) {
         const response = await call(gateway, path, { key: scale.key });
         expect(response.status).toBe(400);
-        expect(await response.json()).toEqual({ error: { code: 'validation_failed', message: 'The URL path is not valid.', details: [{ path: 'path', message: expect.any(String) }] } });
+        expect(await response.json()).toEqual({
+          error: {
+            code: 'validation_failed',
+            message: 'The URL path is not valid.',
+            details: [{ path: 'path', message: expect.any(String) }],
+          },
+        });
       }
     });
 
     describe('one idea of the path: the key check, the route and the service see the same one', () => {
       it('reads escaped unreserved characters as plain ones: GET /%61pi/v1/events needs a key, and with one reaches the feed', async () => {
-        expect(await rawGet(gateway, '/%61pi/v1/events')).toEqual({ status: 401, body: { error: { code: 'unauthorized', message: expect.any(String) } } });
+        expect(await rawGet(gateway, '/%61pi/v1/events')).toEqual({
+          status: 401,
+          body: { error: { code: 'unauthorized', message: expect.any(String) } },
+        });
         expect(await rawGet(gateway, '/api/v1/%65vents', { authorization: 'Bearer nope' })).toMatchObject({ status: 401 });
         // Authenticated, forwarded to events-api, which is down in this suite: 503, not 500.
         expect(await rawGet(gateway, '/%61pi/v1/events', { authorization: `Bearer ${scale.key}` })).toEqual({
@@ -314,7 +391,9 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
       });
 
       it('forwards the canonical path to the service', async () => {
-        const { status, body } = await rawGet(gateway, '/%61pi/v1/contact%73/a%7Eb%2Fc?delay_ms=1', { authorization: `Bearer ${scale.key}` });
+        const { status, body } = await rawGet(gateway, '/%61pi/v1/contact%73/a%7Eb%2Fc?delay_ms=1', {
+          authorization: `Bearer ${scale.key}`,
+        });
         expect(status).toBe(200);
         expect(body).toMatchObject({ ref: 'a~b/c', caller: { account: { id: scale.accountId } } });
       });
@@ -330,7 +409,16 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
         '/api/v1//whoami',
         '/%61pi//v1/events',
       ])('refuses %s with 400 validation_failed, with or without a key', async (path) => {
-        const refused = { status: 400, body: { error: { code: 'validation_failed', message: 'The URL path is not valid.', details: [{ path: 'path', message: expect.any(String) }] } } };
+        const refused = {
+          status: 400,
+          body: {
+            error: {
+              code: 'validation_failed',
+              message: 'The URL path is not valid.',
+              details: [{ path: 'path', message: expect.any(String) }],
+            },
+          },
+        };
         expect(await rawGet(gateway, path)).toEqual(refused);
         expect(await rawGet(gateway, path, { authorization: `Bearer ${scale.key}` })).toEqual(refused);
       });
@@ -349,16 +437,24 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       account: { id: scale.accountId, name: 'Acme', plan: 'scale' },
-      key: { id: expect.any(String), prefix: scale.key.slice(0, 13), created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/) },
+      key: {
+        id: expect.any(String),
+        prefix: scale.key.slice(0, 13),
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/),
+      },
       app_url: 'http://localhost:3000',
       widget: expect.stringMatching(/^wgt_[0-9a-f]{32}$/),
     });
   });
 
-  it('GET /internal/widgets/:widget gives the chat a widget\'s account, only with a signed context', async () => {
+  it("GET /internal/widgets/:widget gives the chat a widget's account, only with a signed context", async () => {
     const { widget } = (await (await call(gateway, '/whoami', { key: scale.key })).json()) as { widget: string };
     const lookup = async (id: string, signed: boolean) => {
-      const context = await new InternalAuth(SECRET).sign('gateway', { account: { id: '', name: 'chat', plan: 'scale' }, keyId: 'chat', requestId: 'r-1' });
+      const context = await new InternalAuth(SECRET).sign('gateway', {
+        account: { id: '', name: 'chat', plan: 'scale' },
+        keyId: 'chat',
+        requestId: 'r-1',
+      });
       return fetch(`${gateway.url}/internal/widgets/${id}`, { headers: signed ? { [GATEWAY_CONTEXT_HEADER]: context } : {} });
     };
     const found = await lookup(widget, true);
@@ -395,7 +491,9 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
       },
     ]);
     // A segment that is not a word of a route (a ref, a typo) is written as its hash.
-    expect(linesOf('access-log-2')).toEqual([expect.objectContaining({ path: expect.stringMatching(/^\/api\/v1\/~[\w-]{16}$/), status_code: 404, msg: 'request completed' })]);
+    expect(linesOf('access-log-2')).toEqual([
+      expect.objectContaining({ path: expect.stringMatching(/^\/api\/v1\/~[\w-]{16}$/), status_code: 404, msg: 'request completed' }),
+    ]);
     expect(linesOf('access-log-2')[0]).not.toHaveProperty('route');
     const output = gateway.output();
     expect(output).not.toContain(scale.key);
@@ -436,7 +534,10 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
   });
 
   it('serves the OpenAPI document without a key, and Prometheus metrics by route', async () => {
-    const document = (await (await fetch(`${gateway.url}/api/v1/openapi.json`)).json()) as { openapi: string; paths: Record<string, { get?: object }> };
+    const document = (await (await fetch(`${gateway.url}/api/v1/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, { get?: object }>;
+    };
     expect(document.openapi).toBe('3.1.0');
     expect(document.paths['/whoami']?.get).toBeDefined();
     await call(gateway, '/whoami', { key: scale.key });
@@ -480,7 +581,11 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
       try {
         const response = await fetch(`${cut.url}/readyz`);
         expect(response.status).toBe(200);
-        expect(await response.json()).toEqual({ status: 'degraded', degraded: ['redis'], checks: { postgres: 'ok', redis: expect.not.stringMatching(/^ok$/) } });
+        expect(await response.json()).toEqual({
+          status: 'degraded',
+          degraded: ['redis'],
+          checks: { postgres: 'ok', redis: expect.not.stringMatching(/^ok$/) },
+        });
         expect((await put(cut, scale.key)).status).toBe(503);
         expect((await call(cut, '/whoami', { key: scale.key })).status).toBe(200);
       } finally {
@@ -512,7 +617,11 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
         await own.stop();
         const ready = await fetch(`${app.url}/readyz`);
         expect(ready.status).toBe(200);
-        expect(await ready.json()).toEqual({ status: 'degraded', degraded: ['redis'], checks: { postgres: 'ok', redis: expect.not.stringMatching(/^ok$/) } });
+        expect(await ready.json()).toEqual({
+          status: 'degraded',
+          degraded: ['redis'],
+          checks: { postgres: 'ok', redis: expect.not.stringMatching(/^ok$/) },
+        });
         const started = Date.now();
         const refused = await put(app, key);
         expect(Date.now() - started).toBeLessThan(2000);

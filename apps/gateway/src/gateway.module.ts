@@ -88,12 +88,18 @@ export class GatewayModule {
           // never a queued command; ioredis keeps reconnecting (backoff up to 2 s) by itself. One
           // server, through Sentinel, or a cluster: REDIS_URL says which.
           useFactory: () =>
-            createRedisClient(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectionName: 'gateway' }),
+            createRedisClient(config.REDIS_URL, {
+              maxRetriesPerRequest: 1,
+              enableOfflineQueue: false,
+              commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+              connectionName: 'gateway',
+            }),
         },
         {
           provide: AuthFailureThrottle,
           inject: [REDIS_CLIENT],
-          useFactory: (redis: RedisClient) => new AuthFailureThrottle(redis, { failures: config.AUTH_FAILURES_PER_ADDRESS, windowMs: config.AUTH_FAILURE_WINDOW_MS }),
+          useFactory: (redis: RedisClient) =>
+            new AuthFailureThrottle(redis, { failures: config.AUTH_FAILURES_PER_ADDRESS, windowMs: config.AUTH_FAILURE_WINDOW_MS }),
         },
         {
           provide: ApiKeyAuthenticator,
@@ -115,7 +121,8 @@ export class GatewayModule {
           provide: IdempotencyStore,
           inject: [REDIS_CLIENT],
           // A claim outlives the longest upstream call; a second request with the key waits as long as the first may take.
-          useFactory: (redis: RedisClient) => new IdempotencyStore(redis, { claimMs: config.UPSTREAM_TIMEOUT_MS + 5_000, waitMs: config.UPSTREAM_TIMEOUT_MS + 5_000 }),
+          useFactory: (redis: RedisClient) =>
+            new IdempotencyStore(redis, { claimMs: config.UPSTREAM_TIMEOUT_MS + 5_000, waitMs: config.UPSTREAM_TIMEOUT_MS + 5_000 }),
         },
         { provide: UpstreamProxy, useFactory: () => new UpstreamProxy(config) },
         { provide: ChatProxy, useFactory: () => new ChatProxy(config) },

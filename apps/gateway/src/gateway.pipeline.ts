@@ -122,7 +122,8 @@ export class GatewayPipeline {
         handler: async (request, reply) => {
           const path = request.canonicalUrl.slice(API_PREFIX.length);
           const key = route.method === 'POST' ? idempotencyKeyOf(request.headers[IDEMPOTENCY_KEY_HEADER]) : undefined;
-          if (key === undefined) return this.proxy.forward(route.upstream, request, reply, path, await this.contextFor(route.upstream, request));
+          if (key === undefined)
+            return this.proxy.forward(route.upstream, request, reply, path, await this.contextFor(route.upstream, request));
           return this.idempotent(route.upstream, request, reply, path, key);
         },
       });
@@ -133,7 +134,8 @@ export class GatewayPipeline {
     fastify.route({
       method: ['GET', 'POST', 'DELETE'],
       url: MCP_PATH,
-      handler: async (request, reply) => this.proxy.forward('mcp-server', request, reply, request.canonicalUrl, await this.contextFor('mcp-server', request)),
+      handler: async (request, reply) =>
+        this.proxy.forward('mcp-server', request, reply, request.canonicalUrl, await this.contextFor('mcp-server', request)),
     });
   }
 
@@ -146,7 +148,9 @@ export class GatewayPipeline {
     if (!this.authenticator.isWellFormed(apiKey)) return this.admit(request, reply, null);
     const wait = await this.authFailures.retryAfterSeconds(request.ip);
     if (wait > 0) {
-      throw new ApiError('rate_limited', `Too many failed authentications from this address; retry in ${wait} s.`, undefined, { 'retry-after': String(wait) });
+      throw new ApiError('rate_limited', `Too many failed authentications from this address; retry in ${wait} s.`, undefined, {
+        'retry-after': String(wait),
+      });
     }
     const principal = await this.authenticator.lookup(apiKey);
     if (!principal) await this.authFailures.recordFailure(request.ip);
@@ -156,7 +160,9 @@ export class GatewayPipeline {
   /** 401, 402, then for a write the limit (the promise of its 429 or go-ahead). */
   private admit(request: FastifyRequest, reply: FastifyReply, principal: Principal | null): Promise<void> | undefined {
     if (!principal) {
-      throw new ApiError('unauthorized', 'Send a valid API key: Authorization: Bearer svc_cust_…', undefined, { 'www-authenticate': 'Bearer' });
+      throw new ApiError('unauthorized', 'Send a valid API key: Authorization: Bearer svc_cust_…', undefined, {
+        'www-authenticate': 'Bearer',
+      });
     }
     if (principal.account.plan !== API_PLAN) {
       throw new ApiError('plan_required', `The API needs the ${API_PLAN} plan; this account is on ${principal.account.plan}.`);
@@ -181,11 +187,18 @@ export class GatewayPipeline {
   }
 
   /** A POST with an Idempotency-Key: the first answer for the key, run once, replayed after (see IdempotencyStore). */
-  private async idempotent(upstream: Upstream, request: FastifyRequest, reply: FastifyReply, path: string, key: string): Promise<FastifyReply> {
+  private async idempotent(
+    upstream: Upstream,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    path: string,
+    key: string,
+  ): Promise<FastifyReply> {
     const scope = (request.principal as Principal).key.id;
     const body = request.body instanceof Buffer ? request.body : undefined;
-    const { answer, replayed } = await this.idempotency.answer({ scope, key, method: request.method, url: request.canonicalUrl, body }, async () =>
-      this.proxy.capture(upstream, request, path, await this.contextFor(upstream, request)),
+    const { answer, replayed } = await this.idempotency.answer(
+      { scope, key, method: request.method, url: request.canonicalUrl, body },
+      async () => this.proxy.capture(upstream, request, path, await this.contextFor(upstream, request)),
     );
     reply.code(answer.status).headers(answer.headers);
     if (replayed) reply.header(REPLAYED_HEADER, 'true');
@@ -208,7 +221,10 @@ export class GatewayPipeline {
   private contextFor(upstream: Upstream, request: FastifyRequest): Promise<string> {
     const principal = request.principal;
     // Every routed path needs a key (see needsKey); a call without one is never forwarded.
-    if (!principal) throw new ApiError('unauthorized', 'Send a valid API key: Authorization: Bearer svc_cust_…', undefined, { 'www-authenticate': 'Bearer' });
+    if (!principal)
+      throw new ApiError('unauthorized', 'Send a valid API key: Authorization: Bearer svc_cust_…', undefined, {
+        'www-authenticate': 'Bearer',
+      });
     return this.internalAuth.sign(upstream, { account: principal.account, keyId: principal.key.id, requestId: request.id });
   }
 }

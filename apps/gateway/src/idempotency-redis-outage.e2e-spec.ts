@@ -16,8 +16,10 @@ describe('Idempotency-Key while the gateway’s Redis is down (gateway and webho
   let redis: PrivateRedis;
   let stack: Stack;
 
-  const post = (account: TestAccount, key: string) => stack.call('/webhooks', { method: 'POST', key: account.key, json: { url: URL_A }, headers: { 'idempotency-key': key } });
-  const endpoints = async (account: TestAccount) => ((await (await stack.call('/webhooks', { key: account.key })).json()) as WebhookListDto).webhooks;
+  const post = (account: TestAccount, key: string) =>
+    stack.call('/webhooks', { method: 'POST', key: account.key, json: { url: URL_A }, headers: { 'idempotency-key': key } });
+  const endpoints = async (account: TestAccount) =>
+    ((await (await stack.call('/webhooks', { key: account.key })).json()) as WebhookListDto).webhooks;
   /** The gateway reports Redis as reachable again (it reconnects by itself). */
   const redisBack = () =>
     waitFor('the gateway to reach Redis again', async () => {

@@ -10,7 +10,8 @@ describe('Idempotency-Key on POST (gateway and webhook-dispatcher processes, rea
 
   const post = (account: TestAccount, key: string | undefined, body: unknown, path = '/webhooks') =>
     stack.call(path, { method: 'POST', key: account.key, json: body, headers: key === undefined ? {} : { 'idempotency-key': key } });
-  const endpoints = async (account: TestAccount) => ((await (await stack.call('/webhooks', { key: account.key })).json()) as WebhookListDto).webhooks;
+  const endpoints = async (account: TestAccount) =>
+    ((await (await stack.call('/webhooks', { key: account.key })).json()) as WebhookListDto).webhooks;
 
   beforeAll(async () => {
     stack = await startStack(['webhook-dispatcher']);
@@ -114,7 +115,9 @@ describe('Idempotency-Key on POST (gateway and webhook-dispatcher processes, rea
     });
     expect(response.status).toBe(400);
     const { error } = (await response.json()) as ErrorBody;
-    expect(error).toEqual(expect.objectContaining({ code: 'invalid_parameter', details: [expect.objectContaining({ path: 'Idempotency-Key' })] }));
+    expect(error).toEqual(
+      expect.objectContaining({ code: 'invalid_parameter', details: [expect.objectContaining({ path: 'Idempotency-Key' })] }),
+    );
     expect(await endpoints(account)).toHaveLength(0);
   });
 

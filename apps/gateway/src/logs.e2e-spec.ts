@@ -43,7 +43,14 @@ describe('no personal data, input or secrets in any log line (every app at LOG_L
     const consent = { purpose: 'future_email', text: SENT.consentText, given_at: '2026-11-21T10:04:05Z', source: 'website_form' };
 
     // Successful calls: access lines only.
-    expect((await stack.call(`/contacts/${SENT.ref}`, { method: 'PUT', json: { name: SENT.name, email: SENT.email, phone: SENT.phone, consents: [consent] } })).status).toBe(201);
+    expect(
+      (
+        await stack.call(`/contacts/${SENT.ref}`, {
+          method: 'PUT',
+          json: { name: SENT.name, email: SENT.email, phone: SENT.phone, consents: [consent] },
+        })
+      ).status,
+    ).toBe(201);
     expect((await stack.call(`/contacts?email=${encodeURIComponent(SENT.email)}`)).status).toBe(200);
     expect((await stack.call(`/contacts?phone=${encodeURIComponent(SENT.phone)}`)).status).toBe(200);
     const pass = await stack.call(`/contacts/${SENT.ref}/identity`, { method: 'POST' });
@@ -52,7 +59,9 @@ describe('no personal data, input or secrets in any log line (every app at LOG_L
     const webhook = await stack.call('/webhooks', { method: 'POST', json: { url: SENT.webhookUrl } });
     expect(webhook.status).toBe(201);
     issued.push(((await webhook.json()) as { secret: string }).secret);
-    expect((await stack.call(`/knowledge/${SENT.pieceRef}`, { method: 'PUT', json: { heading: SENT.heading, text: SENT.pieceText } })).status).toBe(201);
+    expect(
+      (await stack.call(`/knowledge/${SENT.pieceRef}`, { method: 'PUT', json: { heading: SENT.heading, text: SENT.pieceText } })).status,
+    ).toBe(201);
 
     // A validation error that quotes nothing back into the log.
     const invalid = await stack.call(`/contacts/${SENT.ref}`, { method: 'PUT', json: { name: SENT.name, phone: SENT.badPhone } });
@@ -63,9 +72,15 @@ describe('no personal data, input or secrets in any log line (every app at LOG_L
     expect((await stack.call('/whoami', { key: SENT.guessedKey })).status).toBe(401);
 
     // A database error: PostgreSQL refuses this email (a check constraint standing in for any fault), a 500.
-    await execute(stack.dataSource, `ALTER TABLE contacts.customers ADD CONSTRAINT logcheck CHECK (email IS DISTINCT FROM '${SENT.dbErrorEmail}') NOT VALID`);
+    await execute(
+      stack.dataSource,
+      `ALTER TABLE contacts.customers ADD CONSTRAINT logcheck CHECK (email IS DISTINCT FROM '${SENT.dbErrorEmail}') NOT VALID`,
+    );
     try {
-      const failed = await stack.call(`/contacts/${SENT.dbErrorRef}`, { method: 'PUT', json: { name: SENT.name, email: SENT.dbErrorEmail, phone: SENT.phone } });
+      const failed = await stack.call(`/contacts/${SENT.dbErrorRef}`, {
+        method: 'PUT',
+        json: { name: SENT.name, email: SENT.dbErrorEmail, phone: SENT.phone },
+      });
       expect(failed.status).toBe(500);
       expect((await error(failed)).code).toBe('internal_error');
     } finally {
@@ -95,7 +110,13 @@ describe('no personal data, input or secrets in any log line (every app at LOG_L
   it('logged each error path (the checks below would pass on an empty log otherwise)', () => {
     const all = lines();
     expect(all.filter((line) => line['msg'] === 'request completed').length).toBeGreaterThan(20);
-    expect(all).toContainEqual(expect.objectContaining({ app: 'contacts-api', msg: 'unhandled error', err: expect.objectContaining({ code: '23514', constraint: 'logcheck', table: 'customers' }) }));
+    expect(all).toContainEqual(
+      expect.objectContaining({
+        app: 'contacts-api',
+        msg: 'unhandled error',
+        err: expect.objectContaining({ code: '23514', constraint: 'logcheck', table: 'customers' }),
+      }),
+    );
     expect(all).toContainEqual(expect.objectContaining({ app: 'gateway', msg: 'upstream unavailable', upstream: 'knowledge-api' }));
     expect(all).toContainEqual(expect.objectContaining({ app: 'gateway', msg: 'request completed', status_code: 401 }));
     expect(all).toContainEqual(expect.objectContaining({ app: 'gateway', msg: 'request completed', status_code: 400 }));
@@ -113,11 +134,15 @@ describe('no personal data, input or secrets in any log line (every app at LOG_L
   });
 
   it('shows refs in access-log paths only as a hash, the same in the gateway and in the service', () => {
-    const access = lines().filter((line) => line['msg'] === 'request completed' && line['route'] === '/api/v1/contacts/:ref' && line['method'] === 'PUT');
+    const access = lines().filter(
+      (line) => line['msg'] === 'request completed' && line['route'] === '/api/v1/contacts/:ref' && line['method'] === 'PUT',
+    );
     expect(access.length).toBeGreaterThan(0);
     const gatewayPath = access[0]?.['path'] as string;
     expect(gatewayPath).toMatch(/^\/api\/v1\/contacts\/~[\w-]{16}$/);
     const hash = gatewayPath.split('/').pop() as string;
-    expect(lines()).toContainEqual(expect.objectContaining({ app: 'contacts-api', msg: 'request completed', route: '/contacts/:ref', path: `/contacts/${hash}` }));
+    expect(lines()).toContainEqual(
+      expect.objectContaining({ app: 'contacts-api', msg: 'request completed', route: '/contacts/:ref', path: `/contacts/${hash}` }),
+    );
   });
 });

@@ -20,7 +20,9 @@ describe('safe defaults: an app refuses the published development default of a s
   ])('%s without %s and without ALLOW_INSECURE_DEV_DEFAULTS exits non-zero, naming both', (app, variable, env: Record<string, string>) => {
     const { status, stderr } = start(app, env);
     expect(status).toBe(1);
-    expect(stderr).toContain(`${variable} is not set and its development default is published in the repository: set ${variable}, or ALLOW_INSECURE_DEV_DEFAULTS=true`);
+    expect(stderr).toContain(
+      `${variable} is not set and its development default is published in the repository: set ${variable}, or ALLOW_INSECURE_DEV_DEFAULTS=true`,
+    );
   });
 
   it('gets past the secrets with ALLOW_INSECURE_DEV_DEFAULTS=true (then fails on a bad setting it names, so nothing is started)', () => {

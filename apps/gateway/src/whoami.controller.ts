@@ -14,7 +14,9 @@ function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => principalOf(ctx.switchToHttp().getRequest<FastifyRequest>()));
+const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal =>
+  principalOf(ctx.switchToHttp().getRequest<FastifyRequest>()),
+);
 
 @ApiTags('Account')
 @ApiBearerAuth()
@@ -26,7 +28,8 @@ export class WhoamiController {
   @ApiOperation({
     operationId: 'whoami',
     summary: 'The account and key making the call.',
-    description: 'A cheap way to check a key: the account (name, plan), the key (id, prefix), the web application address and the widget id for the chat snippet. Not a write: no rate limit.',
+    description:
+      'A cheap way to check a key: the account (name, plan), the key (id, prefix), the web application address and the widget id for the chat snippet. Not a write: no rate limit.',
   })
   @ApiOkResponse({ type: WhoamiResponseDto })
   whoami(@CurrentPrincipal() principal: Principal): WhoamiResponseDto {

@@ -71,22 +71,39 @@ describe('identity-issuer configuration', () => {
       writeFileSync(join(mounted, '2026-10.json'), JSON.stringify(publicOnly(privateJwk('2026-10'))));
       writeFileSync(join(mounted, 'README'), 'not a key');
       writeFileSync(join(mounted, '..data', 'x.json'), 'not read');
-      expect(load({ ...PRODUCTION, IDENTITY_SIGNING_KEYS: mounted }).IDENTITY_SIGNING_KEYS.map((k) => k.kid)).toEqual(['2026-10', '2026-11']);
+      expect(load({ ...PRODUCTION, IDENTITY_SIGNING_KEYS: mounted }).IDENTITY_SIGNING_KEYS.map((k) => k.kid)).toEqual([
+        '2026-10',
+        '2026-11',
+      ]);
     });
 
     it('names a path that does not exist', () => {
-      expect(failure({ ...PRODUCTION, IDENTITY_SIGNING_KEYS: join(dir, 'missing') })).toMatch(/IDENTITY_SIGNING_KEYS names no readable file or directory/);
+      expect(failure({ ...PRODUCTION, IDENTITY_SIGNING_KEYS: join(dir, 'missing') })).toMatch(
+        /IDENTITY_SIGNING_KEYS names no readable file or directory/,
+      );
     });
   });
 
   it.each([
     ['text that is not JSON, without echoing it', '{"kty":"OKP","d":"c2VjcmV0LWtleS1tYXRlcmlhbA"', /is not valid JSON/],
     ['a JWK without kid', JSON.stringify([{ ...privateJwk('x'), kid: undefined }]), /without a "kid"/],
-    ['a key of another type', JSON.stringify([{ kty: 'EC', crv: 'P-256', x: 'a', y: 'b', kid: 'ec' }]), /key "ec" .* is not an Ed25519 JWK/],
+    [
+      'a key of another type',
+      JSON.stringify([{ kty: 'EC', crv: 'P-256', x: 'a', y: 'b', kid: 'ec' }]),
+      /key "ec" .* is not an Ed25519 JWK/,
+    ],
     ['an alg other than EdDSA', JSON.stringify([{ ...privateJwk('rs'), alg: 'RS256' }]), /key "rs" .* alg other than "EdDSA"/],
     ['two keys with one kid', JSON.stringify([privateJwk('same'), privateJwk('same')]), /two keys with kid "same"/],
-    ['an x that is not the public half of d', JSON.stringify([{ ...privateJwk('mixed'), x: privateJwk('y').x }]), /key "mixed" .* "x" is not the public half of its "d"/],
-    ['a d that is not key material', JSON.stringify([{ ...privateJwk('short'), d: 'AAAA' }]), /key "short" .* cannot be read as an Ed25519 key/],
+    [
+      'an x that is not the public half of d',
+      JSON.stringify([{ ...privateJwk('mixed'), x: privateJwk('y').x }]),
+      /key "mixed" .* "x" is not the public half of its "d"/,
+    ],
+    [
+      'a d that is not key material',
+      JSON.stringify([{ ...privateJwk('short'), d: 'AAAA' }]),
+      /key "short" .* cannot be read as an Ed25519 key/,
+    ],
   ])('refuses %s, naming the variable and never the key material', (_label, value, message) => {
     const text = failure({ ...PRODUCTION, IDENTITY_SIGNING_KEYS: value });
     expect(text).toMatch(/IDENTITY_SIGNING_KEYS/);
@@ -95,7 +112,11 @@ describe('identity-issuer configuration', () => {
   });
 
   describe('which key signs', () => {
-    const keys = () => load({ ...PRODUCTION, IDENTITY_SIGNING_KEYS: JSON.stringify([privateJwk('first'), privateJwk('second'), publicOnly(privateJwk('retired'))]) }).IDENTITY_SIGNING_KEYS;
+    const keys = () =>
+      load({
+        ...PRODUCTION,
+        IDENTITY_SIGNING_KEYS: JSON.stringify([privateJwk('first'), privateJwk('second'), publicOnly(privateJwk('retired'))]),
+      }).IDENTITY_SIGNING_KEYS;
 
     it('the first key, or the one IDENTITY_ACTIVE_KID names; every key verifies', () => {
       expect(configuredKeyRing(keys(), '').signer.kid).toBe('first');

@@ -9,18 +9,30 @@ const signingKeys = makeValidator<SigningKey[]>(readSigningKeys);
 export const identityIssuerConfigSpec = {
   ...baseConfigSpec,
   ...internalAuthConfigSpec,
-  PORT: port({ default: 3002, desc: 'Port of identity-issuer (same-browser passes; reached through the gateway, and by the chat on /internal).' }),
+  PORT: port({
+    default: 3002,
+    desc: 'Port of identity-issuer (same-browser passes; reached through the gateway, and by the chat on /internal).',
+  }),
   ...databaseConfigSpec('identity-issuer owns schema `identity` (issued passes, development signing keys)'),
   CONTACTS_API_URL: url({ default: 'http://127.0.0.1:3001', desc: 'contacts-api (customers, consents).' }),
-  CONTACTS_API_TIMEOUT_MS: millis(60_000)({ default: 5_000, desc: 'How long identity-issuer waits for contacts-api to answer a customer lookup before 503.' }),
+  CONTACTS_API_TIMEOUT_MS: millis(60_000)({
+    default: 5_000,
+    desc: 'How long identity-issuer waits for contacts-api to answer a customer lookup before 503.',
+  }),
   IDENTITY_SIGNING_KEYS: signingKeys({
     devDefault: [],
     desc: 'Ed25519 JWKs (each with a `kid`) of same-browser passes: inline JSON (a JWK, an array or `{"keys":[…]}`) or the path of a file, or of a directory of `*.json` files (a mounted Kubernetes Secret). All verify; public-only JWKs (no `d`) verify old passes after a rotation. Required in production; in development a key is generated once and kept, sealed, in table `identity.signing_keys`.',
   }),
-  IDENTITY_ACTIVE_KID: str({ default: '', desc: 'The `kid` of the key in IDENTITY_SIGNING_KEYS that signs new passes (it needs its private part); empty: the first key.' }),
+  IDENTITY_ACTIVE_KID: str({
+    default: '',
+    desc: 'The `kid` of the key in IDENTITY_SIGNING_KEYS that signs new passes (it needs its private part); empty: the first key.',
+  }),
   IDENTITY_TOKEN_ISSUER: str({ default: 'svc-identity-issuer', desc: 'The `iss` claim of same-browser passes.' }),
   IDENTITY_TOKEN_AUDIENCE: str({ default: 'svc-chat', desc: 'The `aud` claim of same-browser passes: the chat, which verifies them.' }),
-  IDENTITY_PASS_RETENTION_DAYS: count({ default: 30, desc: 'Days the record of an issued pass (ids and times, never the token) is kept after the pass expires, before the prune job removes it.' }),
+  IDENTITY_PASS_RETENTION_DAYS: count({
+    default: 30,
+    desc: 'Days the record of an issued pass (ids and times, never the token) is kept after the pass expires, before the prune job removes it.',
+  }),
   IDENTITY_PRUNE_INTERVAL_MS: millis()({ default: 600_000, desc: 'How often the prune job runs.' }),
 };
 

@@ -49,18 +49,21 @@ export class IdentityIssuerModule {
         {
           provide: PassTokenService,
           inject: [KeyRing],
-          useFactory: (keys: KeyRing) => new PassTokenService(keys, { issuer: config.IDENTITY_TOKEN_ISSUER, audience: config.IDENTITY_TOKEN_AUDIENCE }),
+          useFactory: (keys: KeyRing) =>
+            new PassTokenService(keys, { issuer: config.IDENTITY_TOKEN_ISSUER, audience: config.IDENTITY_TOKEN_AUDIENCE }),
         },
         {
           provide: ContactsClient,
           inject: [InternalAuth],
-          useFactory: (auth: InternalAuth) => new ContactsClient({ url: config.CONTACTS_API_URL, auth, timeoutMs: config.CONTACTS_API_TIMEOUT_MS, logger }),
+          useFactory: (auth: InternalAuth) =>
+            new ContactsClient({ url: config.CONTACTS_API_URL, auth, timeoutMs: config.CONTACTS_API_TIMEOUT_MS, logger }),
         },
         ...repositoryProviders(IssuedPassesRepository),
         {
           provide: IdentityService,
           inject: [ContactsClient, PassTokenService, IssuedPassesRepository],
-          useFactory: (contacts: ContactsClient, tokens: PassTokenService, passes: IssuedPassesRepository) => new IdentityService(contacts, tokens, passes, logger),
+          useFactory: (contacts: ContactsClient, tokens: PassTokenService, passes: IssuedPassesRepository) =>
+            new IdentityService(contacts, tokens, passes, logger),
         },
         pruneJobProvider(
           IssuedPassesRepository,

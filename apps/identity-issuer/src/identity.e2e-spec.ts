@@ -13,12 +13,18 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
   let internal: InternalAuth;
 
   const issuer = (): RunningApp => stack.services['identity-issuer'] as RunningApp;
-  const putContact = (ref: string, json: object, key?: string) => stack.call(`/contacts/${encodeURIComponent(ref)}`, { method: 'PUT', json, ...(key ? { key } : {}) });
-  const issue = (ref: string, key?: string) => stack.call(`/contacts/${encodeURIComponent(ref)}/identity`, { method: 'POST', ...(key ? { key } : {}) });
+  const putContact = (ref: string, json: object, key?: string) =>
+    stack.call(`/contacts/${encodeURIComponent(ref)}`, { method: 'PUT', json, ...(key ? { key } : {}) });
+  const issue = (ref: string, key?: string) =>
+    stack.call(`/contacts/${encodeURIComponent(ref)}/identity`, { method: 'POST', ...(key ? { key } : {}) });
 
   /** What the chat does: ask identity-issuer, with a context signed like every internal call. */
   const verify = async (body: unknown, signed = true): Promise<Response> => {
-    const context = await internal.sign('identity-issuer', { account: { id: stack.account.accountId, name: 'chat', plan: 'scale' }, keyId: 'chat', requestId: randomUUID() });
+    const context = await internal.sign('identity-issuer', {
+      account: { id: stack.account.accountId, name: 'chat', plan: 'scale' },
+      keyId: 'chat',
+      requestId: randomUUID(),
+    });
     return fetch(`${issuer().url}/internal/identity/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(signed ? { [GATEWAY_CONTEXT_HEADER]: context } : {}) },
@@ -40,10 +46,15 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
     // identity-issuer calls contacts-api directly, so contacts-api gets a port known in advance.
     const contactsPort = await freePort();
     stack = await startStack(['contacts-api', 'identity-issuer'], {
-      appEnv: { 'contacts-api': { PORT: String(contactsPort) }, 'identity-issuer': { CONTACTS_API_URL: `http://127.0.0.1:${contactsPort}` } },
+      appEnv: {
+        'contacts-api': { PORT: String(contactsPort) },
+        'identity-issuer': { CONTACTS_API_URL: `http://127.0.0.1:${contactsPort}` },
+      },
     });
     internal = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
-    expect((await putContact('c-42', { name: 'Ada Lovelace', email: 'ada@example.com', email_confirmed: true, phone: '+447700900123' })).status).toBe(201);
+    expect(
+      (await putContact('c-42', { name: 'Ada Lovelace', email: 'ada@example.com', email_confirmed: true, phone: '+447700900123' })).status,
+    ).toBe(201);
     expect((await putContact('c-77', { name: 'Other Customer' }, stack.other.key)).status).toBe(201);
   });
 
@@ -132,7 +143,10 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
 
   it('the generated development key survives a restart: passes issued before still identify', async () => {
     const { token } = await passFor('c-42');
-    const kids = async () => ((await (await fetch(`${issuer().url}/internal/identity/jwks.json`)).json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
+    const kids = async () =>
+      ((await (await fetch(`${issuer().url}/internal/identity/jwks.json`)).json()) as { keys: Array<{ kid: string }> }).keys.map(
+        (k) => k.kid,
+      );
     const before = await kids();
     await stack.restart('identity-issuer');
     expect(await kids()).toEqual(before);
@@ -176,7 +190,12 @@ describe('identity-issuer keys in production', () => {
 
   it('publishes every configured key, and only their public halves', async () => {
     const jwk = (kid: string) => ({ ...(generateEd25519().privateKey.export({ format: 'jwk' }) as object), kid });
-    const app = await startApp('identity-issuer', production({ IDENTITY_SIGNING_KEYS: JSON.stringify([jwk('2026-11'), jwk('2026-10')]) }), 20_000, '/healthz');
+    const app = await startApp(
+      'identity-issuer',
+      production({ IDENTITY_SIGNING_KEYS: JSON.stringify([jwk('2026-11'), jwk('2026-10')]) }),
+      20_000,
+      '/healthz',
+    );
     try {
       const jwks = (await (await fetch(`${app.url}/internal/identity/jwks.json`)).json()) as { keys: Array<Record<string, string>> };
       expect(jwks.keys.map((key) => key['kid'])).toEqual(['2026-11', '2026-10']);

@@ -16,7 +16,13 @@ export class KnowledgeApiModule {
   static forRoot(config: KnowledgeApiConfig, logger: Logger): DynamicModule {
     return {
       module: KnowledgeApiModule,
-      imports: serviceStack('knowledge-api', { config, logger, schema: KNOWLEDGE_SCHEMA, migrations: KNOWLEDGE_MIGRATIONS, behindGateway: true }),
+      imports: serviceStack('knowledge-api', {
+        config,
+        logger,
+        schema: KNOWLEDGE_SCHEMA,
+        migrations: KNOWLEDGE_MIGRATIONS,
+        behindGateway: true,
+      }),
       controllers: [PiecesController, SearchController],
       providers: [...repositoryProviders(PiecesRepository, SearchRepository), PiecesService, SearchService],
     };

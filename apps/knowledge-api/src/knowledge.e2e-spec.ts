@@ -1,4 +1,10 @@
-import { BulkUpsertKnowledgeResponseDto, ErrorBody, KnowledgeListResponseDto, KnowledgePieceDto, KnowledgeSearchResponse } from '@svc/contracts';
+import {
+  BulkUpsertKnowledgeResponseDto,
+  ErrorBody,
+  KnowledgeListResponseDto,
+  KnowledgePieceDto,
+  KnowledgeSearchResponse,
+} from '@svc/contracts';
 import { execute, queryOne, queryRows } from '@svc/persistence';
 import { InternalAuth } from '@svc/platform';
 import { DOMAIN_EXCHANGE } from '@svc/messaging';
@@ -7,7 +13,11 @@ import { randomBytes } from 'node:crypto';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 
-const piece = (overrides: object = {}) => ({ heading: 'Shipping times', text: 'We ship every order within two working days.', ...overrides });
+const piece = (overrides: object = {}) => ({
+  heading: 'Shipping times',
+  text: 'We ship every order within two working days.',
+  ...overrides,
+});
 const item = (ref: string, overrides: object = {}) => ({ external_ref: ref, ...piece(overrides) });
 const items = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => item(`${prefix}-${String(i).padStart(3, '0')}`));
 
@@ -15,11 +25,19 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
   let stack: Stack;
 
   const json = async <T>(response: Response): Promise<T> => (await response.json()) as T;
-  const put = (ref: string, body: object, key?: string) => stack.call(`/knowledge/${encodeURIComponent(ref)}`, { method: 'PUT', json: body, key });
+  const put = (ref: string, body: object, key?: string) =>
+    stack.call(`/knowledge/${encodeURIComponent(ref)}`, { method: 'PUT', json: body, key });
   const bulk = (sent: object[], key?: string) => stack.call('/knowledge/bulk', { method: 'POST', json: { items: sent }, key });
-  const lookup = async (ref: string, key?: string) => (await json<KnowledgeListResponseDto>(await stack.call(`/knowledge?external_ref=${encodeURIComponent(ref)}`, { key }))).items;
+  const lookup = async (ref: string, key?: string) =>
+    (await json<KnowledgeListResponseDto>(await stack.call(`/knowledge?external_ref=${encodeURIComponent(ref)}`, { key }))).items;
   const count = async (account: TestAccount) =>
-    Number((await queryRows<{ n: string }>(stack.dataSource, 'SELECT count(*) AS n FROM knowledge.pieces WHERE account_id = $1', [account.accountId]))[0]?.n);
+    Number(
+      (
+        await queryRows<{ n: string }>(stack.dataSource, 'SELECT count(*) AS n FROM knowledge.pieces WHERE account_id = $1', [
+          account.accountId,
+        ])
+      )[0]?.n,
+    );
   const expectError = async (response: Response, status: number, code: string, paths?: string[]) => {
     const body = await json<ErrorBody>(response);
     expect({ status: response.status, code: body.error.code }).toEqual({ status, code });
@@ -28,7 +46,9 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
 
   beforeAll(async () => {
     // Many writes per test: the per-key write limits are not what these tests are about.
-    stack = await startStack(['knowledge-api'], { appEnv: { gateway: { WRITE_LIMIT_PER_MINUTE: '100000', WRITE_LIMIT_PER_HOUR: '100000' } } });
+    stack = await startStack(['knowledge-api'], {
+      appEnv: { gateway: { WRITE_LIMIT_PER_MINUTE: '100000', WRITE_LIMIT_PER_HOUR: '100000' } },
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -81,7 +101,11 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
     });
 
     it('refuses a body that is not JSON', async () => {
-      const response = await stack.call('/knowledge/x', { method: 'PUT', body: '{"heading":', headers: { 'content-type': 'application/json' } });
+      const response = await stack.call('/knowledge/x', {
+        method: 'PUT',
+        body: '{"heading":',
+        headers: { 'content-type': 'application/json' },
+      });
       await expectError(response, 400, 'invalid_json');
     });
   });
@@ -122,7 +146,10 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
   describe('GET /knowledge', () => {
     it('pages through every piece in external_ref order with after, limit, next_after and more', async () => {
       const account = await stack.newAccount('Pager');
-      await bulk(['b', 'a', 'é', 'B', 'c'].map((ref) => item(ref)), account.key);
+      await bulk(
+        ['b', 'a', 'é', 'B', 'c'].map((ref) => item(ref)),
+        account.key,
+      );
       const page = async (query: string) => json<KnowledgeListResponseDto>(await stack.call(`/knowledge${query}`, { key: account.key }));
       const first = await page('?limit=2');
       expect([first.items.map((p) => p.external_ref), first.next_after, first.more]).toEqual([['B', 'a'], 'a', true]);
@@ -135,9 +162,12 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
       expect((await page('')).items).toHaveLength(5);
     });
 
-    it.each([['limit=0'], ['limit=201'], ['limit=ten'], ['external_ref=a&limit=5'], ['sort=asc']])('refuses ?%s with 400 invalid_parameter', async (query) => {
-      await expectError(await stack.call(`/knowledge?${query}`), 400, 'invalid_parameter');
-    });
+    it.each([['limit=0'], ['limit=201'], ['limit=ten'], ['external_ref=a&limit=5'], ['sort=asc']])(
+      'refuses ?%s with 400 invalid_parameter',
+      async (query) => {
+        await expectError(await stack.call(`/knowledge?${query}`), 400, 'invalid_parameter');
+      },
+    );
   });
 
   describe('DELETE /knowledge/{externalRef}', () => {
@@ -192,12 +222,17 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
       await stack.call('/knowledge/o-1', { method: 'DELETE', key: account.key });
       await bulk([item('o-4'), item('o-4')], account.key); // refused: nothing enqueued
       await stack.call('/knowledge/o-3', { method: 'DELETE', key: account.key }); // the last one: everything before it is in by then
-      type Changed = { routingKey: string; body: { kind: string; account_id: string; at: string; data: { external_ref: string; change: string } } };
+      type Changed = {
+        routingKey: string;
+        body: { kind: string; account_id: string; at: string; data: { external_ref: string; change: string } };
+      };
       const mine = () => (tap.messages as Changed[]).filter((m) => m.body.account_id === account.accountId);
       const last = (m: Changed) => m.body.data.external_ref === 'o-3' && m.body.data.change === 'deleted';
       await waitFor('the last change to be published', async () => (mine().some(last) ? true : undefined), 15_000);
       // In commit order (the two pieces of one bulk call share their transaction).
-      const ordered = mine().sort((a, b) => a.body.at.localeCompare(b.body.at) || a.body.data.external_ref.localeCompare(b.body.data.external_ref));
+      const ordered = mine().sort(
+        (a, b) => a.body.at.localeCompare(b.body.at) || a.body.data.external_ref.localeCompare(b.body.data.external_ref),
+      );
       expect(ordered.map((m) => [m.routingKey, m.body.kind, m.body.data])).toEqual([
         ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-1', change: 'upserted' }],
         ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-2', change: 'upserted' }],
@@ -205,7 +240,14 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
         ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-1', change: 'deleted' }],
         ['knowledge.changed', 'knowledge.changed', { external_ref: 'o-3', change: 'deleted' }],
       ]);
-      const kept = async () => (await queryOne<{ n: number }>(stack.dataSource, "SELECT count(*)::int AS n FROM knowledge.outbox WHERE body->>'account_id' = $1", [account.accountId]))?.n;
+      const kept = async () =>
+        (
+          await queryOne<{ n: number }>(
+            stack.dataSource,
+            "SELECT count(*)::int AS n FROM knowledge.outbox WHERE body->>'account_id' = $1",
+            [account.accountId],
+          )
+        )?.n;
       await waitFor('the outbox to keep no copy', async () => ((await kept()) === 0 ? true : undefined), 15_000);
     } finally {
       await tap.close();
@@ -213,9 +255,19 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
   });
 
   describe('the assistant search (internal)', () => {
-    const searchAs = async (account: TestAccount, question: string, lang: string, audience = 'knowledge-api', secret = stack.env['INTERNAL_AUTH_SECRET'] as string) => {
+    const searchAs = async (
+      account: TestAccount,
+      question: string,
+      lang: string,
+      audience = 'knowledge-api',
+      secret = stack.env['INTERNAL_AUTH_SECRET'] as string,
+    ) => {
       const auth = new InternalAuth(secret);
-      const context = await auth.sign(audience, { account: { id: account.accountId, name: 'Acme', plan: 'scale' }, keyId: 'chat', requestId: 'search-test' });
+      const context = await auth.sign(audience, {
+        account: { id: account.accountId, name: 'Acme', plan: 'scale' },
+        keyId: 'chat',
+        requestId: 'search-test',
+      });
       return fetch(`${stack.services['knowledge-api']?.url}/internal/knowledge/search`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-svc-context': context },
@@ -223,13 +275,23 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
       });
     };
 
-    it("finds a piece as soon as it is written, misspelled, and only for its own account", async () => {
+    it('finds a piece as soon as it is written, misspelled, and only for its own account', async () => {
       await put('faq-returns', { heading: 'Returning shoes', text: 'You can return your shoes within 30 days if they are unworn.' });
       const response = await searchAs(stack.account, 'returnd my shoos', 'en');
       expect(response.status).toBe(200);
       const { results } = await json<KnowledgeSearchResponse>(response);
-      expect(results[0]).toEqual({ external_ref: 'faq-returns', heading: 'Returning shoes', url: null, passage: expect.stringContaining('return your shoes'), score: expect.any(Number) });
-      expect((await json<KnowledgeSearchResponse>(await searchAs(stack.other, 'can I return my shoes?', 'en'))).results.map((r) => r.external_ref)).not.toContain('faq-returns');
+      expect(results[0]).toEqual({
+        external_ref: 'faq-returns',
+        heading: 'Returning shoes',
+        url: null,
+        passage: expect.stringContaining('return your shoes'),
+        score: expect.any(Number),
+      });
+      expect(
+        (await json<KnowledgeSearchResponse>(await searchAs(stack.other, 'can I return my shoes?', 'en'))).results.map(
+          (r) => r.external_ref,
+        ),
+      ).not.toContain('faq-returns');
     });
 
     it('is not reachable through the gateway, and refuses a call without a signed context', async () => {
@@ -258,7 +320,9 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
       expect((await searchAs(stack.account, 'shoes', 'en', 'knowledge-api', old)).status).toBe(200);
       // The gateway, not restarted, still signs with the old secret: its calls go through.
       expect((await stack.call('/knowledge?external_ref=faq-returns')).status).toBe(200);
-      expect((await searchAs(stack.account, 'shoes', 'en', 'knowledge-api', `stranger-${randomBytes(24).toString('hex')}`)).status).toBe(401);
+      expect((await searchAs(stack.account, 'shoes', 'en', 'knowledge-api', `stranger-${randomBytes(24).toString('hex')}`)).status).toBe(
+        401,
+      );
     });
   });
 });

@@ -8,7 +8,7 @@ import { PrivateRedis, Stack, startPrivateRedis, startStack, waitFor } from '@sv
  * down a write tool answers `unavailable` (the REST 503's body) and writes nothing; reads go on;
  * when it is back, writes work again.
  */
-describe('mcp-server: a write tool while the gateway\'s Redis is down', () => {
+describe("mcp-server: a write tool while the gateway's Redis is down", () => {
   let redis: PrivateRedis;
   let stack: Stack;
   let mcp: Client;
@@ -27,7 +27,9 @@ describe('mcp-server: a write tool while the gateway\'s Redis is down', () => {
     stack = await startStack(['knowledge-api', 'mcp-server'], { appEnv: { gateway: { REDIS_URL: redis.url } } });
     mcp = new Client({ name: 'e2e', version: '1.0.0' });
     await mcp.connect(
-      new StreamableHTTPClientTransport(new URL(`${stack.gateway.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${stack.account.key}` } } }),
+      new StreamableHTTPClientTransport(new URL(`${stack.gateway.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${stack.account.key}` } },
+      }),
     );
   }, 120_000);
 
@@ -48,7 +50,10 @@ describe('mcp-server: a write tool while the gateway\'s Redis is down', () => {
     expect(JSON.parse((refused.content[0] as { text: string }).text)).toEqual(body);
     expect(refused._meta).toEqual({ retry_after_seconds: 1 });
     // The REST API answers the same body for the same write.
-    const rest = await stack.call('/knowledge/during', { method: 'PUT', json: { heading: 'Returns', text: 'Returns are free within thirty days of delivery.' } });
+    const rest = await stack.call('/knowledge/during', {
+      method: 'PUT',
+      json: { heading: 'Returns', text: 'Returns are free within thirty days of delivery.' },
+    });
     expect(rest.status).toBe(503);
     expect(await rest.json()).toEqual(body);
     expect((await stored('during')).items).toEqual([]);
@@ -58,7 +63,11 @@ describe('mcp-server: a write tool while the gateway\'s Redis is down', () => {
     expect((await stored('before')).items).toHaveLength(1);
 
     await redis.start();
-    await waitFor('MCP writes accepted again', async () => ((await tool('upsert_knowledge_piece', piece('during'))).isError ? undefined : true), 15_000);
+    await waitFor(
+      'MCP writes accepted again',
+      async () => ((await tool('upsert_knowledge_piece', piece('during'))).isError ? undefined : true),
+      15_000,
+    );
     expect((await stored('during')).items).toEqual([expect.objectContaining({ external_ref: 'during', heading: 'Returns' })]);
   });
 });

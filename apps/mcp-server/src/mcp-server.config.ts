@@ -13,8 +13,14 @@ export const mcpServerConfigSpec = {
   KNOWLEDGE_API_URL: url({ default: 'http://127.0.0.1:3003', desc: 'knowledge-api (knowledge pieces).' }),
   EVENTS_API_URL: url({ default: 'http://127.0.0.1:3004', desc: 'events-api (the event feed).' }),
   WEBHOOK_DISPATCHER_URL: url({ default: 'http://127.0.0.1:3005', desc: 'webhook-dispatcher (webhook endpoints).' }),
-  CHAT_URL: url({ default: 'http://127.0.0.1:3006', desc: 'The chat: its back-office routes (inbox, replies, bookings, the assistant preview, analytics).' }),
-  MCP_UPSTREAM_TIMEOUT_MS: millis(120_000)({ default: 30_000, desc: 'How long a tool waits for the service it calls before it answers `unavailable`.' }),
+  CHAT_URL: url({
+    default: 'http://127.0.0.1:3006',
+    desc: 'The chat: its back-office routes (inbox, replies, bookings, the assistant preview, analytics).',
+  }),
+  MCP_UPSTREAM_TIMEOUT_MS: millis(120_000)({
+    default: 30_000,
+    desc: 'How long a tool waits for the service it calls before it answers `unavailable`.',
+  }),
 };
 
 export type McpServerConfig = Config<typeof mcpServerConfigSpec>;

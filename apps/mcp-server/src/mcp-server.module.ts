@@ -66,12 +66,26 @@ export class McpServerModule {
             Object.fromEntries(
               (Object.keys(URL_SETTING) as ToolUpstream[]).map((upstream) => [
                 upstream,
-                new InternalHttpClient({ url: String(config[URL_SETTING[upstream]]), auth, timeoutMs: config.MCP_UPSTREAM_TIMEOUT_MS, logger: log, upstream }),
+                new InternalHttpClient({
+                  url: String(config[URL_SETTING[upstream]]),
+                  auth,
+                  timeoutMs: config.MCP_UPSTREAM_TIMEOUT_MS,
+                  logger: log,
+                  upstream,
+                }),
               ]),
             ) as Clients,
         },
-        { provide: McpToolsService, inject: [CLIENTS], useFactory: (clients: Clients) => new McpToolsService(clients, catalogLoader(clients.gateway)) },
-        { provide: McpEndpoint, inject: [InternalAuth, McpToolsService], useFactory: (auth: InternalAuth, tools: McpToolsService) => new McpEndpoint(auth, tools) },
+        {
+          provide: McpToolsService,
+          inject: [CLIENTS],
+          useFactory: (clients: Clients) => new McpToolsService(clients, catalogLoader(clients.gateway)),
+        },
+        {
+          provide: McpEndpoint,
+          inject: [InternalAuth, McpToolsService],
+          useFactory: (auth: InternalAuth, tools: McpToolsService) => new McpEndpoint(auth, tools),
+        },
         ClientsLifecycle,
       ],
     };

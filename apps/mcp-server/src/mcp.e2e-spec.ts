@@ -39,7 +39,20 @@ const CHAT_TOOLS = [
   'update_booking',
   'get_analytics',
 ];
-const READ_ONLY = new Set(['whoami', 'get_contact', 'find_contacts', 'list_knowledge_pieces', 'list_events', 'list_webhooks', 'list_conversations', 'get_conversation', 'list_consents', 'search_knowledge', 'list_bookings', 'get_analytics']);
+const READ_ONLY = new Set([
+  'whoami',
+  'get_contact',
+  'find_contacts',
+  'list_knowledge_pieces',
+  'list_events',
+  'list_webhooks',
+  'list_conversations',
+  'get_conversation',
+  'list_consents',
+  'search_knowledge',
+  'list_bookings',
+  'get_analytics',
+]);
 const DESTRUCTIVE = new Set(['delete_contact', 'delete_knowledge_piece', 'delete_webhook', 'update_booking', 'withdraw_consent']);
 const WEBHOOK_URL = 'https://93.184.215.14/svc/webhooks';
 const PIECE_TEXT = 'Orders ship within two working days from our warehouse.';
@@ -68,7 +81,10 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
   }
 
   /** The REST answer: status and body (undefined for 204). */
-  async function rest(path: string, init: { method?: string; json?: unknown; key?: string } = {}): Promise<{ status: number; body: unknown }> {
+  async function rest(
+    path: string,
+    init: { method?: string; json?: unknown; key?: string } = {},
+  ): Promise<{ status: number; body: unknown }> {
     const response = await stack.call(path, { method: init.method, json: init.json, key: init.key ?? account.key });
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
@@ -122,12 +138,17 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
     const booking = tools.find((t) => t.name === 'create_booking');
     expect(booking?.inputSchema.required).toEqual(expect.arrayContaining(['conversation_id', 'starts_at']));
     expect(booking?.inputSchema.properties).not.toHaveProperty('created_by');
-    expect(tools.find((t) => t.name === 'update_booking')?.inputSchema.properties?.['status']).toMatchObject({ enum: ['confirmed', 'declined', 'cancelled'] });
+    expect(tools.find((t) => t.name === 'update_booking')?.inputSchema.properties?.['status']).toMatchObject({
+      enum: ['confirmed', 'declined', 'cancelled'],
+    });
     const upsert = tools.find((t) => t.name === 'upsert_contact');
     // The UpsertContactDto's own rules, as the OpenAPI document has them.
     expect(upsert?.inputSchema.required).toEqual(['ref']);
     expect(upsert?.inputSchema.properties?.['phone']).toMatchObject({ pattern: '^\\+[1-9][0-9]{1,14}$' });
-    expect(upsert?.inputSchema.properties?.['consents']).toMatchObject({ type: 'array', items: { type: 'object', required: expect.arrayContaining(['purpose', 'text', 'given_at', 'source']) } });
+    expect(upsert?.inputSchema.properties?.['consents']).toMatchObject({
+      type: 'array',
+      items: { type: 'object', required: expect.arrayContaining(['purpose', 'text', 'given_at', 'source']) },
+    });
     const piece = tools.find((t) => t.name === 'upsert_knowledge_piece');
     expect(piece?.inputSchema.required).toEqual(expect.arrayContaining(['external_ref', 'heading', 'text']));
     expect(piece?.annotations).toMatchObject({ idempotentHint: true, readOnlyHint: false });
@@ -179,7 +200,12 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
       port: stack.gateway.port,
       path: '/mcp',
       method: 'POST',
-      headers: { host: `attacker.example:${stack.gateway.port}`, authorization: `Bearer ${account.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        host: `attacker.example:${stack.gateway.port}`,
+        authorization: `Bearer ${account.key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
     });
     rebound.end(JSON.stringify(initialize));
     const [response] = (await once(rebound, 'response')) as [IncomingMessage];
@@ -196,7 +222,9 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
       ref: 'cust 1/ä',
       name: 'Ada Lovelace',
       email: 'Ada@Example.com',
-      consents: [{ purpose: 'future_email', text: 'Send me offers by email.', given_at: '2026-11-21T10:04:05.123456Z', source: 'signup-form' }],
+      consents: [
+        { purpose: 'future_email', text: 'Send me offers by email.', given_at: '2026-11-21T10:04:05.123456Z', source: 'signup-form' },
+      ],
     });
     const stored = await rest(`/contacts/${encodeURIComponent('cust 1/ä')}`);
     expect(stored.status).toBe(200);
@@ -221,12 +249,23 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
     const gone = await rest(`/contacts/${encodeURIComponent('cust 1/ä')}`);
     expect(gone.status).toBe(404);
     expectErrorBody(await tool('get_contact', { ref: 'cust 1/ä' }), gone.body);
-    expectErrorBody(await tool('delete_contact', { ref: 'cust 1/ä' }), (await rest(`/contacts/${encodeURIComponent('cust 1/ä')}`, { method: 'DELETE' })).body);
-    expectErrorBody(await tool('create_identity_pass', { ref: 'nobody' }), (await rest('/contacts/nobody/identity', { method: 'POST' })).body);
+    expectErrorBody(
+      await tool('delete_contact', { ref: 'cust 1/ä' }),
+      (await rest(`/contacts/${encodeURIComponent('cust 1/ä')}`, { method: 'DELETE' })).body,
+    );
+    expectErrorBody(
+      await tool('create_identity_pass', { ref: 'nobody' }),
+      (await rest('/contacts/nobody/identity', { method: 'POST' })).body,
+    );
   });
 
   it('knowledge, events and webhooks: each result is the REST answer', async () => {
-    const piece = await tool('upsert_knowledge_piece', { external_ref: 'faq-shipping', heading: 'Shipping', text: PIECE_TEXT, url: 'https://shop.example/shipping' });
+    const piece = await tool('upsert_knowledge_piece', {
+      external_ref: 'faq-shipping',
+      heading: 'Shipping',
+      text: PIECE_TEXT,
+      url: 'https://shop.example/shipping',
+    });
     expect(piece.isError).toBeFalsy();
     const listedOne = (await rest('/knowledge?external_ref=faq-shipping')).body as { items: unknown[] };
     expectRestBody(piece, listedOne.items[0]);
@@ -241,7 +280,9 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
     expect(bulk.structuredContent).toMatchObject({ created: 1, updated: 1 });
     expectRestBody(await tool('list_knowledge_pieces', { limit: 1 }), (await rest('/knowledge?limit=1')).body);
     expectRestBody(await tool('list_knowledge_pieces'), (await rest('/knowledge')).body);
-    expect(await tool('delete_knowledge_piece', { external_ref: 'faq-returns' })).toMatchObject({ content: [{ type: 'text', text: expect.any(String) }] });
+    expect(await tool('delete_knowledge_piece', { external_ref: 'faq-returns' })).toMatchObject({
+      content: [{ type: 'text', text: expect.any(String) }],
+    });
     expect((await rest('/knowledge?external_ref=faq-returns')).body).toEqual({ items: [] });
 
     expectRestBody(await tool('list_events', { after: 0, limit: 5 }), (await rest('/events?after=0&limit=5')).body);
@@ -250,7 +291,11 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
     expect(registered.isError).toBeFalsy();
     const restRegistered = await rest('/webhooks', { method: 'POST', json: { url: WEBHOOK_URL } });
     expect(Object.keys(registered.structuredContent ?? {})).toEqual(Object.keys(restRegistered.body as object));
-    expect(registered.structuredContent).toMatchObject({ url: WEBHOOK_URL, events: ['message.sent'], secret: expect.stringMatching(/^whsec_/) });
+    expect(registered.structuredContent).toMatchObject({
+      url: WEBHOOK_URL,
+      events: ['message.sent'],
+      secret: expect.stringMatching(/^whsec_/),
+    });
     const listed = await tool('list_webhooks');
     expectRestBody(listed, (await rest('/webhooks')).body);
     expect(JSON.stringify(listed)).not.toContain('whsec_');
@@ -268,8 +313,16 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
 
     expectErrorBody(await tool('find_contacts', {}), (await rest('/contacts')).body);
     expectErrorBody(await tool('list_events', { limit: 500 }), (await rest('/events?limit=500')).body);
-    const badBatch = { items: [{ external_ref: 'a', heading: 'A', text: PIECE_TEXT }, { external_ref: 'a', heading: '', text: 'short' }] };
-    expectErrorBody(await tool('bulk_upsert_knowledge_pieces', badBatch), (await rest('/knowledge/bulk', { method: 'POST', json: badBatch })).body);
+    const badBatch = {
+      items: [
+        { external_ref: 'a', heading: 'A', text: PIECE_TEXT },
+        { external_ref: 'a', heading: '', text: 'short' },
+      ],
+    };
+    expectErrorBody(
+      await tool('bulk_upsert_knowledge_pieces', badBatch),
+      (await rest('/knowledge/bulk', { method: 'POST', json: badBatch })).body,
+    );
 
     const missing = await tool('get_contact', {});
     expect(missing.isError).toBe(true);
@@ -290,9 +343,13 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
     }
   });
 
-  it('inbox, replies, knowledge search, bookings and analytics on the chat\'s back-office routes', async () => {
+  it("inbox, replies, knowledge search, bookings and analytics on the chat's back-office routes", async () => {
     const { widget } = (await (await stack.call('/whoami', { key: account.key })).json()) as WhoamiResponseDto;
-    await tool('upsert_knowledge_piece', { external_ref: 'flat-berlin', heading: 'Flat in Berlin Mitte', text: 'The two-room flat in Berlin Mitte can be visited on weekdays; viewings last thirty minutes.' });
+    await tool('upsert_knowledge_piece', {
+      external_ref: 'flat-berlin',
+      heading: 'Flat in Berlin Mitte',
+      text: 'The two-room flat in Berlin Mitte can be visited on weekdays; viewings last thirty minutes.',
+    });
     const shopper = new ChatVisitor(stack.gateway.url);
     const session = await shopper.session({ widget });
     const conversationId = session.body.conversation.id;
@@ -305,7 +362,10 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
     expect((inbox.structuredContent as { conversations: Array<{ id: number }> }).conversations.map((c) => c.id)).toContain(conversationId);
     expect((await tool('list_conversations', { needs_human: 'true' })).structuredContent).toMatchObject({ conversations: [] });
     const read = await tool('get_conversation', { conversation_id: conversationId });
-    expect(read.structuredContent).toMatchObject({ conversation: { id: conversationId }, messages: [{ author: 'customer', text: 'Can I visit the flat in Berlin Mitte?' }, { author: 'assistant' }] });
+    expect(read.structuredContent).toMatchObject({
+      conversation: { id: conversationId },
+      messages: [{ author: 'customer', text: 'Can I visit the flat in Berlin Mitte?' }, { author: 'assistant' }],
+    });
 
     // A reply from the agent: in the widget, and message.sent with author team in the feed.
     const reply = await tool('send_reply', { conversation_id: conversationId, text: 'Yes: which weekday suits you?' });
@@ -316,7 +376,9 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
     let sent: PublicEvent | undefined;
     while (!sent && Date.now() < deadline) {
       const page = (await (await stack.call('/events?after=0&limit=200', { key: account.key })).json()) as { events: PublicEvent[] };
-      sent = page.events.find((e) => e.event === 'message.sent' && e.data.message.author === 'team' && e.data.conversation.id === conversationId);
+      sent = page.events.find(
+        (e) => e.event === 'message.sent' && e.data.message.author === 'team' && e.data.conversation.id === conversationId,
+      );
       if (!sent) await sleep(200);
     }
     expect(sent?.data).toMatchObject({ message: { text: 'Yes: which weekday suits you?', author: 'team' } });
@@ -324,22 +386,40 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
     // Another account's conversation is not found, to read or to answer.
     const other = await connect(stack.other.key);
     try {
-      expect((await tool('get_conversation', { conversation_id: conversationId }, other)).structuredContent).toMatchObject({ error: { code: 'not_found' } });
-      expect((await tool('send_reply', { conversation_id: conversationId, text: 'Hi' }, other)).structuredContent).toMatchObject({ error: { code: 'not_found' } });
+      expect((await tool('get_conversation', { conversation_id: conversationId }, other)).structuredContent).toMatchObject({
+        error: { code: 'not_found' },
+      });
+      expect((await tool('send_reply', { conversation_id: conversationId, text: 'Hi' }, other)).structuredContent).toMatchObject({
+        error: { code: 'not_found' },
+      });
     } finally {
       await other.close();
     }
 
     const preview = await tool('search_knowledge', { question: 'Can I visit the flat in Berlin Mitte?' });
     expect(preview.isError).toBeFalsy();
-    expect(preview.structuredContent).toMatchObject({ cited_piece: expect.objectContaining({ external_ref: 'flat-berlin' }), answer: expect.any(String) });
+    expect(preview.structuredContent).toMatchObject({
+      cited_piece: expect.objectContaining({ external_ref: 'flat-berlin' }),
+      answer: expect.any(String),
+    });
 
     const startsAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
-    const created = await tool('create_booking', { conversation_id: conversationId, listing_ref: 'flat-berlin', starts_at: startsAt, note: 'Viewing' });
-    expect(created.structuredContent).toMatchObject({ booking: { conversation_id: conversationId, status: 'requested', created_by: 'agent', listing_ref: 'flat-berlin' } });
+    const created = await tool('create_booking', {
+      conversation_id: conversationId,
+      listing_ref: 'flat-berlin',
+      starts_at: startsAt,
+      note: 'Viewing',
+    });
+    expect(created.structuredContent).toMatchObject({
+      booking: { conversation_id: conversationId, status: 'requested', created_by: 'agent', listing_ref: 'flat-berlin' },
+    });
     const bookingId = (created.structuredContent as { booking: { id: number } }).booking.id;
-    expect((await tool('update_booking', { booking_id: bookingId, status: 'confirmed' })).structuredContent).toMatchObject({ booking: { id: bookingId, status: 'confirmed' } });
-    expect((await tool('update_booking', { booking_id: bookingId, status: 'declined' })).structuredContent).toMatchObject({ error: { code: 'conflict' } });
+    expect((await tool('update_booking', { booking_id: bookingId, status: 'confirmed' })).structuredContent).toMatchObject({
+      booking: { id: bookingId, status: 'confirmed' },
+    });
+    expect((await tool('update_booking', { booking_id: bookingId, status: 'declined' })).structuredContent).toMatchObject({
+      error: { code: 'conflict' },
+    });
     expect((await tool('list_bookings', { status: 'confirmed' })).structuredContent).toMatchObject({ bookings: [{ id: bookingId }] });
     expect((await tool('create_booking', { conversation_id: conversationId, starts_at: 'tomorrow' })).isError).toBe(true);
 
@@ -347,12 +427,21 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
     const analytics = await tool('get_analytics', { from: today, to: today });
     expect(analytics.isError).toBeFalsy();
     expect(JSON.stringify(analytics.structuredContent)).toContain(today);
-    expect((await tool('get_analytics', { from: 'yesterday', to: today })).structuredContent).toMatchObject({ error: { code: 'invalid_parameter' } });
+    expect((await tool('get_analytics', { from: 'yesterday', to: today })).structuredContent).toMatchObject({
+      error: { code: 'invalid_parameter' },
+    });
   });
 
   it('withdraw_consent (ids from list_consents) → consent.withdrawn by the team, once; send_whatsapp_template on a web conversation → conflict', async () => {
     const givenAt = '2026-11-01T10:00:00.000Z';
-    const put = await rest('/contacts/c-agent', { method: 'PUT', json: { name: 'Agnes', phone: '+447700900555', consents: [{ purpose: 'future_whatsapp', text: 'Yes, message me on WhatsApp.', given_at: givenAt, source: 'shop' }] } });
+    const put = await rest('/contacts/c-agent', {
+      method: 'PUT',
+      json: {
+        name: 'Agnes',
+        phone: '+447700900555',
+        consents: [{ purpose: 'future_whatsapp', text: 'Yes, message me on WhatsApp.', given_at: givenAt, source: 'shop' }],
+      },
+    });
     expect(put.status).toBe(201);
     const svcId = (put.body as { svc_id: number }).svc_id;
     const listed = await tool('list_consents', { svc_id: svcId });
@@ -367,19 +456,29 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
     const deadline = Date.now() + 20_000;
     let events: PublicEvent[] = [];
     while (Date.now() < deadline) {
-      events = ((await (await stack.call('/events?after=0&limit=200', { key: account.key })).json()) as { events: PublicEvent[] }).events.filter((e) => e.event === 'consent.withdrawn');
+      events = (
+        (await (await stack.call('/events?after=0&limit=200', { key: account.key })).json()) as { events: PublicEvent[] }
+      ).events.filter((e) => e.event === 'consent.withdrawn');
       if (events.length > 0) break;
       await sleep(200);
     }
     await sleep(1_000);
-    events = ((await (await stack.call('/events?after=0&limit=200', { key: account.key })).json()) as { events: PublicEvent[] }).events.filter((e) => e.event === 'consent.withdrawn');
+    events = (
+      (await (await stack.call('/events?after=0&limit=200', { key: account.key })).json()) as { events: PublicEvent[] }
+    ).events.filter((e) => e.event === 'consent.withdrawn');
     expect(events).toHaveLength(1);
-    expect(events[0]!.data).toMatchObject({ contact: { ref: 'c-agent' }, consent: { purpose: 'future_whatsapp', withdrawn_by: 'team' }, conversation: null });
+    expect(events[0]!.data).toMatchObject({
+      contact: { ref: 'c-agent' },
+      consent: { purpose: 'future_whatsapp', withdrawn_by: 'team' },
+      conversation: null,
+    });
     expect((await rest('/contacts/c-agent')).body).toMatchObject({ consents: [{ purpose: 'future_whatsapp', active: false }] });
     // Another account cannot name this customer's consent.
     const other = await connect(stack.other.key);
     try {
-      expect((await tool('withdraw_consent', { svc_id: svcId, consent_id: consent!.id }, other)).structuredContent).toMatchObject({ error: { code: 'not_found' } });
+      expect((await tool('withdraw_consent', { svc_id: svcId, consent_id: consent!.id }, other)).structuredContent).toMatchObject({
+        error: { code: 'not_found' },
+      });
     } finally {
       await other.close();
     }
@@ -388,17 +487,25 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
     const visitor = new ChatVisitor(stack.gateway.url);
     const session = await visitor.session({ widget });
     await visitor.send('Hello there');
-    const template = await tool('send_whatsapp_template', { conversation_id: session.body.conversation.id, template: 'order_update', lang: 'en' });
+    const template = await tool('send_whatsapp_template', {
+      conversation_id: session.body.conversation.id,
+      template: 'order_update',
+      lang: 'en',
+    });
     expect(template.isError).toBe(true);
     expect(template.structuredContent).toMatchObject({ error: { code: expect.stringMatching(/^(conflict|not_found)$/) } });
   });
 
-  it('writes count in the key\'s REST write limits: the 121st write in a minute, REST and MCP mixed, is refused', async () => {
+  it("writes count in the key's REST write limits: the 121st write in a minute, REST and MCP mixed, is refused", async () => {
     const writer = await stack.newAccount('Busy');
     const client = await connect(writer.key);
     try {
       for (let i = 0; i < 60; i += 1) {
-        const viaRest = await stack.call(`/knowledge/r-${i}`, { method: 'PUT', key: writer.key, json: { heading: `R ${i}`, text: PIECE_TEXT } });
+        const viaRest = await stack.call(`/knowledge/r-${i}`, {
+          method: 'PUT',
+          key: writer.key,
+          json: { heading: `R ${i}`, text: PIECE_TEXT },
+        });
         expect(viaRest.status).toBe(201);
         const viaMcp = await tool('upsert_knowledge_piece', { external_ref: `m-${i}`, heading: `M ${i}`, text: PIECE_TEXT }, client);
         expect(viaMcp.isError).toBeFalsy();
@@ -409,7 +516,9 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
       expect(refused.isError).toBe(true);
       expect(refused.structuredContent).toEqual({ error: { code: 'rate_limited', message: expect.stringMatching(/retry in \d+ s/) } });
       expect(refused._meta?.['retry_after_seconds']).toBeGreaterThanOrEqual(1);
-      const pieces = (await stack.call('/knowledge?external_ref=one-too-many', { key: writer.key }).then((r) => r.json())) as { items: unknown[] };
+      const pieces = (await stack.call('/knowledge?external_ref=one-too-many', { key: writer.key }).then((r) => r.json())) as {
+        items: unknown[];
+      };
       expect(pieces.items).toEqual([]);
       const restRefused = await stack.call('/knowledge/r-x', { method: 'PUT', key: writer.key, json: { heading: 'X', text: PIECE_TEXT } });
       expect(restRefused.status).toBe(429);

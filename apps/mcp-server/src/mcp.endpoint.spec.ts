@@ -5,9 +5,22 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ExchangeTransport } from './exchange.transport';
 import { readPost } from './mcp.endpoint';
 
-const HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION };
-const call = (id: string | number, name: string): JSONRPCRequest => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
-const caller = (name: string): GatewayContext => ({ account: { id: `id-${name}`, name, plan: 'scale' }, keyId: `key-${name}`, requestId: `req-${name}` });
+const HEADERS = {
+  accept: 'application/json, text/event-stream',
+  'content-type': 'application/json',
+  'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+};
+const call = (id: string | number, name: string): JSONRPCRequest => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: {} },
+});
+const caller = (name: string): GatewayContext => ({
+  account: { id: `id-${name}`, name, plan: 'scale' },
+  keyId: `key-${name}`,
+  requestId: `req-${name}`,
+});
 
 describe('readPost: the Streamable HTTP rules of a POST', () => {
   it('gives the requests of a message or a batch, leaving notifications out', () => {
@@ -27,13 +40,29 @@ describe('readPost: the Streamable HTTP rules of a POST', () => {
       body: { jsonrpc: '2.0', id: null, error: { code, message: typeof message === 'string' ? message : expect.stringMatching(message) } },
     });
     expect(readPost({ ...HEADERS, accept: 'application/json' }, call(1, 'a'))).toEqual(refused(406, -32000, /^Not Acceptable/));
-    expect(readPost({ ...HEADERS, 'content-type': 'text/plain; a=application/json' }, call(1, 'a'))).toEqual(refused(415, -32000, /^Unsupported Media Type/));
+    expect(readPost({ ...HEADERS, 'content-type': 'text/plain; a=application/json' }, call(1, 'a'))).toEqual(
+      refused(415, -32000, /^Unsupported Media Type/),
+    );
     expect(readPost(HEADERS, undefined)).toEqual(refused(400, -32700, 'Parse error: Invalid JSON'));
     expect(readPost(HEADERS, { id: 1, method: 'tools/list' })).toEqual(refused(400, -32700, 'Parse error: Invalid JSON-RPC message'));
-    expect(readPost(HEADERS, Array.from({ length: 101 }, (_, i) => call(i, 'a')))).toEqual(refused(400, -32600, /Batch must not exceed 100/));
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 't', version: '1' } } };
-    expect(readPost(HEADERS, [initialize, call(2, 'a')])).toEqual(refused(400, -32600, 'Invalid Request: Only one initialization request is allowed'));
-    expect(readPost({ ...HEADERS, 'mcp-protocol-version': '2020-01-01' }, call(1, 'a'))).toEqual(refused(400, -32000, /Unsupported protocol version: 2020-01-01/));
+    expect(
+      readPost(
+        HEADERS,
+        Array.from({ length: 101 }, (_, i) => call(i, 'a')),
+      ),
+    ).toEqual(refused(400, -32600, /Batch must not exceed 100/));
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
+    expect(readPost(HEADERS, [initialize, call(2, 'a')])).toEqual(
+      refused(400, -32600, 'Invalid Request: Only one initialization request is allowed'),
+    );
+    expect(readPost({ ...HEADERS, 'mcp-protocol-version': '2020-01-01' }, call(1, 'a'))).toEqual(
+      refused(400, -32000, /Unsupported protocol version: 2020-01-01/),
+    );
     // initialize names its revision in its params: the header is not read.
     expect(readPost({ ...HEADERS, 'mcp-protocol-version': '2020-01-01' }, initialize)).toEqual([initialize]);
   });
@@ -56,13 +85,19 @@ describe('ExchangeTransport: one SDK server for every POST', () => {
   });
 
   it('answers each client under its own ids, for its own caller, when clients use the same ids at once', async () => {
-    const [first, second] = await Promise.all([transport.exchange([call(1, 'slow')], caller('Alpha')), transport.exchange([call(1, 'fast')], caller('Beta'))]);
+    const [first, second] = await Promise.all([
+      transport.exchange([call(1, 'slow')], caller('Alpha')),
+      transport.exchange([call(1, 'fast')], caller('Beta')),
+    ]);
     expect(first).toEqual([{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'slow for Alpha' }] } }]);
     expect(second).toEqual([{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'fast for Beta' }] } }]);
   });
 
-  it('answers a batch in its order, an unknown method with the JSON-RPC error, each under the client\'s id', async () => {
-    const answers = await transport.exchange([call('a', 'slow'), { jsonrpc: '2.0', id: 'b', method: 'resources/list' }, call(7, 'fast')], caller('Alpha'));
+  it("answers a batch in its order, an unknown method with the JSON-RPC error, each under the client's id", async () => {
+    const answers = await transport.exchange(
+      [call('a', 'slow'), { jsonrpc: '2.0', id: 'b', method: 'resources/list' }, call(7, 'fast')],
+      caller('Alpha'),
+    );
     expect(answers.map((answer) => answer.id)).toEqual(['a', 'b', 7]);
     expect(answers[0]).toMatchObject({ result: { content: [{ text: 'slow for Alpha' }] } });
     expect(answers[1]).toMatchObject({ error: { code: -32601 } });

@@ -47,7 +47,8 @@ export function readPost(headers: IncomingHttpHeaders, body: unknown): JSONRPCRe
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
     return refusal(406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
   }
-  if (!isJsonContentType(headers['content-type'])) return refusal(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+  if (!isJsonContentType(headers['content-type']))
+    return refusal(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
   if (body === undefined) return refusal(400, -32700, 'Parse error: Invalid JSON');
   const raw = Array.isArray(body) ? body : [body];
   if (raw.length > MAX_BATCH_SIZE) return refusal(400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
@@ -58,10 +59,15 @@ export function readPost(headers: IncomingHttpHeaders, body: unknown): JSONRPCRe
     messages.push(parsed.data);
   }
   const initializing = messages.filter((message) => isRequest(message) && message.method === 'initialize').length;
-  if (initializing > 1 || (initializing === 1 && messages.length > 1)) return refusal(400, -32600, 'Invalid Request: Only one initialization request is allowed');
+  if (initializing > 1 || (initializing === 1 && messages.length > 1))
+    return refusal(400, -32600, 'Invalid Request: Only one initialization request is allowed');
   const version = headers['mcp-protocol-version'];
   if (initializing === 0 && typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    return refusal(400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+    return refusal(
+      400,
+      -32000,
+      `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+    );
   }
   const requests = messages.filter(isRequest);
   return requests.length > 0 ? requests : { status: 202 };
@@ -83,7 +89,11 @@ export class McpEndpoint {
     tools: McpToolsService,
   ) {
     // Ajv, for elicitation answers only (never asked for here): one instance, not one per server.
-    this.server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: new AjvJsonSchemaValidator() });
+    this.server = new Server(SERVER_INFO, {
+      capabilities: { tools: {} },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: new AjvJsonSchemaValidator(),
+    });
     this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await tools.list() }));
     this.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
       tools.call(request.params.name, request.params.arguments ?? {}, this.transport.callerOf(extra.requestId)),
@@ -108,7 +118,9 @@ export class McpEndpoint {
         method,
         url: MCP_PATH,
         handler: async () => {
-          throw new ApiError('method_not_allowed', 'This MCP server is stateless: send each JSON-RPC message with POST.', undefined, { allow: 'POST' });
+          throw new ApiError('method_not_allowed', 'This MCP server is stateless: send each JSON-RPC message with POST.', undefined, {
+            allow: 'POST',
+          });
         },
       });
     }

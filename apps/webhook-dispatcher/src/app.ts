@@ -7,5 +7,6 @@ export const app: AppDefinition<typeof webhookDispatcherConfigSpec> = {
   name: 'webhook-dispatcher',
   configSpec: webhookDispatcherConfigSpec,
   module: (config, logger) => WebhookDispatcherModule.forRoot(config, logger),
-  configure: (nest, _fastify, config) => consumeQueues(nest, [WEBHOOK_DISPATCHER_QUEUE, WEBHOOK_DISPATCHER_ERASURES_QUEUE], config.RABBITMQ_PREFETCH),
+  configure: (nest, _fastify, config) =>
+    consumeQueues(nest, [WEBHOOK_DISPATCHER_QUEUE, WEBHOOK_DISPATCHER_ERASURES_QUEUE], config.RABBITMQ_PREFETCH),
 };

@@ -52,13 +52,18 @@ describe('webhook-dispatcher: kill -9 during 500 deliveries (two processes)', ()
     expect([...expected].filter((id) => !delivered().has(id))).toEqual([]);
 
     const requests = receiver.received('/crash');
-    for (const request of requests) expect(String((JSON.parse(request.body.toString('utf8')) as { id: number }).id)).toBe(request.headers['x-svc-event-id']);
+    for (const request of requests)
+      expect(String((JSON.parse(request.body.toString('utf8')) as { id: number }).id)).toBe(request.headers['x-svc-event-id']);
     // Only attempts the killed process had in flight can have been sent twice.
     expect(requests.length - EVENTS).toBeLessThanOrEqual(CONCURRENCY);
     const waitDelivered = Date.now() + 15_000;
     let statuses: Array<{ status: string; n: number }> = [];
     while (Date.now() < waitDelivered) {
-      statuses = await queryRows<{ status: string; n: number }>(stack.dataSource, 'SELECT status, count(*)::int AS n FROM webhooks.deliveries WHERE endpoint_id = $1 GROUP BY status', [endpoint.id]);
+      statuses = await queryRows<{ status: string; n: number }>(
+        stack.dataSource,
+        'SELECT status, count(*)::int AS n FROM webhooks.deliveries WHERE endpoint_id = $1 GROUP BY status',
+        [endpoint.id],
+      );
       if (statuses.length === 1 && statuses[0]!.status === 'delivered') break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }

@@ -1,5 +1,17 @@
 import { CreatedWebhookDto, PublicEvent } from '@svc/contracts';
-import { createTestCa, HttpsReceiver, ReceivedRequest, RunningProcess, Stack, startRelay, startStack, TestAccount, TestCa, TestProducer, waitFor } from '@svc/testing';
+import {
+  createTestCa,
+  HttpsReceiver,
+  ReceivedRequest,
+  RunningProcess,
+  Stack,
+  startRelay,
+  startStack,
+  TestAccount,
+  TestCa,
+  TestProducer,
+  waitFor,
+} from '@svc/testing';
 import { verify } from '@svc/webhook-signing';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,10 +41,19 @@ describe('webhook-dispatcher: signed deliveries to a real https receiver', () =>
   let paths = 0;
 
   const dispatcher = () => stack.services['webhook-dispatcher']!;
-  const feed = (account: TestAccount, events: PublicEvent[]) => feedEvents(dispatcher().url, stack.env['INTERNAL_AUTH_SECRET']!, account.accountId, events);
+  const feed = (account: TestAccount, events: PublicEvent[]) =>
+    feedEvents(dispatcher().url, stack.env['INTERNAL_AUTH_SECRET']!, account.accountId, events);
   /** A fresh account with an endpoint at a fresh path of the receiver. */
-  const register = async (account: TestAccount, events?: string[], path = `/hook-${(paths += 1)}`): Promise<CreatedWebhookDto & { path: string }> => {
-    const response = await stack.call('/webhooks', { method: 'POST', key: account.key, json: { url: receiver.url(path), ...(events ? { events } : {}) } });
+  const register = async (
+    account: TestAccount,
+    events?: string[],
+    path = `/hook-${(paths += 1)}`,
+  ): Promise<CreatedWebhookDto & { path: string }> => {
+    const response = await stack.call('/webhooks', {
+      method: 'POST',
+      key: account.key,
+      json: { url: receiver.url(path), ...(events ? { events } : {}) },
+    });
     expect(response.status).toBe(201);
     return { ...((await response.json()) as CreatedWebhookDto), path };
   };
@@ -44,7 +65,11 @@ describe('webhook-dispatcher: signed deliveries to a real https receiver', () =>
       [endpointId],
     );
   const statusesOf = async (endpointId: number): Promise<string[]> =>
-    (await queryRows<{ status: string }>(stack.dataSource, 'SELECT status FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY id', [endpointId])).map((r) => r.status);
+    (
+      await queryRows<{ status: string }>(stack.dataSource, 'SELECT status FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY id', [
+        endpointId,
+      ])
+    ).map((r) => r.status);
   const eventIdOf = (request: ReceivedRequest) => request.headers['x-svc-event-id'];
 
   beforeAll(async () => {
@@ -105,7 +130,9 @@ describe('webhook-dispatcher: signed deliveries to a real https receiver', () =>
     const signature = headers['x-svc-signature'] as string;
     expect(signature).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(verify(body, headers, endpoint.secret)).toEqual(event);
-    const independent = Buffer.from(`sha256=${createHmac('sha256', Buffer.from(endpoint.secret, 'utf8')).update(`${timestamp}.`).update(body).digest('hex')}`);
+    const independent = Buffer.from(
+      `sha256=${createHmac('sha256', Buffer.from(endpoint.secret, 'utf8')).update(`${timestamp}.`).update(body).digest('hex')}`,
+    );
     expect(timingSafeEqual(independent, Buffer.from(signature))).toBe(true);
     expect(() => verify(body, headers, `${endpoint.secret}x`)).toThrow('no signature matches');
     expect(body.equals(Buffer.from(JSON.stringify(event), 'utf8'))).toBe(true);
@@ -116,12 +143,22 @@ describe('webhook-dispatcher: signed deliveries to a real https receiver', () =>
     const chosen = await register(account, ['message.sent', 'consent.withdrawn']);
     const everything = await register(account);
     const foreign = await register(await stack.newAccount());
-    const events = [sampleEvent('message.sent'), sampleEvent('handover.created'), sampleEvent('consent.withdrawn'), sampleEvent('contact.confirmed')];
+    const events = [
+      sampleEvent('message.sent'),
+      sampleEvent('handover.created'),
+      sampleEvent('consent.withdrawn'),
+      sampleEvent('contact.confirmed'),
+    ];
     await feed(account, events);
     await receiver.waitFor(everything.path, 4);
     await receiver.waitFor(chosen.path, 2);
     await sleep(500);
-    expect(receiver.received(chosen.path).map((r) => r.headers['x-svc-event']).sort()).toEqual(['consent.withdrawn', 'message.sent']);
+    expect(
+      receiver
+        .received(chosen.path)
+        .map((r) => r.headers['x-svc-event'])
+        .sort(),
+    ).toEqual(['consent.withdrawn', 'message.sent']);
     expect(receiver.received(everything.path)).toHaveLength(4);
     expect(receiver.received(foreign.path)).toHaveLength(0);
   });
@@ -158,7 +195,9 @@ describe('webhook-dispatcher: signed deliveries to a real https receiver', () =>
     });
     expect(new Set(requests.map((r) => r.headers['x-svc-timestamp'])).size).toBeGreaterThan(1);
     const attempts = await attemptsOf(endpoint.id);
-    expect(attempts.map((a) => [a.status_code, a.error, a.response_body])).toEqual(Array(7).fill([500, 'answered 500', 'down for maintenance']));
+    expect(attempts.map((a) => [a.status_code, a.error, a.response_body])).toEqual(
+      Array(7).fill([500, 'answered 500', 'down for maintenance']),
+    );
   }, 60_000);
 
   it('ends the delivery at the first 2xx after failures', async () => {

@@ -1,5 +1,17 @@
 import { CreatedWebhookDto, PublicEvent } from '@svc/contracts';
-import { createTestCa, HttpsReceiver, PRODUCER_SCHEMA, ReceivedRequest, RunningProcess, Stack, startRelay, startStack, TestCa, TestProducer, waitFor } from '@svc/testing';
+import {
+  createTestCa,
+  HttpsReceiver,
+  PRODUCER_SCHEMA,
+  ReceivedRequest,
+  RunningProcess,
+  Stack,
+  startRelay,
+  startStack,
+  TestCa,
+  TestProducer,
+  waitFor,
+} from '@svc/testing';
 import { queryOne, queryRows } from '@svc/persistence';
 
 /** What the sample chat events (and the customer written here) carry: none of it may survive an erasure. */
@@ -38,7 +50,8 @@ describe('erasure reaches webhook deliveries, the feed and the outboxes (contact
     ca?.remove();
   });
 
-  const feedOf = async (key: string): Promise<PublicEvent[]> => ((await (await stack.call('/events?after=0', { key })).json()) as { events: PublicEvent[] }).events;
+  const feedOf = async (key: string): Promise<PublicEvent[]> =>
+    ((await (await stack.call('/events?after=0', { key })).json()) as { events: PublicEvent[] }).events;
   const parsed = (request: ReceivedRequest) => JSON.parse(request.body.toString('utf8')) as PublicEvent;
   /** The first request to `path` received after `since` that `match` accepts. */
   const nextRequest = (path: string, since: number, match: (r: ReceivedRequest) => boolean) =>
@@ -51,7 +64,11 @@ describe('erasure reaches webhook deliveries, the feed and the outboxes (contact
     const registered = await stack.call('/webhooks', { method: 'POST', key: account.key, json: { url: receiver.url('/failing') } });
     expect(registered.status).toBe(201);
     const endpoint = (await registered.json()) as CreatedWebhookDto;
-    const put = await stack.call('/contacts/cust-erase', { method: 'PUT', key: account.key, json: { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+447700900123' } });
+    const put = await stack.call('/contacts/cust-erase', {
+      method: 'PUT',
+      key: account.key,
+      json: { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+447700900123' },
+    });
     expect(put.status).toBe(201);
     const { svc_id: svcId } = (await put.json()) as { svc_id: number };
 
@@ -63,7 +80,9 @@ describe('erasure reaches webhook deliveries, the feed and the outboxes (contact
 
     expect((await stack.call('/contacts/cust-erase', { method: 'DELETE', key: account.key })).status).toBe(204);
     await waitFor('the erasure to reach the pending delivery', async () => {
-      const rows = await queryRows<{ body: Buffer }>(stack.dataSource, 'SELECT body FROM webhooks.deliveries WHERE endpoint_id = $1', [endpoint.id]);
+      const rows = await queryRows<{ body: Buffer }>(stack.dataSource, 'SELECT body FROM webhooks.deliveries WHERE endpoint_id = $1', [
+        endpoint.id,
+      ]);
       return rows.length === 1 && !PERSONAL.test(rows[0]!.body.toString('utf8')) ? true : undefined;
     });
     const blankedAt = Date.now();
@@ -74,7 +93,10 @@ describe('erasure reaches webhook deliveries, the feed and the outboxes (contact
     const [feedEvent] = await feedOf(account.key);
     expect(parsed(retry)).toEqual(feedEvent);
     expect(String(feedEvent!.id)).toBe(eventId);
-    expect(parsed(retry).data).toMatchObject({ contact: { svc_id: svcId, name: '', email: null, phone: null }, reach: { email: '', whatsapp: '' } });
+    expect(parsed(retry).data).toMatchObject({
+      contact: { svc_id: svcId, name: '', email: null, phone: null },
+      reach: { email: '', whatsapp: '' },
+    });
 
     // An event of the erased customer that reaches events-api after the erasure: blanked in the feed and in its webhook.
     await producer.emit('message.received', account.accountId, svcId - 1000);
@@ -92,7 +114,11 @@ describe('erasure reaches webhook deliveries, the feed and the outboxes (contact
     // No copy anywhere: every outbox published and kept nothing; the log and the deliveries are blanked.
     const outboxes = ['contacts', 'events', PRODUCER_SCHEMA];
     const kept = await waitFor('the outboxes to be published', async () => {
-      const counts = await Promise.all(outboxes.map(async (schema) => (await queryOne<{ n: number }>(stack.dataSource, `SELECT count(*)::int AS n FROM ${schema}.outbox`))?.n));
+      const counts = await Promise.all(
+        outboxes.map(
+          async (schema) => (await queryOne<{ n: number }>(stack.dataSource, `SELECT count(*)::int AS n FROM ${schema}.outbox`))?.n,
+        ),
+      );
       return counts.every((n) => n === 0) ? counts : undefined;
     });
     expect(kept).toEqual([0, 0, 0]);

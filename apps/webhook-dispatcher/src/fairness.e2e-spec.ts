@@ -16,7 +16,13 @@ describe('webhook-dispatcher: one account cannot starve the others (default caps
     ca = createTestCa();
     [hanging, receiver] = await Promise.all([HttpsReceiver.start(ca), HttpsReceiver.start(ca)]);
     stack = await startStack(['webhook-dispatcher'], {
-      appEnv: { 'webhook-dispatcher': { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: ca.caFile, WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) } },
+      appEnv: {
+        'webhook-dispatcher': {
+          WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+          WEBHOOK_CA_FILE: ca.caFile,
+          WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+        },
+      },
     });
   }, 60_000);
 
@@ -32,7 +38,12 @@ describe('webhook-dispatcher: one account cannot starve the others (default caps
     return (await response.json()) as CreatedWebhookDto;
   };
   const feed = (account: TestAccount, count: number) =>
-    feedEvents(stack.services['webhook-dispatcher']!.url, stack.env['INTERNAL_AUTH_SECRET']!, account.accountId, Array.from({ length: count }, () => sampleEvent('message.received')));
+    feedEvents(
+      stack.services['webhook-dispatcher']!.url,
+      stack.env['INTERNAL_AUTH_SECRET']!,
+      account.accountId,
+      Array.from({ length: count }, () => sampleEvent('message.received')),
+    );
 
   it("delivers another account's first event at once while ten endpoints of one account hang", async () => {
     const [greedy, other] = [await stack.newAccount('Greedy'), await stack.newAccount('Other')];

@@ -34,7 +34,8 @@ describe('webhook-dispatcher: WEBHOOK_SECRET_KEY rotation', () => {
     const seen = receiver.received(path).length;
     await feedEvents(dispatcher().url, stack.env['INTERNAL_AUTH_SECRET']!, stack.account.accountId, [event]);
     let request: ReceivedRequest | undefined;
-    for (let count = seen + 1; !request; count += 1) request = (await receiver.waitFor(path, count, 20_000)).find((r) => r.headers['x-svc-event-id'] === String(event.id));
+    for (let count = seen + 1; !request; count += 1)
+      request = (await receiver.waitFor(path, count, 20_000)).find((r) => r.headers['x-svc-event-id'] === String(event.id));
     expect(verify(request.body, request.headers, secret)).toMatchObject({ id: event.id });
   };
 
@@ -42,7 +43,9 @@ describe('webhook-dispatcher: WEBHOOK_SECRET_KEY rotation', () => {
     ca = createTestCa();
     receiver = await HttpsReceiver.start(ca);
     stack = await startStack(['webhook-dispatcher'], {
-      appEnv: { 'webhook-dispatcher': { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: ca.caFile, WEBHOOK_POLL_INTERVAL_MS: '100' } },
+      appEnv: {
+        'webhook-dispatcher': { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: ca.caFile, WEBHOOK_POLL_INTERVAL_MS: '100' },
+      },
     });
   }, 60_000);
 
@@ -62,13 +65,20 @@ describe('webhook-dispatcher: WEBHOOK_SECRET_KEY rotation', () => {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', decodeAesKey(oldKey)!, iv).setAAD(Buffer.from(stack.account.accountId, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(legacy.secret, 'utf8'), cipher.final()]);
-    await execute(stack.dataSource, 'UPDATE webhooks.endpoints SET secret_sealed = $2 WHERE id = $1', [legacy.id, Buffer.concat([Buffer.of(1), iv, cipher.getAuthTag(), ciphertext])]);
+    await execute(stack.dataSource, 'UPDATE webhooks.endpoints SET secret_sealed = $2 WHERE id = $1', [
+      legacy.id,
+      Buffer.concat([Buffer.of(1), iv, cipher.getAuthTag(), ciphertext]),
+    ]);
     expect(await keyIdOf(legacy.id)).toBe('1');
     await expectSignedDelivery('/legacy', legacy.secret);
 
     // The rotation: a new current key with id 2, the old one listed as previous; the process restarts.
     const newKey = randomBytes(32).toString('base64');
-    await stack.restart('webhook-dispatcher', 'SIGTERM', { WEBHOOK_SECRET_KEY: newKey, WEBHOOK_SECRET_KEY_ID: '2', WEBHOOK_SECRET_KEYS_PREVIOUS: `1:${oldKey}` });
+    await stack.restart('webhook-dispatcher', 'SIGTERM', {
+      WEBHOOK_SECRET_KEY: newKey,
+      WEBHOOK_SECRET_KEY_ID: '2',
+      WEBHOOK_SECRET_KEYS_PREVIOUS: `1:${oldKey}`,
+    });
 
     await expectSignedDelivery('/before', before.secret);
     await expectSignedDelivery('/legacy', legacy.secret);

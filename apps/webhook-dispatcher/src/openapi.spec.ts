@@ -39,8 +39,17 @@ describe('webhook-dispatcher OpenAPI document', () => {
     expect(JSON.stringify(remove.parameters)).toContain('"type":"integer"');
 
     const schemas = document.components!.schemas as Record<string, { properties: Record<string, { example?: unknown }> }>;
-    for (const name of ['CreateWebhookDto', 'CreatedWebhookDto', 'WebhookEndpointDto', 'UpdateWebhookDto', 'DeliveryAttemptDto', 'RotatedSecretDto', 'TestDeliveryDto']) {
-      for (const [property, schema] of Object.entries(schemas[name]!.properties)) expect([name, property, schema.example]).not.toEqual([name, property, undefined]);
+    for (const name of [
+      'CreateWebhookDto',
+      'CreatedWebhookDto',
+      'WebhookEndpointDto',
+      'UpdateWebhookDto',
+      'DeliveryAttemptDto',
+      'RotatedSecretDto',
+      'TestDeliveryDto',
+    ]) {
+      for (const [property, schema] of Object.entries(schemas[name]!.properties))
+        expect([name, property, schema.example]).not.toEqual([name, property, undefined]);
     }
     expect(Object.keys(schemas['WebhookEndpointDto']!.properties)).not.toContain('secret');
   });

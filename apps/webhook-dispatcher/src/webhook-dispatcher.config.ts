@@ -72,20 +72,35 @@ export const webhookDispatcherConfigSpec = {
     default: false,
     desc: 'Allow receivers on loopback, private, link-local and reserved addresses (development and tests only).',
   }),
-  WEBHOOK_CA_FILE: pemFile({ default: '', desc: 'PEM file of extra certificate authorities trusted for receivers, added to the default ones.' }),
+  WEBHOOK_CA_FILE: pemFile({
+    default: '',
+    desc: 'PEM file of extra certificate authorities trusted for receivers, added to the default ones.',
+  }),
   WEBHOOK_TIMEOUT_MS: count({ default: 8000, desc: 'Total time an attempt may take (connect, TLS, answer) before it fails.' }),
   WEBHOOK_RETRY_SCHEDULE: retrySchedule({
     default: '1m,5m,30m,2h,6h,12h',
     desc: 'Waits after each failed attempt (units ms, s, m, h); after the last one the delivery is `failed`. Tests shorten it, e.g. `1s,2s,3s,4s,5s,6s`.',
   }),
-  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: count({ default: 32, desc: 'Attempts in flight to one endpoint at once, so a slow receiver cannot hold every worker.' }),
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: count({
+    default: 32,
+    desc: 'Attempts in flight to one endpoint at once, so a slow receiver cannot hold every worker.',
+  }),
   WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: count({
     default: 64,
     desc: 'Attempts in flight for one account at once, over all its endpoints (a quarter of the default WEBHOOK_CONCURRENCY), so that one account with slow receivers cannot hold every worker. Keep it well below WEBHOOK_CONCURRENCY and at or above WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT.',
   }),
-  WEBHOOK_CONCURRENCY: countOrZero({ default: 256, desc: 'Attempts in flight in this process; 0 serves the API only and delivers nothing.' }),
-  WEBHOOK_POLL_INTERVAL_MS: count({ default: 1000, desc: 'How often workers look for due deliveries: retries, and deliveries no process could take when they were made (new ones are sent at once by the process that makes them).' }),
-  WEBHOOK_RETENTION_DAYS: count({ default: 30, desc: 'Days finished deliveries and their attempts are kept before the prune job removes them.' }),
+  WEBHOOK_CONCURRENCY: countOrZero({
+    default: 256,
+    desc: 'Attempts in flight in this process; 0 serves the API only and delivers nothing.',
+  }),
+  WEBHOOK_POLL_INTERVAL_MS: count({
+    default: 1000,
+    desc: 'How often workers look for due deliveries: retries, and deliveries no process could take when they were made (new ones are sent at once by the process that makes them).',
+  }),
+  WEBHOOK_RETENTION_DAYS: count({
+    default: 30,
+    desc: 'Days finished deliveries and their attempts are kept before the prune job removes them.',
+  }),
   WEBHOOK_PRUNE_INTERVAL_MS: count({ default: 600_000, desc: 'How often the prune job runs.' }),
   WEBHOOK_DISABLE_AFTER_MS: count({
     default: 5 * 24 * 3_600_000,

@@ -54,7 +54,10 @@ class DeliveryLifecycle implements OnApplicationBootstrap, BeforeApplicationShut
 
 /** `POST /internal/events`, for the end-to-end suites only (see `loadTestSupport`). */
 function testSupportControllers(config: WebhookDispatcherConfig): Type[] {
-  const support = loadTestSupport<{ InternalEventsController: Type }>(config.NODE_ENV, join(__dirname, TEST_SUPPORT_DIR, 'internal-events.controller'));
+  const support = loadTestSupport<{ InternalEventsController: Type }>(
+    config.NODE_ENV,
+    join(__dirname, TEST_SUPPORT_DIR, 'internal-events.controller'),
+  );
   return support ? [support.InternalEventsController] : [];
 }
 
@@ -75,7 +78,12 @@ export class WebhookDispatcherModule {
         { provide: AddressPolicy, useValue: policy },
         {
           provide: SecretBox,
-          useFactory: () => new SecretBox({ current: config.WEBHOOK_SECRET_KEY, currentId: config.WEBHOOK_SECRET_KEY_ID, previous: parseKeyList(config.WEBHOOK_SECRET_KEYS_PREVIOUS) }),
+          useFactory: () =>
+            new SecretBox({
+              current: config.WEBHOOK_SECRET_KEY,
+              currentId: config.WEBHOOK_SECRET_KEY_ID,
+              previous: parseKeyList(config.WEBHOOK_SECRET_KEYS_PREVIOUS),
+            }),
         },
         EndpointsRepository,
         EndpointsService,
@@ -83,20 +91,31 @@ export class WebhookDispatcherModule {
         {
           provide: FailingEndpointsJob,
           inject: [EndpointsRepository],
-          useFactory: (endpoints: EndpointsRepository) => new FailingEndpointsJob(endpoints, config.WEBHOOK_DISABLE_AFTER_MS, logger.child({ component: 'failing-endpoints' })),
+          useFactory: (endpoints: EndpointsRepository) =>
+            new FailingEndpointsJob(endpoints, config.WEBHOOK_DISABLE_AFTER_MS, logger.child({ component: 'failing-endpoints' })),
         },
         DeliveriesRepository,
         DeliveryService,
         {
           provide: WebhookSender,
           useFactory: () =>
-            new WebhookSender({ policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS, extraCa: config.WEBHOOK_CA_FILE ? readFileSync(config.WEBHOOK_CA_FILE, 'utf8') : undefined }),
+            new WebhookSender({
+              policy,
+              timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+              extraCa: config.WEBHOOK_CA_FILE ? readFileSync(config.WEBHOOK_CA_FILE, 'utf8') : undefined,
+            }),
         },
         { provide: DeliveryNotifications, useFactory: () => new DeliveryNotifications(config.DATABASE_URL, logger) },
         {
           provide: DeliveryWorker,
           inject: [DeliveriesRepository, WebhookSender, SecretBox, MetricsService, DataSource],
-          useFactory: (deliveries: DeliveriesRepository, sender: WebhookSender, secrets: SecretBox, metrics: MetricsService, db: DataSource) =>
+          useFactory: (
+            deliveries: DeliveriesRepository,
+            sender: WebhookSender,
+            secrets: SecretBox,
+            metrics: MetricsService,
+            db: DataSource,
+          ) =>
             new DeliveryWorker(
               deliveries,
               sender,

@@ -12,7 +12,8 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
   let ca: TestCa;
 
   const create = (account: TestAccount, body: unknown) => stack.call('/webhooks', { method: 'POST', key: account.key, json: body });
-  const list = async (account: TestAccount) => ((await (await stack.call('/webhooks', { key: account.key })).json()) as WebhookListDto).webhooks;
+  const list = async (account: TestAccount) =>
+    ((await (await stack.call('/webhooks', { key: account.key })).json()) as WebhookListDto).webhooks;
   const failure = async (response: Response) => ({ status: response.status, ...((await response.json()) as ErrorBody).error });
 
   beforeAll(async () => {
@@ -29,7 +30,10 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
   describe('registration', () => {
     it('answers 201 with id, url, events, the secret, status and created_at; the list never shows the secret', async () => {
       const account = await stack.newAccount();
-      const response = await create(account, { url: 'https://93.184.215.14/svc/webhooks?source=svc', events: ['handover.created', 'consent.withdrawn'] });
+      const response = await create(account, {
+        url: 'https://93.184.215.14/svc/webhooks?source=svc',
+        events: ['handover.created', 'consent.withdrawn'],
+      });
       expect(response.status).toBe(201);
       const body = (await response.json()) as CreatedWebhookDto;
       expect(Object.keys(body)).toEqual(['id', 'url', 'events', 'secret', 'status', 'disabled_reason', 'created_at']);
@@ -49,7 +53,14 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
 
       const listed = await list(account);
       expect(listed.map((w) => w.id)).toEqual([body.id, everything.id, everything.id + 1]);
-      expect(listed[0]).toEqual({ id: body.id, url: body.url, events: body.events, status: 'enabled', disabled_reason: null, created_at: body.created_at });
+      expect(listed[0]).toEqual({
+        id: body.id,
+        url: body.url,
+        events: body.events,
+        status: 'enabled',
+        disabled_reason: null,
+        created_at: body.created_at,
+      });
       expect(JSON.stringify(listed)).not.toContain('whsec_');
     });
 
@@ -97,7 +108,12 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
 
     it('refuses a body that is not JSON', async () => {
       const account = await stack.newAccount();
-      const response = await stack.call('/webhooks', { method: 'POST', key: account.key, headers: { 'content-type': 'application/json' }, body: '{"url":' });
+      const response = await stack.call('/webhooks', {
+        method: 'POST',
+        key: account.key,
+        headers: { 'content-type': 'application/json' },
+        body: '{"url":',
+      });
       expect(await failure(response)).toMatchObject({ status: 400, code: 'invalid_json' });
     });
   });
@@ -135,7 +151,11 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
       ['a name that does not resolve', 'https://receiver.invalid/x'],
     ])('refuses %s with 400 validation_failed on url', async (_case, url) => {
       const problem = await failure(await create(account, { url }));
-      expect(problem).toMatchObject({ status: 400, code: 'validation_failed', details: [{ path: 'url', message: expect.stringMatching(/public internet|does not resolve/) }] });
+      expect(problem).toMatchObject({
+        status: 400,
+        code: 'validation_failed',
+        details: [{ path: 'url', message: expect.stringMatching(/public internet|does not resolve/) }],
+      });
     });
 
     it('stored none of them', async () => {
@@ -146,9 +166,15 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
       const created = (await (await create(account, { url: PUBLIC_URL })).json()) as CreatedWebhookDto;
       for (const url of ['https://10.0.0.8/x', 'https://[::ffff:127.0.0.1]/x', 'https://localhost:8443/x']) {
         const problem = await failure(await stack.call(`/webhooks/${created.id}`, { method: 'PATCH', key: account.key, json: { url } }));
-        expect(problem).toMatchObject({ status: 400, code: 'validation_failed', details: [{ path: 'url', message: expect.stringContaining('public internet') }] });
+        expect(problem).toMatchObject({
+          status: 400,
+          code: 'validation_failed',
+          details: [{ path: 'url', message: expect.stringContaining('public internet') }],
+        });
       }
-      expect(await list(account)).toEqual([{ id: created.id, url: created.url, events: null, status: 'enabled', disabled_reason: null, created_at: created.created_at }]);
+      expect(await list(account)).toEqual([
+        { id: created.id, url: created.url, events: null, status: 'enabled', disabled_reason: null, created_at: created.created_at },
+      ]);
       expect((await stack.call(`/webhooks/${created.id}`, { method: 'DELETE', key: account.key })).status).toBe(204);
     });
   });
@@ -186,34 +212,53 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
       expect(response.status).toBe(204);
       expect(await response.text()).toBe('');
       expect(await list(account)).toEqual([]);
-      expect(await failure(await stack.call(`/webhooks/${id}`, { method: 'DELETE', key: account.key }))).toMatchObject({ status: 404, code: 'not_found' });
+      expect(await failure(await stack.call(`/webhooks/${id}`, { method: 'DELETE', key: account.key }))).toMatchObject({
+        status: 404,
+        code: 'not_found',
+      });
     });
 
     it("answers 404 for another account's endpoint and leaves it in place", async () => {
       const owner = await stack.newAccount();
       const { id } = (await (await create(owner, { url: PUBLIC_URL })).json()) as CreatedWebhookDto;
-      expect(await failure(await stack.call(`/webhooks/${id}`, { method: 'DELETE', key: stack.other.key }))).toMatchObject({ status: 404, code: 'not_found' });
+      expect(await failure(await stack.call(`/webhooks/${id}`, { method: 'DELETE', key: stack.other.key }))).toMatchObject({
+        status: 404,
+        code: 'not_found',
+      });
       expect(await list(stack.other)).toEqual([]);
       expect((await list(owner)).map((w) => w.id)).toEqual([id]);
     });
 
     it.each(['abc', '1.5', '-1', '0', '99999999999999999999', '1e3'])('answers 404 for the id %p', async (id) => {
-      expect(await failure(await stack.call(`/webhooks/${id}`, { method: 'DELETE', key: stack.account.key }))).toMatchObject({ status: 404, code: 'not_found' });
+      expect(await failure(await stack.call(`/webhooks/${id}`, { method: 'DELETE', key: stack.account.key }))).toMatchObject({
+        status: 404,
+        code: 'not_found',
+      });
     });
   });
 
   describe('internal route', () => {
     it('is not reachable through the gateway, and refuses a call without the signed context', async () => {
       expect((await stack.call('/internal/events', { method: 'POST', json: {} })).status).toBe(404);
-      const direct = await fetch(`${stack.services['webhook-dispatcher']!.url}/internal/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const direct = await fetch(`${stack.services['webhook-dispatcher']!.url}/internal/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(direct.status).toBe(401);
     });
 
     it('refuses a malformed recorded event with 400', async () => {
-      const response = await callService(stack.services['webhook-dispatcher']!.url, stack.env['INTERNAL_AUTH_SECRET']!, stack.account.accountId, '/internal/events', {
-        method: 'POST',
-        json: { account_id: stack.account.accountId, event: { id: 'one' } },
-      });
+      const response = await callService(
+        stack.services['webhook-dispatcher']!.url,
+        stack.env['INTERNAL_AUTH_SECRET']!,
+        stack.account.accountId,
+        '/internal/events',
+        {
+          method: 'POST',
+          json: { account_id: stack.account.accountId, event: { id: 'one' } },
+        },
+      );
       expect(response.status).toBe(400);
     });
   });
@@ -238,7 +283,10 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
       const urls = [receiver.url('/by-name', 'localhost'), receiver.url('/literal'), receiver.url('/mapped', '[::ffff:127.0.0.1]')];
       const ids: number[] = [];
       for (const url of urls) {
-        const response = await callService(lenient.url, stack.env['INTERNAL_AUTH_SECRET']!, account.accountId, '/webhooks', { method: 'POST', json: { url } });
+        const response = await callService(lenient.url, stack.env['INTERNAL_AUTH_SECRET']!, account.accountId, '/webhooks', {
+          method: 'POST',
+          json: { url },
+        });
         expect(response.status).toBe(201);
         ids.push(((await response.json()) as CreatedWebhookDto).id);
       }
@@ -262,7 +310,11 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
       // A test send goes through the same check.
       const tested = await stack.call(`/webhooks/${ids[1]}/test`, { method: 'POST', key: account.key, json: { event: 'message.sent' } });
       expect(tested.status).toBe(200);
-      expect(await tested.json()).toMatchObject({ delivered: false, status_code: null, error: expect.stringContaining('127.0.0.1 is not a public address (loopback)') });
+      expect(await tested.json()).toMatchObject({
+        delivered: false,
+        status_code: null,
+        error: expect.stringContaining('127.0.0.1 is not a public address (loopback)'),
+      });
       expect(receiver.requests).toHaveLength(0);
     });
   });

@@ -39,12 +39,20 @@ export class AccountsRepository {
   constructor(private readonly db: DataSource) {}
 
   async insertAccount(name: string, plan: Plan): Promise<AccountRow> {
-    const [row] = await queryRows<AccountRow>(this.db, 'INSERT INTO gateway.accounts (name, plan) VALUES ($1, $2) RETURNING id, name, plan', [name, plan]);
+    const [row] = await queryRows<AccountRow>(
+      this.db,
+      'INSERT INTO gateway.accounts (name, plan) VALUES ($1, $2) RETURNING id, name, plan',
+      [name, plan],
+    );
     return row;
   }
 
   async updatePlan(accountId: string, plan: Plan): Promise<AccountRow | undefined> {
-    return queryOne<AccountRow>(this.db, 'UPDATE gateway.accounts SET plan = $2, updated_at = now() WHERE id = $1 RETURNING id, name, plan', [accountId, plan]);
+    return queryOne<AccountRow>(
+      this.db,
+      'UPDATE gateway.accounts SET plan = $2, updated_at = now() WHERE id = $1 RETURNING id, name, plan',
+      [accountId, plan],
+    );
   }
 
   async findAccount(accountId: string): Promise<AccountRow | undefined> {
@@ -57,11 +65,11 @@ export class AccountsRepository {
   }
 
   async insertKey(accountId: string, prefix: string, hash: Buffer): Promise<ApiKeyRow> {
-    const [row] = await queryRows<ApiKeyRow>(this.db, `INSERT INTO gateway.api_keys (account_id, prefix, key_hash) VALUES ($1, $2, $3) RETURNING ${KEY_COLUMNS}`, [
-      accountId,
-      prefix,
-      hash,
-    ]);
+    const [row] = await queryRows<ApiKeyRow>(
+      this.db,
+      `INSERT INTO gateway.api_keys (account_id, prefix, key_hash) VALUES ($1, $2, $3) RETURNING ${KEY_COLUMNS}`,
+      [accountId, prefix, hash],
+    );
     return row;
   }
 
@@ -76,12 +84,20 @@ export class AccountsRepository {
 
   /** The account's keys that are not revoked, oldest first (the console's key list). */
   async listActiveKeys(accountId: string): Promise<ApiKeyRow[]> {
-    return queryRows<ApiKeyRow>(this.db, `SELECT ${KEY_COLUMNS} FROM gateway.api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`, [accountId]);
+    return queryRows<ApiKeyRow>(
+      this.db,
+      `SELECT ${KEY_COLUMNS} FROM gateway.api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`,
+      [accountId],
+    );
   }
 
   /** The account and its public widget id (the console's settings). */
   async findAccountWithWidget(accountId: string): Promise<(AccountRow & { widget: string }) | undefined> {
-    return queryOne<AccountRow & { widget: string }>(this.db, 'SELECT id, name, plan, widget_id AS widget FROM gateway.accounts WHERE id = $1', [accountId]);
+    return queryOne<AccountRow & { widget: string }>(
+      this.db,
+      'SELECT id, name, plan, widget_id AS widget FROM gateway.accounts WHERE id = $1',
+      [accountId],
+    );
   }
 
   async findPrincipal(hash: Buffer): Promise<PrincipalRow | undefined> {

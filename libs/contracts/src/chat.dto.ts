@@ -4,7 +4,22 @@
  */
 import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { E164, IsLanguageTag } from './contacts.dto';
 import { CodePoints, PlainText } from './validators';
 import type { EventConsent, EventContact, EventConversation } from './events';
@@ -371,7 +386,10 @@ export class WidgetOriginsDto {
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
-  @Matches(/^https?:\/\/[^/?#\s]+$/, { each: true, message: '$property must be origins such as https://shop.example (scheme and host, no path)' })
+  @Matches(/^https?:\/\/[^/?#\s]+$/, {
+    each: true,
+    message: '$property must be origins such as https://shop.example (scheme and host, no path)',
+  })
   origins!: string[];
 }
 

@@ -22,7 +22,12 @@ import type { EventConsent, EventContact } from './events';
 import { CodePoints, NoControlCharacters } from './validators';
 
 /** Consent purposes. Part of the public contract: do not rename without a new API version. */
-export const CONSENT_PURPOSES = ['reply_email', 'reply_whatsapp', 'future_email', 'future_whatsapp'] as const satisfies readonly EventConsent['purpose'][];
+export const CONSENT_PURPOSES = [
+  'reply_email',
+  'reply_whatsapp',
+  'future_email',
+  'future_whatsapp',
+] as const satisfies readonly EventConsent['purpose'][];
 export type ConsentPurpose = (typeof CONSENT_PURPOSES)[number];
 
 /** E.164: `+`, a country code that does not start with 0, at most 15 digits in all. */
@@ -63,7 +68,10 @@ export function canonicalLanguageTag(tag: string): string {
 
 /** `{ref}` in `/contacts/{ref}`: the business's own id of the customer. */
 export class ContactRefParams {
-  @ApiProperty({ description: "The business's own id of the customer: 1 to 255 characters, URL-encoded, no control characters.", example: 'cust-1042' })
+  @ApiProperty({
+    description: "The business's own id of the customer: 1 to 255 characters, URL-encoded, no control characters.",
+    example: 'cust-1042',
+  })
   @CodePoints(1, 255)
   @NoControlCharacters()
   ref!: string;
@@ -79,7 +87,11 @@ export class ContactSvcIdParams {
 }
 
 export class ConsentInputDto {
-  @ApiProperty({ enum: CONSENT_PURPOSES, example: 'future_email', description: 'What the person agreed to be contacted for. Part of the identity.' })
+  @ApiProperty({
+    enum: CONSENT_PURPOSES,
+    example: 'future_email',
+    description: 'What the person agreed to be contacted for. Part of the identity.',
+  })
   @IsIn(CONSENT_PURPOSES)
   purpose!: ConsentPurpose;
 
@@ -89,12 +101,22 @@ export class ConsentInputDto {
   @IsBoolean()
   granted?: boolean;
 
-  @ApiProperty({ minLength: 1, maxLength: 10000, example: 'Yes, send me offers and news by email.', description: 'The exact words the person agreed to.' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 10000,
+    example: 'Yes, send me offers and news by email.',
+    description: 'The exact words the person agreed to.',
+  })
   @IsString()
   @CodePoints(1, 10000)
   text!: string;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, example: 'en', description: 'BCP 47 tag of the language of `text`; stored canonical.' })
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    example: 'en',
+    description: 'BCP 47 tag of the language of `text`; stored canonical.',
+  })
   @IsOptional()
   @IsLanguageTag()
   lang?: string | null;
@@ -102,7 +124,8 @@ export class ConsentInputDto {
   @ApiProperty({
     format: 'date-time',
     example: '2026-11-21T11:04:05.123456+01:00',
-    description: 'When it was given: ISO 8601 with `Z` or an offset, up to microseconds. Part of the identity, matched as an instant; returned in UTC with the same microseconds.',
+    description:
+      'When it was given: ISO 8601 with `Z` or an offset, up to microseconds. Part of the identity, matched as an instant; returned in UTC with the same microseconds.',
   })
   @IsString()
   @MaxLength(64)
@@ -118,14 +141,22 @@ export class ConsentInputDto {
     format: 'date-time',
     nullable: true,
     example: '2026-12-01T09:00:00Z',
-    description: 'Withdraws the consent with this identity if it is active; a new consent sent with it is stored withdrawn. Not before `given_at`.',
+    description:
+      'Withdraws the consent with this identity if it is active; a new consent sent with it is stored withdrawn. Not before `given_at`.',
   })
   @IsOptional()
   @IsString()
   @MaxLength(64)
   withdrawn_at?: string | null;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, minLength: 1, maxLength: 64, example: 'customer_request', description: 'Who withdrew it (free text); only with `withdrawn_at`.' })
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    minLength: 1,
+    maxLength: 64,
+    example: 'customer_request',
+    description: 'Who withdrew it (free text); only with `withdrawn_at`.',
+  })
   @IsOptional()
   @IsString()
   @CodePoints(1, 64)
@@ -152,28 +183,52 @@ export class UpsertContactDto {
   @CodePoints(0, 200)
   name?: string;
 
-  @ApiPropertyOptional({ type: 'string', format: 'email', nullable: true, maxLength: 254, example: 'ada@example.com', description: '`null` removes it.' })
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'email',
+    nullable: true,
+    maxLength: 254,
+    example: 'ada@example.com',
+    description: '`null` removes it.',
+  })
   @IsOptional()
   @IsEmail()
   @MaxLength(254)
   email?: string | null;
 
-  @ApiPropertyOptional({ example: true, description: "true when the business has proven the address is the customer's. A changed email is unconfirmed unless this says true." })
+  @ApiPropertyOptional({
+    example: true,
+    description: "true when the business has proven the address is the customer's. A changed email is unconfirmed unless this says true.",
+  })
   @IfSent()
   @IsBoolean()
   email_confirmed?: boolean;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, pattern: E164.source, example: '+447700900123', description: 'E.164. `null` removes it.' })
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    pattern: E164.source,
+    example: '+447700900123',
+    description: 'E.164. `null` removes it.',
+  })
   @IsOptional()
   @Matches(E164, { message: '$property must be an E.164 number such as +447700900123' })
   phone?: string | null;
 
-  @ApiPropertyOptional({ example: false, description: "true when the business has proven the number is the customer's. A changed phone is unconfirmed unless this says true." })
+  @ApiPropertyOptional({
+    example: false,
+    description: "true when the business has proven the number is the customer's. A changed phone is unconfirmed unless this says true.",
+  })
   @IfSent()
   @IsBoolean()
   phone_confirmed?: boolean;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, example: 'pt-BR', description: 'BCP 47 language tag; stored canonical (`pt-br` → `pt-BR`). `null` removes it.' })
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    example: 'pt-BR',
+    description: 'BCP 47 language tag; stored canonical (`pt-br` → `pt-BR`). `null` removes it.',
+  })
   @IsOptional()
   @IsLanguageTag()
   lang?: string | null;
@@ -181,7 +236,8 @@ export class UpsertContactDto {
   @ApiPropertyOptional({
     type: [ConsentInputDto],
     maxItems: MAX_CONSENTS_PER_REQUEST,
-    description: 'Consents to record. Known ones (same purpose, given_at and source) are never changed, except that `withdrawn_at` withdraws an active one.',
+    description:
+      'Consents to record. Known ones (same purpose, given_at and source) are never changed, except that `withdrawn_at` withdraws an active one.',
   })
   @IfSent()
   @IsArray()
@@ -219,12 +275,20 @@ function IfGiven(check: (value: unknown) => boolean, message: string): PropertyD
 
 /** `GET /contacts?email=` or `?phone=`: exactly one of the two. */
 export class FindContactsQueryDto {
-  @ApiPropertyOptional({ format: 'email', example: 'ada@example.com', description: 'Matched case-insensitively. Give exactly one of `email` and `phone`.' })
+  @ApiPropertyOptional({
+    format: 'email',
+    example: 'ada@example.com',
+    description: 'Matched case-insensitively. Give exactly one of `email` and `phone`.',
+  })
   @ExactlyOneOf('phone')
   @IfGiven((value) => typeof value === 'string' && isEmail(value), '$property must be an email address')
   email?: string;
 
-  @ApiPropertyOptional({ pattern: E164.source, example: '+447700900123', description: 'E.164, matched exactly. Give exactly one of `email` and `phone`.' })
+  @ApiPropertyOptional({
+    pattern: E164.source,
+    example: '+447700900123',
+    description: 'E.164, matched exactly. Give exactly one of `email` and `phone`.',
+  })
   @IfGiven((value) => typeof value === 'string' && E164.test(value), '$property must be an E.164 number such as +447700900123')
   phone?: string;
 }
@@ -251,7 +315,12 @@ export class ConsentResponseDto implements EventConsent {
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: null })
   withdrawn_at!: string | null;
 
-  @ApiProperty({ type: 'string', nullable: true, example: null, description: 'Free text from the API; `customer` (STOP on WhatsApp) or `team` (the Withdraw action) from the chat.' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: null,
+    description: 'Free text from the API; `customer` (STOP on WhatsApp) or `team` (the Withdraw action) from the chat.',
+  })
   withdrawn_by!: string | null;
 
   @ApiProperty({ enum: ['api', 'chat'], example: 'api', description: '`api`: sent by the business; `chat`: collected in the chat.' })
@@ -262,7 +331,12 @@ export class ConsentResponseDto implements EventConsent {
 }
 
 export class ContactResponseDto implements EventContact {
-  @ApiProperty({ type: 'string', nullable: true, example: 'cust-1042', description: "The business's id; null for a customer the chat met who has not been attached." })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'cust-1042',
+    description: "The business's id; null for a customer the chat met who has not been attached.",
+  })
   ref!: string | null;
 
   @ApiProperty({ type: 'integer', example: 48213, description: 'Our id of the customer, assigned at creation; never changes.' })

@@ -59,7 +59,14 @@ export function sampleEventData<K extends EventKind>(kind: K, options: SampleOpt
     },
     'handover.created': {
       contact,
-      reach: { method: 'whatsapp', email: contact.email ?? '', email_verified: true, whatsapp: contact.phone ?? '', whatsapp_verified: false, consent: true },
+      reach: {
+        method: 'whatsapp',
+        email: contact.email ?? '',
+        email_verified: true,
+        whatsapp: contact.phone ?? '',
+        whatsapp_verified: false,
+        consent: true,
+      },
       message: 'Can someone call me back about the viewing?',
       reason: 'customer_asked',
       conversation,
@@ -68,7 +75,12 @@ export function sampleEventData<K extends EventKind>(kind: K, options: SampleOpt
     'message.received': { contact, message, conversation },
     'message.sent': {
       contact,
-      message: { id: 90_001 + n, text: 'Yes, it is available from 1 March. Would you like to book a viewing?', at: stamp(now, 100_200), author: 'assistant' },
+      message: {
+        id: 90_001 + n,
+        text: 'Yes, it is available from 1 March. Would you like to book a viewing?',
+        at: stamp(now, 100_200),
+        author: 'assistant',
+      },
       conversation,
     },
   };

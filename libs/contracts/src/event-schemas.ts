@@ -12,7 +12,12 @@ import { EVENT_KINDS, EventKind, HANDOVER_REASONS, PublicEvent } from './events'
 export type JsonSchema = Record<string, unknown>;
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-const TIMESTAMP: JsonSchema = { type: 'string', format: 'date-time', description: 'UTC, microseconds, explicit offset.', example: '2026-11-21T10:04:05.123456+00:00' };
+const TIMESTAMP: JsonSchema = {
+  type: 'string',
+  format: 'date-time',
+  description: 'UTC, microseconds, explicit offset.',
+  example: '2026-11-21T10:04:05.123456+00:00',
+};
 const nullableString = (description: string): JsonSchema => ({ type: ['string', 'null'], description });
 
 /** An object schema whose every property is required (the events always carry every field, `null` when empty). */
@@ -82,7 +87,11 @@ const message = (author: boolean): JsonSchema =>
 const DATA: Record<EventKind, { description: string; properties: Record<string, JsonSchema> }> = {
   'contact.confirmed': {
     description: 'A customer confirmed an email address or phone number in a conversation.',
-    properties: { contact: ref('EventContact'), confirmed: { type: 'string', enum: ['email', 'phone'] }, conversation: ref('EventConversation') },
+    properties: {
+      contact: ref('EventContact'),
+      confirmed: { type: 'string', enum: ['email', 'phone'] },
+      conversation: ref('EventConversation'),
+    },
   },
   'consent.granted': {
     description: 'A customer gave a consent in a conversation.',
@@ -90,7 +99,11 @@ const DATA: Record<EventKind, { description: string; properties: Record<string, 
   },
   'consent.withdrawn': {
     description: 'A consent was withdrawn (in a conversation, or through the API: then `conversation` is null).',
-    properties: { contact: ref('EventContact'), consent: ref('EventConsent'), conversation: { oneOf: [ref('EventConversation'), { type: 'null' }] } },
+    properties: {
+      contact: ref('EventContact'),
+      consent: ref('EventConsent'),
+      conversation: { oneOf: [ref('EventConversation'), { type: 'null' }] },
+    },
   },
   'handover.created': {
     description: 'The assistant handed the conversation over to the team.',
@@ -144,7 +157,10 @@ export function eventSchemas(): Record<string, JsonSchema> {
   schemas['EventDto'] = {
     description: 'An event: `event` names its kind, which decides the shape of `data`.',
     oneOf: EVENT_KINDS.map((kind) => ref(`${eventSchemaName(kind)}Event`)),
-    discriminator: { propertyName: 'event', mapping: Object.fromEntries(EVENT_KINDS.map((kind) => [kind, `#/components/schemas/${eventSchemaName(kind)}Event`])) },
+    discriminator: {
+      propertyName: 'event',
+      mapping: Object.fromEntries(EVENT_KINDS.map((kind) => [kind, `#/components/schemas/${eventSchemaName(kind)}Event`])),
+    },
   };
   return schemas;
 }

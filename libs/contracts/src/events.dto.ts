@@ -6,19 +6,28 @@ import { AfterId, PageLimit } from './validators';
 export const EVENTS_PAGE_DEFAULT = 100;
 export const EVENTS_PAGE_MAX = 200;
 
-
 export class EventsQueryDto {
   @ApiPropertyOptional({ description: 'Id of the last event processed; start with 0.', default: 0, minimum: 0, example: 0 })
   @AfterId()
   after?: number;
 
-  @ApiPropertyOptional({ description: 'Events per page.', default: EVENTS_PAGE_DEFAULT, minimum: 1, maximum: EVENTS_PAGE_MAX, example: 100 })
+  @ApiPropertyOptional({
+    description: 'Events per page.',
+    default: EVENTS_PAGE_DEFAULT,
+    minimum: 1,
+    maximum: EVENTS_PAGE_MAX,
+    example: 100,
+  })
   @PageLimit(EVENTS_PAGE_MAX)
   limit?: number;
 }
 
 /** The example of `data` in the docs: a fixed moment, so the generated document is stable. */
-const SAMPLE_DATA = sampleEventData('contact.confirmed', { now: new Date('2026-11-21T10:04:05.123Z'), n: 42, appUrl: 'https://app.example.com' });
+const SAMPLE_DATA = sampleEventData('contact.confirmed', {
+  now: new Date('2026-11-21T10:04:05.123Z'),
+  n: 42,
+  appUrl: 'https://app.example.com',
+});
 
 /**
  * An event of the feed. In the published OpenAPI document this schema is replaced by the union of

@@ -14,7 +14,11 @@ export class IdentityPassResponseDto {
   })
   token!: string;
 
-  @ApiProperty({ format: 'date-time', description: 'When the pass stops identifying the customer: 30 days after it was issued.', example: '2026-12-21T10:04:05.000000+00:00' })
+  @ApiProperty({
+    format: 'date-time',
+    description: 'When the pass stops identifying the customer: 30 days after it was issued.',
+    example: '2026-12-21T10:04:05.000000+00:00',
+  })
   expires_at!: string;
 }
 

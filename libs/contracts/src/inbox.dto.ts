@@ -218,7 +218,6 @@ export interface BookingResponse {
   booking: Booking;
 }
 
-
 // ---- Analytics ----
 
 /** The longest range `GET /internal/chat/analytics` answers, in days (both ends included). */
@@ -246,7 +245,10 @@ export interface AnalyticsDay {
   closed_by_assistant: number;
   /** Hand-overs that happened that day, by reason. */
   handovers: { customer_asked: number; assistant_unsure: number; nobody_answered: number };
-  /** Median seconds from a hand-over request to the first team reply after it, over the hand-overs asked for that day that got one; null when none. */
+  /**
+   * Median seconds from a hand-over request to the first team reply after it, over the hand-overs
+   * asked for that day that got one; null when none.
+   */
   median_first_team_reply_seconds: number | null;
   confirmations: { email: number; phone: number };
   consents: { granted: Record<string, number>; withdrawn: Record<string, number> };

@@ -60,7 +60,8 @@ function NotRepeatedInBatch(): PropertyDecorator {
       propertyName: String(propertyName),
       validator: {
         validate: (_value: unknown, args: ValidationArguments) => !REPEATED_REFS.has(args.object),
-        defaultMessage: (args: ValidationArguments) => `external_ref repeats the one of items[${REPEATED_REFS.get(args.object)}]; each piece may appear once per call`,
+        defaultMessage: (args: ValidationArguments) =>
+          `external_ref repeats the one of items[${REPEATED_REFS.get(args.object)}]; each piece may appear once per call`,
       },
     });
 }
@@ -78,17 +79,24 @@ export class KnowledgeRefParams {
 
 /** Body of `PUT /knowledge/{externalRef}`: the whole piece (a PUT replaces it; an omitted url means none). */
 export class UpsertKnowledgePieceDto {
-  @ApiProperty({ description: 'Title of the piece: 1 to 300 characters.', minLength: 1, maxLength: KNOWLEDGE_LIMITS.headingMax, example: 'Shipping times and costs' })
+  @ApiProperty({
+    description: 'Title of the piece: 1 to 300 characters.',
+    minLength: 1,
+    maxLength: KNOWLEDGE_LIMITS.headingMax,
+    example: 'Shipping times and costs',
+  })
   @IsString()
   @CodePoints(1, KNOWLEDGE_LIMITS.headingMax)
   @NoControlCharacters()
   heading!: string;
 
   @ApiProperty({
-    description: 'What the assistant answers from: 15 to 8,000 characters counted as Unicode code points (an emoji is one). Line breaks allowed.',
+    description:
+      'What the assistant answers from: 15 to 8,000 characters counted as Unicode code points (an emoji is one). Line breaks allowed.',
     minLength: KNOWLEDGE_LIMITS.textMin,
     maxLength: KNOWLEDGE_LIMITS.textMax,
-    example: 'We ship to every EU country within 2 to 4 working days. Shipping is free for orders above 50 euros; below that it costs 4.90 euros.',
+    example:
+      'We ship to every EU country within 2 to 4 working days. Shipping is free for orders above 50 euros; below that it costs 4.90 euros.',
   })
   @IsString()
   @CodePoints(KNOWLEDGE_LIMITS.textMin, KNOWLEDGE_LIMITS.textMax)
@@ -112,7 +120,12 @@ export class UpsertKnowledgePieceDto {
 
 /** One item of `POST /knowledge/bulk`. */
 export class KnowledgeBulkItemDto extends UpsertKnowledgePieceDto {
-  @ApiProperty({ description: `${REF_DESCRIPTION} Once per call.`, minLength: 1, maxLength: KNOWLEDGE_LIMITS.refMax, example: 'faq-shipping' })
+  @ApiProperty({
+    description: `${REF_DESCRIPTION} Once per call.`,
+    minLength: 1,
+    maxLength: KNOWLEDGE_LIMITS.refMax,
+    example: 'faq-shipping',
+  })
   @IsString()
   @CodePoints(1, KNOWLEDGE_LIMITS.refMax)
   @NoControlCharacters()
@@ -143,7 +156,10 @@ export class KnowledgePieceDto {
   @ApiProperty({ example: 'Shipping times and costs' })
   heading!: string;
 
-  @ApiProperty({ example: 'We ship to every EU country within 2 to 4 working days. Shipping is free for orders above 50 euros; below that it costs 4.90 euros.' })
+  @ApiProperty({
+    example:
+      'We ship to every EU country within 2 to 4 working days. Shipping is free for orders above 50 euros; below that it costs 4.90 euros.',
+  })
   text!: string;
 
   @ApiProperty({ type: 'string', nullable: true, example: 'https://www.example.com/help/shipping' })
@@ -167,35 +183,50 @@ export class BulkUpsertKnowledgeResponseDto {
   updated!: number;
 }
 
-
 export class ListKnowledgeQueryDto {
-  @ApiPropertyOptional({ description: 'Look up one piece: the answer holds it or nothing. Not combined with `after` or `limit`.', example: 'faq-shipping' })
+  @ApiPropertyOptional({
+    description: 'Look up one piece: the answer holds it or nothing. Not combined with `after` or `limit`.',
+    example: 'faq-shipping',
+  })
   @IsOptional()
   @IsString()
   @CodePoints(1, KNOWLEDGE_LIMITS.refMax)
   @NoControlCharacters()
   external_ref?: string;
 
-  @ApiPropertyOptional({ description: 'List the pieces whose external_ref sorts after this one (the `next_after` of the previous page).', example: 'faq-returns' })
+  @ApiPropertyOptional({
+    description: 'List the pieces whose external_ref sorts after this one (the `next_after` of the previous page).',
+    example: 'faq-returns',
+  })
   @IsOptional()
   @IsString()
   @CodePoints(1, KNOWLEDGE_LIMITS.refMax)
   @NoControlCharacters()
   after?: string;
 
-  @ApiPropertyOptional({ description: 'Pieces per page.', default: KNOWLEDGE_LIMITS.pageDefault, minimum: 1, maximum: KNOWLEDGE_LIMITS.pageMax, example: 100 })
+  @ApiPropertyOptional({
+    description: 'Pieces per page.',
+    default: KNOWLEDGE_LIMITS.pageDefault,
+    minimum: 1,
+    maximum: KNOWLEDGE_LIMITS.pageMax,
+    example: 100,
+  })
   @PageLimit(KNOWLEDGE_LIMITS.pageMax)
   limit?: number;
 }
 
 export class KnowledgeListResponseDto {
-  @ApiProperty({ type: [KnowledgePieceDto], description: 'Ordered by external_ref (Unicode code point order). With `external_ref`: that piece, or empty.' })
+  @ApiProperty({
+    type: [KnowledgePieceDto],
+    description: 'Ordered by external_ref (Unicode code point order). With `external_ref`: that piece, or empty.',
+  })
   items!: KnowledgePieceDto[];
 
   @ApiPropertyOptional({
     type: 'string',
     nullable: true,
-    description: 'Listing only: the `after` to send next (the external_ref of the last item), or the `after` sent when the page is empty (null on the first page).',
+    description:
+      'Listing only: the `after` to send next (the external_ref of the last item), or the `after` sent when the page is empty (null on the first page).',
     example: 'faq-shipping',
   })
   next_after?: string | null;

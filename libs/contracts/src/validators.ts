@@ -33,14 +33,17 @@ export const IsAnyUuid = (options?: ValidationOptions) => Matches(UUID_PATTERN, 
 export const NoControlCharacters = () => Matches(/^\P{Cc}*$/u, { message: '$property must not contain control characters' });
 
 /** Text may hold line breaks and tabs, never another control character (PostgreSQL refuses NUL). */
-export const PlainText = () => Matches(/^(?:\P{Cc}|[\t\n\r])*$/u, { message: '$property must not contain control characters other than tab and line breaks' });
+export const PlainText = () =>
+  Matches(/^(?:\P{Cc}|[\t\n\r])*$/u, { message: '$property must not contain control characters other than tab and line breaks' });
 
 /**
  * A query parameter of up to `digits` decimal digits becomes a number; anything else stays as
  * sent, so that `IsInt` refuses it with the parameter's own message.
  */
 export const QueryInteger = (digits: number) =>
-  Transform(({ value }: { value: unknown }) => (typeof value === 'string' && new RegExp(`^\\d{1,${digits}}$`).test(value) ? Number(value) : value));
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && new RegExp(`^\\d{1,${digits}}$`).test(value) ? Number(value) : value,
+  );
 
 /** A page's `after` id in a query string (optional): a whole number of 0 or more. */
 export function AfterId(): PropertyDecorator {

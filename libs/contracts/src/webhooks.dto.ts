@@ -81,7 +81,11 @@ const URL_EXAMPLE = 'https://api.acme-rentals.example/svc/webhooks';
 
 /** `POST /webhooks`. */
 export class CreateWebhookDto {
-  @ApiProperty({ description: 'Where deliveries are POSTed: https only. Addresses on private, loopback, link-local or reserved networks are refused.', maxLength: WEBHOOK_URL_MAX_LENGTH, example: URL_EXAMPLE })
+  @ApiProperty({
+    description: 'Where deliveries are POSTed: https only. Addresses on private, loopback, link-local or reserved networks are refused.',
+    maxLength: WEBHOOK_URL_MAX_LENGTH,
+    example: URL_EXAMPLE,
+  })
   @WebhookUrl()
   url!: string;
 
@@ -98,15 +102,25 @@ export class WebhookEndpointDto {
   @ApiProperty({ description: 'Used in `DELETE /webhooks/{id}`.', example: 17 })
   id!: number;
 
-  @ApiProperty({ description: 'The receiver address, as the dispatcher calls it (normalised: `https://Example.com` → `https://example.com/`).', example: URL_EXAMPLE })
+  @ApiProperty({
+    description: 'The receiver address, as the dispatcher calls it (normalised: `https://Example.com` → `https://example.com/`).',
+    example: URL_EXAMPLE,
+  })
   url!: string;
 
-  @ApiProperty({ enum: EVENT_KINDS, isArray: true, nullable: true, description: EVENTS_DESCRIPTION, example: ['handover.created', 'consent.withdrawn'] })
+  @ApiProperty({
+    enum: EVENT_KINDS,
+    isArray: true,
+    nullable: true,
+    description: EVENTS_DESCRIPTION,
+    example: ['handover.created', 'consent.withdrawn'],
+  })
   events!: EventKind[] | null;
 
   @ApiProperty({
     enum: WEBHOOK_STATUSES,
-    description: '`disabled` endpoints get no attempts: their deliveries are recorded as `failed` (the events stay in the feed) and `recover` sends them once the endpoint is enabled again.',
+    description:
+      '`disabled` endpoints get no attempts: their deliveries are recorded as `failed` (the events stay in the feed) and `recover` sends them once the endpoint is enabled again.',
     example: 'enabled',
   })
   status!: WebhookStatus;
@@ -115,7 +129,8 @@ export class WebhookEndpointDto {
     type: 'string',
     enum: WEBHOOK_DISABLED_REASONS,
     nullable: true,
-    description: 'Why it is disabled: `failing` (every delivery failed for 5 days, so the service turned it off) or `manual` (PATCH); null while enabled.',
+    description:
+      'Why it is disabled: `failing` (every delivery failed for 5 days, so the service turned it off) or `manual` (PATCH); null while enabled.',
     example: null,
   })
   disabled_reason!: WebhookDisabledReason | null;
@@ -127,7 +142,8 @@ export class WebhookEndpointDto {
 /** `POST /webhooks` → 201: the one response that carries the signing secret. */
 export class CreatedWebhookDto extends WebhookEndpointDto {
   @ApiProperty({
-    description: 'Signing secret (`whsec_` + 32 random bytes, base64url). Shown only in this response: store it to verify `X-SVC-Signature`.',
+    description:
+      'Signing secret (`whsec_` + 32 random bytes, base64url). Shown only in this response: store it to verify `X-SVC-Signature`.',
     example: 'whsec_jB3hBHYfTaO-KhEj88VB1XSSEy9y_0Dp8swUk9CKA8E',
   })
   secret!: string;
@@ -141,19 +157,26 @@ export class WebhookListDto {
 
 /** `PATCH /webhooks/{id}`: any of the fields; the others keep their value. */
 export class UpdateWebhookDto {
-  @ApiPropertyOptional({ description: 'A new receiver address: the same rules as at registration.', maxLength: WEBHOOK_URL_MAX_LENGTH, example: URL_EXAMPLE })
+  @ApiPropertyOptional({
+    description: 'A new receiver address: the same rules as at registration.',
+    maxLength: WEBHOOK_URL_MAX_LENGTH,
+    example: URL_EXAMPLE,
+  })
   @IsOptional()
   @WebhookUrl()
   url?: string;
 
-  @EventKindList(
-    'send null for every kind',
-    '`null` for every kind; a list must be non-empty, of known kinds, without repeats.',
-    ['handover.created'],
-  )
+  @EventKindList('send null for every kind', '`null` for every kind; a list must be non-empty, of known kinds, without repeats.', [
+    'handover.created',
+  ])
   events?: EventKind[] | null;
 
-  @ApiPropertyOptional({ enum: WEBHOOK_STATUSES, description: '`disabled` stops attempts (deliveries are recorded as `failed`); `enabled` turns the endpoint on again, also after the service disabled it.', example: 'enabled' })
+  @ApiPropertyOptional({
+    enum: WEBHOOK_STATUSES,
+    description:
+      '`disabled` stops attempts (deliveries are recorded as `failed`); `enabled` turns the endpoint on again, also after the service disabled it.',
+    example: 'enabled',
+  })
   @IsOptional()
   @IsIn(WEBHOOK_STATUSES, { message: 'status must be enabled or disabled' })
   status?: WebhookStatus;
@@ -166,7 +189,8 @@ export class RotatedSecretDto {
 
   @ApiProperty({
     format: 'date-time',
-    description: 'Until then X-SVC-Signature is signed with the previous secret and X-SVC-Signature-Next with the new one; afterwards X-SVC-Signature with the new one alone.',
+    description:
+      'Until then X-SVC-Signature is signed with the previous secret and X-SVC-Signature-Next with the new one; afterwards X-SVC-Signature with the new one alone.',
     example: '2026-11-22T10:04:05.123456+00:00',
   })
   previous_expires_at!: string;
@@ -174,11 +198,22 @@ export class RotatedSecretDto {
 
 /** `GET /webhooks/{id}/deliveries` query. */
 export class DeliveriesQueryDto {
-  @ApiPropertyOptional({ description: 'Id of the last delivery seen (`next_after` of the previous page); start with 0.', default: 0, minimum: 0, example: 0 })
+  @ApiPropertyOptional({
+    description: 'Id of the last delivery seen (`next_after` of the previous page); start with 0.',
+    default: 0,
+    minimum: 0,
+    example: 0,
+  })
   @AfterId()
   after?: number;
 
-  @ApiPropertyOptional({ description: 'Deliveries per page.', default: DELIVERIES_PAGE_DEFAULT, minimum: 1, maximum: DELIVERIES_PAGE_MAX, example: 100 })
+  @ApiPropertyOptional({
+    description: 'Deliveries per page.',
+    default: DELIVERIES_PAGE_DEFAULT,
+    minimum: 1,
+    maximum: DELIVERIES_PAGE_MAX,
+    example: 100,
+  })
   @PageLimit(DELIVERIES_PAGE_MAX)
   limit?: number;
 
@@ -198,7 +233,8 @@ export class DeliveryAttemptDto {
   @ApiProperty({
     type: 'string',
     nullable: true,
-    description: 'Why it failed (`answered 503`, `no answer within 8000 ms`, a connection or TLS error code); null on success. Never your response body.',
+    description:
+      'Why it failed (`answered 503`, `no answer within 8000 ms`, a connection or TLS error code); null on success. Never your response body.',
     example: 'answered 503',
   })
   error!: string | null;
@@ -217,13 +253,23 @@ export class DeliveryDto {
   @ApiProperty({ enum: EVENT_KINDS, example: 'handover.created' })
   event!: EventKind;
 
-  @ApiProperty({ enum: DELIVERY_STATUSES, description: '`pending` while attempts remain, then `delivered` or `failed`.', example: 'failed' })
+  @ApiProperty({
+    enum: DELIVERY_STATUSES,
+    description: '`pending` while attempts remain, then `delivered` or `failed`.',
+    example: 'failed',
+  })
   status!: DeliveryStatus;
 
   @ApiProperty({ type: [DeliveryAttemptDto], description: 'Oldest first.' })
   attempts!: DeliveryAttemptDto[];
 
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When the next attempt is due; null once the delivery is finished.', example: null })
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'When the next attempt is due; null once the delivery is finished.',
+    example: null,
+  })
   next_attempt_at!: string | null;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-21T10:04:05.123456+00:00' })
@@ -235,7 +281,10 @@ export class DeliveryListDto {
   @ApiProperty({ type: [DeliveryDto], description: 'Oldest first (newest last).' })
   deliveries!: DeliveryDto[];
 
-  @ApiProperty({ description: 'Id of the last delivery returned, or `after` when none: pass it as `after` for the next page.', example: 5521 })
+  @ApiProperty({
+    description: 'Id of the last delivery returned, or `after` when none: pass it as `after` for the next page.',
+    example: 5521,
+  })
   next_after!: number;
 
   @ApiProperty({ description: 'More deliveries exist now.', example: false })
@@ -244,7 +293,11 @@ export class DeliveryListDto {
 
 /** `POST /webhooks/{id}/recover`. */
 export class RecoverWebhookDto {
-  @ApiProperty({ format: 'date-time', description: 'Resend every failed delivery made since then (ISO 8601 with `Z` or an offset).', example: '2026-11-20T00:00:00Z' })
+  @ApiProperty({
+    format: 'date-time',
+    description: 'Resend every failed delivery made since then (ISO 8601 with `Z` or an offset).',
+    example: '2026-11-20T00:00:00Z',
+  })
   @IsString({ message: 'since must be a timestamp such as 2026-11-20T00:00:00Z' })
   @MaxLength(64, { message: 'since must be a timestamp such as 2026-11-20T00:00:00Z' })
   since!: string;

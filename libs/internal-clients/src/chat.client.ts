@@ -35,7 +35,10 @@ export class ChatClient {
   }
 
   /** Newest activity first; `after` is the `next_after` of the previous page. */
-  async listConversations(params: { needs_human?: boolean; channel?: ConversationChannel; after?: string; limit?: number }, context: GatewayContext): Promise<InboxConversationsPage> {
+  async listConversations(
+    params: { needs_human?: boolean; channel?: ConversationChannel; after?: string; limit?: number },
+    context: GatewayContext,
+  ): Promise<InboxConversationsPage> {
     return this.http.expect(await this.http.call('GET', `/internal/chat/conversations${query(params)}`, context), 200, context);
   }
 
@@ -45,7 +48,11 @@ export class ChatClient {
 
   /** A team member's (or an agent's) reply: shown in the widget, `message.sent` with author `team`. */
   async reply(conversationId: number, text: string, context: GatewayContext): Promise<TeamReplyResponse> {
-    return this.http.expect(await this.http.call('POST', `/internal/chat/conversations/${conversationId}/replies`, context, { text }), 201, context);
+    return this.http.expect(
+      await this.http.call('POST', `/internal/chat/conversations/${conversationId}/replies`, context, { text }),
+      201,
+      context,
+    );
   }
 
   /**
@@ -58,7 +65,11 @@ export class ChatClient {
 
   /** What the assistant would answer a customer's question, and the piece it would cite (nothing is written). */
   async previewAnswer(question: string, lang: string | undefined, context: GatewayContext): Promise<AssistantPreviewResponse> {
-    return this.http.expect(await this.http.call('POST', '/internal/chat/assistant/preview', context, lang ? { question, lang } : { question }), 200, context);
+    return this.http.expect(
+      await this.http.call('POST', '/internal/chat/assistant/preview', context, lang ? { question, lang } : { question }),
+      200,
+      context,
+    );
   }
 
   async listBookings(params: { status?: BookingStatus; after?: number; limit?: number }, context: GatewayContext): Promise<BookingsPage> {

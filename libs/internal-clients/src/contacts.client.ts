@@ -83,11 +83,17 @@ export class ContactsClient {
   }
 
   /** Withdraws one consent (contacts-api emits `consent.withdrawn` once); null when unknown (or another account's). */
-  async withdrawConsent(svcId: number, consentId: number, body: WithdrawConsentDto, context: GatewayContext): Promise<InternalConsent | null> {
+  async withdrawConsent(
+    svcId: number,
+    consentId: number,
+    body: WithdrawConsentDto,
+    context: GatewayContext,
+  ): Promise<InternalConsent | null> {
     const response = await this.http.call('POST', `/internal/contacts/by-svc-id/${svcId}/consents/${consentId}/withdraw`, context, body);
     if (response.status === 404) return null;
     const consent = response.body as Partial<InternalConsent> | undefined;
-    if (response.status !== 200 || typeof consent?.id !== 'number' || typeof consent.purpose !== 'string') throw this.http.unavailable(context, `status ${response.status}`);
+    if (response.status !== 200 || typeof consent?.id !== 'number' || typeof consent.purpose !== 'string')
+      throw this.http.unavailable(context, `status ${response.status}`);
     return consent as InternalConsent;
   }
 
@@ -108,7 +114,8 @@ export class ContactsClient {
     if (response.status === 404) return 'gone';
     if (response.status === 409) return 'changed';
     const answer = response.body as Partial<ConfirmContactResponse> | undefined;
-    if (response.status !== 200 || !isContact(answer?.contact) || typeof answer?.changed !== 'boolean') throw this.http.unavailable(context, `status ${response.status}`);
+    if (response.status !== 200 || !isContact(answer?.contact) || typeof answer?.changed !== 'boolean')
+      throw this.http.unavailable(context, `status ${response.status}`);
     return answer as ConfirmContactResponse;
   }
 
@@ -119,7 +126,8 @@ export class ContactsClient {
   private async contactOrNull(call: Promise<InternalResponse>, context: GatewayContext): Promise<EventContact | null> {
     const response = await call;
     if (response.status === 404) return null;
-    if ((response.status !== 200 && response.status !== 201) || !isContact(response.body)) throw this.http.unavailable(context, `status ${response.status}`);
+    if ((response.status !== 200 && response.status !== 201) || !isContact(response.body))
+      throw this.http.unavailable(context, `status ${response.status}`);
     return response.body;
   }
 }

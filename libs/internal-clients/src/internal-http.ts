@@ -49,7 +49,12 @@ export class InternalHttpClient {
   }
 
   /** Calls `method path` for `context`; a 4xx comes back as it is, a 5xx or no answer throws `unavailable`. */
-  async call(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, context: GatewayContext, json?: unknown): Promise<InternalResponse> {
+  async call(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    context: GatewayContext,
+    json?: unknown,
+  ): Promise<InternalResponse> {
     const headers: Record<string, string> = {
       [GATEWAY_CONTEXT_HEADER]: await this.options.auth.sign(this.options.upstream, context),
       'x-request-id': context.requestId,
@@ -84,7 +89,14 @@ export class InternalHttpClient {
   expect<T>(response: InternalResponse, status: number, context: GatewayContext): T {
     if (response.status === status) return response.body as T;
     const error = (response.body as Partial<ErrorBody> | undefined)?.error;
-    if (response.status >= 400 && response.status < 500 && error && typeof error.code === 'string' && error.code in ERROR_STATUS && typeof error.message === 'string') {
+    if (
+      response.status >= 400 &&
+      response.status < 500 &&
+      error &&
+      typeof error.code === 'string' &&
+      error.code in ERROR_STATUS &&
+      typeof error.message === 'string'
+    ) {
       throw new ApiError(error.code, error.message, error.details);
     }
     throw this.unavailable(context, `status ${response.status}`);
@@ -100,7 +112,12 @@ export class InternalHttpClient {
       response = await this.pool.request({
         method: 'GET',
         path,
-        headers: { ...headers, [GATEWAY_CONTEXT_HEADER]: await this.options.auth.sign(this.options.upstream, context), 'x-request-id': context.requestId, accept: 'text/event-stream' },
+        headers: {
+          ...headers,
+          [GATEWAY_CONTEXT_HEADER]: await this.options.auth.sign(this.options.upstream, context),
+          'x-request-id': context.requestId,
+          accept: 'text/event-stream',
+        },
         bodyTimeout: 0,
         signal,
       });
@@ -115,7 +132,11 @@ export class InternalHttpClient {
     } catch {
       body = undefined;
     }
-    return this.expect(response.statusCode >= 500 ? { status: response.statusCode, body: undefined } : { status: response.statusCode, body }, 200, context);
+    return this.expect(
+      response.statusCode >= 500 ? { status: response.statusCode, body: undefined } : { status: response.statusCode, body },
+      200,
+      context,
+    );
   }
 
   /** The error for an answer the caller cannot use (logged with the reason). */

@@ -41,7 +41,12 @@ describe('BatchQueue', () => {
 
   it('gives each lane its own writers, and a lane as many writes in flight as writers', async () => {
     const { queue, writes, release } = heldQueue(2);
-    const added = [queue.add({ lane: 'a', n: 1 }), queue.add({ lane: 'a', n: 2 }), queue.add({ lane: 'b', n: 3 }), queue.add({ lane: 'a', n: 4 })];
+    const added = [
+      queue.add({ lane: 'a', n: 1 }),
+      queue.add({ lane: 'a', n: 2 }),
+      queue.add({ lane: 'b', n: 3 }),
+      queue.add({ lane: 'a', n: 4 }),
+    ];
     expect(writes).toEqual(['a:1', 'a:2', 'b:3']);
     await release();
     await release();
@@ -52,7 +57,12 @@ describe('BatchQueue', () => {
   it('writes a refused batch again item by item: only the refused item fails', async () => {
     const { queue, writes, release } = heldQueue(1, (item) => item.n === 3);
     const first = queue.add({ lane: 'a', n: 1 });
-    const rest = [2, 3].map((n) => queue.add({ lane: 'a', n }).then(() => 'ok', (err: Error) => err.message));
+    const rest = [2, 3].map((n) =>
+      queue.add({ lane: 'a', n }).then(
+        () => 'ok',
+        (err: Error) => err.message,
+      ),
+    );
     await release();
     await release();
     await release();

@@ -56,7 +56,10 @@ export class BatchQueue<T> {
 
   private async writeBatch(lane: string, batch: Waiting<T>[]): Promise<void> {
     try {
-      await this.options.write(batch.map((w) => w.item), lane);
+      await this.options.write(
+        batch.map((w) => w.item),
+        lane,
+      );
       for (const w of batch) w.done();
     } catch (err) {
       const failure = classifyFailure(err);
@@ -64,7 +67,11 @@ export class BatchQueue<T> {
         for (const w of batch) w.done(err);
         return;
       }
-      for (const w of batch) await this.options.write([w.item], lane).then(() => w.done(), (alone: unknown) => w.done(alone));
+      for (const w of batch)
+        await this.options.write([w.item], lane).then(
+          () => w.done(),
+          (alone: unknown) => w.done(alone),
+        );
     }
   }
 }

@@ -32,7 +32,10 @@ describe('classifyFailure', () => {
     ['too many connections (53300)', pgError('53300')],
     ['a broker that is not connected', new BrokerUnavailableError('RabbitMQ is not connected')],
     ['a closed channel', Object.assign(new Error('Channel closed'), { name: 'IllegalOperationError' })],
-    ['a refused connection wrapped by TypeORM', Object.assign(new Error('failed'), { name: 'QueryFailedError', driverError: networkError('ECONNREFUSED') })],
+    [
+      'a refused connection wrapped by TypeORM',
+      Object.assign(new Error('failed'), { name: 'QueryFailedError', driverError: networkError('ECONNREFUSED') }),
+    ],
     ['every address refused', new AggregateError([networkError('ECONNREFUSED'), networkError('ECONNREFUSED')])],
   ])('%s is transient: the message is retried later', (_, err) => {
     expect(classifyFailure(err)).toMatchObject({ kind: 'transient', recognised: true });

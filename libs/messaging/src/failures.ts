@@ -73,10 +73,13 @@ export function classifyFailure(err: unknown): Failure {
   if (!isObject(err)) return { kind: 'transient', reason: 'unknown failure', recognised: false };
   const code = sqlState(err);
   if (code !== undefined) {
-    if (code.startsWith('22') || code.startsWith('23')) return { kind: 'permanent', reason: `the database refused the message (SQLSTATE ${code})`, recognised: true };
+    if (code.startsWith('22') || code.startsWith('23'))
+      return { kind: 'permanent', reason: `the database refused the message (SQLSTATE ${code})`, recognised: true };
     return { kind: 'transient', reason: `database error (SQLSTATE ${code})`, recognised: isTransientSqlState(code) };
   }
-  const networkCode = [err, err['driverError'], err['cause']].map((c) => (isObject(c) && typeof c['code'] === 'string' ? c['code'] : undefined)).find((c) => c !== undefined && NETWORK_ERROR_CODES.has(c));
+  const networkCode = [err, err['driverError'], err['cause']]
+    .map((c) => (isObject(c) && typeof c['code'] === 'string' ? c['code'] : undefined))
+    .find((c) => c !== undefined && NETWORK_ERROR_CODES.has(c));
   if (networkCode !== undefined) return { kind: 'transient', reason: `connection failed (${networkCode})`, recognised: true };
   const name = typeof err['name'] === 'string' ? err['name'] : '';
   const message = typeof err['message'] === 'string' ? err['message'] : '';
@@ -84,7 +87,11 @@ export function classifyFailure(err: unknown): Failure {
     return { kind: 'transient', reason: `dependency unavailable (${message.slice(0, 120)})`, recognised: true };
   }
   // An AggregateError (e.g. every address of a host refused) carries the network errors inside.
-  if (Array.isArray(err['errors']) && err['errors'].length > 0 && err['errors'].every((inner) => classifyFailure(inner).recognised && classifyFailure(inner).kind === 'transient')) {
+  if (
+    Array.isArray(err['errors']) &&
+    err['errors'].length > 0 &&
+    err['errors'].every((inner) => classifyFailure(inner).recognised && classifyFailure(inner).kind === 'transient')
+  ) {
     return { kind: 'transient', reason: 'connection failed', recognised: true };
   }
   return { kind: 'transient', reason: `unexpected error (${name || 'Error'})`, recognised: false };

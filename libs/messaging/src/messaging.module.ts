@@ -1,4 +1,13 @@
-import { Catch, DynamicModule, Injectable, Module, OnApplicationShutdown, OnModuleInit, Optional, RpcExceptionFilter } from '@nestjs/common';
+import {
+  Catch,
+  DynamicModule,
+  Injectable,
+  Module,
+  OnApplicationShutdown,
+  OnModuleInit,
+  Optional,
+  RpcExceptionFilter,
+} from '@nestjs/common';
 import { INestApplication } from '@nestjs/common';
 import type { NestMicroservice } from '@nestjs/microservices';
 import { APP_LOGGER, MetricsService, ReadinessService } from '@svc/platform';
@@ -109,7 +118,13 @@ export class MessagingModule {
                 inject: [DataSource, Publisher, APP_LOGGER, MetricsService],
                 useFactory: (db: DataSource, publisher: Publisher, logger: Logger, metrics: MetricsService) => {
                   const outbox = options.outbox as RelayOptions;
-                  return new OutboxRelay(db, publisher, logger.child({ component: 'outbox-relay' }), outbox, relayMetrics(metrics, db, outbox.schema));
+                  return new OutboxRelay(
+                    db,
+                    publisher,
+                    logger.child({ component: 'outbox-relay' }),
+                    outbox,
+                    relayMetrics(metrics, db, outbox.schema),
+                  );
                 },
               },
             ]

@@ -26,10 +26,23 @@ export function relayMetrics(metrics: MetricsService, db: DataSource, schema: st
     );
     return row ?? { pending: 0, age: 0 };
   };
-  metrics.scrapedGauge('outbox_messages_pending', 'Messages in the outbox not yet published to RabbitMQ (counted up to 100000).', [], async () => [{ value: (await read()).pending }]);
-  metrics.scrapedGauge('outbox_oldest_message_age_seconds', 'Age of the oldest unpublished outbox message (0 when the outbox is empty).', [], async () => [{ value: (await read()).age }]);
+  metrics.scrapedGauge(
+    'outbox_messages_pending',
+    'Messages in the outbox not yet published to RabbitMQ (counted up to 100000).',
+    [],
+    async () => [{ value: (await read()).pending }],
+  );
+  metrics.scrapedGauge(
+    'outbox_oldest_message_age_seconds',
+    'Age of the oldest unpublished outbox message (0 when the outbox is empty).',
+    [],
+    async () => [{ value: (await read()).age }],
+  );
   return {
-    publishDuration: metrics.histogram('outbox_publish_duration_seconds', 'Time from publishing a batch of outbox messages to the broker confirming all of them.'),
+    publishDuration: metrics.histogram(
+      'outbox_publish_duration_seconds',
+      'Time from publishing a batch of outbox messages to the broker confirming all of them.',
+    ),
     published: metrics.counter('outbox_messages_published_total', 'Outbox messages published and confirmed by the broker.'),
   };
 }
@@ -48,13 +61,28 @@ export interface ConsumerMetrics {
  * parking queue (read on scrape from the broker).
  */
 export function consumerMetrics(metrics: MetricsService, client: AmqpClient, queues: readonly string[]): ConsumerMetrics {
-  metrics.scrapedGauge('consumer_parked_messages', 'Messages in the parking queue of a consumer queue: they can never succeed as they are (admin parked show/replay).', ['queue'], async () => {
-    const model = client.connection;
-    if (!model) throw new Error('RabbitMQ is not connected');
-    return (await countParked(model, queues)).filter((c) => c.messages !== null).map((c) => ({ labels: { queue: c.queue }, value: c.messages ?? 0 }));
-  });
+  metrics.scrapedGauge(
+    'consumer_parked_messages',
+    'Messages in the parking queue of a consumer queue: they can never succeed as they are (admin parked show/replay).',
+    ['queue'],
+    async () => {
+      const model = client.connection;
+      if (!model) throw new Error('RabbitMQ is not connected');
+      return (await countParked(model, queues))
+        .filter((c) => c.messages !== null)
+        .map((c) => ({ labels: { queue: c.queue }, value: c.messages ?? 0 }));
+    },
+  );
   return {
-    handlingDuration: metrics.histogram('consumer_handling_duration_seconds', 'Time a consumer took with a message, by queue and outcome (handled, transient, poison).', ['queue', 'outcome']),
-    failures: metrics.counter('consumer_failures_total', 'Messages whose handling failed, by queue and kind: transient (retried after a delay) or poison (parked).', ['queue', 'kind']),
+    handlingDuration: metrics.histogram(
+      'consumer_handling_duration_seconds',
+      'Time a consumer took with a message, by queue and outcome (handled, transient, poison).',
+      ['queue', 'outcome'],
+    ),
+    failures: metrics.counter(
+      'consumer_failures_total',
+      'Messages whose handling failed, by queue and kind: transient (retried after a delay) or poison (parked).',
+      ['queue', 'kind'],
+    ),
   };
 }

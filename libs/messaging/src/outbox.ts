@@ -27,7 +27,9 @@ export function outboxMigration(schema: string, timestamp = 1763800000000): new 
     name = name;
 
     async up(queryRunner: QueryRunner): Promise<void> {
-      await execute(queryRunner, `
+      await execute(
+        queryRunner,
+        `
         CREATE TABLE "${schema}".outbox (
           seq bigserial PRIMARY KEY,
           id uuid NOT NULL UNIQUE,
@@ -36,7 +38,8 @@ export function outboxMigration(schema: string, timestamp = 1763800000000): new 
           body jsonb NOT NULL,
           created_at timestamptz NOT NULL DEFAULT now(),
           sent_at timestamptz
-        )`);
+        )`,
+      );
       await execute(queryRunner, `CREATE INDEX outbox_pending_idx ON "${schema}".outbox (seq) WHERE sent_at IS NULL`);
       await execute(queryRunner, `CREATE INDEX outbox_sent_idx ON "${schema}".outbox (sent_at) WHERE sent_at IS NOT NULL`);
     }
@@ -62,7 +65,13 @@ export async function enqueue(db: Queryable, schema: string, messages: readonly 
        ON CONFLICT (id) DO NOTHING
      )
      SELECT pg_notify($5, '')`,
-    [messages.map((m) => m.id), messages.map((m) => m.exchange), messages.map((m) => m.routingKey), messages.map((m) => JSON.stringify(m.body)), outboxChannel(schema)],
+    [
+      messages.map((m) => m.id),
+      messages.map((m) => m.exchange),
+      messages.map((m) => m.routingKey),
+      messages.map((m) => JSON.stringify(m.body)),
+      outboxChannel(schema),
+    ],
   );
 }
 

@@ -43,7 +43,10 @@ async function depth(model: ChannelModel, queue: string): Promise<number | null>
 }
 
 /** The parking queue of every consumer queue, with its count. */
-export async function countParked(model: ChannelModel, queues: readonly string[] = CONSUMER_QUEUES.map((q) => q.queue)): Promise<ParkedCount[]> {
+export async function countParked(
+  model: ChannelModel,
+  queues: readonly string[] = CONSUMER_QUEUES.map((q) => q.queue),
+): Promise<ParkedCount[]> {
   const counts: ParkedCount[] = [];
   for (const queue of queues) counts.push({ queue, parking_queue: parkingQueue(queue), messages: await depth(model, parkingQueue(queue)) });
   return counts;
@@ -55,8 +58,11 @@ async function requireParkingQueue(model: ChannelModel, queue: string): Promise<
   return count;
 }
 
-const headersOf = (message: Pick<GetMessage, 'properties'>): MessagePropertyHeaders => ({ ...(message.properties.headers as MessagePropertyHeaders | undefined) });
-const text = (value: unknown): string | null => (typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('utf8') : null);
+const headersOf = (message: Pick<GetMessage, 'properties'>): MessagePropertyHeaders => ({
+  ...(message.properties.headers as MessagePropertyHeaders | undefined),
+});
+const text = (value: unknown): string | null =>
+  typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('utf8') : null;
 /** When a dead-lettering happened (AMQP timestamps are seconds). */
 function deathTime(death: XDeath | undefined): string | null {
   // amqplib decodes a timestamp as a number of seconds; its types say `{ value }`: take either.
@@ -132,14 +138,32 @@ export async function replayParked(model: ChannelModel, queue: string, limit?: n
       const message = await channel.get(parkingQueue(queue), { noAck: false });
       if (!message) break;
       const headers = headersOf(message);
-      for (const name of ['x-death', 'x-first-death-exchange', 'x-first-death-queue', 'x-first-death-reason', 'x-last-death-exchange', 'x-last-death-queue', 'x-last-death-reason', 'x-delivery-count', MESSAGE_HEADERS.attempt, MESSAGE_HEADERS.parkReason, MESSAGE_HEADERS.parkedAt, MESSAGE_HEADERS.firstFailureAt]) {
+      for (const name of [
+        'x-death',
+        'x-first-death-exchange',
+        'x-first-death-queue',
+        'x-first-death-reason',
+        'x-last-death-exchange',
+        'x-last-death-queue',
+        'x-last-death-reason',
+        'x-delivery-count',
+        MESSAGE_HEADERS.attempt,
+        MESSAGE_HEADERS.parkReason,
+        MESSAGE_HEADERS.parkedAt,
+        MESSAGE_HEADERS.firstFailureAt,
+      ]) {
         delete headers[name];
       }
       headers[MESSAGE_HEADERS.routingKey] = routingKeyOf(message);
       const { messageId, contentType, correlationId, timestamp, type, appId } = message.properties;
       await new Promise<void>((resolve, reject) =>
-        channel.publish('', queue, message.content, { persistent: true, messageId, contentType, correlationId, timestamp, type, appId, headers }, (err: unknown) =>
-          err ? reject(err instanceof Error ? err : new Error('the broker did not confirm the replayed message')) : resolve(),
+        channel.publish(
+          '',
+          queue,
+          message.content,
+          { persistent: true, messageId, contentType, correlationId, timestamp, type, appId, headers },
+          (err: unknown) =>
+            err ? reject(err instanceof Error ? err : new Error('the broker did not confirm the replayed message')) : resolve(),
         ),
       );
       channel.ack(message);

@@ -49,7 +49,8 @@ export class Publisher {
               message.routingKey,
               Buffer.from(JSON.stringify(message.body)),
               { persistent: true, messageId: message.id, contentType: 'application/json' },
-              (err: unknown) => (err ? reject(err instanceof Error ? err : new BrokerUnavailableError('message not confirmed')) : resolve()),
+              (err: unknown) =>
+                err ? reject(err instanceof Error ? err : new BrokerUnavailableError('message not confirmed')) : resolve(),
             );
           }),
       ),

@@ -13,15 +13,18 @@ describe('OutboxRelay wake-ups', () => {
     const claims: Array<(rows: unknown[]) => void> = [];
     const client = {
       query: (sql: string) =>
-        sql.startsWith('BEGIN')
-          ? new Promise((resolve) => claims.push((rows) => resolve([{}, {}, { rows }])))
-          : Promise.resolve([]),
+        sql.startsWith('BEGIN') ? new Promise((resolve) => claims.push((rows) => resolve([{}, {}, { rows }]))) : Promise.resolve([]),
     };
     const runner = { connect: async () => client, query: async () => ({ records: [], affected: 0 }), release: async () => undefined };
     const db = { createQueryRunner: () => runner } as unknown as DataSource;
     const publisher = { isReady: true, publish: async () => undefined } as unknown as Publisher;
     // No database listens at this address: the relay is woken only by the test (and a poll that never comes).
-    const relay = new OutboxRelay(db, publisher, pino({ level: 'silent' }), { schema: 'chat', databaseUrl: 'postgres://127.0.0.1:1/none', batchSize: 200, pollIntervalMs: 3_600_000 });
+    const relay = new OutboxRelay(db, publisher, pino({ level: 'silent' }), {
+      schema: 'chat',
+      databaseUrl: 'postgres://127.0.0.1:1/none',
+      batchSize: 200,
+      pollIntervalMs: 3_600_000,
+    });
     return { relay, claims };
   }
   const settle = () => new Promise((resolve) => setTimeout(resolve, 20));

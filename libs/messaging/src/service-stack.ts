@@ -19,7 +19,10 @@ export interface ServiceStackOptions {
  * (config, logs, health, metrics, errors), its database (migrated at start) and RabbitMQ (with the
  * relay of its outbox).
  */
-export function serviceStack(name: string, { config, logger, schema, migrations, behindGateway = false }: ServiceStackOptions): DynamicModule[] {
+export function serviceStack(
+  name: string,
+  { config, logger, schema, migrations, behindGateway = false }: ServiceStackOptions,
+): DynamicModule[] {
   return [
     PlatformModule.forRoot({ config, logger, ...(behindGateway ? { behindGateway: name } : {}) }),
     PersistenceModule.forApp(name, config, schema, migrations),

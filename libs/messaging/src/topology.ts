@@ -48,21 +48,42 @@ export interface QueueSpec {
  * moving what waits in them (their retry tiers and parking queues are named after them).
  */
 /** events-api: every domain message (public events are appended, erasures applied). */
-export const EVENTS_API_QUEUE: QueueSpec = { queue: 'events-api.domain', exchange: DOMAIN_EXCHANGE, bindings: [...EVENT_KINDS, 'contact.erased'] };
+export const EVENTS_API_QUEUE: QueueSpec = {
+  queue: 'events-api.domain',
+  exchange: DOMAIN_EXCHANGE,
+  bindings: [...EVENT_KINDS, 'contact.erased'],
+};
 /** webhook-dispatcher: every recorded public event events-api publishes. */
-export const WEBHOOK_DISPATCHER_QUEUE: QueueSpec = { queue: 'webhook-dispatcher.events', exchange: EVENTS_EXCHANGE, bindings: [...EVENT_KINDS] };
+export const WEBHOOK_DISPATCHER_QUEUE: QueueSpec = {
+  queue: 'webhook-dispatcher.events',
+  exchange: EVENTS_EXCHANGE,
+  bindings: [...EVENT_KINDS],
+};
 /**
  * webhook-dispatcher: `contact.erased` straight from the domain exchange (the message contacts-api
  * commits with the deletion), on a queue of its own so that an erasure never waits behind events.
  */
-export const WEBHOOK_DISPATCHER_ERASURES_QUEUE: QueueSpec = { queue: 'webhook-dispatcher.erasures', exchange: DOMAIN_EXCHANGE, bindings: ['contact.erased'] };
+export const WEBHOOK_DISPATCHER_ERASURES_QUEUE: QueueSpec = {
+  queue: 'webhook-dispatcher.erasures',
+  exchange: DOMAIN_EXCHANGE,
+  bindings: ['contact.erased'],
+};
 /**
  * chat: erasures, which blank the customer in conversations and messages; and contacts-api's
  * confirmations and consent changes, counted by the chat's analytics.
  */
-export const CHAT_QUEUE: QueueSpec = { queue: 'chat.domain', exchange: DOMAIN_EXCHANGE, bindings: ['contact.erased', 'contact.confirmed', 'consent.granted', 'consent.withdrawn'] };
+export const CHAT_QUEUE: QueueSpec = {
+  queue: 'chat.domain',
+  exchange: DOMAIN_EXCHANGE,
+  bindings: ['contact.erased', 'contact.confirmed', 'consent.granted', 'consent.withdrawn'],
+};
 /** Every consumer queue (the operator's `admin parked` commands look at their parking queues). */
-export const CONSUMER_QUEUES: readonly QueueSpec[] = [EVENTS_API_QUEUE, WEBHOOK_DISPATCHER_QUEUE, WEBHOOK_DISPATCHER_ERASURES_QUEUE, CHAT_QUEUE];
+export const CONSUMER_QUEUES: readonly QueueSpec[] = [
+  EVENTS_API_QUEUE,
+  WEBHOOK_DISPATCHER_QUEUE,
+  WEBHOOK_DISPATCHER_ERASURES_QUEUE,
+  CHAT_QUEUE,
+];
 
 /** The parking queue of `queue`: dead-lettered messages wait there for an operator. */
 export function parkingQueue(queue: string): string {

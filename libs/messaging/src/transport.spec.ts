@@ -97,7 +97,9 @@ describe('AmqpTransport', () => {
   });
 
   it('a failed handler on a closed channel (move and nack both throw) resolves too, logged, nothing unhandled', async () => {
-    const { transport, lines } = transportWith(async () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })));
+    const { transport, lines } = transportWith(async () =>
+      Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
+    );
     const fake = fakeChannels({ closed: true, publishFails: true });
     await expect(transport.handle(fake.channels, spec, delivery())).resolves.toBeUndefined();
     expect(lines).toContainEqual(expect.objectContaining({ msg: expect.stringContaining('could not move the message') }));
@@ -112,8 +114,16 @@ describe('AmqpTransport', () => {
     await transport.handle(fake.channels, spec, delivery({ 'x-death': [{}], 'x-delivery-count': 2 }));
     expect(fake.published).toHaveLength(1);
     const [moved] = fake.published;
-    expect(moved).toMatchObject({ exchange: '', routingKey: 'events-api.domain.retry.10', options: { persistent: true, messageId: 'm-1' } });
-    expect(moved!.options.headers).toMatchObject({ [MESSAGE_HEADERS.attempt]: 1, [MESSAGE_HEADERS.routingKey]: 'message.received', [MESSAGE_HEADERS.firstFailureAt]: expect.any(String) });
+    expect(moved).toMatchObject({
+      exchange: '',
+      routingKey: 'events-api.domain.retry.10',
+      options: { persistent: true, messageId: 'm-1' },
+    });
+    expect(moved!.options.headers).toMatchObject({
+      [MESSAGE_HEADERS.attempt]: 1,
+      [MESSAGE_HEADERS.routingKey]: 'message.received',
+      [MESSAGE_HEADERS.firstFailureAt]: expect.any(String),
+    });
     expect(moved!.options.headers).not.toHaveProperty('x-death');
     expect(moved!.options.headers).not.toHaveProperty('x-delivery-count');
     expect(moved!.content.toString()).toBe(JSON.stringify({ id: 'm-1' }));
@@ -124,7 +134,11 @@ describe('AmqpTransport', () => {
     const { transport } = transportWith(async () => Promise.reject(new Error('timeout exceeded when trying to connect')));
     const fake = fakeChannels();
     for (const attempt of [1, 2, 7]) {
-      await transport.handle(fake.channels, spec, delivery({ [MESSAGE_HEADERS.attempt]: attempt, [MESSAGE_HEADERS.routingKey]: 'message.received' }, 'events-api.domain'));
+      await transport.handle(
+        fake.channels,
+        spec,
+        delivery({ [MESSAGE_HEADERS.attempt]: attempt, [MESSAGE_HEADERS.routingKey]: 'message.received' }, 'events-api.domain'),
+      );
     }
     expect(fake.published.map((p) => [p.routingKey, p.options.headers?.[MESSAGE_HEADERS.attempt]])).toEqual([
       ['events-api.domain.retry.20', 2],
@@ -138,18 +152,27 @@ describe('AmqpTransport', () => {
     const handler = jest.fn(async () => undefined);
     const { transport } = transportWith(handler);
     const fake = fakeChannels();
-    await transport.handle(fake.channels, spec, delivery({ [MESSAGE_HEADERS.attempt]: 1, [MESSAGE_HEADERS.routingKey]: 'message.received' }, 'events-api.domain'));
+    await transport.handle(
+      fake.channels,
+      spec,
+      delivery({ [MESSAGE_HEADERS.attempt]: 1, [MESSAGE_HEADERS.routingKey]: 'message.received' }, 'events-api.domain'),
+    );
     expect(handler).toHaveBeenCalledWith({ id: 'm-1' }, expect.objectContaining({ routingKey: 'message.received', attempt: 1 }));
     expect(fake.settled).toEqual(['ack']);
   });
 
   it('parks an invalid message with its reason and acks it', async () => {
-    const { transport, lines } = transportWith(async () => Promise.reject(new InvalidMessageError('invalid domain message: kind is unknown')));
+    const { transport, lines } = transportWith(async () =>
+      Promise.reject(new InvalidMessageError('invalid domain message: kind is unknown')),
+    );
     const fake = fakeChannels();
     await transport.handle(fake.channels, spec, delivery());
     expect(fake.published).toHaveLength(1);
     expect(fake.published[0]).toMatchObject({ exchange: '', routingKey: 'events-api.domain.parked' });
-    expect(fake.published[0]!.options.headers).toMatchObject({ [MESSAGE_HEADERS.parkReason]: 'invalid domain message: kind is unknown', [MESSAGE_HEADERS.parkedAt]: expect.any(String) });
+    expect(fake.published[0]!.options.headers).toMatchObject({
+      [MESSAGE_HEADERS.parkReason]: 'invalid domain message: kind is unknown',
+      [MESSAGE_HEADERS.parkedAt]: expect.any(String),
+    });
     expect(fake.settled).toEqual(['ack']);
     expect(lines).toContainEqual(expect.objectContaining({ level: 50, msg: expect.stringContaining('parked') }));
   });
@@ -166,7 +189,9 @@ describe('AmqpTransport', () => {
     const fake = fakeChannels();
     await transport.handle(fake.channels, spec, delivery());
     expect(fake.published[0]).toMatchObject({ routingKey: 'events-api.domain.retry.10' });
-    expect(lines).toContainEqual(expect.objectContaining({ level: 50, err: 'TypeError: x is undefined', msg: expect.stringContaining('retried') }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 50, err: 'TypeError: x is undefined', msg: expect.stringContaining('retried') }),
+    );
   });
 
   it('gives a message back to its queue after a pause when the retry move fails', async () => {
@@ -185,7 +210,13 @@ describe('AmqpTransport', () => {
       async () => Promise.reject(new InvalidMessageError('bad')),
       async () => undefined,
     ];
-    const transport = new AmqpTransport({ client: {} as AmqpClient, queues: [spec], prefetch: 1, logger, metrics: consumerMetrics(metrics, {} as AmqpClient, [spec.queue]) });
+    const transport = new AmqpTransport({
+      client: {} as AmqpClient,
+      queues: [spec],
+      prefetch: 1,
+      logger,
+      metrics: consumerMetrics(metrics, {} as AmqpClient, [spec.queue]),
+    });
     transport.addHandler('message.received', () => outcomes.shift()!(), true);
     for (let i = 0; i < 4; i++) await transport.handle(fakeChannels().channels, spec, delivery());
     const text = await metrics.registry.metrics();

@@ -33,7 +33,16 @@ export interface ConsumerChannels {
 }
 
 /** Headers the broker adds on dead-lettering and delivery: a moved message starts without them. */
-const BROKER_HEADERS = ['x-death', 'x-first-death-exchange', 'x-first-death-queue', 'x-first-death-reason', 'x-last-death-exchange', 'x-last-death-queue', 'x-last-death-reason', 'x-delivery-count'];
+const BROKER_HEADERS = [
+  'x-death',
+  'x-first-death-exchange',
+  'x-first-death-queue',
+  'x-first-death-reason',
+  'x-last-death-exchange',
+  'x-last-death-queue',
+  'x-last-death-reason',
+  'x-delivery-count',
+];
 /** How long a message whose move failed is held before it goes back to its queue (no hot loop). */
 const MOVE_FAILED_HOLD_MS = 5_000;
 
@@ -95,7 +104,12 @@ export class AmqpTransport extends Server implements CustomTransportStrategy {
   async handle(channels: ConsumerChannels, spec: QueueSpec, message: ConsumeMessage): Promise<void> {
     const routingKey = originalRoutingKey(message);
     const attempt = attemptOf(message);
-    const log = this.options.logger.child({ queue: spec.queue, routing_key: routingKey, message_id: message.properties.messageId, attempt });
+    const log = this.options.logger.child({
+      queue: spec.queue,
+      routing_key: routingKey,
+      message_id: message.properties.messageId,
+      attempt,
+    });
     const timer = this.options.metrics?.handlingDuration.startTimer({ queue: spec.queue });
     const done = (outcome: HandlingOutcome) => {
       timer?.({ outcome });
@@ -110,7 +124,13 @@ export class AmqpTransport extends Server implements CustomTransportStrategy {
       } catch {
         throw new InvalidMessageError('the body is not JSON');
       }
-      const context: AmqpMessageContext = { routingKey, queue: spec.queue, messageId: message.properties.messageId, redelivered: message.fields.redelivered, attempt };
+      const context: AmqpMessageContext = {
+        routingKey,
+        queue: spec.queue,
+        messageId: message.properties.messageId,
+        redelivered: message.fields.redelivered,
+        attempt,
+      };
       const result = await handler(payload, context);
       if (result instanceof Observable) await lastValueFrom(result, { defaultValue: undefined });
       done('handled');
@@ -126,7 +146,14 @@ export class AmqpTransport extends Server implements CustomTransportStrategy {
     }
   }
 
-  private async failed(channels: ConsumerChannels, spec: QueueSpec, message: ConsumeMessage, failure: Failure, err: unknown, log: Logger): Promise<void> {
+  private async failed(
+    channels: ConsumerChannels,
+    spec: QueueSpec,
+    message: ConsumeMessage,
+    failure: Failure,
+    err: unknown,
+    log: Logger,
+  ): Promise<void> {
     const routingKey = originalRoutingKey(message);
     const headers: MessagePropertyHeaders = { ...(message.properties.headers as MessagePropertyHeaders | undefined) };
     for (const name of BROKER_HEADERS) delete headers[name];
@@ -138,14 +165,20 @@ export class AmqpTransport extends Server implements CustomTransportStrategy {
       headers[MESSAGE_HEADERS.parkedAt] = new Date().toISOString();
       const moved = await this.move(channels.confirm, parkingQueue(spec.queue), message, headers, log);
       // Without the move, the queue dead-letters it to the same parking queue.
-      this.settle(log, moved ? 'ack' : 'nack', () => (moved ? channels.channel.ack(message) : channels.channel.nack(message, false, false)));
+      this.settle(log, moved ? 'ack' : 'nack', () =>
+        moved ? channels.channel.ack(message) : channels.channel.nack(message, false, false),
+      );
       return;
     }
     const attempt = attemptOf(message) + 1;
     const delayMs = retryDelay(spec.retryDelaysMs ?? RETRY_DELAYS_MS, attempt);
     const details = { reason: failure.reason, retry_in_ms: delayMs };
     if (failure.recognised) log.warn(details, 'message handling failed for a transient reason; it will be retried');
-    else log.error({ ...details, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, 'message handling failed unexpectedly; it will be retried');
+    else
+      log.error(
+        { ...details, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) },
+        'message handling failed unexpectedly; it will be retried',
+      );
     headers[MESSAGE_HEADERS.attempt] = attempt;
     if (await this.move(channels.confirm, retryQueue(spec.queue, delayMs), message, headers, log)) {
       this.settle(log, 'ack', () => channels.channel.ack(message));
@@ -157,12 +190,22 @@ export class AmqpTransport extends Server implements CustomTransportStrategy {
   }
 
   /** Publishes a copy of `message` to `queue` (default exchange) and waits for the confirm; false if it was not confirmed. */
-  private async move(confirm: ConsumerChannels['confirm'], queue: string, message: ConsumeMessage, headers: MessagePropertyHeaders, log: Logger): Promise<boolean> {
+  private async move(
+    confirm: ConsumerChannels['confirm'],
+    queue: string,
+    message: ConsumeMessage,
+    headers: MessagePropertyHeaders,
+    log: Logger,
+  ): Promise<boolean> {
     try {
       await new Promise<void>((resolve, reject) => {
         const { messageId, contentType, correlationId, timestamp, type, appId } = message.properties;
-        confirm.publish('', queue, message.content, { persistent: true, messageId, contentType, correlationId, timestamp, type, appId, headers }, (err: unknown) =>
-          err ? reject(err instanceof Error ? err : new Error('not confirmed')) : resolve(),
+        confirm.publish(
+          '',
+          queue,
+          message.content,
+          { persistent: true, messageId, contentType, correlationId, timestamp, type, appId, headers },
+          (err: unknown) => (err ? reject(err instanceof Error ? err : new Error('not confirmed')) : resolve()),
         );
       });
       return true;

@@ -25,7 +25,8 @@ describe('data source (real PostgreSQL)', () => {
   const name = `svc_test_${randomBytes(6).toString('hex')}`;
   const db = { url: Object.assign(new URL(SERVER), { pathname: `/${name}` }).toString() };
   let sources: DataSource[] = [];
-  const open = () => createDataSource({ schema: 'sample', url: db.url, migrations: [CreateSamples1700000000000], poolSize: 3 }).initialize();
+  const open = () =>
+    createDataSource({ schema: 'sample', url: db.url, migrations: [CreateSamples1700000000000], poolSize: 3 }).initialize();
 
   beforeAll(async () => {
     await onServer(`CREATE DATABASE ${name}`);

@@ -12,7 +12,11 @@ export interface PersistenceOptions extends SchemaOptions {
 
 /** Providers for repositories made from the app's DataSource (`new Repository(db)`). */
 export function repositoryProviders(...repositories: Array<new (db: DataSource) => object>): FactoryProvider[] {
-  return repositories.map((repository) => ({ provide: repository, inject: [DataSource], useFactory: (db: DataSource) => new repository(db) }));
+  return repositories.map((repository) => ({
+    provide: repository,
+    inject: [DataSource],
+    useFactory: (db: DataSource) => new repository(db),
+  }));
 }
 
 @Injectable()

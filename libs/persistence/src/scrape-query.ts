@@ -11,7 +11,9 @@ import { withConnection } from './sql';
 export async function scrapeQuery<T extends QueryResultRow>(db: DataSource, sql: string, timeoutMs = SCRAPE_READ_TIMEOUT_MS): Promise<T[]> {
   return withConnection(db, async (client) => {
     try {
-      const results = (await client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}; ${sql}; COMMIT`)) as unknown as Array<QueryResult<T>>;
+      const results = (await client.query(
+        `BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}; ${sql}; COMMIT`,
+      )) as unknown as Array<QueryResult<T>>;
       return results[2]?.rows ?? [];
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);

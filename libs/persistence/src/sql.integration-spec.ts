@@ -39,20 +39,29 @@ describe('typed queries (real PostgreSQL)', () => {
     const inserted = await queryRows<ItemRow>(
       db,
       'INSERT INTO sample.items (label, data) SELECT * FROM unnest($1::text[], $2::bytea[]) RETURNING id, label, data',
-      [['a', 'b'], [Buffer.from([1]), Buffer.from([2, 3])]],
+      [
+        ['a', 'b'],
+        [Buffer.from([1]), Buffer.from([2, 3])],
+      ],
     );
     expect(inserted).toEqual([
       { id: 1, label: 'a', data: Buffer.from([1]) },
       { id: 2, label: 'b', data: Buffer.from([2, 3]) },
     ]);
-    expect(await queryRows<Pick<ItemRow, 'label'>>(db, 'SELECT label FROM sample.items WHERE id > $1 ORDER BY id', [1])).toEqual([{ label: 'b' }]);
+    expect(await queryRows<Pick<ItemRow, 'label'>>(db, 'SELECT label FROM sample.items WHERE id > $1 ORDER BY id', [1])).toEqual([
+      { label: 'b' },
+    ]);
     expect(await queryOne<ItemRow>(db, 'SELECT * FROM sample.items WHERE id = $1', [9])).toBeUndefined();
   });
 
   it('returns the rows of an UPDATE or a DELETE too (TypeORM alone gives [rows, count] there)', async () => {
     await execute(db, `INSERT INTO sample.items (label, data) VALUES ('a', '\\x00'), ('b', '\\x00')`);
-    expect(await queryRows<Pick<ItemRow, 'id'>>(db, `UPDATE sample.items SET label = 'c' WHERE id = $1 RETURNING id`, [2])).toEqual([{ id: 2 }]);
-    expect(await queryOne<Pick<ItemRow, 'label'>>(db, 'DELETE FROM sample.items WHERE id = $1 RETURNING label', [2])).toEqual({ label: 'c' });
+    expect(await queryRows<Pick<ItemRow, 'id'>>(db, `UPDATE sample.items SET label = 'c' WHERE id = $1 RETURNING id`, [2])).toEqual([
+      { id: 2 },
+    ]);
+    expect(await queryOne<Pick<ItemRow, 'label'>>(db, 'DELETE FROM sample.items WHERE id = $1 RETURNING label', [2])).toEqual({
+      label: 'c',
+    });
   });
 
   it('counts the rows a statement inserted, updated or deleted', async () => {
@@ -89,14 +98,18 @@ describe('typed queries (real PostgreSQL)', () => {
     const insert = { name: 'sample_insert', text: 'INSERT INTO sample.items (label, data) VALUES ($1, $2) RETURNING id' };
     const runner = db.createQueryRunner();
     try {
-      for (const label of ['a', 'b', 'c']) expect(await queryRows<Pick<ItemRow, 'id'>>(runner, insert, [label, Buffer.alloc(0)])).toHaveLength(1);
+      for (const label of ['a', 'b', 'c'])
+        expect(await queryRows<Pick<ItemRow, 'id'>>(runner, insert, [label, Buffer.alloc(0)])).toHaveLength(1);
       const prepared = await queryRows<{ name: string }>(runner, 'SELECT name FROM pg_prepared_statements');
       expect(prepared).toEqual([{ name: 'sample_insert' }]);
     } finally {
       await runner.release();
     }
     expect(await execute(db, { name: 'sample_relabel', text: 'UPDATE sample.items SET label = $1' }, ['z'])).toBe(3);
-    const labels = await withConnection(db, async (client) => (await client.query<{ label: string }>('SELECT DISTINCT label FROM sample.items')).rows);
+    const labels = await withConnection(
+      db,
+      async (client) => (await client.query<{ label: string }>('SELECT DISTINCT label FROM sample.items')).rows,
+    );
     expect(labels).toEqual([{ label: 'z' }]);
   });
 });

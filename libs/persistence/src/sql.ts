@@ -45,7 +45,11 @@ export async function queryRows<Row extends object>(db: Queryable, statement: St
 }
 
 /** The statement's first row, undefined when it returned none. */
-export async function queryOne<Row extends object>(db: Queryable, statement: Statement, params: readonly SqlParam[] = []): Promise<Row | undefined> {
+export async function queryOne<Row extends object>(
+  db: Queryable,
+  statement: Statement,
+  params: readonly SqlParam[] = [],
+): Promise<Row | undefined> {
   return (await queryRows<Row>(db, statement, params))[0];
 }
 
@@ -75,7 +79,10 @@ async function run(db: Queryable, statement: Statement, params: readonly SqlPara
   return { rows: result.records as QueryResultRow[], rowCount: result.affected ?? 0 };
 }
 
-/** Runs `work` on the QueryRunner of `db`: its own, its transaction's, or a new one of the data source (the one kind that makes them), released after. */
+/**
+ * Runs `work` on the QueryRunner of `db`: its own, its transaction's, or a new one of the data
+ * source (the one kind that makes them), released after.
+ */
 async function onRunner<T>(db: Queryable, work: (runner: QueryRunner) => Promise<T>): Promise<T> {
   if (db instanceof EntityManager) return onRunner(db.queryRunner ?? db.connection, work);
   if (!('createQueryRunner' in db)) return work(db);

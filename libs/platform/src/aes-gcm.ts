@@ -13,7 +13,10 @@ export const AES_GCM_OVERHEAD = IV_BYTES + TAG_BYTES;
 export function sealAesGcm(key: Buffer, plaintext: string | Buffer, aad: string): Buffer {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(aad, 'utf8'));
-  const ciphertext = Buffer.concat([typeof plaintext === 'string' ? cipher.update(plaintext, 'utf8') : cipher.update(plaintext), cipher.final()]);
+  const ciphertext = Buffer.concat([
+    typeof plaintext === 'string' ? cipher.update(plaintext, 'utf8') : cipher.update(plaintext),
+    cipher.final(),
+  ]);
   return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
 }
 

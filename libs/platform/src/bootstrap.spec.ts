@@ -23,7 +23,10 @@ describe('installProcessHandlers', () => {
     } finally {
       remove();
     }
-    expect(logger.fatal).toHaveBeenCalledWith(expect.objectContaining({ err: 'TypeError: boom' }), expect.stringContaining('uncaught exception'));
+    expect(logger.fatal).toHaveBeenCalledWith(
+      expect.objectContaining({ err: 'TypeError: boom' }),
+      expect.stringContaining('uncaught exception'),
+    );
     expect(exit).toHaveBeenCalledWith(1);
   });
 });

@@ -54,7 +54,11 @@ function requestId(req: IncomingMessage): string {
 }
 
 /** Builds a NestJS app on Fastify with everything every app does the same way. Does not listen. */
-export async function createApp<S extends ConfigSpec>(definition: AppDefinition<S>, config: Config<S>, logger: Logger): Promise<NestFastifyApplication> {
+export async function createApp<S extends ConfigSpec>(
+  definition: AppDefinition<S>,
+  config: Config<S>,
+  logger: Logger,
+): Promise<NestFastifyApplication> {
   const adapter = new ApiFastifyAdapter({
     ...definition.serverOptions?.(config),
     loggerInstance: logger,
@@ -71,7 +75,11 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
     // A path the router cannot read (bad percent-encoding, a parameter over the length limit) gets
     // the contract's error shape too, not Fastify's.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) =>
-      sendError(request, reply, new ApiError('validation_failed', 'The URL path is not valid.', [{ path: 'path', message: error.message }])),
+      sendError(
+        request,
+        reply,
+        new ApiError('validation_failed', 'The URL path is not valid.', [{ path: 'path', message: error.message }]),
+      ),
   });
   const app = await NestFactory.create<NestFastifyApplication>(definition.module(config, logger), adapter, {
     logger: new NestPinoLogger(logger),
@@ -124,7 +132,14 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
     const ms = reply.elapsedTime;
     metrics.observe(request.method, route, reply.statusCode, ms);
     if (route === undefined || !QUIET_ROUTES.has(route)) {
-      writeAccess({ requestId: request.id, method: request.method, path: accessPaths.redact(request.url), route, statusCode: reply.statusCode, durationMs: Math.round(ms * 10) / 10 });
+      writeAccess({
+        requestId: request.id,
+        method: request.method,
+        path: accessPaths.redact(request.url),
+        route,
+        statusCode: reply.statusCode,
+        durationMs: Math.round(ms * 10) / 10,
+      });
     }
     done();
   });
@@ -158,7 +173,10 @@ export async function createApp<S extends ConfigSpec>(definition: AppDefinition<
  * process in an unknown state: it is logged and the process ends (Node's advice), to be restarted.
  * Returns a function that removes the handlers.
  */
-export function installProcessHandlers(logger: Pick<Logger, 'error' | 'fatal'>, exit: (code: number) => void = (code) => process.exit(code)): () => void {
+export function installProcessHandlers(
+  logger: Pick<Logger, 'error' | 'fatal'>,
+  exit: (code: number) => void = (code) => process.exit(code),
+): () => void {
   const onRejection = (reason: unknown): void => {
     const err = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
     logger.error({ err }, 'unhandled promise rejection in a background task; the process goes on');

@@ -26,7 +26,10 @@ export const trustProxy = makeValidator<number | string>((value) => {
   if (/^\d+$/.test(setting)) return Number(setting);
   const entries = setting.split(',').map((entry) => entry.trim());
   const bad = entries.filter((entry) => !isProxyAddress(entry));
-  if (bad.length > 0) throw new Error(`must be empty, a number of proxies, or addresses and CIDR ranges (loopback, linklocal, uniquelocal allowed); not ${bad.join(', ')}`);
+  if (bad.length > 0)
+    throw new Error(
+      `must be empty, a number of proxies, or addresses and CIDR ranges (loopback, linklocal, uniquelocal allowed); not ${bad.join(', ')}`,
+    );
   return entries.join(',');
 });
 
@@ -37,8 +40,9 @@ export function trustProxyOption(setting: number | string): false | number | str
 
 /**
  * What a client is counted by (failed authentications, new chat conversations): an IPv4 address
- * (IPv4-mapped IPv6 included) as it is; an IPv6 address by its /64, the block one subscriber gets, so that a guesser cannot take a new address
- * for each try. Anything else (not an address) as it is.
+ * (IPv4-mapped IPv6 included) as it is; an IPv6 address by its /64, the block one subscriber
+ * gets, so that a guesser cannot take a new address for each try. Anything else (not an address)
+ * as it is.
  */
 export function clientOf(address: string): string {
   const lower = address.toLowerCase();

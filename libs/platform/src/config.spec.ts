@@ -21,15 +21,20 @@ describe('loadConfig', () => {
     ['NODE_ENV=development', { NODE_ENV: 'development' }],
     ['NODE_ENV=test', { NODE_ENV: 'test' }],
     ['the flag not true', { ALLOW_INSECURE_DEV_DEFAULTS: 'false' }],
-  ])('refuses the published development default of a secret (%s), naming the variable and the flag', (_case, env: Record<string, string>) => {
-    expect(() => loadConfig(spec, env)).toThrow(ConfigError);
-    expect(() => loadConfig(spec, env)).toThrow(
-      'INTERNAL_AUTH_SECRET is not set and its development default is published in the repository: set INTERNAL_AUTH_SECRET, or ALLOW_INSECURE_DEV_DEFAULTS=true on a development machine',
-    );
-  });
+  ])(
+    'refuses the published development default of a secret (%s), naming the variable and the flag',
+    (_case, env: Record<string, string>) => {
+      expect(() => loadConfig(spec, env)).toThrow(ConfigError);
+      expect(() => loadConfig(spec, env)).toThrow(
+        'INTERNAL_AUTH_SECRET is not set and its development default is published in the repository: set INTERNAL_AUTH_SECRET, or ALLOW_INSECURE_DEV_DEFAULTS=true on a development machine',
+      );
+    },
+  );
 
   it('uses the development default with ALLOW_INSECURE_DEV_DEFAULTS=true, and a secret that is set without it', () => {
-    expect(loadConfig(spec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true' }).INTERNAL_AUTH_SECRET).toBe(internalAuthConfigSpec.INTERNAL_AUTH_SECRET.devDefault);
+    expect(loadConfig(spec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true' }).INTERNAL_AUTH_SECRET).toBe(
+      internalAuthConfigSpec.INTERNAL_AUTH_SECRET.devDefault,
+    );
     expect(loadConfig(spec, { INTERNAL_AUTH_SECRET: SECRET }).INTERNAL_AUTH_SECRET).toBe(SECRET);
   });
 
@@ -39,8 +44,12 @@ describe('loadConfig', () => {
 
   it('takes an optional previous secret: empty, or 32+ characters', () => {
     expect(loadConfig(spec, { INTERNAL_AUTH_SECRET: SECRET, INTERNAL_AUTH_SECRET_PREVIOUS: '' }).INTERNAL_AUTH_SECRET_PREVIOUS).toBe('');
-    expect(loadConfig(spec, { INTERNAL_AUTH_SECRET: SECRET, INTERNAL_AUTH_SECRET_PREVIOUS: SECRET.toUpperCase() }).INTERNAL_AUTH_SECRET_PREVIOUS).toBe(SECRET.toUpperCase());
-    expect(() => loadConfig(spec, { INTERNAL_AUTH_SECRET: SECRET, INTERNAL_AUTH_SECRET_PREVIOUS: 'short' })).toThrow(/INTERNAL_AUTH_SECRET_PREVIOUS must be at least 32/);
+    expect(
+      loadConfig(spec, { INTERNAL_AUTH_SECRET: SECRET, INTERNAL_AUTH_SECRET_PREVIOUS: SECRET.toUpperCase() }).INTERNAL_AUTH_SECRET_PREVIOUS,
+    ).toBe(SECRET.toUpperCase());
+    expect(() => loadConfig(spec, { INTERNAL_AUTH_SECRET: SECRET, INTERNAL_AUTH_SECRET_PREVIOUS: 'short' })).toThrow(
+      /INTERNAL_AUTH_SECRET_PREVIOUS must be at least 32/,
+    );
   });
 
   it('fails naming every bad variable', () => {
@@ -50,6 +59,8 @@ describe('loadConfig', () => {
 
   it('has no development default for secrets in production', () => {
     expect(() => loadConfig(spec, { NODE_ENV: 'production' })).toThrow(/INTERNAL_AUTH_SECRET is required/);
-    expect(() => loadConfig(spec, { NODE_ENV: 'production', INTERNAL_AUTH_SECRET: 'short' })).toThrow(/INTERNAL_AUTH_SECRET must be at least 32/);
+    expect(() => loadConfig(spec, { NODE_ENV: 'production', INTERNAL_AUTH_SECRET: 'short' })).toThrow(
+      /INTERNAL_AUTH_SECRET must be at least 32/,
+    );
   });
 });

@@ -69,9 +69,19 @@ export const baseConfigSpec = {
     default: false,
     desc: 'Development machines only (`npm start` sets it): start with the development default of a secret that is not set (INTERNAL_AUTH_SECRET, WEBHOOK_SECRET_KEY); those values are published in this repository. Without it, an app with an unset secret refuses to start, naming it.',
   }),
-  HOST: str({ default: '127.0.0.1', desc: 'Interface the HTTP server listens on: this machine only unless set (containers and Kubernetes set `0.0.0.0`).' }),
-  LOG_LEVEL: str({ choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', desc: 'Minimum level of the JSON logs on stdout.' }),
-  SHUTDOWN_DELAY_MS: millis(60_000)({ default: 0, desc: 'On SIGTERM, how long to report not-ready before closing the listener (let load balancers notice). Set to ~5000 in Kubernetes.' }),
+  HOST: str({
+    default: '127.0.0.1',
+    desc: 'Interface the HTTP server listens on: this machine only unless set (containers and Kubernetes set `0.0.0.0`).',
+  }),
+  LOG_LEVEL: str({
+    choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    default: 'info',
+    desc: 'Minimum level of the JSON logs on stdout.',
+  }),
+  SHUTDOWN_DELAY_MS: millis(60_000)({
+    default: 0,
+    desc: 'On SIGTERM, how long to report not-ready before closing the listener (let load balancers notice). Set to ~5000 in Kubernetes.',
+  }),
   SHUTDOWN_TIMEOUT_MS: millis(600_000)({
     default: 10_000,
     desc: 'After the listener closed, how long in-flight requests may still run; connections busy after that (a hung call, a client that stopped reading) are cut, so that the process exits.',
@@ -83,13 +93,20 @@ export function loadConfig<S extends ConfigSpec>(specs: S, env: NodeJS.ProcessEn
   // Unset NODE_ENV means development (envalid applies devDefault only when NODE_ENV is set).
   const effective = { NODE_ENV: 'development', ...env };
   // Secrets left unset that would take their published development default.
-  const defaulted = effective.NODE_ENV === 'production' ? [] : Object.keys(specs).filter((name) => env[name] === undefined && hasPublishedDefault(specs[name] as object));
+  const defaulted =
+    effective.NODE_ENV === 'production'
+      ? []
+      : Object.keys(specs).filter((name) => env[name] === undefined && hasPublishedDefault(specs[name] as object));
   const cleaned = cleanEnv(effective, specs, {
     reporter: ({ errors, env: values }) => {
-      const lines = Object.entries(errors).map(([name, error]) => `${name} ${(error as Error).name === 'EnvMissingError' ? 'is required' : (error as Error).message}`);
+      const lines = Object.entries(errors).map(
+        ([name, error]) => `${name} ${(error as Error).name === 'EnvMissingError' ? 'is required' : (error as Error).message}`,
+      );
       if ((values as Record<string, unknown>)[DEV_DEFAULTS_FLAG] !== true) {
         for (const name of defaulted) {
-          lines.push(`${name} is not set and its development default is published in the repository: set ${name}, or ${DEV_DEFAULTS_FLAG}=true on a development machine`);
+          lines.push(
+            `${name} is not set and its development default is published in the repository: set ${name}, or ${DEV_DEFAULTS_FLAG}=true on a development machine`,
+          );
         }
       }
       if (lines.length > 0) throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);

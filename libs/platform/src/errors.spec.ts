@@ -4,7 +4,11 @@ import { ApiError, toErrorResponse } from './errors';
 describe('toErrorResponse', () => {
   it('keeps an ApiError with its code, details and headers', () => {
     const response = toErrorResponse(new ApiError('rate_limited', 'slow down', undefined, { 'retry-after': '3' }));
-    expect(response).toEqual({ status: 429, body: { error: { code: 'rate_limited', message: 'slow down' } }, headers: { 'retry-after': '3' } });
+    expect(response).toEqual({
+      status: 429,
+      body: { error: { code: 'rate_limited', message: 'slow down' } },
+      headers: { 'retry-after': '3' },
+    });
   });
 
   it('lists details only when there are some', () => {
@@ -41,12 +45,19 @@ describe('toErrorResponse', () => {
 describe('a dependency that cannot be reached', () => {
   it.each([
     ['connection refused (pg pool)', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
-    ['the server shutting down (SQLSTATE 57P01)', Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],
+    [
+      'the server shutting down (SQLSTATE 57P01)',
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+    ],
     ['a connection ended under a query', new Error('Connection terminated unexpectedly')],
     ['a pool with no connection in time', new Error('timeout exceeded when trying to connect')],
     ["TypeORM's wrapped driver error", Object.assign(new Error('query failed'), { driverError: { code: '08006' } })],
   ])('is 503 unavailable with Retry-After, not a 500: %s', (_, err) => {
-    expect(toErrorResponse(err)).toEqual({ status: 503, body: { error: { code: 'unavailable', message: expect.any(String) } }, headers: { 'retry-after': '1' } });
+    expect(toErrorResponse(err)).toEqual({
+      status: 503,
+      body: { error: { code: 'unavailable', message: expect.any(String) } },
+      headers: { 'retry-after': '1' },
+    });
   });
 
   it('leaves a data error a server fault (500)', () => {

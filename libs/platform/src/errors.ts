@@ -62,9 +62,24 @@ function errorResponse(code: ErrorCode, message: string, details?: ErrorDetail[]
 }
 
 /** Network errors of a connection to a dependency (PostgreSQL, Redis, RabbitMQ, another service). */
-export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
 /** What node-postgres (pool and client) says when a connection is gone or cannot be had. */
-const DATABASE_CONNECTION_MESSAGES = [/timeout exceeded when trying to connect/i, /connection terminated/i, /Client has encountered a connection error/i, /the database system is (starting up|shutting down|in recovery mode)/i];
+const DATABASE_CONNECTION_MESSAGES = [
+  /timeout exceeded when trying to connect/i,
+  /connection terminated/i,
+  /Client has encountered a connection error/i,
+  /the database system is (starting up|shutting down|in recovery mode)/i,
+];
 
 /**
  * A request that failed because its database (or another dependency) cannot be reached right now:
@@ -80,7 +95,6 @@ export function isDependencyUnavailable(err: unknown): boolean {
   }
   return false;
 }
-
 
 function statusOf(err: unknown): number | undefined {
   const status = (err as { statusCode?: unknown } | null)?.statusCode;

@@ -33,7 +33,9 @@ export class RouteRegistry {
 function routeMissing(request: FastifyRequest, registry: RouteRegistry): ApiError {
   const allowed = registry.allowedMethods(request.url);
   if (allowed.length > 0) {
-    return new ApiError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`, undefined, { allow: allowed.join(', ') });
+    return new ApiError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`, undefined, {
+      allow: allowed.join(', '),
+    });
   }
   return new ApiError('not_found', `There is no route ${request.method} ${request.url.split('?')[0]}.`);
 }

@@ -3,7 +3,11 @@ import { InternalAuth } from './internal-auth';
 
 const CURRENT = 'current-internal-secret-0123456789abcdef';
 const PREVIOUS = 'previous-internal-secret-0123456789abcdef';
-const context: GatewayContext = { account: { id: '0f8fad5b-d9cb-469f-a165-70867728950e', name: 'Acme', plan: 'scale' }, keyId: 'k-1', requestId: 'r-1' };
+const context: GatewayContext = {
+  account: { id: '0f8fad5b-d9cb-469f-a165-70867728950e', name: 'Acme', plan: 'scale' },
+  keyId: 'k-1',
+  requestId: 'r-1',
+};
 
 describe('InternalAuth', () => {
   it('verifies a context signed for this service', async () => {

@@ -43,7 +43,8 @@ export class InternalAuth {
   private readonly previous: KeyObject | undefined;
 
   constructor(secrets: InternalAuthSecrets | string) {
-    const { INTERNAL_AUTH_SECRET: current, INTERNAL_AUTH_SECRET_PREVIOUS: previous } = typeof secrets === 'string' ? { INTERNAL_AUTH_SECRET: secrets } : secrets;
+    const { INTERNAL_AUTH_SECRET: current, INTERNAL_AUTH_SECRET_PREVIOUS: previous } =
+      typeof secrets === 'string' ? { INTERNAL_AUTH_SECRET: secrets } : secrets;
     this.key = createSecretKey(Buffer.from(current, 'utf8'));
     this.previous = previous ? createSecretKey(Buffer.from(previous, 'utf8')) : undefined;
   }

@@ -23,20 +23,42 @@ describe('logger', () => {
     const { lines, stream } = sink();
     const logger = createLogger('test', 'info', stream);
     logger.info(
-      { req: { headers: { authorization: 'Bearer svc_cust_secret1', 'x-svc-context': 'jwt-secret2' } }, api_key: 'svc_cust_secret3', webhook: { secret: 'whsec_secret4' }, token: 'secret5' },
+      {
+        req: { headers: { authorization: 'Bearer svc_cust_secret1', 'x-svc-context': 'jwt-secret2' } },
+        api_key: 'svc_cust_secret3',
+        webhook: { secret: 'whsec_secret4' },
+        token: 'secret5',
+      },
       'hello',
     );
     const line = lines.join('');
-    expect(JSON.parse(line)).toMatchObject({ level: 'info', app: 'test', msg: 'hello', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+    expect(JSON.parse(line)).toMatchObject({
+      level: 'info',
+      app: 'test',
+      msg: 'hello',
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
     expect(line).not.toMatch(/secret\d/);
     expect(line.match(/\[redacted\]/g)).toHaveLength(5);
   });
 
   it('redacts secret-named fields at any depth and in any case, in errors and arrays, leaving the logged object untouched', () => {
     const err = Object.assign(new Error('upstream refused'), { config: { headers: { Authorization: 'Bearer svc_cust_secret1' } } });
-    const logged = { err, hooks: [{ client_secret: 'secret2', url: 'https://example.com' }], refreshToken: 'secret3', password: 'secret4', id: 7 };
+    const logged = {
+      err,
+      hooks: [{ client_secret: 'secret2', url: 'https://example.com' }],
+      refreshToken: 'secret3',
+      password: 'secret4',
+      id: 7,
+    };
     const redacted = redactSecrets(logged);
-    expect(redacted).toEqual({ err: expect.any(Error), hooks: [{ client_secret: '[redacted]', url: 'https://example.com' }], refreshToken: '[redacted]', password: '[redacted]', id: 7 });
+    expect(redacted).toEqual({
+      err: expect.any(Error),
+      hooks: [{ client_secret: '[redacted]', url: 'https://example.com' }],
+      refreshToken: '[redacted]',
+      password: '[redacted]',
+      id: 7,
+    });
     expect(redacted.err).toBeInstanceOf(Error);
     expect(redacted.err.message).toBe('upstream refused');
     expect(redacted.err.stack).toBe(err.stack);
@@ -55,23 +77,50 @@ describe('logger', () => {
     (path) => {
       const direct = sink();
       const viaPino = sink();
-      accessLog(createLogger('gateway', 'info', direct.stream))({ requestId: 'req-1', method: 'GET', path, route: '/api/v1/contacts/:ref', statusCode: 200, durationMs: 1.5 });
+      accessLog(createLogger('gateway', 'info', direct.stream))({
+        requestId: 'req-1',
+        method: 'GET',
+        path,
+        route: '/api/v1/contacts/:ref',
+        statusCode: 200,
+        durationMs: 1.5,
+      });
       createLogger('gateway', 'info', viaPino.stream)
         .child({ request_id: 'req-1' })
         .info({ method: 'GET', path, route: '/api/v1/contacts/:ref', status_code: 200, duration_ms: 1.5 }, 'request completed');
       const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":"…"');
       expect(direct.lines).toHaveLength(1);
       expect(withoutTime(direct.lines[0] ?? '')).toBe(withoutTime(viaPino.lines[0] ?? ''));
-      expect(JSON.parse(direct.lines[0] ?? '')).toMatchObject({ request_id: 'req-1', path, route: '/api/v1/contacts/:ref', status_code: 200, duration_ms: 1.5 });
+      expect(JSON.parse(direct.lines[0] ?? '')).toMatchObject({
+        request_id: 'req-1',
+        path,
+        route: '/api/v1/contacts/:ref',
+        status_code: 200,
+        duration_ms: 1.5,
+      });
     },
   );
 
   it('leaves out the route of an unmatched path, and writes no access line above info', () => {
     const { lines, stream } = sink();
-    accessLog(createLogger('gateway', 'info', stream))({ requestId: 'r', method: 'GET', path: '/nothing', route: undefined, statusCode: 404, durationMs: 0.2 });
+    accessLog(createLogger('gateway', 'info', stream))({
+      requestId: 'r',
+      method: 'GET',
+      path: '/nothing',
+      route: undefined,
+      statusCode: 404,
+      durationMs: 0.2,
+    });
     expect(JSON.parse(lines[0] ?? '')).not.toHaveProperty('route');
     const quiet = sink();
-    accessLog(createLogger('gateway', 'warn', quiet.stream))({ requestId: 'r', method: 'GET', path: '/', route: '/', statusCode: 200, durationMs: 1 });
+    accessLog(createLogger('gateway', 'warn', quiet.stream))({
+      requestId: 'r',
+      method: 'GET',
+      path: '/',
+      route: '/',
+      statusCode: 200,
+      durationMs: 1,
+    });
     expect(quiet.lines).toHaveLength(0);
   });
 
@@ -89,7 +138,12 @@ describe('logger', () => {
     expect(child).toHaveBeenCalledTimes(1);
     expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual([
       expect.objectContaining({ level: 'warn', request_id: 'r-2', reason: 'bad_signature', msg: 'refused' }),
-      expect.objectContaining({ level: 'error', request_id: 'r-2', err: expect.objectContaining({ message: 'boom' }), msg: 'unhandled error' }),
+      expect.objectContaining({
+        level: 'error',
+        request_id: 'r-2',
+        err: expect.objectContaining({ message: 'boom' }),
+        msg: 'unhandled error',
+      }),
     ]);
   });
 
@@ -117,17 +171,24 @@ describe('logger', () => {
 
     /** What pg raises for a unique violation, wrapped by TypeORM with the query and its parameters, as a repository throws it. */
     function uniqueViolation(): QueryFailedError {
-      const driverError = Object.assign(new DatabaseError(`duplicate key value violates unique constraint "customers_email_key"`, 200, 'error'), {
-        severity: 'ERROR',
-        code: '23505',
-        detail: `Key (account_id, lower(email))=(7, ${EMAIL}) already exists.`,
-        schema: 'contacts',
-        table: 'customers',
-        constraint: 'customers_email_key',
-        routine: '_bt_check_unique',
-        where: `SQL statement "INSERT ..." with ${PHONE}`,
-      });
-      return new QueryFailedError('INSERT INTO contacts.customers (account_id, name, email, phone) VALUES ($1, $2, $3, $4)', ['7', 'Ada Lovelace', EMAIL, PHONE], driverError);
+      const driverError = Object.assign(
+        new DatabaseError(`duplicate key value violates unique constraint "customers_email_key"`, 200, 'error'),
+        {
+          severity: 'ERROR',
+          code: '23505',
+          detail: `Key (account_id, lower(email))=(7, ${EMAIL}) already exists.`,
+          schema: 'contacts',
+          table: 'customers',
+          constraint: 'customers_email_key',
+          routine: '_bt_check_unique',
+          where: `SQL statement "INSERT ..." with ${PHONE}`,
+        },
+      );
+      return new QueryFailedError(
+        'INSERT INTO contacts.customers (account_id, name, email, phone) VALUES ($1, $2, $3, $4)',
+        ['7', 'Ada Lovelace', EMAIL, PHONE],
+        driverError,
+      );
     }
 
     it("logs a database error with its code, constraint and stack, never the query's parameters, PostgreSQL's detail or quoted values", () => {
@@ -152,8 +213,11 @@ describe('logger', () => {
       });
     });
 
-    it("cuts the values PostgreSQL quotes in a message (invalid input syntax), in the error and in its cause", () => {
-      const driverError = Object.assign(new DatabaseError(`invalid input syntax for type timestamp with time zone: "2026-11-21T10:04:05+16:00 ${EMAIL}"`, 100, 'error'), { code: '22007', severity: 'ERROR', routine: 'DateTimeParseError' });
+    it('cuts the values PostgreSQL quotes in a message (invalid input syntax), in the error and in its cause', () => {
+      const driverError = Object.assign(
+        new DatabaseError(`invalid input syntax for type timestamp with time zone: "2026-11-21T10:04:05+16:00 ${EMAIL}"`, 100, 'error'),
+        { code: '22007', severity: 'ERROR', routine: 'DateTimeParseError' },
+      );
       const wrapped = new Error('could not save the customer', { cause: new QueryFailedError('UPDATE …', [EMAIL], driverError) });
       const serialized = JSON.stringify(serializeError(wrapped));
       expect(serialized).not.toContain(EMAIL);
@@ -163,7 +227,12 @@ describe('logger', () => {
     });
 
     it('keeps what an ordinary error needs (type, message, code, stack) and hides emails and phone numbers in its message', () => {
-      const err = Object.assign(new Error(`connect ECONNREFUSED 127.0.0.1:5432 for ${EMAIL} ${PHONE}`), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 5432, config: { body: 'x' } });
+      const err = Object.assign(new Error(`connect ECONNREFUSED 127.0.0.1:5432 for ${EMAIL} ${PHONE}`), {
+        code: 'ECONNREFUSED',
+        address: '127.0.0.1',
+        port: 5432,
+        config: { body: 'x' },
+      });
       expect(serializeError(err)).toEqual({
         type: 'Error',
         message: 'connect ECONNREFUSED 127.0.0.1:5432 for [email] [phone]',
@@ -178,7 +247,14 @@ describe('logger', () => {
     it('writes fields named like personal data or input [redacted], at any depth', () => {
       const { lines, stream } = sink();
       createLogger('test', 'info', stream).warn(
-        { contact: { email: EMAIL, phone: PHONE, name: 'Ada Lovelace' }, consents: [{ text: 'Yes, email me' }], body: '{"x":1}', parameters: ['a'], data: { x: 1 }, ref_count: 2 },
+        {
+          contact: { email: EMAIL, phone: PHONE, name: 'Ada Lovelace' },
+          consents: [{ text: 'Yes, email me' }],
+          body: '{"x":1}',
+          parameters: ['a'],
+          data: { x: 1 },
+          ref_count: 2,
+        },
         'something',
       );
       const line = JSON.parse(lines.join('')) as Record<string, unknown>;
@@ -194,7 +270,8 @@ describe('logger', () => {
 
     describe('access-log paths', () => {
       const redactor = new AccessPathRedactor('a-secret-of-at-least-32-characters!!');
-      for (const route of ['/api/v1/contacts/:ref', '/api/v1/contacts/:ref/identity', '/api/v1/knowledge/bulk', '/healthz']) redactor.learnRoute(route);
+      for (const route of ['/api/v1/contacts/:ref', '/api/v1/contacts/:ref/identity', '/api/v1/knowledge/bulk', '/healthz'])
+        redactor.learnRoute(route);
 
       it("keeps the routes' words and replaces every other segment by a keyed hash, without the query string", () => {
         const path = redactor.redact(`/api/v1/contacts/${encodeURIComponent(EMAIL)}/identity?email=${encodeURIComponent(EMAIL)}`);

@@ -46,7 +46,21 @@ export function redactSecrets<T>(value: T, depth = 0): T {
 }
 
 /** Fields of an error that describe the fault, never the data: codes, names of schema objects, places. */
-const ERROR_FIELDS = ['code', 'errno', 'syscall', 'address', 'port', 'statusCode', 'severity', 'routine', 'schema', 'table', 'column', 'dataType', 'constraint'] as const;
+const ERROR_FIELDS = [
+  'code',
+  'errno',
+  'syscall',
+  'address',
+  'port',
+  'statusCode',
+  'severity',
+  'routine',
+  'schema',
+  'table',
+  'column',
+  'dataType',
+  'constraint',
+] as const;
 /** A PostgreSQL error code (SQLSTATE): five digits or capitals. */
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 /** Anything between double quotes in a database message: a value (`invalid input syntax for type uuid: "…"`) as often as a name. */
@@ -56,7 +70,11 @@ const PHONE = /\+[1-9][0-9]{6,14}/g;
 
 function isDatabaseError(err: Record<string, unknown>): boolean {
   const code = err['code'];
-  return (typeof code === 'string' && SQLSTATE.test(code) && ('severity' in err || 'routine' in err)) || 'driverError' in err || 'parameters' in err;
+  return (
+    (typeof code === 'string' && SQLSTATE.test(code) && ('severity' in err || 'routine' in err)) ||
+    'driverError' in err ||
+    'parameters' in err
+  );
 }
 
 /** An error's message without the values it may quote: emails and phone numbers always, quoted text of database errors. */
@@ -94,7 +112,8 @@ export function serializeError(value: unknown, depth = 0): unknown {
     out['stack'] = `${type}: ${message ?? ''}${frames === -1 ? '' : stack.slice(frames)}`;
   }
   if (depth < 3 && err['cause'] !== undefined) out['cause'] = serializeError(err['cause'], depth + 1);
-  if (depth < 3 && Array.isArray(err['errors'])) out['errors'] = err['errors'].slice(0, 5).map((inner: unknown) => serializeError(inner, depth + 1));
+  if (depth < 3 && Array.isArray(err['errors']))
+    out['errors'] = err['errors'].slice(0, 5).map((inner: unknown) => serializeError(inner, depth + 1));
   return out;
 }
 

@@ -13,7 +13,13 @@ describe('MetricsService', () => {
   it('reports NaN for a gauge (never a stale value), and counts it, when its read fails or is late', async () => {
     const metrics = new MetricsService();
     let fail = false;
-    metrics.scrapedGauge('slow_gauge', 'Slow.', [], () => (fail ? new Promise<never>(() => undefined) : Promise.resolve([{ value: 1 }])), 20);
+    metrics.scrapedGauge(
+      'slow_gauge',
+      'Slow.',
+      [],
+      () => (fail ? new Promise<never>(() => undefined) : Promise.resolve([{ value: 1 }])),
+      20,
+    );
     expect(await metrics.registry.metrics()).toMatch(/^slow_gauge 1$/m);
     fail = true;
     const text = await metrics.registry.metrics();

@@ -46,15 +46,22 @@ export class MetricsService {
   }
 
   counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
-    return (this.registry.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames, registers: [this.registry] })
+    );
   }
 
   histogram<L extends string>(name: string, help: string, labelNames: readonly L[] = [], buckets = LATENCY_BUCKETS): Histogram<L> {
-    return (this.registry.getSingleMetric(name) as Histogram<L> | undefined) ?? new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(name) as Histogram<L> | undefined) ??
+      new Histogram({ name, help, labelNames, buckets, registers: [this.registry] })
+    );
   }
 
   gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> {
-    return (this.registry.getSingleMetric(name) as Gauge<L> | undefined) ?? new Gauge({ name, help, labelNames, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(name) as Gauge<L> | undefined) ?? new Gauge({ name, help, labelNames, registers: [this.registry] })
+    );
   }
 
   /**
@@ -62,7 +69,13 @@ export class MetricsService {
    * `timeoutMs`: a read that fails or is late leaves the gauge without samples in that scrape (NaN
    * for a gauge without labels; never a stale value) and counts in metrics_scrape_read_failures_total.
    */
-  scrapedGauge<L extends string>(name: string, help: string, labelNames: readonly L[], read: () => Promise<Array<GaugeSample<L>>>, timeoutMs = SCRAPE_READ_TIMEOUT_MS): Gauge<L> {
+  scrapedGauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    read: () => Promise<Array<GaugeSample<L>>>,
+    timeoutMs = SCRAPE_READ_TIMEOUT_MS,
+  ): Gauge<L> {
     const failures = this.scrapeReadFailures;
     return new Gauge<L>({
       name,

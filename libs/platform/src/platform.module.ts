@@ -9,7 +9,6 @@ import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { APP_CONFIG, APP_LOGGER, PlatformConfig } from './tokens';
 
-
 /** In a service behind the gateway: every route needs the gateway's context unless @Public(). */
 @Injectable()
 class BehindGatewayGuard implements CanActivate {
@@ -51,7 +50,11 @@ export class PlatformModule {
     const audience = options.behindGateway;
     if (audience) {
       providers.push(
-        { provide: GatewayContextGuard, inject: [InternalAuth], useFactory: (auth: InternalAuth) => new GatewayContextGuard(auth, audience) },
+        {
+          provide: GatewayContextGuard,
+          inject: [InternalAuth],
+          useFactory: (auth: InternalAuth) => new GatewayContextGuard(auth, audience),
+        },
         { provide: APP_GUARD, useClass: BehindGatewayGuard },
       );
     }

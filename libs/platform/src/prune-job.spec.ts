@@ -7,7 +7,8 @@ import { PRUNE_BATCH, PruneJob, PruneJobOptions, pruneJobProvider } from './prun
 describe('PruneJob', () => {
   const lines: Array<{ level: number; msg: string; removed?: number }> = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as (typeof lines)[number]) });
-  const job = (prune: PruneJobOptions['prune']) => new PruneJob({ what: 'things', retentionDays: 30, intervalMs: 60_000, batch: 3, prune }, logger);
+  const job = (prune: PruneJobOptions['prune']) =>
+    new PruneJob({ what: 'things', retentionDays: 30, intervalMs: 60_000, batch: 3, prune }, logger);
 
   beforeEach(() => (lines.length = 0));
 

@@ -74,10 +74,15 @@ export interface Prunable {
 }
 
 /** An app's retention as a Nest provider: a `PruneJob` over the `Prunable` provided as `source`, PRUNE_BATCH rows at a time. */
-export function pruneJobProvider(source: InjectionToken, options: Omit<PruneJobOptions, 'batch' | 'prune'>, logger: Logger): FactoryProvider<PruneJob> {
+export function pruneJobProvider(
+  source: InjectionToken,
+  options: Omit<PruneJobOptions, 'batch' | 'prune'>,
+  logger: Logger,
+): FactoryProvider<PruneJob> {
   return {
     provide: PruneJob,
     inject: [source],
-    useFactory: (prunable: Prunable) => new PruneJob({ ...options, batch: PRUNE_BATCH, prune: (days, batch) => prunable.prune(days, batch) }, logger),
+    useFactory: (prunable: Prunable) =>
+      new PruneJob({ ...options, batch: PRUNE_BATCH, prune: (days, batch) => prunable.prune(days, batch) }, logger),
   };
 }

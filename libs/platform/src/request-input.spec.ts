@@ -20,7 +20,9 @@ function nested(depth: number): unknown {
 
 describe('checkJsonBody', () => {
   it('takes an ordinary body, Unicode, control characters other than NUL and all', () => {
-    expect(() => checkJsonBody({ name: 'Ada\t✓ 😀', consents: [{ text: 'line\nbreak', given_at: '2026-11-21T10:04:05Z' }], n: 1, b: null })).not.toThrow();
+    expect(() =>
+      checkJsonBody({ name: 'Ada\t✓ 😀', consents: [{ text: 'line\nbreak', given_at: '2026-11-21T10:04:05Z' }], n: 1, b: null }),
+    ).not.toThrow();
     expect(() => checkJsonBody(undefined)).not.toThrow();
     expect(() => checkJsonBody(Buffer.from('{"a":"\\u0000"}'))).not.toThrow();
   });
@@ -64,9 +66,18 @@ describe('checkJsonBody', () => {
 describe('checkPathParameters and checkQueryParameters', () => {
   it('refuse a NUL in a path parameter as validation_failed, in a query value or name as invalid_parameter', () => {
     expect(refusal(() => checkPathParameters({ ref: 'a\u0000' }))).toMatchObject({ code: 'validation_failed', details: [{ path: 'ref' }] });
-    expect(refusal(() => checkQueryParameters({ email: ['a@example.com', 'b\u0000'] }))).toMatchObject({ code: 'invalid_parameter', details: [{ path: 'email[1]' }] });
-    expect(refusal(() => checkQueryParameters({ 'x\u0000': '1' }))).toMatchObject({ code: 'invalid_parameter', details: [{ path: 'x\\u0000' }] });
-    expect(refusal(() => checkQueryParameters({ email: 'a@example.com', toString: '1' }))).toMatchObject({ code: 'invalid_parameter', details: [{ path: 'toString' }] });
+    expect(refusal(() => checkQueryParameters({ email: ['a@example.com', 'b\u0000'] }))).toMatchObject({
+      code: 'invalid_parameter',
+      details: [{ path: 'email[1]' }],
+    });
+    expect(refusal(() => checkQueryParameters({ 'x\u0000': '1' }))).toMatchObject({
+      code: 'invalid_parameter',
+      details: [{ path: 'x\\u0000' }],
+    });
+    expect(refusal(() => checkQueryParameters({ email: 'a@example.com', toString: '1' }))).toMatchObject({
+      code: 'invalid_parameter',
+      details: [{ path: 'toString' }],
+    });
   });
 
   it('take anything else', () => {
@@ -86,7 +97,10 @@ describe('parseJsonBody', () => {
   });
 
   it('refuses text that does not parse as invalid_json', () => {
-    expect(refusal(() => parseJsonBody(bytes('{"name":')))).toMatchObject({ code: 'invalid_json', message: 'The request body is not valid JSON.' });
+    expect(refusal(() => parseJsonBody(bytes('{"name":')))).toMatchObject({
+      code: 'invalid_json',
+      message: 'The request body is not valid JSON.',
+    });
   });
 
   it('refuses nesting beyond the limit from the bytes, before parsing (the rest of the text is never read)', () => {
@@ -104,7 +118,13 @@ describe('parseJsonBody', () => {
   });
 
   it('refuses a NUL and an inherited field name as checkJsonBody does', () => {
-    expect(refusal(() => parseJsonBody(bytes('{"name":"a\\u0000"}')))).toMatchObject({ code: 'validation_failed', details: [{ path: 'name' }] });
-    expect(refusal(() => parseJsonBody(bytes('{"__proto__":{"admin":true}}')))).toMatchObject({ code: 'validation_failed', details: [{ path: '__proto__' }] });
+    expect(refusal(() => parseJsonBody(bytes('{"name":"a\\u0000"}')))).toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'name' }],
+    });
+    expect(refusal(() => parseJsonBody(bytes('{"__proto__":{"admin":true}}')))).toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: '__proto__' }],
+    });
   });
 });

@@ -45,14 +45,19 @@ describe('ApiValidationPipe', () => {
   });
 
   it('accepts a valid body', async () => {
-    await expect(pipe.transform({ email: 'a@example.com', items: [] }, { type: 'body', metatype: BodyDto })).resolves.toBeInstanceOf(BodyDto);
+    await expect(pipe.transform({ email: 'a@example.com', items: [] }, { type: 'body', metatype: BodyDto })).resolves.toBeInstanceOf(
+      BodyDto,
+    );
   });
 
-  it.each([null, 12, 'Ada', true, [{ email: 'a@example.com' }]])('refuses a body of %j where the DTO is an object (Nest would make null an empty object)', async (value) => {
-    const err = await failure(value, 'body');
-    expect(err.code).toBe('validation_failed');
-    expect(err.details).toEqual([{ path: 'body', message: 'body must be a JSON object' }]);
-  });
+  it.each([null, 12, 'Ada', true, [{ email: 'a@example.com' }]])(
+    'refuses a body of %j where the DTO is an object (Nest would make null an empty object)',
+    async (value) => {
+      const err = await failure(value, 'body');
+      expect(err.code).toBe('validation_failed');
+      expect(err.details).toEqual([{ path: 'body', message: 'body must be a JSON object' }]);
+    },
+  );
 
   it('leaves a missing body (undefined) to the DTO, as before', async () => {
     const err = await failure(undefined, 'body');
@@ -71,7 +76,9 @@ describe('ApiValidationPipe', () => {
 
     it('says "is required" for a missing field, and nothing about its length or kind', async () => {
       const consent = { purpose: 'future_email', text: 'Yes, email me.', source: 'website_form' };
-      expect(await details({ consents: [consent] }, UpsertContactDto)).toEqual([{ path: 'consents[0].given_at', message: 'given_at is required' }]);
+      expect(await details({ consents: [consent] }, UpsertContactDto)).toEqual([
+        { path: 'consents[0].given_at', message: 'given_at is required' },
+      ]);
     });
 
     it('reports every bad field at once, one entry each', async () => {
@@ -87,7 +94,9 @@ describe('ApiValidationPipe', () => {
     });
 
     it.each(['-1', 'abc', '1.5'])('answers after=%s with the range it must be in', async (after) => {
-      expect(await details({ after }, EventsQueryDto, 'query')).toEqual([{ path: 'after', message: 'after must be a whole number of 0 or more' }]);
+      expect(await details({ after }, EventsQueryDto, 'query')).toEqual([
+        { path: 'after', message: 'after must be a whole number of 0 or more' },
+      ]);
     });
 
     it('suggests the closest known field for an unknown one, and nothing when none is close', async () => {
@@ -95,7 +104,10 @@ describe('ApiValidationPipe', () => {
         { path: 'emial', message: 'emial is not a known field; did you mean email?' },
         { path: 'zzzzzz', message: 'zzzzzz is not a known field' },
       ]);
-      const nested = await details({ consents: [{ purpose: 'future_email', text: 'Yes', source: 'form', given_at: '2026-11-21T10:04:05Z', grantd: true }] }, UpsertContactDto);
+      const nested = await details(
+        { consents: [{ purpose: 'future_email', text: 'Yes', source: 'form', given_at: '2026-11-21T10:04:05Z', grantd: true }] },
+        UpsertContactDto,
+      );
       expect(nested).toEqual([{ path: 'consents[0].grantd', message: 'grantd is not a known field; did you mean granted?' }]);
     });
 

@@ -14,7 +14,18 @@ function pathOf(parent: string, property: string): string {
  * Checks of what a value is: when one of them fails, the others (lengths, ranges) only repeat it
  * ("must be a string" and "must be shorter than 64 characters" for a number), so only it is shown.
  */
-const KIND_CHECKS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'isIn', 'isEnum', 'nestedValidation', 'isDefined']);
+const KIND_CHECKS = new Set([
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isArray',
+  'isObject',
+  'isIn',
+  'isEnum',
+  'nestedValidation',
+  'isDefined',
+]);
 
 /** The known fields of a DTO class (those with a validation rule), for "did you mean" suggestions. */
 function knownFields(target: unknown): string[] {
@@ -26,7 +37,10 @@ function knownFields(target: unknown): string[] {
 /** The known field a mistyped name most likely meant: at most half its letters apart (at most 3 edits, and never all of them). */
 export function suggestField(unknown: string, known: readonly string[]): string | undefined {
   if (known.length === 0) return undefined;
-  const best = closest(unknown.toLowerCase(), known.map((name) => name.toLowerCase()));
+  const best = closest(
+    unknown.toLowerCase(),
+    known.map((name) => name.toLowerCase()),
+  );
   const match = known.find((name) => name.toLowerCase() === best) as string;
   const edits = distance(unknown.toLowerCase(), best);
   return edits <= Math.min(3, Math.max(1, Math.floor(unknown.length / 2))) && edits < unknown.length ? match : undefined;
@@ -97,7 +111,12 @@ export class ApiValidationPipe extends ValidationPipe {
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     // Nest would turn a body of `null` into `{}` (a PUT of nothing but defaults); a DTO body is an object.
-    if (metadata.type === 'body' && value !== undefined && this.toValidate(metadata) && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+    if (
+      metadata.type === 'body' &&
+      value !== undefined &&
+      this.toValidate(metadata) &&
+      (value === null || typeof value !== 'object' || Array.isArray(value))
+    ) {
       throw new ApiError('validation_failed', 'The request has invalid fields.', [{ path: 'body', message: 'body must be a JSON object' }]);
     }
     try {

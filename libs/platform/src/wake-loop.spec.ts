@@ -66,7 +66,10 @@ describe('WakeLoop', () => {
   });
 
   it('cannot be held while a pass runs', () => {
-    const loop = new WakeLoop(() => gate().promise, () => undefined);
+    const loop = new WakeLoop(
+      () => gate().promise,
+      () => undefined,
+    );
     loop.wake();
     expect(loop.hold()).toBeUndefined();
   });

@@ -30,7 +30,12 @@ export interface TestBrowser {
 export async function launchBrowser(): Promise<TestBrowser> {
   const { chromium } = await import('playwright-core');
   const dir = await mkdtemp(join(tmpdir(), 'svc-chromium-'));
-  const context = await chromium.launchPersistentContext(dir, { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true, viewport: { width: 1200, height: 800 } });
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
+    headless: true,
+    viewport: { width: 1200, height: 800 },
+  });
   return {
     context,
     close: async () => {
@@ -81,7 +86,9 @@ export interface PageGlobals {
 
 /** The page origin's localStorage, read and written from the test. */
 export const storage = {
-  get: (page: Page, key: string): Promise<string | null> => page.evaluate((k) => (globalThis as unknown as PageGlobals).localStorage.getItem(k), key),
-  set: (page: Page, key: string, value: string): Promise<void> => page.evaluate(([k, v]) => (globalThis as unknown as PageGlobals).localStorage.setItem(k!, v!), [key, value]),
+  get: (page: Page, key: string): Promise<string | null> =>
+    page.evaluate((k) => (globalThis as unknown as PageGlobals).localStorage.getItem(k), key),
+  set: (page: Page, key: string, value: string): Promise<void> =>
+    page.evaluate(([k, v]) => (globalThis as unknown as PageGlobals).localStorage.setItem(k!, v!), [key, value]),
   clear: (page: Page): Promise<void> => page.evaluate(() => (globalThis as unknown as PageGlobals).localStorage.clear()),
 };

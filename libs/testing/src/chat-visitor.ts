@@ -30,7 +30,9 @@ export class ChatStream {
   }
 
   states(): Array<Pick<ChatConversationState, 'status' | 'handover'>> {
-    return this.events.filter((e) => e.event === 'state').map((e) => JSON.parse(e.data) as Pick<ChatConversationState, 'status' | 'handover'>);
+    return this.events
+      .filter((e) => e.event === 'state')
+      .map((e) => JSON.parse(e.data) as Pick<ChatConversationState, 'status' | 'handover'>);
   }
 
   /** Waits until a message passes `test` (its first match). */
@@ -39,7 +41,8 @@ export class ChatStream {
     for (;;) {
       const found = this.messages().find(test);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no such message on the stream within ${timeoutMs} ms; got ${JSON.stringify(this.events)}`);
+      if (Date.now() > deadline)
+        throw new Error(`no such message on the stream within ${timeoutMs} ms; got ${JSON.stringify(this.events)}`);
       await sleep(25);
     }
   }
@@ -47,7 +50,8 @@ export class ChatStream {
   async waitForState(test: (state: Pick<ChatConversationState, 'status' | 'handover'>) => boolean, timeoutMs = 20_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!this.states().some(test)) {
-      if (Date.now() > deadline) throw new Error(`no such state on the stream within ${timeoutMs} ms; got ${JSON.stringify(this.states())}`);
+      if (Date.now() > deadline)
+        throw new Error(`no such state on the stream within ${timeoutMs} ms; got ${JSON.stringify(this.states())}`);
       await sleep(25);
     }
   }

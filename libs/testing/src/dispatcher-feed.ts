@@ -16,8 +16,18 @@ export function sampleEvent(kind: EventKind = 'message.received', id = nextEvent
 }
 
 /** Calls a dispatcher process directly with the gateway's signed context for `accountId`. */
-export async function callService(serviceUrl: string, internalSecret: string, accountId: string, path: string, init: { method: string; json?: unknown }): Promise<Response> {
-  const context = await new InternalAuth(internalSecret).sign('webhook-dispatcher', { account: { id: accountId, name: 'Test', plan: 'scale' }, keyId: 'test', requestId: randomUUID() });
+export async function callService(
+  serviceUrl: string,
+  internalSecret: string,
+  accountId: string,
+  path: string,
+  init: { method: string; json?: unknown },
+): Promise<Response> {
+  const context = await new InternalAuth(internalSecret).sign('webhook-dispatcher', {
+    account: { id: accountId, name: 'Test', plan: 'scale' },
+    keyId: 'test',
+    requestId: randomUUID(),
+  });
   return fetch(`${serviceUrl}${path}`, {
     method: init.method,
     headers: { [GATEWAY_CONTEXT_HEADER]: context, ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -26,7 +36,13 @@ export async function callService(serviceUrl: string, internalSecret: string, ac
 }
 
 /** Feeds recorded events as events-api would (`POST /internal/events`), a few at a time. */
-export async function feedEvents(serviceUrl: string, internalSecret: string, accountId: string, events: PublicEvent[], concurrency = 8): Promise<void> {
+export async function feedEvents(
+  serviceUrl: string,
+  internalSecret: string,
+  accountId: string,
+  events: PublicEvent[],
+  concurrency = 8,
+): Promise<void> {
   const queue = [...events];
   const worker = async () => {
     for (let event = queue.shift(); event; event = queue.shift()) {

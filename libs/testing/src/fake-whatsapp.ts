@@ -70,7 +70,15 @@ export class FakeWhatsapp {
       messaging_product: 'whatsapp',
       metadata: { display_phone_number: '15550000000', phone_number_id: this.options.phoneNumberId },
       contacts: [{ profile: { name: 'Customer' }, wa_id: message.from.replace(/^\+/, '') }],
-      messages: [{ from: message.from.replace(/^\+/, ''), id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: message.text } }],
+      messages: [
+        {
+          from: message.from.replace(/^\+/, ''),
+          id,
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          type: 'text',
+          text: { body: message.text },
+        },
+      ],
     };
     return { status: await this.post(value, signature), id };
   }
@@ -91,9 +99,16 @@ export class FakeWhatsapp {
   }
 
   private async post(value: unknown, signature?: string): Promise<number> {
-    const body = JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: 'WABA_ID', changes: [{ field: 'messages', value }] }] });
+    const body = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [{ id: 'WABA_ID', changes: [{ field: 'messages', value }] }],
+    });
     const header = signature ?? `sha256=${createHmac('sha256', this.options.appSecret).update(body).digest('hex')}`;
-    const response = await fetch(this.options.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': header }, body });
+    const response = await fetch(this.options.webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': header },
+      body,
+    });
     await response.arrayBuffer();
     return response.status;
   }
@@ -112,7 +127,12 @@ export class FakeWhatsapp {
       return { status: 400, body: { error: { message: 'Invalid JSON', code: 100 } } };
     }
     const id = `wamid.${randomUUID()}`;
-    this.sent.push({ phoneNumberId: decodeURIComponent(match[1] as string), id, authorization: request.headers.authorization, body: parsed });
+    this.sent.push({
+      phoneNumberId: decodeURIComponent(match[1] as string),
+      id,
+      authorization: request.headers.authorization,
+      body: parsed,
+    });
     return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: parsed.to, wa_id: parsed.to }], messages: [{ id }] } };
   }
 }

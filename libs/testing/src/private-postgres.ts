@@ -61,7 +61,18 @@ export class PrivatePostgres {
   /** Starts the server and waits until it accepts connections. */
   async start(): Promise<void> {
     const options = `-p ${this.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${this.dir} -c fsync=off -c full_page_writes=off -c max_connections=200`;
-    await asPostgres('pg_ctl', ['-D', join(this.dir, 'data'), '-l', join(this.dir, 'server.log'), '-o', options, '-w', '-t', '60', 'start']);
+    await asPostgres('pg_ctl', [
+      '-D',
+      join(this.dir, 'data'),
+      '-l',
+      join(this.dir, 'server.log'),
+      '-o',
+      options,
+      '-w',
+      '-t',
+      '60',
+      'start',
+    ]);
     this.running = true;
   }
 
@@ -73,7 +84,8 @@ export class PrivatePostgres {
 
   /** Stops the server if it runs and removes its files. */
   async destroy(): Promise<void> {
-    if (this.running) await this.stop().catch(() => asPostgres('pg_ctl', ['-D', join(this.dir, 'data'), '-m', 'immediate', 'stop']).catch(() => undefined));
+    if (this.running)
+      await this.stop().catch(() => asPostgres('pg_ctl', ['-D', join(this.dir, 'data'), '-m', 'immediate', 'stop']).catch(() => undefined));
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

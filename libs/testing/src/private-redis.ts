@@ -36,7 +36,11 @@ export async function startPrivateRedis(timeoutMs = 10_000, options: { replicaOf
   const start = async () => {
     if (running) return;
     dir = mkdtempSync(join(tmpdir(), 'redis-'));
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...replica], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...replica],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     running = await waitForOutput(child, replica.length > 0 ? REPLICA_SYNCED : READY, timeoutMs);
   };
   const stop = async () => {
@@ -117,7 +121,9 @@ export async function startPrivateRedisCluster(masters = 3, timeoutMs = 20_000):
       const port = await freePort();
       const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'];
       const cluster = ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`];
-      servers.push(await waitForOutput(spawn('redis-server', [...args, ...cluster], { stdio: ['ignore', 'pipe', 'pipe'] }), READY, timeoutMs));
+      servers.push(
+        await waitForOutput(spawn('redis-server', [...args, ...cluster], { stdio: ['ignore', 'pipe', 'pipe'] }), READY, timeoutMs),
+      );
       nodes.push(`127.0.0.1:${port}`);
     }
     const create = spawn('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-yes'], { stdio: ['ignore', 'pipe', 'pipe'] });

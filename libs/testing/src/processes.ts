@@ -51,7 +51,9 @@ function track(child: ChildProcess): RunningProcess {
       // A process that does not end within STOP_TIMEOUT_MS is killed, and says so: teardown must
       // not hang a suite, and a slow shutdown must not go unnoticed.
       const timer = setTimeout(() => {
-        process.stderr.write(`process ${child.pid} (${child.spawnargs.slice(1).join(' ')}) did not end ${STOP_TIMEOUT_MS} ms after ${signal}; killing it. Its output:\n${output.slice(-2000)}\n`);
+        process.stderr.write(
+          `process ${child.pid} (${child.spawnargs.slice(1).join(' ')}) did not end ${STOP_TIMEOUT_MS} ms after ${signal}; killing it. Its output:\n${output.slice(-2000)}\n`,
+        );
         child.kill('SIGKILL');
       }, STOP_TIMEOUT_MS);
       try {
@@ -77,7 +79,12 @@ export async function waitForOutput(child: ChildProcess, marker: string, timeout
 }
 
 /** Starts a built app (`dist/apps/<name>/src/main.js`) as a process and waits until `probe` answers 200. */
-export async function startApp(name: string, env: Record<string, string>, timeoutMs = 60_000, probe: '/readyz' | '/healthz' = '/readyz'): Promise<RunningApp> {
+export async function startApp(
+  name: string,
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  probe: '/readyz' | '/healthz' = '/readyz',
+): Promise<RunningApp> {
   const port = Number(env['PORT'] ?? (await freePort()));
   const child = spawn(process.execPath, [join(REPO_ROOT, 'dist/apps', name, 'src/main.js')], {
     env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'test', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },

@@ -18,7 +18,12 @@ export class TestProducer {
   private constructor(readonly db: DataSource) {}
 
   static async create(databaseUrl: string): Promise<TestProducer> {
-    const db = await createDataSource({ schema: PRODUCER_SCHEMA, url: databaseUrl, migrations: [outboxMigration(PRODUCER_SCHEMA)], poolSize: 8 }).initialize();
+    const db = await createDataSource({
+      schema: PRODUCER_SCHEMA,
+      url: databaseUrl,
+      migrations: [outboxMigration(PRODUCER_SCHEMA)],
+      poolSize: 8,
+    }).initialize();
     await migrate(db);
     return new TestProducer(db);
   }

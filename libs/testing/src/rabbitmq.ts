@@ -73,6 +73,10 @@ export async function tapExchange(vhostUrl: string, exchange: string): Promise<E
   const { queue } = await channel.assertQueue('', { exclusive: true });
   await channel.bindQueue(queue, exchange, '#');
   const messages: TappedMessage[] = [];
-  await channel.consume(queue, (m) => m && messages.push({ routingKey: m.fields.routingKey, body: JSON.parse(m.content.toString('utf8')) as unknown }), { noAck: true });
+  await channel.consume(
+    queue,
+    (m) => m && messages.push({ routingKey: m.fields.routingKey, body: JSON.parse(m.content.toString('utf8')) as unknown }),
+    { noAck: true },
+  );
   return { messages, close: () => connection.close() };
 }

@@ -10,7 +10,12 @@ async function main(): Promise<void> {
   const db = await createDataSource({ schema, url: databaseUrl, migrations: [], poolSize: 4 }).initialize();
   const client = new AmqpClient(process.env['RABBITMQ_URL'] ?? '', logger, `${schema}-relay`);
   const publisher = new Publisher(client, logger);
-  const relay = new OutboxRelay(db, publisher, logger, { schema, databaseUrl, batchSize: 200, pollIntervalMs: Number(process.env['OUTBOX_POLL_INTERVAL_MS'] ?? 500) });
+  const relay = new OutboxRelay(db, publisher, logger, {
+    schema,
+    databaseUrl,
+    batchSize: 200,
+    pollIntervalMs: Number(process.env['OUTBOX_POLL_INTERVAL_MS'] ?? 500),
+  });
   await client.addSetup(async () => relay.wake());
   await client.start();
   await relay.start();

@@ -47,7 +47,9 @@ describe('outbox relay (real PostgreSQL and RabbitMQ)', () => {
     // 600 commits, 16 at a time: the producer's pool (8) must not make them wait past its connect timeout.
     const sent: string[] = [];
     for (let n = 0; n < 600; n += 16) {
-      const batch = Array.from({ length: Math.min(16, 600 - n) }, (_, i) => producer.emit('message.sent', account, n + i).then((m) => m.id));
+      const batch = Array.from({ length: Math.min(16, 600 - n) }, (_, i) =>
+        producer.emit('message.sent', account, n + i).then((m) => m.id),
+      );
       sent.push(...(await Promise.all(batch)));
     }
 
@@ -70,7 +72,11 @@ describe('outbox relay (real PostgreSQL and RabbitMQ)', () => {
     const account = randomUUID();
     const sent: string[] = [];
     for (let burst = 0; burst < 5; burst += 1) {
-      sent.push(...(await Promise.all(Array.from({ length: 40 }, (_, n) => producer.emit('message.sent', account, burst * 100 + n).then((m) => m.id)))));
+      sent.push(
+        ...(await Promise.all(
+          Array.from({ length: 40 }, (_, n) => producer.emit('message.sent', account, burst * 100 + n).then((m) => m.id)),
+        )),
+      );
       await sleep(30);
     }
     const deadline = Date.now() + 10_000;

@@ -95,7 +95,11 @@ export async function startStack(serviceNames: string[], options: StackOptions =
   }
   // Suites share Redis and call from 127.0.0.1: one suite's failed keys must not throttle another's
   // (the throttle is tested in the gateway's suite, on a Redis of its own).
-  const gateway = await startApp('gateway', { AUTH_FAILURES_PER_ADDRESS: '100000', ...appEnv('gateway'), PORT: gatewayPort }, options.startTimeoutMs);
+  const gateway = await startApp(
+    'gateway',
+    { AUTH_FAILURES_PER_ADDRESS: '100000', ...appEnv('gateway'), PORT: gatewayPort },
+    options.startTimeoutMs,
+  );
   const [account, other] = [await newAccount('Acme'), await newAccount('Other')];
 
   const call = (path: string, init: CallInit = {}): Promise<Response> => {

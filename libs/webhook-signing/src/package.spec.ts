@@ -20,7 +20,10 @@ describe('@svc/webhook-signing as a package', () => {
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   it('has a package.json whose exports point at ESM, CommonJS and types, and a README', () => {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; exports: Record<string, Record<string, Record<string, string>>> };
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      name: string;
+      exports: Record<string, Record<string, Record<string, string>>>;
+    };
     expect(pkg.name).toBe('@svc/webhook-signing');
     expect(pkg.exports['.']).toEqual({
       import: { types: './dist/index.d.ts', default: './dist/index.js' },
@@ -28,7 +31,9 @@ describe('@svc/webhook-signing as a package', () => {
     });
     for (const file of ['index.js', 'index.cjs', 'index.d.ts', 'index.d.cts']) expect(existsSync(join(out, file))).toBe(true);
     expect(readFileSync(join(out, 'index.d.ts'), 'utf8')).toMatch(/declare function verify<T = SvcWebhookEvent>/);
-    expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain("import { verify, WebhookVerificationError } from '@svc/webhook-signing'");
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain(
+      "import { verify, WebhookVerificationError } from '@svc/webhook-signing'",
+    );
   });
 
   it.each([
@@ -43,6 +48,9 @@ const event = verify(args.body, args.headers, 'whsec_a', { now: 1795255445 });
 let reason;
 try { verify(args.body, args.headers, 'whsec_b', { now: 1795255445 }); } catch (err) { reason = err.reason; }
 console.log(JSON.stringify({ id: event.id, reason }));`;
-    expect(JSON.parse(execFileSync(process.execPath, [...flags, script], { encoding: 'utf8' }))).toEqual({ id: 7, reason: 'bad_signature' });
+    expect(JSON.parse(execFileSync(process.execPath, [...flags, script], { encoding: 'utf8' }))).toEqual({
+      id: 7,
+      reason: 'bad_signature',
+    });
   });
 });

@@ -64,6 +64,8 @@ describe('webhook signing', () => {
   });
 
   it('refuses a signed body that is not JSON (invalid_body)', () => {
-    expect(failure(() => verify('not json', signedHeaders('not json', secret, { timestamp: now, eventId: 1, kind: 'x.y' }), secret, { now }))).toBe('invalid_body');
+    expect(
+      failure(() => verify('not json', signedHeaders('not json', secret, { timestamp: now, eventId: 1, kind: 'x.y' }), secret, { now })),
+    ).toBe('invalid_body');
   });
 });

@@ -109,7 +109,8 @@ export class WebhookVerificationError extends Error {
 export type HeaderSource = { get(name: string): string | null } | Record<string, string | readonly string[] | undefined>;
 
 function header(headers: HeaderSource, name: string): string | undefined {
-  if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  if (typeof (headers as { get?: unknown }).get === 'function')
+    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
   const wanted = name.toLowerCase();
   for (const [key, value] of Object.entries(headers as Record<string, string | readonly string[] | undefined>)) {
     if (key.toLowerCase() === wanted) return typeof value === 'string' ? value : value?.[0];
@@ -136,15 +137,26 @@ function equal(given: string, expected: string): boolean {
  * roll a rotated secret out): the delivery verifies when X-SVC-Signature or X-SVC-Signature-Next is
  * the signature of the raw body with any of them. Pass the raw request bytes, before any JSON parsing.
  */
-export function verify<T = SvcWebhookEvent>(rawBody: RawBody, headers: HeaderSource, secrets: string | readonly string[], options: VerifyOptions = {}): T {
+export function verify<T = SvcWebhookEvent>(
+  rawBody: RawBody,
+  headers: HeaderSource,
+  secrets: string | readonly string[],
+  options: VerifyOptions = {},
+): T {
   const timestamp = header(headers, WEBHOOK_HEADERS.timestamp);
-  const signatures = [header(headers, WEBHOOK_HEADERS.signature), header(headers, WEBHOOK_HEADERS.signatureNext)].filter((s): s is string => typeof s === 'string');
+  const signatures = [header(headers, WEBHOOK_HEADERS.signature), header(headers, WEBHOOK_HEADERS.signatureNext)].filter(
+    (s): s is string => typeof s === 'string',
+  );
   if (timestamp === undefined) throw new WebhookVerificationError('missing_header', `${WEBHOOK_HEADERS.timestamp} is missing`);
   if (signatures.length === 0) throw new WebhookVerificationError('missing_header', `${WEBHOOK_HEADERS.signature} is missing`);
-  if (!TIMESTAMP.test(timestamp)) throw new WebhookVerificationError('invalid_timestamp', `${WEBHOOK_HEADERS.timestamp} must be Unix seconds`);
+  if (!TIMESTAMP.test(timestamp))
+    throw new WebhookVerificationError('invalid_timestamp', `${WEBHOOK_HEADERS.timestamp} must be Unix seconds`);
   const now = options.now === undefined ? Date.now() / 1000 : options.now instanceof Date ? options.now.getTime() / 1000 : options.now;
   if (Math.abs(Math.floor(now) - Number(timestamp)) > (options.toleranceSec ?? SIGNATURE_TOLERANCE_SECONDS)) {
-    throw new WebhookVerificationError('stale_timestamp', `${WEBHOOK_HEADERS.timestamp} is more than ${options.toleranceSec ?? SIGNATURE_TOLERANCE_SECONDS} s from now`);
+    throw new WebhookVerificationError(
+      'stale_timestamp',
+      `${WEBHOOK_HEADERS.timestamp} is more than ${options.toleranceSec ?? SIGNATURE_TOLERANCE_SECONDS} s from now`,
+    );
   }
   const keys = typeof secrets === 'string' ? [secrets] : secrets;
   // Every comparison is made (no early exit), each in constant time.

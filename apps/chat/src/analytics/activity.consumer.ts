@@ -13,7 +13,8 @@ type ActivityKind = (typeof KINDS)[number];
 export function activityDetail(message: DomainMessage<ActivityKind>): string {
   const data = message.data as { confirmed?: unknown; consent?: { purpose?: unknown } };
   const detail = message.kind === 'contact.confirmed' ? data.confirmed : data.consent?.purpose;
-  if (typeof detail !== 'string' || !/^[a-z_]{1,64}$/.test(detail)) throw new InvalidMessageError(`invalid ${message.kind}: no confirmed channel or consent purpose`);
+  if (typeof detail !== 'string' || !/^[a-z_]{1,64}$/.test(detail))
+    throw new InvalidMessageError(`invalid ${message.kind}: no confirmed channel or consent purpose`);
   return detail;
 }
 
@@ -45,7 +46,13 @@ export class ActivityConsumer {
 
   private async record(payload: unknown): Promise<void> {
     const message = parseDomainMessage(payload, KINDS);
-    await this.analytics.recordActivity({ eventId: message.id, accountId: message.account_id, kind: message.kind, detail: activityDetail(message), at: message.at });
+    await this.analytics.recordActivity({
+      eventId: message.id,
+      accountId: message.account_id,
+      kind: message.kind,
+      detail: activityDetail(message),
+      at: message.at,
+    });
     this.logger.debug({ account_id: message.account_id, kind: message.kind }, 'recorded contact activity');
   }
 }

@@ -26,22 +26,34 @@ describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
   });
 
   const conversation = async (accountId = account): Promise<number> => {
-    const [row] = await queryRows<{ id: number }>(dataSource, `INSERT INTO chat.conversations (account_id, token_hash) VALUES ($1, $2) RETURNING id::float8 AS id`, [accountId, randomBytes(32)]);
+    const [row] = await queryRows<{ id: number }>(
+      dataSource,
+      `INSERT INTO chat.conversations (account_id, token_hash) VALUES ($1, $2) RETURNING id::float8 AS id`,
+      [accountId, randomBytes(32)],
+    );
     return (row as { id: number }).id;
   };
-  const message = async (conversationId: number, id: number, author: string, text: string, at: string, citation: object | null = null, accountId = account) =>
-    execute(dataSource, `INSERT INTO chat.messages (conversation_id, id, account_id, author, text, at, citation, offers_person) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
-      conversationId,
-      id,
-      accountId,
-      author,
-      text,
-      at,
-      citation ? JSON.stringify(citation) : null,
-      author === 'assistant' && !citation,
-    ]);
+  const message = async (
+    conversationId: number,
+    id: number,
+    author: string,
+    text: string,
+    at: string,
+    citation: object | null = null,
+    accountId = account,
+  ) =>
+    execute(
+      dataSource,
+      `INSERT INTO chat.messages (conversation_id, id, account_id, author, text, at, citation, offers_person) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [conversationId, id, accountId, author, text, at, citation ? JSON.stringify(citation) : null, author === 'assistant' && !citation],
+    );
   const handover = (conversationId: number, reason: string, at: string) =>
-    execute(dataSource, `INSERT INTO chat.handovers (account_id, conversation_id, reason, at) VALUES ($1, $2, $3, $4)`, [account, conversationId, reason, at]);
+    execute(dataSource, `INSERT INTO chat.handovers (account_id, conversation_id, reason, at) VALUES ($1, $2, $3, $4)`, [
+      account,
+      conversationId,
+      reason,
+      at,
+    ]);
   const flat = { external_ref: 'flat', heading: 'Flat in Berlin', url: null };
 
   it('counts each figure per UTC day from the chat schema, for this account only, within the range', async () => {
@@ -81,11 +93,41 @@ describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
     );
     // contacts-api's activity, one event delivered twice.
     const granted = randomUUID();
-    await repo.recordActivity({ eventId: granted, accountId: account, kind: 'consent.granted', detail: 'reply_email', at: '2026-03-01T11:02:00Z' });
-    await repo.recordActivity({ eventId: granted, accountId: account, kind: 'consent.granted', detail: 'reply_email', at: '2026-03-01T11:02:00Z' });
-    await repo.recordActivity({ eventId: randomUUID(), accountId: account, kind: 'consent.withdrawn', detail: 'reply_email', at: '2026-03-02T12:00:00Z' });
-    await repo.recordActivity({ eventId: randomUUID(), accountId: account, kind: 'contact.confirmed', detail: 'email', at: '2026-03-02T12:00:00Z' });
-    await repo.recordActivity({ eventId: randomUUID(), accountId: other, kind: 'contact.confirmed', detail: 'phone', at: '2026-03-02T12:00:00Z' });
+    await repo.recordActivity({
+      eventId: granted,
+      accountId: account,
+      kind: 'consent.granted',
+      detail: 'reply_email',
+      at: '2026-03-01T11:02:00Z',
+    });
+    await repo.recordActivity({
+      eventId: granted,
+      accountId: account,
+      kind: 'consent.granted',
+      detail: 'reply_email',
+      at: '2026-03-01T11:02:00Z',
+    });
+    await repo.recordActivity({
+      eventId: randomUUID(),
+      accountId: account,
+      kind: 'consent.withdrawn',
+      detail: 'reply_email',
+      at: '2026-03-02T12:00:00Z',
+    });
+    await repo.recordActivity({
+      eventId: randomUUID(),
+      accountId: account,
+      kind: 'contact.confirmed',
+      detail: 'email',
+      at: '2026-03-02T12:00:00Z',
+    });
+    await repo.recordActivity({
+      eventId: randomUUID(),
+      accountId: other,
+      kind: 'contact.confirmed',
+      detail: 'phone',
+      at: '2026-03-02T12:00:00Z',
+    });
 
     const figures = await new AnalyticsService(repo).figures(account, { from: '2026-03-01', to: '2026-03-03' });
     expect(figures.days).toEqual([
@@ -131,7 +173,10 @@ describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
 
     const wider = await new AnalyticsService(repo).figures(account, { from: '2026-03-01', to: '2026-03-04' });
     expect(wider.top_unanswered_questions).toEqual([{ question: 'Do you sell boats?', count: 3 }]);
-    expect((await new AnalyticsService(repo).figures(other, { from: '2026-03-01', to: '2026-03-03' })).days[1]?.confirmations).toEqual({ email: 0, phone: 1 });
+    expect((await new AnalyticsService(repo).figures(other, { from: '2026-03-01', to: '2026-03-03' })).days[1]?.confirmations).toEqual({
+      email: 0,
+      phone: 1,
+    });
   });
 
   it('keeps the 10 most cited pieces, most cited first', async () => {
@@ -139,7 +184,11 @@ describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
     let id = 0;
     for (let piece = 0; piece < 12; piece++) {
       for (let times = 0; times <= piece; times++) {
-        await message(c, ++id, 'assistant', 'x', '2026-05-01T10:00:00Z', { external_ref: `p${String(piece).padStart(2, '0')}`, heading: `Piece ${piece}`, url: null });
+        await message(c, ++id, 'assistant', 'x', '2026-05-01T10:00:00Z', {
+          external_ref: `p${String(piece).padStart(2, '0')}`,
+          heading: `Piece ${piece}`,
+          url: null,
+        });
       }
     }
     const top = await repo.topCitedPieces(account, '2026-05-01', '2026-05-01');

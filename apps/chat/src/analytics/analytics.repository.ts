@@ -30,13 +30,11 @@ export class AnalyticsRepository {
   constructor(private readonly db: DataSource) {}
 
   async recordActivity(activity: ContactActivity): Promise<void> {
-    await execute(this.db, `INSERT INTO chat.contact_activity (event_id, account_id, kind, detail, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO NOTHING`, [
-      activity.eventId,
-      activity.accountId,
-      activity.kind,
-      activity.detail,
-      activity.at,
-    ]);
+    await execute(
+      this.db,
+      `INSERT INTO chat.contact_activity (event_id, account_id, kind, detail, at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO NOTHING`,
+      [activity.eventId, activity.accountId, activity.kind, activity.detail, activity.at],
+    );
   }
 
   /** Conversations by channel, counted on the day of their first message. */
@@ -62,7 +60,10 @@ export class AnalyticsRepository {
     );
   }
 
-  /** Conversations (on the day of their first message) that the assistant answered and no person was involved in: no hand-over, no team reply. */
+  /**
+   * Conversations (on the day of their first message) that the assistant answered and no person
+   * was involved in: no hand-over, no team reply.
+   */
   closedByAssistant(accountId: string, from: string, to: string): Promise<DayCount[]> {
     return this.counts(
       `SELECT ${DAY('m.at')} AS day, '' AS key, count(*)::int AS n
@@ -127,7 +128,12 @@ export class AnalyticsRepository {
   }
 
   /** The pieces the assistant cited most in the range (the heading it was last cited under). */
-  async topCitedPieces(accountId: string, from: string, to: string, limit = 10): Promise<Array<{ external_ref: string; heading: string; count: number }>> {
+  async topCitedPieces(
+    accountId: string,
+    from: string,
+    to: string,
+    limit = 10,
+  ): Promise<Array<{ external_ref: string; heading: string; count: number }>> {
     return queryRows<{ external_ref: string; heading: string; count: number }>(
       this.db,
       `SELECT m.citation->>'external_ref' AS external_ref, (array_agg(m.citation->>'heading' ORDER BY m.at DESC))[1] AS heading, count(*)::int AS count
@@ -142,7 +148,12 @@ export class AnalyticsRepository {
    * The customer questions the assistant found no good match for, most frequent first: grouped
    * without case and with runs of spaces as one, shown as last asked.
    */
-  async topUnansweredQuestions(accountId: string, from: string, to: string, limit = 10): Promise<Array<{ question: string; count: number }>> {
+  async topUnansweredQuestions(
+    accountId: string,
+    from: string,
+    to: string,
+    limit = 10,
+  ): Promise<Array<{ question: string; count: number }>> {
     return queryRows<{ question: string; count: number }>(
       this.db,
       `SELECT (array_agg(q.text ORDER BY a.at DESC))[1] AS question, count(*)::int AS count

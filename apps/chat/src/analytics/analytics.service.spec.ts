@@ -12,7 +12,10 @@ describe('analytics date range', () => {
       try {
         rangeDays(from, to);
       } catch (err) {
-        return { code: (err as { code: string }).code, paths: ((err as { details: Array<{ path: string }> }).details ?? []).map((d) => d.path) };
+        return {
+          code: (err as { code: string }).code,
+          paths: ((err as { details: Array<{ path: string }> }).details ?? []).map((d) => d.path),
+        };
       }
       throw new Error('expected a refusal');
     };

@@ -20,7 +20,8 @@ export function rangeDays(from: string, to: string): string[] {
   ];
   if (start !== undefined && end !== undefined) {
     if (end < start) problems.push({ path: 'to', message: 'to must not be before from' });
-    else if ((end - start) / DAY_MS + 1 > ANALYTICS_MAX_DAYS) problems.push({ path: 'to', message: `the range is at most ${ANALYTICS_MAX_DAYS} days` });
+    else if ((end - start) / DAY_MS + 1 > ANALYTICS_MAX_DAYS)
+      problems.push({ path: 'to', message: `the range is at most ${ANALYTICS_MAX_DAYS} days` });
   }
   if (problems.length > 0) throw new ApiError('invalid_parameter', 'The query string has invalid parameters.', problems);
   const days: string[] = [];

@@ -73,7 +73,8 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
   let fake: FakeUpstreams;
   let knowledge: KnowledgeClient;
   const logger = createLogger('test', 'silent');
-  const writer = (timeoutMs = 1_000) => new AnswerWriter(knowledge, new LlmClient({ baseUrl: `${fake.url}/v1`, model: 'test-model', apiKey: 'sk-test', timeoutMs }, logger), 4);
+  const writer = (timeoutMs = 1_000) =>
+    new AnswerWriter(knowledge, new LlmClient({ baseUrl: `${fake.url}/v1`, model: 'test-model', apiKey: 'sk-test', timeoutMs }, logger), 4);
 
   beforeAll(async () => {
     fake = await FakeUpstreams.start();
@@ -93,7 +94,7 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
     fake.mostSearchesInFlight = 0;
   });
 
-  it('without a writer: the extractive answer, searched in the customer\'s language', async () => {
+  it("without a writer: the extractive answer, searched in the customer's language", async () => {
     const reply = await new AnswerWriter(knowledge, null, 4).reply('acc', 'de', 'Rückgabe?', 'r1');
     expect(reply.citation?.external_ref).toBe('returns');
     expect(reply.text).toContain(RETURNS.passage);
@@ -104,7 +105,9 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
   it('with a writer: its reply from the top passages only, citing the same piece, with the link', async () => {
     fake.search = [RETURNS, { ...RETURNS, external_ref: 'weak', passage: 'unrelated', score: 0.001 }];
     fake.llm = (_body, _request, response) =>
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'Returns are free for 30 days.' } }] }));
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'Returns are free for 30 days.' } }] }));
     const reply = await writer().reply('acc', 'en', 'Can I return it?', 'r2');
     expect(reply).toEqual({
       text: 'Returns are free for 30 days.\n\nMore: https://shop.example/returns',
@@ -129,7 +132,13 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
 
   it('a slow writer: the extractive answer once the timeout has passed, not later', async () => {
     fake.llm = (_body, _request, response) => {
-      const timer = setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { content: 'late' } }] })), 5_000);
+      const timer = setTimeout(
+        () =>
+          response
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ choices: [{ message: { content: 'late' } }] })),
+        5_000,
+      );
       response.on('close', () => clearTimeout(timer));
     };
     const started = Date.now();

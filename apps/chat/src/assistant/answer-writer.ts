@@ -29,11 +29,17 @@ export class AnswerWriter {
 
   async reply(accountId: string, lang: string, question: string, requestId: string): Promise<Reply> {
     const words = textsFor(lang);
-    const results = await this.searches(() => this.knowledge.search(searchQuestion(question), lang, SEARCH_RESULTS, accountContext(accountId, requestId)));
+    const results = await this.searches(() =>
+      this.knowledge.search(searchQuestion(question), lang, SEARCH_RESULTS, accountContext(accountId, requestId)),
+    );
     const match = goodMatch(results);
     const extractive = extractiveReply(match, words);
     if (!match || !this.llm) return extractive;
-    const written = await this.llm.write(question, lang, results.filter((result) => goodMatch([result])));
+    const written = await this.llm.write(
+      question,
+      lang,
+      results.filter((result) => goodMatch([result])),
+    );
     return written === null ? extractive : writtenReply(written, extractive, words);
   }
 }

@@ -56,7 +56,7 @@ describe('assistant rules', () => {
     expect(extractiveReply(result({ url: null }), textsFor('en')).text).not.toContain('More:');
   });
 
-  it('without a match it says so in the customer\'s language and offers a person', () => {
+  it("without a match it says so in the customer's language and offers a person", () => {
     expect(extractiveReply(undefined, textsFor('de'))).toEqual({ text: textsFor('de').no_match, citation: null, offersPerson: true });
   });
 

@@ -36,7 +36,11 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
   ) {}
 
   answerSoon(accountId: string, conversationId: number, messageId: number, contact?: EventContact): void {
-    this.track(this.conversations.claimReply(accountId, conversationId, messageId, REPLY_LEASE_MS).then((claimed) => (claimed ? this.answer(claimed, contact) : undefined)));
+    this.track(
+      this.conversations
+        .claimReply(accountId, conversationId, messageId, REPLY_LEASE_MS)
+        .then((claimed) => (claimed ? this.answer(claimed, contact) : undefined)),
+    );
   }
 
   /** One sweep: claims and answers what waited too long. */
@@ -56,7 +60,12 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
       await this.conversations.transaction(async (tx) => {
         await tx.commitWithoutFlush();
         if (!(await tx.finishReply(row.account_id, row.id, pending.id))) return;
-        const message = await tx.addMessage(row.account_id, row.id, { author: 'assistant', text: reply.text, citation: reply.citation, offersPerson: reply.offersPerson });
+        const message = await tx.addMessage(row.account_id, row.id, {
+          author: 'assistant',
+          text: reply.text,
+          citation: reply.citation,
+          offersPerson: reply.offersPerson,
+        });
         await tx.enqueue([this.events.sent(row, contact, message as ChatMessage & { author: 'assistant' })]);
         this.logger.info(
           { request_id: requestId, conversation_id: row.id, message_id: pending.id, cited: reply.citation?.external_ref ?? null },
@@ -67,12 +76,17 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
     } catch (err) {
       this.metrics?.answerFailures.inc();
       // The lease runs out and the sweep tries again: a service that is down delays the answer.
-      this.logger.warn({ request_id: requestId, conversation_id: row.id, message_id: pending.id, err: (err as Error).message }, 'assistant reply failed; retried later');
+      this.logger.warn(
+        { request_id: requestId, conversation_id: row.id, message_id: pending.id, err: (err as Error).message },
+        'assistant reply failed; retried later',
+      );
     }
   }
 
   private track(work: Promise<void>): void {
-    const tracked = work.catch((err: unknown) => this.logger.warn({ err: (err as Error).message }, 'assistant claim failed; retried later'));
+    const tracked = work.catch((err: unknown) =>
+      this.logger.warn({ err: (err as Error).message }, 'assistant claim failed; retried later'),
+    );
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
   }

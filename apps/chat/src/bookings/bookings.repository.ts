@@ -55,7 +55,10 @@ export class BookingsRepository {
 
   /** The booking, locked until the transaction ends. */
   async lock(tx: EntityManager, accountId: string, id: number): Promise<BookingRow | undefined> {
-    const rows = await queryRows<BookingRow>(tx, `${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2 FOR UPDATE OF b`, [accountId, id]);
+    const rows = await queryRows<BookingRow>(tx, `${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2 FOR UPDATE OF b`, [
+      accountId,
+      id,
+    ]);
     return rows[0];
   }
 

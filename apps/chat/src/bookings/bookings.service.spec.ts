@@ -8,9 +8,16 @@ describe('bookings: rules', () => {
   });
 
   it("tells the customer in the conversation's language, naming the piece's heading, else its ref, else the appointment", () => {
-    const booking = { listing_ref: 'flat-7', listing_heading: 'Flat in Berlin', starts_at: '2026-12-01T10:30:00.000000+00:00', status: 'confirmed' as const };
+    const booking = {
+      listing_ref: 'flat-7',
+      listing_heading: 'Flat in Berlin',
+      starts_at: '2026-12-01T10:30:00.000000+00:00',
+      status: 'confirmed' as const,
+    };
     expect(bookingNews(booking, 'en')).toBe('Your booking for Flat in Berlin on 2026-12-01 10:30 UTC is confirmed.');
-    expect(bookingNews({ ...booking, listing_heading: null, status: 'declined' }, 'de')).toBe('Leider wurde Ihre Buchungsanfrage für flat-7 am 2026-12-01 10:30 UTC abgelehnt.');
+    expect(bookingNews({ ...booking, listing_heading: null, status: 'declined' }, 'de')).toBe(
+      'Leider wurde Ihre Buchungsanfrage für flat-7 am 2026-12-01 10:30 UTC abgelehnt.',
+    );
     expect(bookingNews({ ...booking, listing_heading: null, listing_ref: null, status: 'requested' }, 'pt')).toBe(
       'Your booking request for your appointment on 2026-12-01 10:30 UTC was received. We will confirm it here.',
     );

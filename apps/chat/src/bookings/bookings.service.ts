@@ -31,13 +31,19 @@ export const BOOKING_TRANSITIONS: Record<BookingStatus, readonly BookingStatus[]
 /** What the customer is told in the conversation when a booking is made or changes, in the conversation's language. */
 export function bookingNews(booking: Pick<BookingRow, 'listing_ref' | 'listing_heading' | 'starts_at' | 'status'>, lang: string): string {
   const texts = textsFor(lang);
-  const words = { requested: texts.booking_requested, confirmed: texts.booking_confirmed, declined: texts.booking_declined, cancelled: texts.booking_cancelled }[booking.status];
+  const words = {
+    requested: texts.booking_requested,
+    confirmed: texts.booking_confirmed,
+    declined: texts.booking_declined,
+    cancelled: texts.booking_cancelled,
+  }[booking.status];
   const listing = booking.listing_heading ?? booking.listing_ref ?? texts.appointment;
   const when = `${booking.starts_at.slice(0, 10)} ${booking.starts_at.slice(11, 16)} UTC`;
   return words.replace('{listing}', listing).replace('{when}', when);
 }
 
-const invalidStart = (message: string) => new ApiError('validation_failed', 'The request has invalid fields.', [{ path: 'starts_at', message }]);
+const invalidStart = (message: string) =>
+  new ApiError('validation_failed', 'The request has invalid fields.', [{ path: 'starts_at', message }]);
 
 /**
  * Bookings: requested by the customer from the chat (for the piece the assistant's last answer
@@ -68,15 +74,28 @@ export class BookingsService {
   async create(accountId: string, dto: CreateBookingDto, requestId: string): Promise<BookingResponse> {
     const conversation = await this.conversations.get(accountId, dto.conversation_id);
     if (!conversation) throw notFound();
-    const row = await this.make(conversation, { listingRef: dto.listing_ref ?? null, listingHeading: null, startsAt: dto.starts_at, note: dto.note ?? '', createdBy: dto.created_by });
+    const row = await this.make(conversation, {
+      listingRef: dto.listing_ref ?? null,
+      listingHeading: null,
+      startsAt: dto.starts_at,
+      note: dto.note ?? '',
+      createdBy: dto.created_by,
+    });
     return { booking: await this.view(accountId, row, requestId) };
   }
 
   /** The customer's request from the chat: for the piece the assistant's last answer cited (409 when it cited none). */
   async request(visitor: ConversationRow, dto: RequestBookingDto): Promise<{ booking: Omit<Booking, 'contact'> }> {
     const cited = await this.conversations.lastCitation(visitor.account_id, visitor.id);
-    if (!cited) throw new ApiError('conflict', 'A booking is requested for something the assistant has just told you about: ask about it first.');
-    const row = await this.make(visitor, { listingRef: cited.external_ref, listingHeading: cited.heading, startsAt: dto.starts_at, note: dto.note ?? '', createdBy: 'customer' });
+    if (!cited)
+      throw new ApiError('conflict', 'A booking is requested for something the assistant has just told you about: ask about it first.');
+    const row = await this.make(visitor, {
+      listingRef: cited.external_ref,
+      listingHeading: cited.heading,
+      startsAt: dto.starts_at,
+      note: dto.note ?? '',
+      createdBy: 'customer',
+    });
     return { booking: bookingFields(row) };
   }
 
@@ -100,7 +119,8 @@ export class BookingsService {
     conversation: ConversationRow,
     booking: { listingRef: string | null; listingHeading: string | null; startsAt: string; note: string; createdBy: BookingCreator },
   ): Promise<BookingRow> {
-    if (parseTimestampInput(booking.startsAt) === undefined) throw invalidStart('starts_at must be an ISO 8601 timestamp with Z or an offset, such as 2026-12-01T10:00:00Z');
+    if (parseTimestampInput(booking.startsAt) === undefined)
+      throw invalidStart('starts_at must be an ISO 8601 timestamp with Z or an offset, such as 2026-12-01T10:00:00Z');
     return this.conversations.transaction(async (tx, manager) => {
       const row = await this.bookings.create(manager, conversation.account_id, { conversationId: conversation.id, ...booking });
       if (!row) throw invalidStart('starts_at must be in the future');
@@ -110,7 +130,10 @@ export class BookingsService {
   }
 
   private async view(accountId: string, row: BookingRow, requestId: string): Promise<Booking> {
-    return toBooking(row, row.customer_svc_id === null ? null : await this.contacts.bySvcId(row.customer_svc_id, accountContext(accountId, requestId)));
+    return toBooking(
+      row,
+      row.customer_svc_id === null ? null : await this.contacts.bySvcId(row.customer_svc_id, accountContext(accountId, requestId)),
+    );
   }
 }
 

@@ -1,4 +1,11 @@
-import { confirmationCodeIn, isStopWord, isValidWhatsappSignature, retryDelayMs, whatsappRefusal, whatsappSignature } from './channel-rules';
+import {
+  confirmationCodeIn,
+  isStopWord,
+  isValidWhatsappSignature,
+  retryDelayMs,
+  whatsappRefusal,
+  whatsappSignature,
+} from './channel-rules';
 
 describe('channel rules', () => {
   it('takes STOP in any case and its translations, nothing else', () => {

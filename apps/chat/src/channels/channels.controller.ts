@@ -1,6 +1,15 @@
 import { Body, Controller, HttpCode, Param, Post, Put, Req, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { ChatMessage, ConnectWhatsappDto, ConversationIdParams, GatewayContext, PhoneCodeResponse, WhatsappNumberResponse, WhatsappTemplateDto, WhatsappTextDto } from '@svc/contracts';
+import {
+  ChatMessage,
+  ConnectWhatsappDto,
+  ConversationIdParams,
+  GatewayContext,
+  PhoneCodeResponse,
+  WhatsappNumberResponse,
+  WhatsappTemplateDto,
+  WhatsappTextDto,
+} from '@svc/contracts';
 import { Caller } from '@svc/platform';
 import type { FastifyRequest } from 'fastify';
 import { ConversationRow } from '../conversations/conversations.repository';
@@ -30,14 +39,27 @@ export class ChannelsInternalController {
   /** 201 with the team's message: an approved template, queued for the Cloud API; 409 with the reason when the 24-hour rule refuses it. */
   @Post('conversations/:id/whatsapp-template')
   @HttpCode(201)
-  template(@Caller() caller: GatewayContext, @Param() { id }: ConversationIdParams, @Body() body: WhatsappTemplateDto): Promise<{ message: ChatMessage }> {
-    return this.whatsapp.sendTemplate(caller.account.id, id, { template: body.template, lang: body.lang, params: body.params ?? [] }, caller.requestId);
+  template(
+    @Caller() caller: GatewayContext,
+    @Param() { id }: ConversationIdParams,
+    @Body() body: WhatsappTemplateDto,
+  ): Promise<{ message: ChatMessage }> {
+    return this.whatsapp.sendTemplate(
+      caller.account.id,
+      id,
+      { template: body.template, lang: body.lang, params: body.params ?? [] },
+      caller.requestId,
+    );
   }
 
   /** 201 with the team's message: a free-form reply, only within 24 hours of the customer's last message (409 after). */
   @Post('conversations/:id/whatsapp-text')
   @HttpCode(201)
-  text(@Caller() caller: GatewayContext, @Param() { id }: ConversationIdParams, @Body() body: WhatsappTextDto): Promise<{ message: ChatMessage }> {
+  text(
+    @Caller() caller: GatewayContext,
+    @Param() { id }: ConversationIdParams,
+    @Body() body: WhatsappTextDto,
+  ): Promise<{ message: ChatMessage }> {
     return this.whatsapp.sendText(caller.account.id, id, body.text, caller.requestId);
   }
 }

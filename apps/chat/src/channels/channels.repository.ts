@@ -50,12 +50,20 @@ export class ChannelsRepository {
   }
 
   async numberByPhoneNumberId(phoneNumberId: string): Promise<WhatsappNumber | undefined> {
-    const rows = await queryRows<WhatsappNumber>(this.db, `SELECT account_id, phone_number_id, number FROM chat.whatsapp_numbers WHERE phone_number_id = $1`, [phoneNumberId]);
+    const rows = await queryRows<WhatsappNumber>(
+      this.db,
+      `SELECT account_id, phone_number_id, number FROM chat.whatsapp_numbers WHERE phone_number_id = $1`,
+      [phoneNumberId],
+    );
     return rows[0];
   }
 
   async numberOf(accountId: string): Promise<WhatsappNumber | undefined> {
-    const rows = await queryRows<WhatsappNumber>(this.db, `SELECT account_id, phone_number_id, number FROM chat.whatsapp_numbers WHERE account_id = $1`, [accountId]);
+    const rows = await queryRows<WhatsappNumber>(
+      this.db,
+      `SELECT account_id, phone_number_id, number FROM chat.whatsapp_numbers WHERE account_id = $1`,
+      [accountId],
+    );
     return rows[0];
   }
 
@@ -66,20 +74,20 @@ export class ChannelsRepository {
 
   /** Records an inbound message id in the caller's transaction; false when it was already taken in. */
   static async takeInbound(tx: EntityManager, accountId: string, messageId: string): Promise<boolean> {
-    const rows = await queryRows<object>(tx, `INSERT INTO chat.whatsapp_inbound (message_id, account_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`, [
-      messageId,
-      accountId,
-    ]);
+    const rows = await queryRows<object>(
+      tx,
+      `INSERT INTO chat.whatsapp_inbound (message_id, account_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`,
+      [messageId, accountId],
+    );
     return rows.length === 1;
   }
 
   async recordStatus(accountId: string, messageId: string, status: string, at: Date): Promise<void> {
-    await execute(this.db, `INSERT INTO chat.whatsapp_statuses (message_id, status, account_id, at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [
-      messageId,
-      status,
-      accountId,
-      at,
-    ]);
+    await execute(
+      this.db,
+      `INSERT INTO chat.whatsapp_statuses (message_id, status, account_id, at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+      [messageId, status, accountId, at],
+    );
   }
 
   /** The account's conversation with this WhatsApp number, created on its first message. */
@@ -105,11 +113,21 @@ export class ChannelsRepository {
   }
 
   static async touchCustomer(tx: EntityManager, accountId: string, conversationId: number): Promise<void> {
-    await execute(tx, `UPDATE chat.conversations SET last_customer_at = now() WHERE account_id = $1 AND id = $2`, [accountId, conversationId]);
+    await execute(tx, `UPDATE chat.conversations SET last_customer_at = now() WHERE account_id = $1 AND id = $2`, [
+      accountId,
+      conversationId,
+    ]);
   }
 
   /** A new code for a conversation replaces its previous one; it lasts `ttlMs`. */
-  async newPhoneCode(accountId: string, conversationId: number, svcId: number, phone: string, code: string, ttlMs: number): Promise<PhoneCode> {
+  async newPhoneCode(
+    accountId: string,
+    conversationId: number,
+    svcId: number,
+    phone: string,
+    code: string,
+    ttlMs: number,
+  ): Promise<PhoneCode> {
     const rows = await queryRows<PhoneCode>(
       this.db,
       `INSERT INTO chat.phone_codes (conversation_id, account_id, customer_svc_id, phone, code, expires_at)

@@ -3,7 +3,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { OutgoingEmail, WhatsappOutbound } from './senders';
 
 /** What the chat sends, durable: written in the transaction of the change that makes it. */
-export type DeliveryPayload = { kind: 'whatsapp'; phoneNumberId: string; message: WhatsappOutbound } | { kind: 'email'; email: OutgoingEmail };
+export type DeliveryPayload =
+  { kind: 'whatsapp'; phoneNumberId: string; message: WhatsappOutbound } | { kind: 'email'; email: OutgoingEmail };
 
 export interface Delivery {
   id: number;
@@ -23,7 +24,12 @@ export class DeliveriesRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Enqueues a send in the caller's transaction (or on its own). */
-  static async enqueue(db: DataSource | EntityManager, accountId: string, conversationId: number | null, payload: DeliveryPayload): Promise<number> {
+  static async enqueue(
+    db: DataSource | EntityManager,
+    accountId: string,
+    conversationId: number | null,
+    payload: DeliveryPayload,
+  ): Promise<number> {
     const rows = await queryRows<{ id: string }>(
       db,
       `INSERT INTO chat.deliveries (account_id, kind, conversation_id, payload) VALUES ($1, $2, $3, $4::jsonb) RETURNING id`,
@@ -42,15 +48,26 @@ export class DeliveriesRepository {
         RETURNING id, account_id, conversation_id, attempts, payload`,
       [limit, CLAIM_MS],
     );
-    return rows.map((row) => ({ ...row, id: Number(row.id), conversation_id: row.conversation_id === null ? null : Number(row.conversation_id) }));
+    return rows.map((row) => ({
+      ...row,
+      id: Number(row.id),
+      conversation_id: row.conversation_id === null ? null : Number(row.conversation_id),
+    }));
   }
 
   async markSent(id: number, providerId: string): Promise<void> {
-    await execute(this.db, `UPDATE chat.deliveries SET sent_at = now(), provider_id = $2, last_error = NULL WHERE id = $1`, [id, providerId]);
+    await execute(this.db, `UPDATE chat.deliveries SET sent_at = now(), provider_id = $2, last_error = NULL WHERE id = $1`, [
+      id,
+      providerId,
+    ]);
   }
 
   async retryLater(id: number, delayMs: number, error: string): Promise<void> {
-    await execute(this.db, `UPDATE chat.deliveries SET next_attempt_at = now() + $2::bigint * interval '1 millisecond', last_error = $3 WHERE id = $1`, [id, delayMs, error]);
+    await execute(
+      this.db,
+      `UPDATE chat.deliveries SET next_attempt_at = now() + $2::bigint * interval '1 millisecond', last_error = $3 WHERE id = $1`,
+      [id, delayMs, error],
+    );
   }
 
   async park(id: number, error: string): Promise<void> {

@@ -40,7 +40,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   private async attempt(delivery: Delivery): Promise<void> {
     const { payload } = delivery;
-    const result: SendResult = payload.kind === 'whatsapp' ? await this.whatsapp.send(payload.phoneNumberId, payload.message) : await this.email.send(payload.email);
+    const result: SendResult =
+      payload.kind === 'whatsapp' ? await this.whatsapp.send(payload.phoneNumberId, payload.message) : await this.email.send(payload.email);
     const log = { delivery_id: delivery.id, kind: payload.kind, attempts: delivery.attempts };
     if (result.ok) {
       await this.deliveries.markSent(delivery.id, result.providerId);

@@ -12,6 +12,11 @@ export class EmailConfirmationController {
   @Get(':token')
   async open(@Param('token') token: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
     const page = await this.confirmations.open(token, request.id);
-    return reply.code(page.status).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8').send(page.html);
+    return reply
+      .code(page.status)
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .type('text/html; charset=utf-8')
+      .send(page.html);
   }
 }

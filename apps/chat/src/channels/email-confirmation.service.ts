@@ -61,7 +61,11 @@ export class EmailConfirmationService {
       return { status: link ? 410 : 404, html: confirmationPage(lang, 'used', values) };
     }
     try {
-      const result = await this.contacts.confirm(link.customer_svc_id, { confirmed: 'email', value: link.email, conversation: this.events.conversation(row) }, accountContext(link.account_id, requestId));
+      const result = await this.contacts.confirm(
+        link.customer_svc_id,
+        { confirmed: 'email', value: link.email, conversation: this.events.conversation(row) },
+        accountContext(link.account_id, requestId),
+      );
       if (result === 'gone' || result === 'changed') return { status: 409, html: confirmationPage(lang, 'changed', values) };
       return { status: 200, html: confirmationPage(lang, 'confirmed', values) };
     } catch (err) {

@@ -112,7 +112,11 @@ export function confirmationEmail(lang: string | null, business: string, link: s
 }
 
 /** The page the link opens: a title and one sentence, in the customer's language. */
-export function confirmationPage(lang: string | null, outcome: 'confirmed' | 'used' | 'changed' | 'later', values: { business: string; email: string }): string {
+export function confirmationPage(
+  lang: string | null,
+  outcome: 'confirmed' | 'used' | 'changed' | 'later',
+  values: { business: string; email: string },
+): string {
   const t = emailTexts(lang);
   const [title, body] = {
     confirmed: [t.confirmed_title, t.confirmed_body],

@@ -7,8 +7,7 @@ export type SendResult = { ok: true; providerId: string } | { ok: false; permane
 
 /** A WhatsApp message the chat sends: free-form text, or an approved template. */
 export type WhatsappOutbound =
-  | { to: string; type: 'text'; text: string }
-  | { to: string; type: 'template'; template: string; lang: string; params: string[] };
+  { to: string; type: 'text'; text: string } | { to: string; type: 'template'; template: string; lang: string; params: string[] };
 
 /** The WhatsApp provider the chat speaks to; implemented for the Cloud API shape. */
 export interface WhatsappProvider {
@@ -35,7 +34,8 @@ export class CloudApiProvider implements WhatsappProvider {
             template: {
               name: message.template,
               language: { code: message.lang },
-              components: message.params.length > 0 ? [{ type: 'body', parameters: message.params.map((text) => ({ type: 'text', text })) }] : [],
+              components:
+                message.params.length > 0 ? [{ type: 'body', parameters: message.params.map((text) => ({ type: 'text', text })) }] : [],
             },
           };
     try {
@@ -52,7 +52,8 @@ export class CloudApiProvider implements WhatsappProvider {
         return { ok: true, providerId: typeof id === 'string' ? id : '' };
       }
       // 429 and 5xx pass; another 4xx (bad number, unknown template) never will.
-      const permanent = response.statusCode >= 400 && response.statusCode < 500 && response.statusCode !== 429 && response.statusCode !== 408;
+      const permanent =
+        response.statusCode >= 400 && response.statusCode < 500 && response.statusCode !== 429 && response.statusCode !== 408;
       return { ok: false, permanent, error: `status ${response.statusCode}: ${text.slice(0, 300)}` };
     } catch (err) {
       return { ok: false, permanent: false, error: (err as { code?: string }).code ?? (err as Error).message };
@@ -83,7 +84,13 @@ export class EmailSender {
   async send(email: OutgoingEmail): Promise<SendResult> {
     if (!this.transport) return { ok: false, permanent: false, error: 'SMTP_URL is not set' };
     try {
-      const info = await this.transport.sendMail({ from: this.from, to: email.to, subject: email.subject, text: email.text, html: email.html });
+      const info = await this.transport.sendMail({
+        from: this.from,
+        to: email.to,
+        subject: email.subject,
+        text: email.text,
+        html: email.html,
+      });
       return { ok: true, providerId: String(info.messageId ?? '') };
     } catch (err) {
       const code = (err as { responseCode?: number }).responseCode;

@@ -49,7 +49,10 @@ export function parseCloudWebhook(body: unknown): ParsedWebhook {
       for (const status of value?.statuses ?? []) {
         if (!str(status?.id) || !str(status?.status)) continue;
         const seconds = Number(status.timestamp);
-        parsed.statuses.push({ phoneNumberId, status: { id: status.id, status: status.status, at: Number.isFinite(seconds) ? new Date(seconds * 1000) : new Date() } });
+        parsed.statuses.push({
+          phoneNumberId,
+          status: { id: status.id, status: status.status, at: Number.isFinite(seconds) ? new Date(seconds * 1000) : new Date() },
+        });
       }
     }
   }
@@ -72,7 +75,12 @@ export class WhatsappWebhookController {
   @Get()
   verify(@Query() query: Record<string, unknown>, @Res() reply: FastifyReply): FastifyReply {
     const token = query['hub.verify_token'];
-    if (query['hub.mode'] !== 'subscribe' || this.secrets.verifyToken === '' || token !== this.secrets.verifyToken || typeof query['hub.challenge'] !== 'string') {
+    if (
+      query['hub.mode'] !== 'subscribe' ||
+      this.secrets.verifyToken === '' ||
+      token !== this.secrets.verifyToken ||
+      typeof query['hub.challenge'] !== 'string'
+    ) {
       throw new ApiError('unauthorized', 'The verify token does not match.');
     }
     return reply.code(200).type('text/plain').send(query['hub.challenge']);
@@ -82,7 +90,8 @@ export class WhatsappWebhookController {
   @HttpCode(200)
   async receive(@Req() request: FastifyRequest, @Headers('x-hub-signature-256') signature: string | undefined): Promise<{ ok: true }> {
     const raw = rawBodyOf(request);
-    if (!raw || !isValidWhatsappSignature(raw, signature, this.secrets.appSecret)) throw new ApiError('unauthorized', 'The X-Hub-Signature-256 signature does not match.');
+    if (!raw || !isValidWhatsappSignature(raw, signature, this.secrets.appSecret))
+      throw new ApiError('unauthorized', 'The X-Hub-Signature-256 signature does not match.');
     const { messages, statuses } = parseCloudWebhook(request.body);
     // In order: a customer's messages stay in the order they were sent.
     for (const { phoneNumberId, message } of messages) await this.whatsapp.receive(phoneNumberId, message, request.id);

@@ -32,7 +32,8 @@ const PHONE_CODE_TTL_MS = 10 * 60_000;
 const REFUSALS: Record<WhatsappSendRefusal, string> = {
   no_whatsapp: 'This conversation is not on WhatsApp, or the account has no WhatsApp number connected.',
   window_closed: "More than 24 hours have passed since the customer's last WhatsApp message: only an approved template may be sent now.",
-  no_consent: "More than 24 hours have passed since the customer's last message, and the customer has no active reply_whatsapp or future_whatsapp consent: nothing may be sent.",
+  no_consent:
+    "More than 24 hours have passed since the customer's last message, and the customer has no active reply_whatsapp or future_whatsapp consent: nothing may be sent.",
   no_phone: "More than 24 hours have passed since the customer's last message, and the customer has no phone number: nothing may be sent.",
 };
 
@@ -66,12 +67,21 @@ export class WhatsappService {
     if (await this.channels.seenInbound(inbound.id)) return;
     const accountId = number.account_id;
     const context = accountContext(accountId, requestId);
-    const { contact, conversation } = await this.customers.contactFor(await this.channels.whatsappConversation(accountId, inbound.from), requestId);
-    const known: EventContact = contact.phone === null ? ((await this.contacts.saveChatDetails(contact.svc_id, { phone: inbound.from }, context)) ?? contact) : contact;
+    const { contact, conversation } = await this.customers.contactFor(
+      await this.channels.whatsappConversation(accountId, inbound.from),
+      requestId,
+    );
+    const known: EventContact =
+      contact.phone === null
+        ? ((await this.contacts.saveChatDetails(contact.svc_id, { phone: inbound.from }, context)) ?? contact)
+        : contact;
     const stop = isStopWord(inbound.text);
     const code = confirmationCodeIn(inbound.text);
     if (stop) {
-      const { withdrawn } = await this.contacts.whatsappStop({ number: inbound.from, conversation: this.events.conversation(conversation) }, context);
+      const { withdrawn } = await this.contacts.whatsappStop(
+        { number: inbound.from, conversation: this.events.conversation(conversation) },
+        context,
+      );
       this.logger.info({ request_id: requestId, conversation_id: conversation.id, withdrawn }, 'whatsapp STOP');
     } else if (code) {
       await this.confirmPhone(accountId, inbound.from, code, requestId);
@@ -95,9 +105,20 @@ export class WhatsappService {
     const row = await this.conversations.get(accountId, used.conversation_id);
     if (!row) return;
     try {
-      const result = await this.contacts.confirm(used.customer_svc_id, { confirmed: 'phone', value: from, conversation: this.events.conversation(row) }, accountContext(accountId, requestId));
+      const result = await this.contacts.confirm(
+        used.customer_svc_id,
+        { confirmed: 'phone', value: from, conversation: this.events.conversation(row) },
+        accountContext(accountId, requestId),
+      );
       if (typeof result !== 'string') await this.tellConfirmed(row, from);
-      this.logger.info({ request_id: requestId, conversation_id: row.id, result: typeof result === 'string' ? result : result.changed ? 'confirmed' : 'already' }, 'phone code');
+      this.logger.info(
+        {
+          request_id: requestId,
+          conversation_id: row.id,
+          result: typeof result === 'string' ? result : result.changed ? 'confirmed' : 'already',
+        },
+        'phone code',
+      );
     } catch (err) {
       await this.channels.releasePhoneCode(used.conversation_id);
       throw err;
@@ -121,14 +142,24 @@ export class WhatsappService {
    * The widget's phone confirmation: a 6-digit code (10 minutes) for the customer's phone, and the
    * business's WhatsApp number to send it to. 409 without a phone or a connected number.
    */
-  async phoneCode(visitor: ConversationRow, requestId: string): Promise<{ code: string; number: string; phone: string; expires_at: string }> {
+  async phoneCode(
+    visitor: ConversationRow,
+    requestId: string,
+  ): Promise<{ code: string; number: string; phone: string; expires_at: string }> {
     const number = await this.channels.numberOf(visitor.account_id);
     if (!number) throw new ApiError('conflict', 'This business has no WhatsApp number to confirm a phone with.');
     const { contact, conversation } = await this.customers.contactFor(visitor, requestId);
     if (contact.phone === null) throw new ApiError('conflict', 'Leave a phone number first.');
     if (contact.phone_confirmed) throw new ApiError('conflict', 'This phone number is already confirmed.');
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    const stored = await this.channels.newPhoneCode(visitor.account_id, conversation.id, contact.svc_id, contact.phone, code, PHONE_CODE_TTL_MS);
+    const stored = await this.channels.newPhoneCode(
+      visitor.account_id,
+      conversation.id,
+      contact.svc_id,
+      contact.phone,
+      code,
+      PHONE_CODE_TTL_MS,
+    );
     return { code, number: number.number, phone: contact.phone, expires_at: stored.expires_at };
   }
 
@@ -137,20 +168,36 @@ export class WhatsappService {
    * after it only with an active reply_whatsapp / future_whatsapp consent and a phone, else 409
    * with the reason. Queued durably with its `message.sent` (author team).
    */
-  async sendTemplate(accountId: string, conversationId: number, template: { template: string; lang: string; params: string[] }, requestId: string): Promise<{ message: ChatMessage }> {
+  async sendTemplate(
+    accountId: string,
+    conversationId: number,
+    template: { template: string; lang: string; params: string[] },
+    requestId: string,
+  ): Promise<{ message: ChatMessage }> {
     const row = await this.whatsappConversationOf(accountId, conversationId);
     const number = (await this.channels.numberOf(accountId)) as NonNullable<Awaited<ReturnType<ChannelsRepository['numberOf']>>>;
     const { contact } = await this.customers.contactFor(row, requestId);
     const consents = (await this.contacts.consents(contact.svc_id, accountContext(accountId, requestId)))?.consents ?? [];
-    const hasWhatsappConsent = consents.some((consent) => consent.active && (consent.purpose === 'reply_whatsapp' || consent.purpose === 'future_whatsapp'));
-    const refusal = whatsappRefusal('template', { lastCustomerAt: await this.channels.lastCustomerAt(accountId, row.id), now: new Date(), hasWhatsappConsent, phone: contact.phone });
+    const hasWhatsappConsent = consents.some(
+      (consent) => consent.active && (consent.purpose === 'reply_whatsapp' || consent.purpose === 'future_whatsapp'),
+    );
+    const refusal = whatsappRefusal('template', {
+      lastCustomerAt: await this.channels.lastCustomerAt(accountId, row.id),
+      now: new Date(),
+      hasWhatsappConsent,
+      phone: contact.phone,
+    });
     if (refusal) throw new ApiError('conflict', REFUSALS[refusal]);
     const to = (contact.phone ?? row.customer_phone) as string;
     const text = [`[template ${template.template} (${template.lang})]`, ...template.params].join(' ');
     const message = await this.conversations.transaction(async (tx) => {
       const locked = (await tx.lock(accountId, row.id)) as ConversationRow;
       const added = await tx.addMessage(accountId, locked.id, { author: 'team', text, sendOnWhatsapp: false });
-      await DeliveriesRepository.enqueue(tx.manager, accountId, locked.id, { kind: 'whatsapp', phoneNumberId: number.phone_number_id, message: { to, type: 'template', ...template } });
+      await DeliveriesRepository.enqueue(tx.manager, accountId, locked.id, {
+        kind: 'whatsapp',
+        phoneNumberId: number.phone_number_id,
+        message: { to, type: 'template', ...template },
+      });
       await tx.enqueue([this.events.sent(locked, contact, added as ChatMessage & { author: 'team' })]);
       return added;
     });
@@ -160,7 +207,12 @@ export class WhatsappService {
   /** A free-form team reply on WhatsApp: only within 24 hours of the customer's last message (409 otherwise). */
   /** 409 `conflict` with the reason when a free-form team reply may not go out on WhatsApp now (the 24-hour rule). */
   async assertFreeFormAllowed(accountId: string, conversationId: number): Promise<void> {
-    const refusal = whatsappRefusal('text', { lastCustomerAt: await this.channels.lastCustomerAt(accountId, conversationId), now: new Date(), hasWhatsappConsent: false, phone: null });
+    const refusal = whatsappRefusal('text', {
+      lastCustomerAt: await this.channels.lastCustomerAt(accountId, conversationId),
+      now: new Date(),
+      hasWhatsappConsent: false,
+      phone: null,
+    });
     if (refusal) throw new ApiError('conflict', REFUSALS[refusal]);
   }
 

@@ -34,6 +34,12 @@ export class ChatEvents {
   }
 
   handoverCreated(row: ConversationRow, contact: EventContact, reach: EventReach, message: string): DomainMessage {
-    return domainMessage('handover.created', row.account_id, { contact, reach, message, reason: 'nobody_answered', conversation: this.conversation(row) });
+    return domainMessage('handover.created', row.account_id, {
+      contact,
+      reach,
+      message,
+      reason: 'nobody_answered',
+      conversation: this.conversation(row),
+    });
   }
 }

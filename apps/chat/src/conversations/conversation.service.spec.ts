@@ -14,7 +14,8 @@ const contact = (over: Partial<EventContact> = {}): EventContact => ({
   updated_at: '2026-11-21T10:04:05.000000+00:00',
   ...over,
 });
-const dto = (over: Partial<HandoverReachDto>): HandoverReachDto => Object.assign(new HandoverReachDto(), { channel: 'email', consent: true, consent_text: 'x', ...over });
+const dto = (over: Partial<HandoverReachDto>): HandoverReachDto =>
+  Object.assign(new HandoverReachDto(), { channel: 'email', consent: true, consent_text: 'x', ...over });
 
 describe('reach of handover.created', () => {
   it('an email the business confirmed for this customer is verified (compared without case)', () => {

@@ -1,4 +1,12 @@
-import { ChatConversationState, ChatMessage, EventConsent, EventContact, EventReach, FutureConsentDto, HandoverReachDto } from '@svc/contracts';
+import {
+  ChatConversationState,
+  ChatMessage,
+  EventConsent,
+  EventContact,
+  EventReach,
+  FutureConsentDto,
+  HandoverReachDto,
+} from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
 import { ApiError, unavailableError } from '@svc/platform';
 import { asksForPerson } from '../assistant/assistant-rules';
@@ -22,7 +30,12 @@ export interface EmailLinks {
   queueIfUnconfirmed(tx: ConversationTransaction, row: ConversationRow, contact: EventContact, email: string): Promise<boolean>;
 }
 
-const stateOf = (row: ConversationRow): ChatConversationState => ({ id: row.id, channel: row.channel, status: row.status, handover: row.handover });
+const stateOf = (row: ConversationRow): ChatConversationState => ({
+  id: row.id,
+  channel: row.channel,
+  status: row.status,
+  handover: row.handover,
+});
 
 /** A visitor's writes: messages, asking for a person, leaving a way to be reached. Each change commits with its events. */
 export class ConversationService {
@@ -56,7 +69,8 @@ export class ConversationService {
       if (wantsPerson && row.handover === 'none') await this.askForPerson(tx, row, contact, 'customer_asked');
       return added;
     });
-    if (!wantsPerson && conversation.status === 'open') this.replies.answerSoon(conversation.account_id, conversation.id, message.id, contact);
+    if (!wantsPerson && conversation.status === 'open')
+      this.replies.answerSoon(conversation.account_id, conversation.id, message.id, contact);
     return message;
   }
 
@@ -64,7 +78,9 @@ export class ConversationService {
     const recent = await reads.recentCustomerMessages(row.account_id, row.id, MESSAGE_WINDOW_MS);
     if (recent.count < this.messagesPerMinute) return;
     const seconds = Math.max(Math.ceil(recent.retryAfterMs / 1000), 1);
-    throw new ApiError('rate_limited', `At most ${this.messagesPerMinute} messages a minute; try again in ${seconds} s.`, undefined, { 'retry-after': String(seconds) });
+    throw new ApiError('rate_limited', `At most ${this.messagesPerMinute} messages a minute; try again in ${seconds} s.`, undefined, {
+      'retry-after': String(seconds),
+    });
   }
 
   /**
@@ -101,11 +117,18 @@ export class ConversationService {
     const found = await this.customers.contactFor(visitor, requestId);
     const context = accountContext(visitor.account_id, requestId);
     const svcId = found.contact.svc_id;
-    let contact: EventContact = (await this.contacts.saveChatDetails(svcId, dto.channel === 'email' ? { email: dto.email } : { phone: dto.phone }, context)) ?? found.contact;
+    let contact: EventContact =
+      (await this.contacts.saveChatDetails(svcId, dto.channel === 'email' ? { email: dto.email } : { phone: dto.phone }, context)) ??
+      found.contact;
     if (dto.consent) {
       const recorded = await this.contacts.recordChatConsent(
         svcId,
-        { purpose: dto.channel === 'email' ? 'reply_email' : 'reply_whatsapp', text: dto.consent_text, lang, conversation: this.events.conversation(visitor) },
+        {
+          purpose: dto.channel === 'email' ? 'reply_email' : 'reply_whatsapp',
+          text: dto.consent_text,
+          lang,
+          conversation: this.events.conversation(visitor),
+        },
         context,
       );
       if (recorded) contact = recorded.contact;
@@ -118,10 +141,16 @@ export class ConversationService {
       await tx.setHandover(row.account_id, row.id, { status: 'handed_over', handover: 'created', reach });
       await tx.recordHandover(row.account_id, row.id, 'nobody_answered');
       const channel = dto.channel === 'email' ? (dto.email as string) : `WhatsApp (${dto.phone as string})`;
-      await tx.addMessage(row.account_id, row.id, { author: 'system', text: textsFor(row.lang).handover_created.replace('{channel}', channel) });
+      await tx.addMessage(row.account_id, row.id, {
+        author: 'system',
+        text: textsFor(row.lang).handover_created.replace('{channel}', channel),
+      });
       await tx.enqueue([this.events.handoverCreated(row, contact, reach, question)]);
       if (dto.channel === 'email' && (await this.emails.queueIfUnconfirmed(tx, row, contact, dto.email as string))) {
-        await tx.addMessage(row.account_id, row.id, { author: 'system', text: emailTexts(row.lang).on_its_way.replace('{email}', dto.email as string) });
+        await tx.addMessage(row.account_id, row.id, {
+          author: 'system',
+          text: emailTexts(row.lang).on_its_way.replace('{email}', dto.email as string),
+        });
       }
       return { ...stateOf(row), status: 'handed_over', handover: 'created' };
     });
@@ -149,7 +178,12 @@ export class ConversationService {
     return { consent: recorded.consent };
   }
 
-  private async askForPerson(tx: ConversationTransaction, row: ConversationRow, contact: EventContact, reason: 'customer_asked' | 'assistant_unsure'): Promise<ChatConversationState> {
+  private async askForPerson(
+    tx: ConversationTransaction,
+    row: ConversationRow,
+    contact: EventContact,
+    reason: 'customer_asked' | 'assistant_unsure',
+  ): Promise<ChatConversationState> {
     await tx.setHandover(row.account_id, row.id, { status: 'needs_human', handover: 'waiting', reason, dueInMs: this.handoverWaitMs });
     await tx.recordHandover(row.account_id, row.id, reason);
     await tx.addMessage(row.account_id, row.id, { author: 'system', text: textsFor(row.lang).person_requested });

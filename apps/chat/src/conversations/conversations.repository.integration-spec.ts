@@ -27,36 +27,58 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     await db?.drop();
   });
 
-  const conversation = (customer = null as Parameters<ConversationsRepository['create']>[3]) => repo.create(account, visitorTokenHash(newVisitorToken()), 'en', customer);
+  const conversation = (customer = null as Parameters<ConversationsRepository['create']>[3]) =>
+    repo.create(account, visitorTokenHash(newVisitorToken()), 'en', customer);
 
   it('finds a conversation by its token hash only, and a token is stored only as its hash', async () => {
     const token = newVisitorToken();
     const created = await repo.create(account, visitorTokenHash(token), 'de', null);
     expect(await repo.byTokenHash(visitorTokenHash(token))).toEqual(created);
     expect(await repo.byTokenHash(visitorTokenHash(newVisitorToken()))).toBeUndefined();
-    const stored = await queryRows<{ token_hash: Buffer }>(dataSource, 'SELECT token_hash FROM chat.conversations WHERE id = $1', [created.id]);
+    const stored = await queryRows<{ token_hash: Buffer }>(dataSource, 'SELECT token_hash FROM chat.conversations WHERE id = $1', [
+      created.id,
+    ]);
     expect(stored[0]?.token_hash.toString('utf8')).not.toContain(token.slice(4));
-    expect(created).toMatchObject({ account_id: account, channel: 'web', lang: 'de', status: 'open', handover: 'none', customer_svc_id: null });
+    expect(created).toMatchObject({
+      account_id: account,
+      channel: 'web',
+      lang: 'de',
+      status: 'open',
+      handover: 'none',
+      customer_svc_id: null,
+    });
   });
 
   it('numbers messages 1, 2, 3… per conversation, also when they are written at the same time', async () => {
     const a = await conversation();
     const b = await conversation();
-    const writes = Array.from({ length: 10 }, (_, i) => repo.transaction((tx) => tx.addMessage(account, i % 2 ? a.id : b.id, { author: 'customer', text: `m${i}` })));
+    const writes = Array.from({ length: 10 }, (_, i) =>
+      repo.transaction((tx) => tx.addMessage(account, i % 2 ? a.id : b.id, { author: 'customer', text: `m${i}` })),
+    );
     await Promise.all(writes);
     expect((await repo.messages(account, a.id)).map((m) => m.id)).toEqual([1, 2, 3, 4, 5]);
     expect((await repo.messages(account, b.id, 2)).map((m) => m.id)).toEqual([3, 4, 5]);
     expect(await repo.messages(randomUUID(), a.id)).toEqual([]);
     const [first] = await repo.messages(account, a.id);
-    expect(first).toEqual({ id: 1, author: 'customer', text: expect.stringMatching(/^m\d$/), at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*\.\d{6}\+00:00$/), citation: null, offers_person: false });
+    expect(first).toEqual({
+      id: 1,
+      author: 'customer',
+      text: expect.stringMatching(/^m\d$/),
+      at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*\.\d{6}\+00:00$/),
+      citation: null,
+      offers_person: false,
+    });
   });
 
-  it('a stream reads the messages after an id and the conversation\'s state in one go', async () => {
+  it("a stream reads the messages after an id and the conversation's state in one go", async () => {
     const c = await conversation();
     expect(await repo.streamRead(account, c.id, 0)).toEqual({ messages: [], state: { status: 'open', handover: 'none' } });
     for (const text of ['one', 'two', 'three']) await repo.transaction((tx) => tx.addMessage(account, c.id, { author: 'customer', text }));
     await repo.transaction((tx) => tx.setHandover(account, c.id, { status: 'needs_human', handover: 'waiting' }));
-    expect(await repo.streamRead(account, c.id, 1)).toEqual({ messages: await repo.messages(account, c.id, 1), state: { status: 'needs_human', handover: 'waiting' } });
+    expect(await repo.streamRead(account, c.id, 1)).toEqual({
+      messages: await repo.messages(account, c.id, 1),
+      state: { status: 'needs_human', handover: 'waiting' },
+    });
     expect((await repo.streamRead(account, c.id, 0, 2))?.messages.map((m) => m.text)).toEqual(['one', 'two']);
     expect(await repo.streamRead(account, c.id, 3)).toEqual({ messages: [], state: { status: 'needs_human', handover: 'waiting' } });
     expect(await repo.streamRead(randomUUID(), c.id, 0)).toBeUndefined();
@@ -64,14 +86,18 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
 
   it('a pending reply is claimed by one taker at a time and finished once', async () => {
     const c = await conversation();
-    const message = await repo.transaction((tx) => tx.addMessage(account, c.id, { author: 'customer', text: 'hello?', replyPending: true }));
+    const message = await repo.transaction((tx) =>
+      tx.addMessage(account, c.id, { author: 'customer', text: 'hello?', replyPending: true }),
+    );
     const claims = await Promise.all([1, 2, 3].map(() => repo.claimReply(account, c.id, message.id, 30_000)));
     expect(claims.filter(Boolean)).toEqual([{ id: message.id, text: 'hello?', conversation: await repo.get(account, c.id) }]);
     // A stale sweep leaves a leased message alone.
     await execute(dataSource, `UPDATE chat.messages SET at = now() - interval '1 minute' WHERE conversation_id = $1`, [c.id]);
     expect((await repo.claimStaleReplies(1_000, 30_000, 10)).filter((p) => p.conversation.id === c.id)).toEqual([]);
     // Once the lease has run out, the sweep takes it over.
-    await execute(dataSource, `UPDATE chat.messages SET reply_lease_until = now() - interval '1 second' WHERE conversation_id = $1`, [c.id]);
+    await execute(dataSource, `UPDATE chat.messages SET reply_lease_until = now() - interval '1 second' WHERE conversation_id = $1`, [
+      c.id,
+    ]);
     expect((await repo.claimStaleReplies(1_000, 30_000, 10)).filter((p) => p.conversation.id === c.id)).toHaveLength(1);
     expect(await repo.transaction((tx) => tx.finishReply(account, c.id, message.id))).toBe(true);
     expect(await repo.transaction((tx) => tx.finishReply(account, c.id, message.id))).toBe(false);
@@ -89,25 +115,55 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
   it('the hand-over sweep moves due waits to ask_reach with a message, once, whichever replica runs it', async () => {
     const due = await conversation();
     const later = await conversation();
-    await repo.transaction((tx) => tx.setHandover(account, due.id, { status: 'needs_human', handover: 'waiting', reason: 'customer_asked', dueInMs: 0 }));
-    await repo.transaction((tx) => tx.setHandover(account, later.id, { status: 'needs_human', handover: 'waiting', reason: 'customer_asked', dueInMs: 60_000 }));
+    await repo.transaction((tx) =>
+      tx.setHandover(account, due.id, { status: 'needs_human', handover: 'waiting', reason: 'customer_asked', dueInMs: 0 }),
+    );
+    await repo.transaction((tx) =>
+      tx.setHandover(account, later.id, { status: 'needs_human', handover: 'waiting', reason: 'customer_asked', dueInMs: 60_000 }),
+    );
     const logger = createLogger('test', 'silent');
     const moved = await Promise.all([new HandoverSweeper(repo, 1_000, logger).run(), new HandoverSweeper(repo, 1_000, logger).run()]);
     expect(moved.reduce((a, b) => a + b, 0)).toBe(1);
-    expect(await repo.get(account, due.id)).toMatchObject({ status: 'needs_human', handover: 'ask_reach', handover_reason: 'customer_asked' });
+    expect(await repo.get(account, due.id)).toMatchObject({
+      status: 'needs_human',
+      handover: 'ask_reach',
+      handover_reason: 'customer_asked',
+    });
     expect((await repo.messages(account, due.id)).map((m) => m.author)).toEqual(['system']);
     expect((await repo.get(account, later.id))?.handover).toBe('waiting');
   });
 
   it('erasure blanks the customer in their conversations and messages, and only theirs', async () => {
-    const theirs = await conversation({ svcId: 99, identified: true, name: 'Grace Hopper', email: 'grace@example.com', phone: '+15555550100' });
+    const theirs = await conversation({
+      svcId: 99,
+      identified: true,
+      name: 'Grace Hopper',
+      email: 'grace@example.com',
+      phone: '+15555550100',
+    });
     const others = await conversation({ svcId: 98, identified: true, name: 'Grace Hopper', email: 'g2@example.com', phone: null });
-    for (const c of [theirs, others]) await repo.transaction((tx) => tx.addMessage(account, c.id, { author: 'customer', text: 'I am Grace Hopper (grace@example.com, +15555550100)' }));
-    await repo.transaction((tx) => tx.setHandover(account, theirs.id, { status: 'handed_over', handover: 'created', reach: { method: 'email', email: 'grace@example.com', email_verified: true, whatsapp: '', whatsapp_verified: false, consent: true } }));
+    for (const c of [theirs, others])
+      await repo.transaction((tx) =>
+        tx.addMessage(account, c.id, { author: 'customer', text: 'I am Grace Hopper (grace@example.com, +15555550100)' }),
+      );
+    await repo.transaction((tx) =>
+      tx.setHandover(account, theirs.id, {
+        status: 'handed_over',
+        handover: 'created',
+        reach: { method: 'email', email: 'grace@example.com', email_verified: true, whatsapp: '', whatsapp_verified: false, consent: true },
+      }),
+    );
     const erasure = new ErasureService(repo);
     expect(await erasure.erase(account, 99)).toBe(1);
     expect(await erasure.erase(account, 99)).toBe(0);
-    expect(await repo.get(account, theirs.id)).toMatchObject({ customer_svc_id: null, customer_identified: false, customer_name: '', customer_email: null, customer_phone: null, reach: { email: '', whatsapp: '' } });
+    expect(await repo.get(account, theirs.id)).toMatchObject({
+      customer_svc_id: null,
+      customer_identified: false,
+      customer_name: '',
+      customer_email: null,
+      customer_phone: null,
+      reach: { email: '', whatsapp: '' },
+    });
     expect((await repo.messages(account, theirs.id)).map((m) => m.text)).toEqual(['I am  (, )']);
     expect((await repo.messages(account, others.id)).map((m) => m.text)).toEqual(['I am Grace Hopper (grace@example.com, +15555550100)']);
     expect((await repo.get(account, others.id))?.customer_name).toBe('Grace Hopper');

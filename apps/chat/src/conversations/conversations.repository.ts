@@ -1,4 +1,14 @@
-import { ChatChannel, ChatCitation, ChatMessage, ConversationStatus, DomainMessage, EventReach, HandoverReason, HandoverState, MessageAuthor } from '@svc/contracts';
+import {
+  ChatChannel,
+  ChatCitation,
+  ChatMessage,
+  ConversationStatus,
+  DomainMessage,
+  EventReach,
+  HandoverReason,
+  HandoverState,
+  MessageAuthor,
+} from '@svc/contracts';
 import { enqueueDomainMessages } from '@svc/messaging';
 import { execute, queryRows, SqlParam } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
@@ -65,7 +75,17 @@ const conversationColumns = (alias?: string): string => {
     `${column('id')}::float8 AS id`,
     ...['account_id', 'channel', 'lang'].map(column),
     `${column('customer_svc_id')}::float8 AS customer_svc_id`,
-    ...['customer_identified', 'customer_name', 'customer_email', 'customer_phone', 'status', 'handover', 'handover_reason', 'reach', 'business_name'].map(column),
+    ...[
+      'customer_identified',
+      'customer_name',
+      'customer_email',
+      'customer_phone',
+      'status',
+      'handover',
+      'handover_reason',
+      'reach',
+      'business_name',
+    ].map(column),
   ].join(', ');
 };
 const CONVERSATION_COLUMNS = conversationColumns();
@@ -87,7 +107,11 @@ class ConversationReads {
   constructor(protected readonly db: DataSource | EntityManager) {}
 
   async get(accountId: string, id: number): Promise<ConversationRow | undefined> {
-    const rows = await queryRows<ConversationRow>(this.db, `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2`, [accountId, id]);
+    const rows = await queryRows<ConversationRow>(
+      this.db,
+      `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2`,
+      [accountId, id],
+    );
     return rows[0];
   }
 
@@ -105,7 +129,12 @@ class ConversationReads {
    * What a stream shows after `afterId`, in one round trip: the messages (oldest first, at most
    * `limit`) and the conversation's status and hand-over; undefined when the conversation is gone.
    */
-  async streamRead(accountId: string, conversationId: number, afterId: number, limit = 500): Promise<{ messages: ChatMessage[]; state: ConversationState } | undefined> {
+  async streamRead(
+    accountId: string,
+    conversationId: number,
+    afterId: number,
+    limit = 500,
+  ): Promise<{ messages: ChatMessage[]; state: ConversationState } | undefined> {
     const rows = await queryRows<ConversationState & Partial<MessageRow>>(
       this.db,
       `SELECT c.status, c.handover, m.id, m.author, m.text, m.at, m.citation, m.offers_person
@@ -134,7 +163,11 @@ class ConversationReads {
   }
 
   /** How many messages the customer wrote within the last `windowMs`, and in how long the oldest of them leaves that window. */
-  async recentCustomerMessages(accountId: string, conversationId: number, windowMs: number): Promise<{ count: number; retryAfterMs: number }> {
+  async recentCustomerMessages(
+    accountId: string,
+    conversationId: number,
+    windowMs: number,
+  ): Promise<{ count: number; retryAfterMs: number }> {
     const rows = await queryRows<{ count: number; retry_after_ms: number }>(
       this.db,
       `SELECT count(*)::int AS count,
@@ -188,7 +221,11 @@ export class ConversationTransaction extends ConversationReads {
   }
 
   async lock(accountId: string, id: number): Promise<ConversationRow | undefined> {
-    const rows = await queryRows<ConversationRow>(this.db, `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`, [accountId, id]);
+    const rows = await queryRows<ConversationRow>(
+      this.db,
+      `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`,
+      [accountId, id],
+    );
     return rows[0];
   }
 
@@ -246,19 +283,38 @@ export class ConversationTransaction extends ConversationReads {
               handover_due_at = CASE WHEN $6::bigint IS NULL THEN NULL ELSE now() + $6::bigint * interval '1 millisecond' END,
               reach = coalesce($7::jsonb, reach), updated_at = now()
         WHERE account_id = $1 AND id = $2`,
-      [accountId, id, change.status, change.handover, change.reason ?? null, change.dueInMs ?? null, change.reach ? JSON.stringify(change.reach) : null],
+      [
+        accountId,
+        id,
+        change.status,
+        change.handover,
+        change.reason ?? null,
+        change.dueInMs ?? null,
+        change.reach ? JSON.stringify(change.reach) : null,
+      ],
     );
-    await execute(this.db, `SELECT pg_notify('${CONVERSATION_CHANNEL}', $1::text), pg_notify('${INBOX_CHANNEL}', $2::text)`, [String(id), accountId]);
+    await execute(this.db, `SELECT pg_notify('${CONVERSATION_CHANNEL}', $1::text), pg_notify('${INBOX_CHANNEL}', $2::text)`, [
+      String(id),
+      accountId,
+    ]);
   }
 
   /** Records a hand-over as it happens (the analytics count them by reason and day). */
   async recordHandover(accountId: string, conversationId: number, reason: HandoverReason): Promise<void> {
-    await execute(this.db, `INSERT INTO chat.handovers (account_id, conversation_id, reason) VALUES ($1, $2, $3)`, [accountId, conversationId, reason]);
+    await execute(this.db, `INSERT INTO chat.handovers (account_id, conversation_id, reason) VALUES ($1, $2, $3)`, [
+      accountId,
+      conversationId,
+      reason,
+    ]);
   }
 
   /** A team reply ends the wait for a person: the customer is not asked how to reach them after all. */
   async stopHandoverWait(accountId: string, id: number): Promise<void> {
-    await execute(this.db, `UPDATE chat.conversations SET handover_due_at = NULL WHERE account_id = $1 AND id = $2 AND handover = 'waiting'`, [accountId, id]);
+    await execute(
+      this.db,
+      `UPDATE chat.conversations SET handover_due_at = NULL WHERE account_id = $1 AND id = $2 AND handover = 'waiting'`,
+      [accountId, id],
+    );
   }
 
   /**
@@ -287,7 +343,11 @@ export class ConversationTransaction extends ConversationReads {
 
   /** Conversations of an erased customer, locked. */
   async lockCustomerConversations(accountId: string, svcId: number): Promise<ConversationRow[]> {
-    return queryRows<ConversationRow>(this.db, `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND customer_svc_id = $2 FOR UPDATE`, [accountId, svcId]);
+    return queryRows<ConversationRow>(
+      this.db,
+      `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND customer_svc_id = $2 FOR UPDATE`,
+      [accountId, svcId],
+    );
   }
 
   /** Removes each of `terms` from the texts of these conversations' messages. */
@@ -320,7 +380,10 @@ export class ConversationTransaction extends ConversationReads {
   async eraseChannelData(accountId: string, svcId: number, conversationIds: number[]): Promise<void> {
     await execute(this.db, `DELETE FROM chat.email_confirmations WHERE account_id = $1 AND customer_svc_id = $2`, [accountId, svcId]);
     await execute(this.db, `DELETE FROM chat.phone_codes WHERE account_id = $1 AND customer_svc_id = $2`, [accountId, svcId]);
-    await execute(this.db, `DELETE FROM chat.deliveries WHERE account_id = $1 AND conversation_id = ANY($2::bigint[])`, [accountId, conversationIds]);
+    await execute(this.db, `DELETE FROM chat.deliveries WHERE account_id = $1 AND conversation_id = ANY($2::bigint[])`, [
+      accountId,
+      conversationIds,
+    ]);
     await execute(
       this.db,
       `UPDATE chat.conversations SET whatsapp_from = NULL, token_hash = sha256(convert_to(gen_random_uuid()::text, 'UTF8'))
@@ -345,19 +408,37 @@ export class ConversationsRepository extends ConversationReads {
     return this.dataSource.transaction((manager) => work(new ConversationTransaction(manager), manager));
   }
 
-  async create(accountId: string, tokenHash: Buffer, lang: string, customer: ConversationCustomer | null, businessName = ''): Promise<ConversationRow> {
+  async create(
+    accountId: string,
+    tokenHash: Buffer,
+    lang: string,
+    customer: ConversationCustomer | null,
+    businessName = '',
+  ): Promise<ConversationRow> {
     const rows = await queryRows<ConversationRow>(
       this.db,
       `INSERT INTO chat.conversations (account_id, token_hash, lang, customer_svc_id, customer_identified, customer_name, customer_email, customer_phone, business_name)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        RETURNING ${CONVERSATION_COLUMNS}`,
-      [accountId, tokenHash, lang, customer?.svcId ?? null, customer?.identified ?? false, customer?.name ?? '', customer?.email ?? null, customer?.phone ?? null, businessName],
+      [
+        accountId,
+        tokenHash,
+        lang,
+        customer?.svcId ?? null,
+        customer?.identified ?? false,
+        customer?.name ?? '',
+        customer?.email ?? null,
+        customer?.phone ?? null,
+        businessName,
+      ],
     );
     return rows[0] as ConversationRow;
   }
 
   async byTokenHash(tokenHash: Buffer): Promise<ConversationRow | undefined> {
-    const rows = await queryRows<ConversationRow>(this.db, `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE token_hash = $1`, [tokenHash]);
+    const rows = await queryRows<ConversationRow>(this.db, `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE token_hash = $1`, [
+      tokenHash,
+    ]);
     return rows[0];
   }
 

@@ -29,7 +29,13 @@ export class CustomersService {
       if (contact) return { contact, conversation: row };
     }
     const created = await this.contacts.createChatMet(context);
-    const conversation = await this.conversations.attachCustomer(row.account_id, row.id, { svcId: created.svc_id, identified: false, name: '', email: null, phone: null });
+    const conversation = await this.conversations.attachCustomer(row.account_id, row.id, {
+      svcId: created.svc_id,
+      identified: false,
+      name: '',
+      email: null,
+      phone: null,
+    });
     if (conversation.customer_svc_id === created.svc_id) return { contact: created, conversation };
     // Another request of this visitor attached a customer first: that one is theirs.
     return this.contactFor(conversation, requestId);

@@ -49,12 +49,21 @@ export class SessionsService {
 
     const given = dto.token && isVisitorToken(dto.token) ? await this.conversations.byTokenHash(visitorTokenHash(dto.token)) : undefined;
     if (given && given.account_id === account.id && this.samePerson(given, customer)) {
-      const row = customer && given.customer_svc_id === null ? await this.conversations.attachCustomer(account.id, given.id, identifiedCustomer(customer)) : given;
+      const row =
+        customer && given.customer_svc_id === null
+          ? await this.conversations.attachCustomer(account.id, given.id, identifiedCustomer(customer))
+          : given;
       return { created: false, body: { token: dto.token as string, ...(await conversationView(this.conversations, row)) } };
     }
     await this.throttle.take(request.address);
     const token = newVisitorToken();
-    const row = await this.conversations.create(account.id, visitorTokenHash(token), request.lang, customer ? identifiedCustomer(customer) : null, account.name);
+    const row = await this.conversations.create(
+      account.id,
+      visitorTokenHash(token),
+      request.lang,
+      customer ? identifiedCustomer(customer) : null,
+      account.name,
+    );
     return { created: true, body: { token, ...(await conversationView(this.conversations, row)) } };
   }
 

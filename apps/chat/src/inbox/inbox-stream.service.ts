@@ -46,7 +46,11 @@ export class InboxStreamService extends EventStreams {
         for (const change of changes) {
           if (reported.get(change.id) === change.cursor) continue;
           reported.set(change.id, change.cursor);
-          const event: InboxStreamEvent = { conversation_id: change.id, last_message_id: change.last_message_id, updated_at: change.updated_at };
+          const event: InboxStreamEvent = {
+            conversation_id: change.id,
+            last_message_id: change.last_message_id,
+            updated_at: change.updated_at,
+          };
           chunk += `id: ${change.cursor}\nevent: conversation\ndata: ${JSON.stringify(event)}\n\n`;
           const micros = microsOf(change.cursor);
           if (micros > since) since = micros;
@@ -54,7 +58,8 @@ export class InboxStreamService extends EventStreams {
         for (const [id, cursor] of reported) if (microsOf(cursor) < since - INBOX_OVERLAP_MICROS) reported.delete(id);
         return { chunk, more: chunk !== '' && changes.length === BATCH };
       },
-      onError: (err) => this.logger.warn({ account_id: accountId, err: (err as Error).message }, 'inbox stream read failed; the next wake-up reads again'),
+      onError: (err) =>
+        this.logger.warn({ account_id: accountId, err: (err as Error).message }, 'inbox stream read failed; the next wake-up reads again'),
     });
   }
 }

@@ -1,6 +1,14 @@
 import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { GatewayContext, InboxConversationResponse, InboxConversationsPage, INBOX_CURSOR, ListConversationsQueryDto, TeamReplyDto, TeamReplyResponse } from '@svc/contracts';
+import {
+  GatewayContext,
+  InboxConversationResponse,
+  InboxConversationsPage,
+  INBOX_CURSOR,
+  ListConversationsQueryDto,
+  TeamReplyDto,
+  TeamReplyResponse,
+} from '@svc/contracts';
 import { ApiError, Caller } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InternalCallGuard } from '../settings/internal-call.guard';
@@ -42,8 +50,14 @@ export class InboxController {
   }
 
   @Get('inbox/stream')
-  stream(@Caller() caller: GatewayContext, @Headers('last-event-id') lastEventId: string | undefined, @Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
-    if (lastEventId !== undefined && !INBOX_CURSOR.test(lastEventId)) throw new ApiError('invalid_parameter', 'Last-Event-ID must be the id of an earlier event of this stream.');
+  stream(
+    @Caller() caller: GatewayContext,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): void {
+    if (lastEventId !== undefined && !INBOX_CURSOR.test(lastEventId))
+      throw new ApiError('invalid_parameter', 'Last-Event-ID must be the id of an earlier event of this stream.');
     reply.hijack();
     this.streams.serve(caller.account.id, lastEventId, reply.raw, { 'x-request-id': request.id });
   }

@@ -30,10 +30,12 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
     await db?.drop();
   });
 
-  const conversation = async (accountId = account) => (await conversations.create(accountId, randomBytes(32), 'en', { svcId: 7, identified: false, name: '', email: null, phone: null })).id;
+  const conversation = async (accountId = account) =>
+    (await conversations.create(accountId, randomBytes(32), 'en', { svcId: 7, identified: false, name: '', email: null, phone: null })).id;
   const say = (id: number, author: 'customer' | 'assistant' | 'team' | 'system', text: string, accountId = account) =>
     conversations.transaction((tx) => tx.addMessage(accountId, id, { author, text }));
-  const setActivity = (id: number, at: string) => execute(dataSource, `UPDATE chat.conversations SET updated_at = $2 WHERE id = $1`, [id, at]);
+  const setActivity = (id: number, at: string) =>
+    execute(dataSource, `UPDATE chat.conversations SET updated_at = $2 WHERE id = $1`, [id, at]);
   const ids = (rows: Array<{ id: number }>) => rows.map((r) => r.id);
 
   it('lists conversations with a message, newest activity first; the cursor pages through ties without skipping or repeating', async () => {
@@ -73,7 +75,9 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
   it('needs_human: a person was asked for and the team has not answered the latest customer message; the last message skips notices', async () => {
     const id = await conversation();
     await say(id, 'customer', 'a person please');
-    await conversations.transaction((tx) => tx.setHandover(account, id, { status: 'needs_human', handover: 'waiting', reason: 'customer_asked', dueInMs: 60_000 }));
+    await conversations.transaction((tx) =>
+      tx.setHandover(account, id, { status: 'needs_human', handover: 'waiting', reason: 'customer_asked', dueInMs: 60_000 }),
+    );
     await say(id, 'system', 'A person will answer.');
     let row = await inbox.get(account, id);
     expect(row).toMatchObject({ needs_human: true, last_author: 'customer', last_text: 'a person please' });
@@ -83,8 +87,12 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
     await conversations.transaction((tx) => tx.stopHandoverWait(account, id));
     row = await inbox.get(account, id);
     expect(row).toMatchObject({ needs_human: false, last_author: 'team', status: 'needs_human' });
-    expect((await inbox.list(account, { needsHuman: true, limit: 50 }))).toEqual([]);
-    const [due] = await queryRows<{ handover_due_at: string | null }>(dataSource, `SELECT handover_due_at FROM chat.conversations WHERE id = $1`, [id]);
+    expect(await inbox.list(account, { needsHuman: true, limit: 50 })).toEqual([]);
+    const [due] = await queryRows<{ handover_due_at: string | null }>(
+      dataSource,
+      `SELECT handover_due_at FROM chat.conversations WHERE id = $1`,
+      [id],
+    );
     expect(due?.handover_due_at).toBeNull();
 
     await say(id, 'customer', 'and another thing');
@@ -93,7 +101,7 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
     expect(await inbox.messages(other, id)).toEqual([]);
   });
 
-  it('changes: the account\'s conversations changed since a moment, oldest change first, with their cursor', async () => {
+  it("changes: the account's conversations changed since a moment, oldest change first, with their cursor", async () => {
     const before = BigInt(Date.now() - 1_000) * 1000n;
     const id = await conversation();
     await say(id, 'customer', 'hello');
@@ -107,17 +115,37 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
   it('bookings: created only in the future; confirmed_at is set when confirmed; another account reads none', async () => {
     const id = await conversation();
     const make = (startsAt: string) =>
-      conversations.transaction((_tx, manager) => bookings.create(manager, account, { conversationId: id, listingRef: 'flat', listingHeading: 'Flat', startsAt, note: '', createdBy: 'customer' }));
+      conversations.transaction((_tx, manager) =>
+        bookings.create(manager, account, {
+          conversationId: id,
+          listingRef: 'flat',
+          listingHeading: 'Flat',
+          startsAt,
+          note: '',
+          createdBy: 'customer',
+        }),
+      );
     expect(await make('2020-01-01T10:00:00Z')).toBeUndefined();
     const made = await make('2099-01-01T10:00:00.123456+02:00');
-    expect(made).toMatchObject({ conversation_id: id, customer_svc_id: 7, listing_ref: 'flat', starts_at: '2099-01-01T08:00:00.123456+00:00', status: 'requested', created_by: 'customer' });
-    const confirmed = await conversations.transaction((_tx, manager) => bookings.setStatus(manager, account, made?.id as number, 'confirmed'));
+    expect(made).toMatchObject({
+      conversation_id: id,
+      customer_svc_id: 7,
+      listing_ref: 'flat',
+      starts_at: '2099-01-01T08:00:00.123456+00:00',
+      status: 'requested',
+      created_by: 'customer',
+    });
+    const confirmed = await conversations.transaction((_tx, manager) =>
+      bookings.setStatus(manager, account, made?.id as number, 'confirmed'),
+    );
     expect(confirmed.status).toBe('confirmed');
-    const [row] = await queryRows<{ confirmed_at: string | null }>(dataSource, `SELECT confirmed_at FROM chat.bookings WHERE id = $1`, [made?.id ?? null]);
+    const [row] = await queryRows<{ confirmed_at: string | null }>(dataSource, `SELECT confirmed_at FROM chat.bookings WHERE id = $1`, [
+      made?.id ?? null,
+    ]);
     expect(row?.confirmed_at).not.toBeNull();
     expect(await bookings.get(other, made?.id as number)).toBeUndefined();
     expect((await bookings.list(account, { after: 0, limit: 10 })).map((b) => b.id)).toEqual([made?.id]);
-    expect((await bookings.list(account, { status: 'requested', after: 0, limit: 10 }))).toEqual([]);
-    expect((await bookings.list(other, { after: 0, limit: 10 }))).toEqual([]);
+    expect(await bookings.list(account, { status: 'requested', after: 0, limit: 10 })).toEqual([]);
+    expect(await bookings.list(other, { after: 0, limit: 10 })).toEqual([]);
   });
 });

@@ -87,7 +87,10 @@ export class InboxService {
       status: row.status,
       needs_human: row.needs_human,
       contact: await this.contactOf(accountId, row.customer_svc_id, requestId),
-      last_message: row.last_id === null ? null : { id: row.last_id, text: row.last_text as string, author: row.last_author as MessageAuthor, at: row.last_at as string },
+      last_message:
+        row.last_id === null
+          ? null
+          : { id: row.last_id, text: row.last_text as string, author: row.last_author as MessageAuthor, at: row.last_at as string },
       created_at: row.created_at,
       updated_at: row.updated_at,
     };

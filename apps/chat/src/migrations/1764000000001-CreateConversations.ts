@@ -36,8 +36,12 @@ export class CreateConversations1764000000001 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await queryRunner.query(`CREATE INDEX conversations_customer_idx ON chat.conversations (account_id, customer_svc_id) WHERE customer_svc_id IS NOT NULL`);
-    await queryRunner.query(`CREATE INDEX conversations_handover_due_idx ON chat.conversations (handover_due_at) WHERE handover = 'waiting'`);
+    await queryRunner.query(
+      `CREATE INDEX conversations_customer_idx ON chat.conversations (account_id, customer_svc_id) WHERE customer_svc_id IS NOT NULL`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX conversations_handover_due_idx ON chat.conversations (handover_due_at) WHERE handover = 'waiting'`,
+    );
     // reply_pending: a customer message the assistant has still to answer; reply_lease_until: a
     // replica is answering it until then (another takes it over after a crash).
     await queryRunner.query(`

@@ -17,8 +17,12 @@ export class CreateChannels1764000000004 implements MigrationInterface {
         number text NOT NULL,
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await queryRunner.query(`ALTER TABLE chat.conversations ADD COLUMN whatsapp_from text, ADD COLUMN last_customer_at timestamptz, ADD COLUMN business_name text NOT NULL DEFAULT ''`);
-    await queryRunner.query(`CREATE UNIQUE INDEX conversations_whatsapp_idx ON chat.conversations (account_id, whatsapp_from) WHERE whatsapp_from IS NOT NULL`);
+    await queryRunner.query(
+      `ALTER TABLE chat.conversations ADD COLUMN whatsapp_from text, ADD COLUMN last_customer_at timestamptz, ADD COLUMN business_name text NOT NULL DEFAULT ''`,
+    );
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX conversations_whatsapp_idx ON chat.conversations (account_id, whatsapp_from) WHERE whatsapp_from IS NOT NULL`,
+    );
     await queryRunner.query(`
       CREATE TABLE chat.whatsapp_inbound (
         message_id text PRIMARY KEY,
@@ -50,7 +54,9 @@ export class CreateChannels1764000000004 implements MigrationInterface {
         failed_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await queryRunner.query(`CREATE INDEX deliveries_due_idx ON chat.deliveries (next_attempt_at) WHERE sent_at IS NULL AND failed_at IS NULL`);
+    await queryRunner.query(
+      `CREATE INDEX deliveries_due_idx ON chat.deliveries (next_attempt_at) WHERE sent_at IS NULL AND failed_at IS NULL`,
+    );
     await queryRunner.query(`
       CREATE TABLE chat.email_confirmations (
         token_hash bytea PRIMARY KEY,
@@ -82,7 +88,9 @@ export class CreateChannels1764000000004 implements MigrationInterface {
     await queryRunner.query(`DROP TABLE chat.whatsapp_statuses`);
     await queryRunner.query(`DROP TABLE chat.whatsapp_inbound`);
     await queryRunner.query(`DROP INDEX chat.conversations_whatsapp_idx`);
-    await queryRunner.query(`ALTER TABLE chat.conversations DROP COLUMN whatsapp_from, DROP COLUMN last_customer_at, DROP COLUMN business_name`);
+    await queryRunner.query(
+      `ALTER TABLE chat.conversations DROP COLUMN whatsapp_from, DROP COLUMN last_customer_at, DROP COLUMN business_name`,
+    );
     await queryRunner.query(`DROP TABLE chat.whatsapp_numbers`);
   }
 }

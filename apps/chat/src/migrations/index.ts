@@ -4,7 +4,10 @@ import { CreateBookingsAndInbox1764000000002 } from './1764000000002-CreateBooki
 import { CreateContactActivity1764000000003 } from './1764000000003-CreateContactActivity';
 import { CreateChannels1764000000004 } from './1764000000004-CreateChannels';
 
-/** Schema `chat`: conversations, messages, widget settings, hand-overs, bookings, contact activity and the outbox of the chat's events. Owned by the chat. */
+/**
+ * Schema `chat`: conversations, messages, widget settings, hand-overs, bookings, contact activity
+ * and the outbox of the chat's events. Owned by the chat.
+ */
 export const CHAT_SCHEMA = 'chat';
 export const CHAT_MIGRATIONS = [
   outboxMigration(CHAT_SCHEMA),

@@ -6,7 +6,11 @@ export class WidgetSettingsRepository {
   constructor(private readonly db: DataSource) {}
 
   async allowedOrigins(accountId: string): Promise<string[]> {
-    const rows = await queryRows<{ allowed_origins: string[] }>(this.db, 'SELECT allowed_origins FROM chat.widget_settings WHERE account_id = $1', [accountId]);
+    const rows = await queryRows<{ allowed_origins: string[] }>(
+      this.db,
+      'SELECT allowed_origins FROM chat.widget_settings WHERE account_id = $1',
+      [accountId],
+    );
     return rows[0]?.allowed_origins ?? [];
   }
 

@@ -1,7 +1,7 @@
 import { demoPage } from './demo-page';
 
 describe('demo page', () => {
-  it('places the contract\'s embed: window.SvcChat first, then widget.js async from the same origin', () => {
+  it("places the contract's embed: window.SvcChat first, then widget.js async from the same origin", () => {
     const html = demoPage({ widget: 'wgt_abc', identity: 'pass.token.here', customerName: 'Ada Lovelace' });
     const settings = html.indexOf('window.SvcChat = {"widget":"wgt_abc","identity":"pass.token.here"};');
     expect(settings).toBeGreaterThan(0);
@@ -16,7 +16,11 @@ describe('demo page', () => {
   });
 
   it('no value can close the script element or inject markup', () => {
-    const html = demoPage({ widget: 'wgt_</script><script>alert(1)</script>', identity: 'x', customerName: '<img src=x onerror=alert(1)>' });
+    const html = demoPage({
+      widget: 'wgt_</script><script>alert(1)</script>',
+      identity: 'x',
+      customerName: '<img src=x onerror=alert(1)>',
+    });
     expect(html).not.toContain('</script><script>alert(1)');
     expect(html).toContain('\\u003c/script>');
     expect(html).not.toContain('<img src=x');

@@ -1,6 +1,9 @@
 /** JSON for an inline `<script>`: `<` escaped so no value can close the script element. */
 function inlineJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 function escapeHtml(text: string): string {
@@ -26,7 +29,10 @@ export function demoPage(input: DemoPageInput): string {
   const visitor = input.identity
     ? `Signed in as <strong>${escapeHtml(input.customerName ?? '')}</strong> (a sample customer: the page carries a pass for them). <a href="/chat/demo?as=anonymous">View as an anonymous visitor</a>`
     : 'You are an anonymous visitor. <a href="/chat/demo">View as the signed-in sample customer</a>';
-  const products = PRODUCTS.map(([name, text, price]) => `<article><div class="img" aria-hidden="true"></div><h3>${name}</h3><p>${text}</p><p class="price">${price}</p></article>`).join('');
+  const products = PRODUCTS.map(
+    ([name, text, price]) =>
+      `<article><div class="img" aria-hidden="true"></div><h3>${name}</h3><p>${text}</p><p class="price">${price}</p></article>`,
+  ).join('');
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -30,8 +30,14 @@ export class DemoShop {
   }
 
   private async call<T>(method: string, path: string): Promise<T> {
-    const response = await fetch(`${this.gatewayUrl}/api/v1${path}`, { method, headers: { authorization: `Bearer ${this.key}` } }).catch(() => null);
-    if (!response?.ok) throw new ApiError('unavailable', `The demo account could not be read (${response ? response.status : 'gateway unreachable'} on ${path}); run \`npm start\` again to set it up.`);
+    const response = await fetch(`${this.gatewayUrl}/api/v1${path}`, { method, headers: { authorization: `Bearer ${this.key}` } }).catch(
+      () => null,
+    );
+    if (!response?.ok)
+      throw new ApiError(
+        'unavailable',
+        `The demo account could not be read (${response ? response.status : 'gateway unreachable'} on ${path}); run \`npm start\` again to set it up.`,
+      );
     return (await response.json()) as T;
   }
 }

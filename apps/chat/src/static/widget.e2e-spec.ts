@@ -1,6 +1,21 @@
 import { ChatTexts, ContactResponseDto, IdentityPassResponseDto, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
 import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
-import { createTestCa, embedPage, HttpsReceiver, launchBrowser, PageGlobals, PageServer, REPO_ROOT, servePages, Stack, startStack, storage, TestAccount, TestBrowser, TestCa } from '@svc/testing';
+import {
+  createTestCa,
+  embedPage,
+  HttpsReceiver,
+  launchBrowser,
+  PageGlobals,
+  PageServer,
+  REPO_ROOT,
+  servePages,
+  Stack,
+  startStack,
+  storage,
+  TestAccount,
+  TestBrowser,
+  TestCa,
+} from '@svc/testing';
 import { importJWK, JWK, SignJWT } from 'jose';
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
@@ -10,7 +25,11 @@ import type { Page } from 'playwright-core';
 import { gunzipSync, gzipSync } from 'node:zlib';
 
 /** A signing key of our own for identity-issuer, so the test can write a pass that has expired. */
-const signingKey: JWK & { kid: string } = { ...(generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) as JWK), kid: 'widget-test', alg: 'EdDSA' };
+const signingKey: JWK & { kid: string } = {
+  ...(generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }) as JWK),
+  kid: 'widget-test',
+  alg: 'EdDSA',
+};
 
 describe('chat widget in real Chromium, on a business page of another origin, against the running apps', () => {
   // A browser start and a few round trips through six processes: generous on a loaded 2-core machine.
@@ -27,7 +46,8 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
   const pages = new Map<string, { widget: string; identity?: string } | null>();
   let pageCount = 0;
 
-  const widgetOf = async (account: TestAccount): Promise<string> => ((await (await stack.call('/whoami', { key: account.key })).json()) as WhoamiResponseDto).widget;
+  const widgetOf = async (account: TestAccount): Promise<string> =>
+    ((await (await stack.call('/whoami', { key: account.key })).json()) as WhoamiResponseDto).widget;
   const passFor = async (ref: string): Promise<string> => {
     const response = await stack.call(`/contacts/${ref}/identity`, { method: 'POST' });
     expect(response.status).toBe(201);
@@ -58,7 +78,11 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     const all: PublicEvent[] = [];
     let after = 0;
     for (;;) {
-      const page = (await (await stack.call(`/events?after=${after}&limit=200`)).json()) as { events: PublicEvent[]; next_after: number; more: boolean };
+      const page = (await (await stack.call(`/events?after=${after}&limit=200`)).json()) as {
+        events: PublicEvent[];
+        next_after: number;
+        more: boolean;
+      };
       all.push(...page.events);
       after = page.next_after;
       if (!page.more) return all;
@@ -67,7 +91,10 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
   const waitForEvent = async (kind: PublicEvent['event'], conversationId: number): Promise<PublicEvent> => {
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const found = (await feed()).find((e) => e.event === kind && 'conversation' in e.data && (e.data as { conversation: { id: number } }).conversation.id === conversationId);
+      const found = (await feed()).find(
+        (e) =>
+          e.event === kind && 'conversation' in e.data && (e.data as { conversation: { id: number } }).conversation.id === conversationId,
+      );
       if (found) return found;
       if (Date.now() > deadline) throw new Error(`no ${kind} for conversation ${conversationId} in the feed`);
       await sleep(100);
@@ -93,14 +120,42 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     });
     site = await servePages((request) => {
       const settings = pages.get(request.url ?? '');
-      return settings ? embedPage(stack.gateway.url, settings, 'Acme Outdoor') : '<!doctype html><html><head><title>Acme Outdoor</title></head><body><h1>Acme Outdoor</h1></body></html>';
+      return settings
+        ? embedPage(stack.gateway.url, settings, 'Acme Outdoor')
+        : '<!doctype html><html><head><title>Acme Outdoor</title></head><body><h1>Acme Outdoor</h1></body></html>';
     });
     [widget, otherWidget] = [await widgetOf(stack.account), await widgetOf(stack.other)];
     texts = (await (await fetch(`${stack.gateway.url}/chat/v1/texts?lang=en`)).json()) as ChatTexts;
-    const piece = (ref: string, heading: string, text: string, url: string) => stack.call(`/knowledge/${ref}`, { method: 'PUT', json: { heading, text, url } });
-    expect((await piece('returns', 'Returns and refunds', 'You can return any item within 30 days of delivery for a full refund. Print the return label from your account.', 'https://shop.example/returns')).status).toBe(201);
-    expect((await piece('shipping', 'Shipping times', 'Orders ship within two working days. Delivery in Germany takes three to five days.', 'https://shop.example/shipping')).status).toBe(201);
-    expect((await stack.call('/contacts/c-ada', { method: 'PUT', json: { name: 'Ada Lovelace', email: 'ada@example.com', email_confirmed: true, phone: '+447700900123' } })).status).toBe(201);
+    const piece = (ref: string, heading: string, text: string, url: string) =>
+      stack.call(`/knowledge/${ref}`, { method: 'PUT', json: { heading, text, url } });
+    expect(
+      (
+        await piece(
+          'returns',
+          'Returns and refunds',
+          'You can return any item within 30 days of delivery for a full refund. Print the return label from your account.',
+          'https://shop.example/returns',
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await piece(
+          'shipping',
+          'Shipping times',
+          'Orders ship within two working days. Delivery in Germany takes three to five days.',
+          'https://shop.example/shipping',
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await stack.call('/contacts/c-ada', {
+          method: 'PUT',
+          json: { name: 'Ada Lovelace', email: 'ada@example.com', email_confirmed: true, phone: '+447700900123' },
+        })
+      ).status,
+    ).toBe(201);
     expect((await stack.call('/webhooks', { method: 'POST', json: { url: receiver.url('/hook') } })).status).toBe(201);
   }, 180_000);
 
@@ -139,9 +194,16 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     const page = await open(pageWith({ widget, identity: await passFor('c-ada') }));
     await openChat(page);
     await log(page).getByText('Hi Ada Lovelace!').waitFor();
-    const added = await page.evaluate((before) => Object.getOwnPropertyNames(globalThis).filter((name) => !before.includes(name)), globalsWithout);
+    const added = await page.evaluate(
+      (before) => Object.getOwnPropertyNames(globalThis).filter((name) => !before.includes(name)),
+      globalsWithout,
+    );
     expect(added).toEqual(['SvcChat']);
-    const body = await page.evaluate(() => Array.from((globalThis as unknown as PageGlobals).document.body.children).map((e) => `${e.tagName.toLowerCase()}${e.shadowRoot ? ':open-shadow' : ''}`));
+    const body = await page.evaluate(() =>
+      Array.from((globalThis as unknown as PageGlobals).document.body.children).map(
+        (e) => `${e.tagName.toLowerCase()}${e.shadowRoot ? ':open-shadow' : ''}`,
+      ),
+    );
     expect(body).toEqual(['h1', 'script', 'script', 'div:open-shadow']);
     // Keyboard only: Escape closes the panel (focus back on the launcher), Enter opens it with the
     // focus in the message box, Enter sends.
@@ -171,10 +233,14 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     const id = await conversationOf(page);
     const received = await waitForEvent('message.received', id);
     const sent = await waitForEvent('message.sent', id);
-    expect(received.data).toMatchObject({ message: { text: 'How do I return an item for a refund?' }, conversation: { id, channel: 'web' } });
+    expect(received.data).toMatchObject({
+      message: { text: 'How do I return an item for a refund?' },
+      conversation: { id, channel: 'web' },
+    });
     expect(sent.data).toMatchObject({ message: { author: 'assistant' }, conversation: { id } });
     const hooks = (await receiver.waitFor('/hook', 2, 20_000)).map((r) => JSON.parse(r.body.toString()) as PublicEvent);
-    const delivered = (kind: string) => hooks.find((e) => e.event === kind && (e.data as { conversation?: { id: number } }).conversation?.id === id);
+    const delivered = (kind: string) =>
+      hooks.find((e) => e.event === kind && (e.data as { conversation?: { id: number } }).conversation?.id === id);
     expect(delivered('message.received')?.id).toBe(received.id);
     expect(delivered('message.sent')?.id).toBe(sent.id);
 
@@ -200,21 +266,31 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     await when.fill(`${tomorrow}T10:30`);
     await page.getByLabel('Note (optional)').fill('Ring twice');
     await page.getByRole('button', { name: 'Send booking request' }).click();
-    await log(page).getByText(/Your booking request for Shipping times on \d{4}-\d{2}-\d{2} \d{2}:30 UTC was received/).waitFor({ timeout: 20_000 });
+    await log(page)
+      .getByText(/Your booking request for Shipping times on \d{4}-\d{2}-\d{2} \d{2}:30 UTC was received/)
+      .waitFor({ timeout: 20_000 });
     await when.waitFor({ state: 'detached' });
 
     // The team confirms it (the console's call): the customer sees it without a reload.
     const auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
     const context = { account: { id: stack.account.accountId, name: '', plan: 'scale' as const }, keyId: 'test', requestId: randomUUID() };
     const headers = async () => ({ 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: await auth.sign('chat', context) });
-    const list = (await (await fetch(`${stack.services['chat']?.url}/internal/chat/bookings?status=requested`, { headers: await headers() })).json()) as {
+    const list = (await (
+      await fetch(`${stack.services['chat']?.url}/internal/chat/bookings?status=requested`, { headers: await headers() })
+    ).json()) as {
       bookings: Array<{ id: number; listing_ref: string; note: string; created_by: string }>;
     };
     const booking = list.bookings.find((b) => b.listing_ref === 'shipping' && b.note === 'Ring twice');
     expect(booking?.created_by).toBe('customer');
-    const confirmed = await fetch(`${stack.services['chat']?.url}/internal/chat/bookings/${booking?.id}`, { method: 'PATCH', headers: await headers(), body: '{"status":"confirmed"}' });
+    const confirmed = await fetch(`${stack.services['chat']?.url}/internal/chat/bookings/${booking?.id}`, {
+      method: 'PATCH',
+      headers: await headers(),
+      body: '{"status":"confirmed"}',
+    });
     expect(confirmed.status).toBe(200);
-    await log(page).getByText(/Your booking for Shipping times on .* is confirmed\./).waitFor({ timeout: 20_000 });
+    await log(page)
+      .getByText(/Your booking for Shipping times on .* is confirmed\./)
+      .waitFor({ timeout: 20_000 });
     await page.close();
   });
 
@@ -222,7 +298,10 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     const page = await open(pageWith({ widget, identity: await passFor('c-ada') }));
     await openChat(page);
     await ask(page, 'Can I change the delivery address of my order?');
-    await log(page).getByText(/Assistant/).first().waitFor({ timeout: 20_000 });
+    await log(page)
+      .getByText(/Assistant/)
+      .first()
+      .waitFor({ timeout: 20_000 });
     await page.getByRole('button', { name: 'Talk to a person' }).click();
     const id = await conversationOf(page);
     expect((await waitForEvent('conversation.needs_human', id)).data).toMatchObject({ reason: 'customer_asked' });
@@ -237,18 +316,26 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     await email.waitFor({ state: 'detached' });
 
     const created = await waitForEvent('handover.created', id);
-    expect(created.data).toMatchObject({ reason: 'nobody_answered', reach: { method: 'email', email: 'ada@example.com' }, message: 'Can I change the delivery address of my order?' });
+    expect(created.data).toMatchObject({
+      reason: 'nobody_answered',
+      reach: { method: 'email', email: 'ada@example.com' },
+      message: 'Can I change the delivery address of my order?',
+    });
     const deadline = Date.now() + 20_000;
     let granted: PublicEvent | undefined;
     while (!granted && Date.now() < deadline) {
-      granted = (await feed()).find((e) => e.event === 'consent.granted' && (e.data as { contact: { ref: string | null } }).contact.ref === 'c-ada');
+      granted = (await feed()).find(
+        (e) => e.event === 'consent.granted' && (e.data as { contact: { ref: string | null } }).contact.ref === 'c-ada',
+      );
       if (!granted) await sleep(100);
     }
-    expect(granted?.data).toMatchObject({ consent: { purpose: 'reply_email', origin: 'chat', source: 'chat', text: texts.reply_email_consent } });
+    expect(granted?.data).toMatchObject({
+      consent: { purpose: 'reply_email', origin: 'chat', source: 'chat', text: texts.reply_email_consent },
+    });
     await page.close();
   });
 
-  it('an expired pass, or an erased customer\'s, leaves the visitor anonymous (the general greeting, no name)', async () => {
+  it("an expired pass, or an erased customer's, leaves the visitor anonymous (the general greeting, no name)", async () => {
     expect((await stack.call('/contacts/c-old', { method: 'PUT', json: { name: 'Olga Expired' } })).status).toBe(201);
     const { svc_id: svcId } = (await (await stack.call('/contacts/c-old')).json()) as ContactResponseDto;
     const forge = async (expiresAt: number) =>
@@ -287,7 +374,7 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     await erased.close();
   });
 
-  it('another account\'s visitor token is refused: the widget starts a conversation of its own and shows nothing of the other', async () => {
+  it("another account's visitor token is refused: the widget starts a conversation of its own and shows nothing of the other", async () => {
     // A visitor of the other account's widget, with a message in their conversation.
     const theirs = await open(pageWith({ widget: otherWidget }));
     await openChat(theirs);
@@ -336,10 +423,22 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
   });
 
   it('an account that allows other origins only: the widget on this page tells the visitor so (403 forbidden_origin), nothing is created', async () => {
-    const admin = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), 'widget', 'origins', '--account', stack.other.accountId, '--origins', 'https://only.example'], {
-      env: { PATH: process.env['PATH'] ?? '', ...stack.env, CHAT_URL: stack.services['chat']!.url },
-      encoding: 'utf8',
-    });
+    const admin = spawnSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'dist/apps/admin/src/main.js'),
+        'widget',
+        'origins',
+        '--account',
+        stack.other.accountId,
+        '--origins',
+        'https://only.example',
+      ],
+      {
+        env: { PATH: process.env['PATH'] ?? '', ...stack.env, CHAT_URL: stack.services['chat']!.url },
+        encoding: 'utf8',
+      },
+    );
     expect(admin.status).toBe(0);
     const page = await open(pageWith({ widget: otherWidget }));
     await openChat(page);
@@ -347,4 +446,3 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     expect(await storage.get(page, `svc-chat:${otherWidget}:token`)).toBeNull();
   });
 });
-

@@ -36,16 +36,24 @@ export abstract class EventStreams implements BeforeApplicationShutdown {
   }
 
   protected openStream(raw: ServerResponse, headers: Record<string, string>, source: StreamSource): void {
-    raw.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
+    raw.writeHead(200, {
+      ...headers,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+    });
     raw.flushHeaders();
     this.open.add(raw);
     let closed = false;
-    const reads = new WakeLoop(async () => {
-      const { chunk, more } = await source.read();
-      if (closed) return false;
-      if (chunk) raw.write(chunk);
-      return more;
-    }, (err) => source.onError(err));
+    const reads = new WakeLoop(
+      async () => {
+        const { chunk, more } = await source.read();
+        if (closed) return false;
+        if (chunk) raw.write(chunk);
+        return more;
+      },
+      (err) => source.onError(err),
+    );
     const unsubscribe = source.subscribe(() => reads.wake());
     const ping = setInterval(() => raw.write(': ping\n\n'), this.pingIntervalMs);
     const poll = setInterval(() => {

@@ -73,11 +73,16 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
 
   it('sends the messages after the given id and the state, then each commit live, and pings', async () => {
     const conversation = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
-    for (const text of ['one', 'two', 'three']) await repo.transaction((tx) => tx.addMessage(account, conversation.id, { author: 'customer', text }));
+    for (const text of ['one', 'two', 'three'])
+      await repo.transaction((tx) => tx.addMessage(account, conversation.id, { author: 'customer', text }));
     const response = new FakeResponse();
     streams.serve(conversation, 1, response as unknown as ServerResponse, { 'x-request-id': 'r-1' });
     expect(response.status).toBe(200);
-    expect(response.headers).toMatchObject({ 'content-type': 'text/event-stream; charset=utf-8', 'x-request-id': 'r-1', 'cache-control': 'no-cache, no-transform' });
+    expect(response.headers).toMatchObject({
+      'content-type': 'text/event-stream; charset=utf-8',
+      'x-request-id': 'r-1',
+      'cache-control': 'no-cache, no-transform',
+    });
     await until('the backlog', () => response.body.includes('three'));
     expect(response.body).not.toContain('"one"');
     expect(response.body).toMatch(/^id: 2\nevent: message\ndata: \{"id":2,"author":"customer","text":"two",/);
@@ -85,7 +90,9 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
 
     await repo.transaction((tx) => tx.addMessage(account, conversation.id, { author: 'assistant', text: 'live' }));
     await until('the live message', () => response.body.includes('id: 4\nevent: message'));
-    await repo.transaction((tx) => tx.setHandover(account, conversation.id, { status: 'needs_human', handover: 'waiting', reason: 'customer_asked', dueInMs: 60_000 }));
+    await repo.transaction((tx) =>
+      tx.setHandover(account, conversation.id, { status: 'needs_human', handover: 'waiting', reason: 'customer_asked', dueInMs: 60_000 }),
+    );
     await until('the state change', () => response.body.includes('data: {"status":"needs_human","handover":"waiting"}'));
     await until('a ping', () => response.body.includes(': ping\n\n'));
     // Each message once, in order.

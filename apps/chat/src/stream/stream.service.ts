@@ -52,7 +52,8 @@ export class StreamService extends EventStreams {
         }
         return { chunk, more: messages.length === BATCH };
       },
-      onError: (err) => this.logger.warn({ conversation_id: row.id, err: (err as Error).message }, 'stream read failed; the next wake-up reads again'),
+      onError: (err) =>
+        this.logger.warn({ conversation_id: row.id, err: (err as Error).message }, 'stream read failed; the next wake-up reads again'),
       onClose: () => {
         const left = (this.conversationsOpen.get(row.id) ?? 1) - 1;
         if (left > 0) this.conversationsOpen.set(row.id, left);

@@ -57,7 +57,8 @@ const TEXTS: Record<string, AllTexts> = {
     reply_email_consent: 'Ich bin einverstanden, dass das Team mir zu diesem Gespräch per E-Mail antwortet.',
     reply_whatsapp_consent: 'Ich bin einverstanden, dass das Team mir zu diesem Gespräch über WhatsApp antwortet.',
     future_email_consent: 'Ja, Sie dürfen mir Neuigkeiten und Angebote per E-Mail senden. Ich kann das jederzeit widerrufen.',
-    future_whatsapp_consent: 'Ja, Sie dürfen mir Neuigkeiten und Angebote über WhatsApp senden. Ich kann das jederzeit mit STOPP widerrufen.',
+    future_whatsapp_consent:
+      'Ja, Sie dürfen mir Neuigkeiten und Angebote über WhatsApp senden. Ich kann das jederzeit mit STOPP widerrufen.',
     ask_reach: 'Gerade ist niemand aus dem Team frei. Wie können wir Sie erreichen?',
     talk_to_person: 'Mit einer Person sprechen',
     waiting_for_person: 'Eine Person aus dem Team antwortet Ihnen hier in Kürze.',
@@ -78,8 +79,10 @@ const TEXTS: Record<string, AllTexts> = {
     greeting_named: 'Bonjour {name} ! Posez-nous votre question.',
     reply_email_consent: "J'accepte que l'équipe me réponde par e-mail au sujet de cette conversation.",
     reply_whatsapp_consent: "J'accepte que l'équipe me réponde sur WhatsApp au sujet de cette conversation.",
-    future_email_consent: "Oui, vous pouvez m'envoyer des nouvelles et des offres par e-mail. Je peux retirer ce consentement à tout moment.",
-    future_whatsapp_consent: "Oui, vous pouvez m'envoyer des nouvelles et des offres sur WhatsApp. Je peux retirer ce consentement à tout moment en envoyant ARRÊT.",
+    future_email_consent:
+      "Oui, vous pouvez m'envoyer des nouvelles et des offres par e-mail. Je peux retirer ce consentement à tout moment.",
+    future_whatsapp_consent:
+      "Oui, vous pouvez m'envoyer des nouvelles et des offres sur WhatsApp. Je peux retirer ce consentement à tout moment en envoyant ARRÊT.",
     ask_reach: "Personne de l'équipe n'est disponible pour le moment. Comment pouvons-nous vous joindre ?",
     talk_to_person: 'Parler à une personne',
     waiting_for_person: "Une personne de l'équipe va vous répondre ici sous peu.",

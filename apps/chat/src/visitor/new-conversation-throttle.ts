@@ -11,7 +11,11 @@ export class NewConversationThrottle {
   private readonly limiter: RateLimiterMemory;
 
   constructor(perAddress: number, windowMs: number) {
-    this.limiter = new RateLimiterMemory({ keyPrefix: 'new-conversations', points: perAddress, duration: Math.max(Math.ceil(windowMs / 1000), 1) });
+    this.limiter = new RateLimiterMemory({
+      keyPrefix: 'new-conversations',
+      points: perAddress,
+      duration: Math.max(Math.ceil(windowMs / 1000), 1),
+    });
   }
 
   /** Counts one new conversation of `address`; 429 `rate_limited` with Retry-After past the limit. */
@@ -21,7 +25,9 @@ export class NewConversationThrottle {
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       const seconds = Math.max(Math.ceil(rejection.msBeforeNext / 1000), 1);
-      throw new ApiError('rate_limited', `Too many new conversations from this address; try again in ${seconds} s.`, undefined, { 'retry-after': String(seconds) });
+      throw new ApiError('rate_limited', `Too many new conversations from this address; try again in ${seconds} s.`, undefined, {
+        'retry-after': String(seconds),
+      });
     }
   }
 }

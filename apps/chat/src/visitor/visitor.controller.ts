@@ -30,7 +30,8 @@ import { originOf, Visitor, VisitorGuard } from './visitor.guard';
 function resumeAfter(lastEventId: string | undefined, after: string | undefined): number {
   const given = lastEventId ?? after;
   if (given === undefined || given === '') return 0;
-  if (!/^\d{1,9}$/.test(given)) throw new ApiError('invalid_parameter', 'after (or Last-Event-ID) must be a message id, a whole number ≥ 0.');
+  if (!/^\d{1,9}$/.test(given))
+    throw new ApiError('invalid_parameter', 'after (or Last-Event-ID) must be a message id, a whole number ≥ 0.');
   return Number(given);
 }
 
@@ -50,8 +51,17 @@ export class VisitorController {
   ) {}
 
   @Post('sessions')
-  async open(@Body() body: CreateChatSessionDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<ChatSessionResponse> {
-    const session = await this.sessions.open(body, { address: request.ip, origin: originOf(request), lang: languageOfAcceptLanguage(request.headers['accept-language']), requestId: request.id });
+  async open(
+    @Body() body: CreateChatSessionDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ChatSessionResponse> {
+    const session = await this.sessions.open(body, {
+      address: request.ip,
+      origin: originOf(request),
+      lang: languageOfAcceptLanguage(request.headers['accept-language']),
+      requestId: request.id,
+    });
     reply.code(session.created ? 201 : 200);
     return session.body;
   }
@@ -64,7 +74,11 @@ export class VisitorController {
 
   @Post('messages')
   @UseGuards(VisitorGuard)
-  async send(@Visitor() visitor: ConversationRow, @Body() body: SendChatMessageDto, @Req() request: FastifyRequest): Promise<{ message: ChatMessage }> {
+  async send(
+    @Visitor() visitor: ConversationRow,
+    @Body() body: SendChatMessageDto,
+    @Req() request: FastifyRequest,
+  ): Promise<{ message: ChatMessage }> {
     return { message: await this.conversation.send(visitor, body.text, request.id) };
   }
 
@@ -78,7 +92,11 @@ export class VisitorController {
   @Post('handover/reach')
   @HttpCode(200)
   @UseGuards(VisitorGuard)
-  reach(@Visitor() visitor: ConversationRow, @Body() body: HandoverReachDto, @Req() request: FastifyRequest): Promise<ChatConversationState> {
+  reach(
+    @Visitor() visitor: ConversationRow,
+    @Body() body: HandoverReachDto,
+    @Req() request: FastifyRequest,
+  ): Promise<ChatConversationState> {
     return this.conversation.reach(visitor, body, request.id);
   }
 
@@ -92,7 +110,11 @@ export class VisitorController {
   @Post('consents')
   @HttpCode(201)
   @UseGuards(VisitorGuard)
-  consent(@Visitor() visitor: ConversationRow, @Body() body: FutureConsentDto, @Req() request: FastifyRequest): Promise<{ consent: EventConsent }> {
+  consent(
+    @Visitor() visitor: ConversationRow,
+    @Body() body: FutureConsentDto,
+    @Req() request: FastifyRequest,
+  ): Promise<{ consent: EventConsent }> {
     return this.conversation.consent(visitor, body, request.id);
   }
 

@@ -22,7 +22,10 @@ export class VisitorGuard implements CanActivate {
     const authorization = request.headers.authorization;
     const token = authorization?.startsWith(BEARER) ? authorization.slice(BEARER.length) : '';
     const row = isVisitorToken(token) ? await this.conversations.byTokenHash(visitorTokenHash(token)) : undefined;
-    if (!row) throw new ApiError('unauthorized', 'Open a chat session first: Authorization: Bearer vis_…', undefined, { 'www-authenticate': 'Bearer' });
+    if (!row)
+      throw new ApiError('unauthorized', 'Open a chat session first: Authorization: Bearer vis_…', undefined, {
+        'www-authenticate': 'Bearer',
+      });
     await this.origins.check(row.account_id, originOf(request));
     request.visitor = row;
     return true;

@@ -1,4 +1,12 @@
-import type { Booking, ChatConversationResponse, ChatConversationState, ChatMessage, ChatSessionResponse, ChatTexts, PhoneCodeResponse } from '@svc/contracts';
+import type {
+  Booking,
+  ChatConversationResponse,
+  ChatConversationState,
+  ChatMessage,
+  ChatSessionResponse,
+  ChatTexts,
+  PhoneCodeResponse,
+} from '@svc/contracts';
 
 /** A refusal of the visitor API in the contract's error shape. */
 export class ChatApiError extends Error {
@@ -27,7 +35,12 @@ export class ChatApi {
   constructor(readonly base: string) {}
 
   async session(widget: string, identity: string | undefined, token: string | undefined): Promise<ChatSessionResponse> {
-    const body = await this.call<ChatSessionResponse>('POST', '/sessions', { widget, ...(identity ? { identity } : {}), ...(token ? { token } : {}) }, false);
+    const body = await this.call<ChatSessionResponse>(
+      'POST',
+      '/sessions',
+      { widget, ...(identity ? { identity } : {}), ...(token ? { token } : {}) },
+      false,
+    );
     this.token = body.token;
     return body;
   }
@@ -50,7 +63,8 @@ export class ChatApi {
 
   /** A booking request for the piece the assistant's last answer cited. */
   async requestBooking(startsAt: string, note: string): Promise<Omit<Booking, 'contact'>> {
-    return (await this.call<{ booking: Omit<Booking, 'contact'> }>('POST', '/bookings', { starts_at: startsAt, ...(note ? { note } : {}) })).booking;
+    return (await this.call<{ booking: Omit<Booking, 'contact'> }>('POST', '/bookings', { starts_at: startsAt, ...(note ? { note } : {}) }))
+      .booking;
   }
 
   /** A code to send from the customer's phone to the business's WhatsApp number (confirms the number). */
@@ -71,7 +85,11 @@ export class ChatApi {
     const headers: Record<string, string> = {};
     if (auth && this.token) headers['authorization'] = `Bearer ${this.token}`;
     if (json !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${this.base}/chat/v1${path}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+    const response = await fetch(`${this.base}/chat/v1${path}`, {
+      method,
+      headers,
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
     const body = (await response.json().catch(() => null)) as (T & { error?: { code: string; message: string } }) | null;
     if (!response.ok || body === null) {
       throw new ChatApiError(response.status, body?.error?.code ?? 'unavailable', body?.error?.message ?? `HTTP ${response.status}`);

@@ -253,7 +253,8 @@ export class ChatWidget {
       this.setState({ status: state.status, handover: state.handover });
       const lang = this.texts?.lang ?? this.options.lang;
       const future = channel === 'email' ? this.texts?.future_email_consent : this.texts?.future_whatsapp_consent;
-      if (form.get('future') === 'on' && future) await this.api.consent(channel === 'email' ? 'future_email' : 'future_whatsapp', future, lang);
+      if (form.get('future') === 'on' && future)
+        await this.api.consent(channel === 'email' ? 'future_email' : 'future_whatsapp', future, lang);
       if (channel === 'whatsapp') await this.showPhoneCode();
     } catch (err) {
       this.showError(err);
@@ -304,7 +305,9 @@ export class ChatWidget {
   private showError(err: unknown): void {
     this.note.className = 'note error';
     this.note.textContent =
-      err instanceof ChatApiError && err.status < 500 && err.status !== 429 ? err.message : 'The chat is not reachable right now. Please try again in a moment.';
+      err instanceof ChatApiError && err.status < 500 && err.status !== 429
+        ? err.message
+        : 'The chat is not reachable right now. Please try again in a moment.';
   }
 
   private render(): void {
@@ -336,7 +339,12 @@ export class ChatWidget {
     if (citation) {
       bubble.append(
         citation.url
-          ? h('span', { class: 'cite' }, 'Source: ', h('a', { href: citation.url, target: '_blank', rel: 'noopener noreferrer' }, citation.heading))
+          ? h(
+              'span',
+              { class: 'cite' },
+              'Source: ',
+              h('a', { href: citation.url, target: '_blank', rel: 'noopener noreferrer' }, citation.heading),
+            )
           : h('span', { class: 'cite' }, `Source: ${citation.heading}`),
       );
     }
@@ -347,7 +355,11 @@ export class ChatWidget {
     const { handover } = this.state;
     this.person.hidden = handover !== 'none';
     this.subtitle.textContent =
-      handover === 'waiting' ? (this.texts?.waiting_for_person ?? 'A person will answer shortly.') : this.customer?.name ? `Signed in as ${this.customer.name}` : 'We usually answer right away';
+      handover === 'waiting'
+        ? (this.texts?.waiting_for_person ?? 'A person will answer shortly.')
+        : this.customer?.name
+          ? `Signed in as ${this.customer.name}`
+          : 'We usually answer right away';
     if (handover === 'ask_reach') {
       if (this.reachForm.hidden) this.buildReachForm();
       this.reachForm.hidden = false;
@@ -364,13 +376,27 @@ export class ChatWidget {
     const texts = this.texts;
     const email = this.customer?.email ?? '';
     const phone = this.customer?.phone ?? '';
-    const radio = (value: string, text: string, checked: boolean) => h('label', {}, h('input', { type: 'radio', name: 'channel', value, checked }), text);
-    const address = h('input', { type: 'email', name: 'address', 'aria-label': 'Email', autocomplete: 'email', required: true, value: email });
+    const radio = (value: string, text: string, checked: boolean) =>
+      h('label', {}, h('input', { type: 'radio', name: 'channel', value, checked }), text);
+    const address = h('input', {
+      type: 'email',
+      name: 'address',
+      'aria-label': 'Email',
+      autocomplete: 'email',
+      required: true,
+      value: email,
+    });
     const consent = h('input', { type: 'checkbox', name: 'consent' });
     const consentLabel = h('span', {}, texts?.reply_email_consent ?? '');
     const future = h('input', { type: 'checkbox', name: 'future' });
     const futureLabel = h('span', {}, texts?.future_email_consent ?? '');
-    const channels = h('fieldset', {}, h('legend', {}, texts?.ask_reach ?? 'How can we reach you?'), radio('email', 'Email', true), radio('whatsapp', 'WhatsApp', false));
+    const channels = h(
+      'fieldset',
+      {},
+      h('legend', {}, texts?.ask_reach ?? 'How can we reach you?'),
+      radio('email', 'Email', true),
+      radio('whatsapp', 'WhatsApp', false),
+    );
     channels.addEventListener('change', () => {
       const whatsapp = (channels.querySelector('input:checked') as HTMLInputElement | null)?.value === 'whatsapp';
       address.type = whatsapp ? 'tel' : 'email';
@@ -381,6 +407,12 @@ export class ChatWidget {
       consentLabel.textContent = (whatsapp ? texts?.reply_whatsapp_consent : texts?.reply_email_consent) ?? '';
       futureLabel.textContent = (whatsapp ? texts?.future_whatsapp_consent : texts?.future_email_consent) ?? '';
     });
-    this.reachForm.replaceChildren(channels, address, h('label', {}, consent, consentLabel), h('label', {}, future, futureLabel), h('div', {}, h('button', { class: 'primary', type: 'submit' }, 'Ask the team to reach me')));
+    this.reachForm.replaceChildren(
+      channels,
+      address,
+      h('label', {}, consent, consentLabel),
+      h('label', {}, future, futureLabel),
+      h('div', {}, h('button', { class: 'primary', type: 'submit' }, 'Ask the team to reach me')),
+    );
   }
 }

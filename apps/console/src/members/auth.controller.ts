@@ -29,14 +29,22 @@ export class AuthController {
 
   @Post('sign-in')
   @HttpCode(200)
-  async signIn(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: SignInDto): Promise<{ user: { id: string; email: string } }> {
+  async signIn(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: SignInDto,
+  ): Promise<{ user: { id: string; email: string } }> {
     checkOrigin(request, this.origin);
     return this.started(reply, await this.members.signIn(body.email, body.password, request.ip));
   }
 
   @Post('set-password')
   @HttpCode(200)
-  async setPassword(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: SetPasswordDto): Promise<{ user: { id: string; email: string } }> {
+  async setPassword(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: SetPasswordDto,
+  ): Promise<{ user: { id: string; email: string } }> {
     checkOrigin(request, this.origin);
     return this.started(reply, await this.members.setPassword(body.token, body.password));
   }

@@ -39,11 +39,17 @@ export class MembersRepository {
   }
 
   listMembers(accountId: string): Promise<MemberRow[]> {
-    return queryRows<MemberRow>(this.db, `SELECT ${MEMBER} FROM console.members WHERE account_id = $1 ORDER BY created_at, id`, [accountId]);
+    return queryRows<MemberRow>(this.db, `SELECT ${MEMBER} FROM console.members WHERE account_id = $1 ORDER BY created_at, id`, [
+      accountId,
+    ]);
   }
 
   async insertPasswordLink(memberId: string, tokenHash: Buffer, ttlHours: number): Promise<void> {
-    await execute(this.db, `INSERT INTO console.password_links (token_hash, member_id, expires_at) VALUES ($1, $2, now() + make_interval(hours => $3))`, [tokenHash, memberId, ttlHours]);
+    await execute(
+      this.db,
+      `INSERT INTO console.password_links (token_hash, member_id, expires_at) VALUES ($1, $2, now() + make_interval(hours => $3))`,
+      [tokenHash, memberId, ttlHours],
+    );
   }
 
   /** Uses a set-password link once: the member it was for, or undefined (unknown, used or expired). */
@@ -55,7 +61,10 @@ export class MembersRepository {
         [tokenHash],
       );
       if (!used) return undefined;
-      const member = await queryOne<MemberRow>(tx, `UPDATE console.members SET password_hash = $2 WHERE id = $1 RETURNING ${MEMBER}`, [used.member_id, passwordHash]);
+      const member = await queryOne<MemberRow>(tx, `UPDATE console.members SET password_hash = $2 WHERE id = $1 RETURNING ${MEMBER}`, [
+        used.member_id,
+        passwordHash,
+      ]);
       // A new password ends the member's other sessions.
       await execute(tx, 'DELETE FROM console.sessions WHERE member_id = $1', [used.member_id]);
       return member;
@@ -63,12 +72,11 @@ export class MembersRepository {
   }
 
   async insertSession(memberId: string, tokenHash: Buffer, csrfToken: string, ttlHours: number): Promise<void> {
-    await execute(this.db, `INSERT INTO console.sessions (token_hash, member_id, csrf_token, expires_at) VALUES ($1, $2, $3, now() + make_interval(hours => $4))`, [
-      tokenHash,
-      memberId,
-      csrfToken,
-      ttlHours,
-    ]);
+    await execute(
+      this.db,
+      `INSERT INTO console.sessions (token_hash, member_id, csrf_token, expires_at) VALUES ($1, $2, $3, now() + make_interval(hours => $4))`,
+      [tokenHash, memberId, csrfToken, ttlHours],
+    );
   }
 
   async findSession(tokenHash: Buffer): Promise<SessionRow | undefined> {

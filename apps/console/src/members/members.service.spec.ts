@@ -4,7 +4,14 @@ import { MemberRow, MembersRepository } from './members.repository';
 import { MembersService } from './members.service';
 
 const ACCOUNT = '7f3d2c1b-0000-4000-8000-000000000001';
-const member = (overrides: Partial<MemberRow> = {}): MemberRow => ({ id: 'm-1', account_id: ACCOUNT, email: 'ana@shop.example', password_hash: null, created_at: '2026-11-24T01:00:00.000000+00:00', ...overrides });
+const member = (overrides: Partial<MemberRow> = {}): MemberRow => ({
+  id: 'm-1',
+  account_id: ACCOUNT,
+  email: 'ana@shop.example',
+  password_hash: null,
+  created_at: '2026-11-24T01:00:00.000000+00:00',
+  ...overrides,
+});
 
 function repository(overrides: Partial<Record<keyof MembersRepository, jest.Mock>> = {}): jest.Mocked<MembersRepository> {
   return {
@@ -24,7 +31,11 @@ function repository(overrides: Partial<Record<keyof MembersRepository, jest.Mock
 }
 
 const service = (repo: MembersRepository) => new MembersService(repo, 'https://app.example.com', 168, { failures: 5, windowS: 900 });
-const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (err: unknown) => (err instanceof ApiError ? err.code : String(err)));
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'ok',
+    (err: unknown) => (err instanceof ApiError ? err.code : String(err)),
+  );
 
 describe('MembersService', () => {
   it('invites: a one-time link under APP_URL whose token is stored only as a hash', async () => {
@@ -65,7 +76,9 @@ describe('MembersService', () => {
 
   it('throttles: at the limit per email (or 4× per address) it answers 429 with Retry-After and checks no password', async () => {
     const perEmail = repository({ countFailures: jest.fn().mockResolvedValue({ email: 5, address: 5, oldest_s: 300 }) });
-    const refused = await service(perEmail).signIn('ana@shop.example', 'x', '10.0.0.1').catch((err: ApiError) => err);
+    const refused = await service(perEmail)
+      .signIn('ana@shop.example', 'x', '10.0.0.1')
+      .catch((err: ApiError) => err);
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).code).toBe('rate_limited');
     expect((refused as ApiError).headers['retry-after']).toBe('600');

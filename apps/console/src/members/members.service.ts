@@ -30,7 +30,12 @@ const newToken = (): string => randomBytes(32).toString('base64url');
 /** A hash compared when the email is unknown, so a wrong email takes as long as a wrong password. */
 let decoyHash: Promise<string> | undefined;
 
-export const memberView = (member: MemberRow): MemberView => ({ id: member.id, email: member.email, created_at: member.created_at, active: member.password_hash !== null });
+export const memberView = (member: MemberRow): MemberView => ({
+  id: member.id,
+  email: member.email,
+  created_at: member.created_at,
+  active: member.password_hash !== null,
+});
 
 /**
  * Team members: invitations (a one-time set-password link, 24 h), passwords hashed with argon2id,
@@ -49,7 +54,8 @@ export class MembersService {
   /** `admin user create` and the console's Invite: the member (created if new) and a fresh set-password link. */
   async invite(accountId: string, email: string): Promise<{ user: { id: string; email: string }; sign_in_url: string }> {
     const existing = await this.members.findByEmail(email);
-    if (existing && existing.account_id !== accountId) throw new ApiError('conflict', 'This email already belongs to a member of another account.');
+    if (existing && existing.account_id !== accountId)
+      throw new ApiError('conflict', 'This email already belongs to a member of another account.');
     const member = existing ?? (await this.members.findOrCreate(accountId, email));
     if (member.account_id !== accountId) throw new ApiError('conflict', 'This email already belongs to a member of another account.');
     const token = newToken();
@@ -64,7 +70,8 @@ export class MembersService {
   /** Chooses the password with a one-time link and signs the member in. */
   async setPassword(token: string, password: string): Promise<NewSession> {
     const member = await this.members.useLink(hashToken(token), await argon2.hash(password, { type: argon2.argon2id }));
-    if (!member) throw new ApiError('not_found', 'This link is not valid any more (used, expired or unknown); ask a team member for a new one.');
+    if (!member)
+      throw new ApiError('not_found', 'This link is not valid any more (used, expired or unknown); ask a team member for a new one.');
     return this.startSession(member);
   }
 

@@ -1,10 +1,14 @@
 import { SERVICE_ROUTES, targetPath } from './service-routes';
 
-describe('the console\'s service routes', () => {
+describe("the console's service routes", () => {
   it('fills the service path with the encoded parameters and keeps the query string', () => {
-    expect(targetPath('/internal/chat/conversations/:id', { id: '42' }, '/console/v1/conversations/42')).toBe('/internal/chat/conversations/42');
+    expect(targetPath('/internal/chat/conversations/:id', { id: '42' }, '/console/v1/conversations/42')).toBe(
+      '/internal/chat/conversations/42',
+    );
     expect(targetPath('/contacts/:ref', { ref: 'a/b c' }, '/console/v1/contacts/a%2Fb%20c?x=1')).toBe('/contacts/a%2Fb%20c?x=1');
-    expect(targetPath('/webhooks/:id/deliveries', { id: '7' }, '/console/v1/webhooks/7/deliveries?status=failed&limit=5')).toBe('/webhooks/7/deliveries?status=failed&limit=5');
+    expect(targetPath('/webhooks/:id/deliveries', { id: '7' }, '/console/v1/webhooks/7/deliveries?status=failed&limit=5')).toBe(
+      '/webhooks/7/deliveries?status=failed&limit=5',
+    );
   });
 
   it('names every parameter of a route in its target, and each route once', () => {

@@ -17,7 +17,13 @@ export interface ServiceRoute {
   scale?: boolean;
 }
 
-const route = (method: Method, path: string, upstream: Upstream, target = path, scale = false): ServiceRoute => ({ method, path, upstream, target, scale });
+const route = (method: Method, path: string, upstream: Upstream, target = path, scale = false): ServiceRoute => ({
+  method,
+  path,
+  upstream,
+  target,
+  scale,
+});
 const chat = (method: Method, path: string): ServiceRoute => route(method, path, 'chat', `/internal/chat${path}`);
 const webhooks = (method: Method, path: string): ServiceRoute => route(method, path, 'webhook-dispatcher', path, true);
 

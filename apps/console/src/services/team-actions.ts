@@ -22,19 +22,35 @@ export function serveTeamActions(fastify: FastifyInstance, members: MembersServi
       const context = await upstreams.context(member, request.id);
       const { svcId, consentId } = request.params;
       const conversationId = request.body?.conversation_id;
-      if (!ID.test(svcId)) throw new ApiError('validation_failed', 'The customer id is not valid.', [{ path: 'svcId', message: 'svcId must be a positive integer' }]);
+      if (!ID.test(svcId))
+        throw new ApiError('validation_failed', 'The customer id is not valid.', [
+          { path: 'svcId', message: 'svcId must be a positive integer' },
+        ]);
       if (conversationId !== undefined && conversationId !== null && !ID.test(String(conversationId))) {
-        throw new ApiError('validation_failed', 'The request has invalid fields.', [{ path: 'conversation_id', message: 'conversation_id must be a conversation id' }]);
+        throw new ApiError('validation_failed', 'The request has invalid fields.', [
+          { path: 'conversation_id', message: 'conversation_id must be a conversation id' },
+        ]);
       }
       let conversation: EventConversation | null = null;
       if (conversationId !== undefined && conversationId !== null) {
-        const found = await upstreams.expect<{ conversation: EventConversation }>('chat', 'GET', `/internal/chat/conversations/${conversationId}`, context);
+        const found = await upstreams.expect<{ conversation: EventConversation }>(
+          'chat',
+          'GET',
+          `/internal/chat/conversations/${conversationId}`,
+          context,
+        );
         conversation = { id: found.conversation.id, channel: found.conversation.channel, url: found.conversation.url };
       }
-      const response = await upstreams.call('contacts-api', 'POST', `/internal/contacts/by-svc-id/${svcId}/consents/${encodeURIComponent(consentId)}/withdraw`, context, {
-        withdrawn_by: 'team',
-        conversation,
-      });
+      const response = await upstreams.call(
+        'contacts-api',
+        'POST',
+        `/internal/contacts/by-svc-id/${svcId}/consents/${encodeURIComponent(consentId)}/withdraw`,
+        context,
+        {
+          withdrawn_by: 'team',
+          conversation,
+        },
+      );
       if (response.status >= 400) throw passOn(response);
       return response.body;
     },
@@ -47,8 +63,19 @@ export function serveTeamActions(fastify: FastifyInstance, members: MembersServi
     const abort = new AbortController();
     reply.raw.once('close', () => abort.abort());
     const lastEventId = request.headers['last-event-id'];
-    const stream = await upstreams.openStream('chat', '/internal/chat/inbox/stream', context, typeof lastEventId === 'string' ? { 'last-event-id': lastEventId } : {}, abort.signal);
+    const stream = await upstreams.openStream(
+      'chat',
+      '/internal/chat/inbox/stream',
+      context,
+      typeof lastEventId === 'string' ? { 'last-event-id': lastEventId } : {},
+      abort.signal,
+    );
     stream.on('error', () => undefined);
-    return reply.code(200).header('content-type', 'text/event-stream').header('cache-control', 'no-store').header('x-accel-buffering', 'no').send(stream);
+    return reply
+      .code(200)
+      .header('content-type', 'text/event-stream')
+      .header('cache-control', 'no-store')
+      .header('x-accel-buffering', 'no')
+      .send(stream);
   });
 }

@@ -44,7 +44,10 @@ export class Upstreams {
       'webhook-dispatcher': config.WEBHOOK_DISPATCHER_URL,
     };
     this.clients = Object.fromEntries(
-      UPSTREAMS.map((upstream) => [upstream, new InternalHttpClient({ url: urls[upstream], auth, timeoutMs: config.INTERNAL_TIMEOUT_MS, logger, upstream })]),
+      UPSTREAMS.map((upstream) => [
+        upstream,
+        new InternalHttpClient({ url: urls[upstream], auth, timeoutMs: config.INTERNAL_TIMEOUT_MS, logger, upstream }),
+      ]),
     ) as Record<Upstream, InternalHttpClient>;
   }
 
@@ -55,7 +58,13 @@ export class Upstreams {
     const context: GatewayContext = { account: { id: accountId, name: '', plan: 'starter' }, keyId: 'console', requestId };
     const response = await this.clients.gateway.call('GET', '/internal/console/account', context);
     const account = (response.body as { account?: Partial<ConsoleAccount> } | undefined)?.account;
-    if (response.status !== 200 || typeof account?.id !== 'string' || typeof account.name !== 'string' || !isPlan(String(account.plan)) || typeof account.widget !== 'string') {
+    if (
+      response.status !== 200 ||
+      typeof account?.id !== 'string' ||
+      typeof account.name !== 'string' ||
+      !isPlan(String(account.plan)) ||
+      typeof account.widget !== 'string'
+    ) {
       throw this.clients.gateway.unavailable(context, `account lookup: status ${response.status}`);
     }
     const found = account as ConsoleAccount;
@@ -69,7 +78,13 @@ export class Upstreams {
     return { account: { id, name, plan }, keyId: `console:${member.member_id}`, requestId };
   }
 
-  call(upstream: Upstream, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, context: GatewayContext, json?: unknown): Promise<InternalResponse> {
+  call(
+    upstream: Upstream,
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    context: GatewayContext,
+    json?: unknown,
+  ): Promise<InternalResponse> {
     return this.clients[upstream].call(method, path, context, json);
   }
 
@@ -81,7 +96,13 @@ export class Upstreams {
   }
 
   /** A long-lived event stream of a service (the inbox's live signal). */
-  openStream(upstream: Upstream, path: string, context: GatewayContext, headers: Record<string, string>, signal: AbortSignal): Promise<Readable> {
+  openStream(
+    upstream: Upstream,
+    path: string,
+    context: GatewayContext,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<Readable> {
     return this.clients[upstream].openStream(path, context, headers, signal);
   }
 
@@ -92,7 +113,9 @@ export class Upstreams {
 
 /** A service's 4xx answer, re-raised with its code and message for the console's page. */
 export function passOn(response: InternalResponse): ApiError {
-  const error = (response.body as { error?: { code?: string; message?: string; details?: { path: string; message: string }[] } } | undefined)?.error;
+  const error = (
+    response.body as { error?: { code?: string; message?: string; details?: { path: string; message: string }[] } } | undefined
+  )?.error;
   const fallback: ErrorCode = response.status === 404 ? 'not_found' : response.status === 409 ? 'conflict' : 'validation_failed';
   const code = error?.code && error.code in ERROR_STATUS ? (error.code as ErrorCode) : fallback;
   return new ApiError(code, error?.message ?? `The service answered ${response.status}.`, error?.details);

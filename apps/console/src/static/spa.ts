@@ -19,7 +19,8 @@ const TYPES: Record<string, string> = {
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -35,7 +36,9 @@ const NOT_PAGES = /^\/(console\/v1|internal)(\/|$)/;
 export function serveFrontEnd(fastify: FastifyInstance, dir = WEB_DIR): void {
   const index = existsSync(join(dir, 'index.html'))
     ? readFileSync(join(dir, 'index.html'))
-    : Buffer.from('<!doctype html><title>Console</title><h1>Console</h1><p>The front end is not built: run <code>npm run build</code>.</p>');
+    : Buffer.from(
+        '<!doctype html><title>Console</title><h1>Console</h1><p>The front end is not built: run <code>npm run build</code>.</p>',
+      );
   const assets = new Map<string, Buffer>();
   const assetDir = join(dir, 'assets');
   if (existsSync(assetDir)) for (const name of readdirSync(assetDir)) assets.set(name, readFileSync(join(assetDir, name)));

@@ -31,13 +31,23 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`/console/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  const response = await fetch(`/console/v1${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: 'same-origin',
+  });
   const text = await response.text();
   const json: unknown = text ? JSON.parse(text) : undefined;
   if (!response.ok) {
     const error = (json as Partial<ErrorBody> | undefined)?.error;
     if (response.status === 401 && !path.startsWith('/sign-in') && !path.startsWith('/set-password')) onSignedOut();
-    throw new ApiFailure(response.status, error?.code ?? 'unavailable', error?.message ?? `The console answered ${response.status}.`, error?.details);
+    throw new ApiFailure(
+      response.status,
+      error?.code ?? 'unavailable',
+      error?.message ?? `The console answered ${response.status}.`,
+      error?.details,
+    );
   }
   return json as T;
 }
@@ -45,7 +55,8 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 /** `?a=1&b=` from an object, leaving out empty values. */
 export function query(params: Record<string, string | number | boolean | undefined | null>): string {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  for (const [key, value] of Object.entries(params))
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
   const text = search.toString();
   return text ? `?${text}` : '';
 }

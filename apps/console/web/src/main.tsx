@@ -106,7 +106,8 @@ function App() {
   useEffect(() => {
     whenSignedOut(() => {
       setSession(null);
-      if (!PUBLIC.has(location.pathname)) navigate(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true });
+      if (!PUBLIC.has(location.pathname))
+        navigate(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true });
     });
   }, []);
 
@@ -136,7 +137,9 @@ function App() {
   if (path === '/sign-in' || path === '/set-password') {
     return (
       <main id="main" className="narrow">
-        <Suspense fallback={<p aria-busy="true">Loading…</p>}>{path === '/sign-in' ? <SignIn onSignedIn={signedIn} /> : <SetPassword onSignedIn={signedIn} />}</Suspense>
+        <Suspense fallback={<p aria-busy="true">Loading…</p>}>
+          {path === '/sign-in' ? <SignIn onSignedIn={signedIn} /> : <SetPassword onSignedIn={signedIn} />}
+        </Suspense>
       </main>
     );
   }

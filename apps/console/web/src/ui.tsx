@@ -54,8 +54,15 @@ export function CopyField({ label, value, note }: { label: string; value: string
 }
 
 /** Data a page loads: `reload()` after a change; `error` when it failed. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; loading: boolean; reload: () => Promise<void> } {
-  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: undefined, loading: true });
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; error: unknown; loading: boolean; reload: () => Promise<void> } {
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({
+    data: undefined,
+    error: undefined,
+    loading: true,
+  });
   const run = useCallback(load, deps);
   const reload = useCallback(async () => {
     try {
@@ -73,7 +80,9 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T |
 }
 
 /** A button's action with its pending state and error. */
-export function useAction<A extends unknown[]>(action: (...args: A) => Promise<void>): { run: (...args: A) => Promise<void>; pending: boolean; error: unknown } {
+export function useAction<A extends unknown[]>(
+  action: (...args: A) => Promise<void>,
+): { run: (...args: A) => Promise<void>; pending: boolean; error: unknown } {
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
   const run = async (...args: A) => {
@@ -91,7 +100,12 @@ export function useAction<A extends unknown[]>(action: (...args: A) => Promise<v
 }
 
 /** A form's action: `onSubmit` runs it (instead of the browser's submit). */
-export function useFormAction(action: () => Promise<void>): { run: () => Promise<void>; onSubmit: (event: FormEvent) => void; pending: boolean; error: unknown } {
+export function useFormAction(action: () => Promise<void>): {
+  run: () => Promise<void>;
+  onSubmit: (event: FormEvent) => void;
+  pending: boolean;
+  error: unknown;
+} {
   const state = useAction(action);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
@@ -101,7 +115,17 @@ export function useFormAction(action: () => Promise<void>): { run: () => Promise
 }
 
 /** A button that runs an action, disabled while it is pending; `label` names it for screen readers when its text is not enough. */
-export function RunButton({ run, pending, label, children }: { run: () => Promise<void>; pending: boolean; label?: string; children: ReactNode }) {
+export function RunButton({
+  run,
+  pending,
+  label,
+  children,
+}: {
+  run: () => Promise<void>;
+  pending: boolean;
+  label?: string;
+  children: ReactNode;
+}) {
   return (
     <button type="button" onClick={() => void run()} disabled={pending} aria-label={label}>
       {children}
@@ -110,7 +134,17 @@ export function RunButton({ run, pending, label, children }: { run: () => Promis
 }
 
 /** A labelled choice among `options` (value, label); `value` is one of them. */
-export function Select<V extends string>({ label, value, onChange, options }: { label: string; value: V; onChange: (value: V) => void; options: ReadonlyArray<readonly [V, string]> }) {
+export function Select<V extends string>({
+  label,
+  value,
+  onChange,
+  options,
+}: {
+  label: string;
+  value: V;
+  onChange: (value: V) => void;
+  options: ReadonlyArray<readonly [V, string]>;
+}) {
   return (
     <label>
       {label}
@@ -135,7 +169,21 @@ export function anyOf<V extends string>(statuses: readonly V[]): Array<readonly 
  * (named for screen readers). Nothing until the rows are there; with `empty`, that note instead of
  * an empty table.
  */
-export function Table<T>({ caption, columns, rows, row, empty, className }: { caption: string; columns: string[]; rows: T[] | undefined; row: (item: T) => ReactNode; empty?: string; className?: string }) {
+export function Table<T>({
+  caption,
+  columns,
+  rows,
+  row,
+  empty,
+  className,
+}: {
+  caption: string;
+  columns: string[];
+  rows: T[] | undefined;
+  row: (item: T) => ReactNode;
+  empty?: string;
+  className?: string;
+}) {
   if (!rows) return null;
   if (rows.length === 0 && empty !== undefined) return <p role="status">{empty}</p>;
   return (

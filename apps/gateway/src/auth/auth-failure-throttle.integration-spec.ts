@@ -14,7 +14,8 @@ describe('AuthFailureThrottle (real Redis)', () => {
     connections.push(redis);
     return { redis, throttle: new AuthFailureThrottle(redis, LIMITS) };
   };
-  const ready = (redis: Redis) => (redis.status === 'ready' ? Promise.resolve() : new Promise<void>((resolve) => redis.once('ready', () => resolve())));
+  const ready = (redis: Redis) =>
+    redis.status === 'ready' ? Promise.resolve() : new Promise<void>((resolve) => redis.once('ready', () => resolve()));
 
   afterAll(async () => {
     await Promise.all(connections.map((c) => (c.status === 'ready' ? c.quit() : c.disconnect())));

@@ -38,7 +38,11 @@ describe('ApiKeyAuthenticator', () => {
     const authenticator = new ApiKeyAuthenticator(repository, 60_000);
     expect(authenticator.cached(key)).toBeUndefined();
     const [first, second] = await Promise.all([authenticator.lookup(key), authenticator.lookup(key)]);
-    expect(first).toEqual({ account: { id: '7', name: 'Acme', plan: 'scale' }, key: { id: '1', prefix: key.slice(0, 13), created_at: expect.any(String) }, widget: 'wgt_0123456789abcdef0123456789abcdef' });
+    expect(first).toEqual({
+      account: { id: '7', name: 'Acme', plan: 'scale' },
+      key: { id: '1', prefix: key.slice(0, 13), created_at: expect.any(String) },
+      widget: 'wgt_0123456789abcdef0123456789abcdef',
+    });
     expect(second).toBe(first);
     expect(authenticator.cached(key)).toBe(first);
     expect(findPrincipal).toHaveBeenCalledTimes(1);

@@ -6,7 +6,11 @@ import { Answer, fingerprintOf, IDEMPOTENCY_TTL_MS, idempotencyKeyOf, Idempotenc
 
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
-const answer = (status: number, body: unknown): Answer => ({ status, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) });
+const answer = (status: number, body: unknown): Answer => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  body: Buffer.from(JSON.stringify(body)),
+});
 
 describe('IdempotencyStore (real Redis)', () => {
   const redis = new Redis(REDIS_URL);
@@ -58,10 +62,12 @@ describe('IdempotencyStore (real Redis)', () => {
     const first = request();
     await store.answer(first, async () => answer(201, { ok: true }));
     const conflict = (other: IdempotentRequest) =>
-      store.answer(other, async () => answer(201, {})).then(
-        () => undefined,
-        (err: ApiError) => err.code,
-      );
+      store
+        .answer(other, async () => answer(201, {}))
+        .then(
+          () => undefined,
+          (err: ApiError) => err.code,
+        );
     expect(await conflict({ ...first, body: Buffer.from('{"url":"https://example.com/b"}') })).toBe('conflict');
     expect(await conflict({ ...first, url: '/api/v1/knowledge/bulk' })).toBe('conflict');
     expect((await store.answer({ ...first, scope: 'another-api-key' }, async () => answer(201, { other: true }))).replayed).toBe(false);
@@ -77,7 +83,10 @@ describe('IdempotencyStore (real Redis)', () => {
     await expect(store.answer({ ...slow }, async () => answer(201, {}))).rejects.toMatchObject({ code: 'conflict' });
     await running;
     // Once the first has its answer, a retry replays it.
-    expect(await store.answer({ ...slow }, async () => answer(201, {}))).toEqual({ answer: expect.objectContaining({ body: Buffer.from('{"first":true}') }), replayed: true });
+    expect(await store.answer({ ...slow }, async () => answer(201, {}))).toEqual({
+      answer: expect.objectContaining({ body: Buffer.from('{"first":true}') }),
+      replayed: true,
+    });
   });
 });
 
@@ -93,6 +102,12 @@ describe('the Idempotency-Key header and the request it stands for', () => {
   it('fingerprints method, path with query, and the exact body bytes', () => {
     const base = { method: 'POST', url: '/api/v1/webhooks', body: Buffer.from('{"a":1}') };
     expect(fingerprintOf(base)).toBe(fingerprintOf({ ...base, body: Buffer.from('{"a":1}') }));
-    expect(new Set([base, { ...base, body: Buffer.from('{"a": 1}') }, { ...base, url: '/api/v1/webhooks?x=1' }, { ...base, body: undefined }].map(fingerprintOf)).size).toBe(4);
+    expect(
+      new Set(
+        [base, { ...base, body: Buffer.from('{"a": 1}') }, { ...base, url: '/api/v1/webhooks?x=1' }, { ...base, body: undefined }].map(
+          fingerprintOf,
+        ),
+      ).size,
+    ).toBe(4);
   });
 });

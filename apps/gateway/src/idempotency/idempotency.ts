@@ -62,9 +62,11 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
 
 /** The request an Idempotency-Key stands for: method, canonical path and query, and the exact body bytes. */
 export function fingerprintOf(request: Pick<IdempotentRequest, 'method' | 'url' | 'body'>): string {
-  return createHash('sha256').update(`${request.method} ${request.url}\n`).update(request.body ?? Buffer.alloc(0)).digest('base64url');
+  return createHash('sha256')
+    .update(`${request.method} ${request.url}\n`)
+    .update(request.body ?? Buffer.alloc(0))
+    .digest('base64url');
 }
-
 
 /**
  * `Idempotency-Key` on POSTs, in Redis (shared by every gateway process, one key per API key and
@@ -99,9 +101,11 @@ export class IdempotencyStore {
     const owner = randomUUID();
     const deadline = Date.now() + this.timing.waitMs;
     for (;;) {
-      const claimed = await this.redis.set(redisKey, JSON.stringify({ fingerprint, owner } satisfies StoredRecord), 'PX', this.timing.claimMs, 'NX').catch(() => {
-        throw unavailableError();
-      });
+      const claimed = await this.redis
+        .set(redisKey, JSON.stringify({ fingerprint, owner } satisfies StoredRecord), 'PX', this.timing.claimMs, 'NX')
+        .catch(() => {
+          throw unavailableError();
+        });
       if (claimed === 'OK') return { answer: await this.runClaimed(redisKey, owner, fingerprint, run), replayed: false };
       const stored = await this.redis.get(redisKey).catch(() => {
         throw unavailableError();
@@ -110,10 +114,16 @@ export class IdempotencyStore {
       if (stored === null) continue;
       const record = JSON.parse(stored) as StoredRecord;
       if (record.fingerprint !== fingerprint) {
-        throw new ApiError('conflict', 'This Idempotency-Key was already used with another request (method, path or body); use a new key for a new request.');
+        throw new ApiError(
+          'conflict',
+          'This Idempotency-Key was already used with another request (method, path or body); use a new key for a new request.',
+        );
       }
       if (record.answer) {
-        return { answer: { status: record.answer.status, headers: record.answer.headers, body: Buffer.from(record.answer.body, 'base64') }, replayed: true };
+        return {
+          answer: { status: record.answer.status, headers: record.answer.headers, body: Buffer.from(record.answer.body, 'base64') },
+          replayed: true,
+        };
       }
       if (Date.now() >= deadline) {
         throw new ApiError('conflict', 'A request with this Idempotency-Key is still in progress; retry later.');
@@ -133,7 +143,10 @@ export class IdempotencyStore {
     if (answer.status >= 500) {
       await this.settle(redisKey, owner, '');
     } else {
-      const record: StoredRecord = { fingerprint, answer: { status: answer.status, headers: answer.headers, body: answer.body.toString('base64') } };
+      const record: StoredRecord = {
+        fingerprint,
+        answer: { status: answer.status, headers: answer.headers, body: answer.body.toString('base64') },
+      };
       await this.settle(redisKey, owner, JSON.stringify(record));
     }
     return answer;

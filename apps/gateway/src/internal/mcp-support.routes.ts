@@ -23,7 +23,13 @@ async function callerOf(request: FastifyRequest, auth: InternalAuth): Promise<Ga
  * - `POST /internal/writes`: counts one write of that key in the same limits as REST writes (the
  *   same Redis log, the same exemptions); a refused write does not count.
  */
-export function serveMcpSupport(fastify: FastifyInstance, accounts: AccountsRepository, auth: InternalAuth, whoami: WhoamiController, pipeline: GatewayPipeline): void {
+export function serveMcpSupport(
+  fastify: FastifyInstance,
+  accounts: AccountsRepository,
+  auth: InternalAuth,
+  whoami: WhoamiController,
+  pipeline: GatewayPipeline,
+): void {
   fastify.get('/internal/whoami', async (request): Promise<WhoamiResponseDto> => {
     const { keyId } = await callerOf(request, auth);
     const row = await accounts.findPrincipalByKeyId(keyId);

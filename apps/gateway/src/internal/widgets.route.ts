@@ -12,8 +12,13 @@ import type { FastifyInstance } from 'fastify';
 export function serveWidgetLookup(fastify: FastifyInstance, accounts: AccountsRepository, auth: InternalAuth): void {
   fastify.get<{ Params: { widget: string } }>('/internal/widgets/:widget', async (request): Promise<WidgetAccountResponse> => {
     const token = request.headers[GATEWAY_CONTEXT_HEADER];
-    const signed = typeof token === 'string' && (await auth.verify(token, 'gateway').then(() => true, () => false));
-    if (!signed) throw new ApiError('unauthorized', 'This route is for the product\'s own services.');
+    const signed =
+      typeof token === 'string' &&
+      (await auth.verify(token, 'gateway').then(
+        () => true,
+        () => false,
+      ));
+    if (!signed) throw new ApiError('unauthorized', "This route is for the product's own services.");
     const { widget } = request.params;
     const account = WIDGET_ID.test(widget) ? await accounts.findAccountByWidget(widget) : undefined;
     if (!account) throw new ApiError('not_found', 'There is no widget with this id.');

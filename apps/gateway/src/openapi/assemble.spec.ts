@@ -22,7 +22,9 @@ describe('toJsonSchemaNullability (OpenAPI 3.0 `nullable` → 3.1)', () => {
   });
 
   it('wraps a nullable reference in oneOf with null', () => {
-    expect(toJsonSchemaNullability({ $ref: '#/components/schemas/X', nullable: true })).toEqual({ oneOf: [{ $ref: '#/components/schemas/X' }, { type: 'null' }] });
+    expect(toJsonSchemaNullability({ $ref: '#/components/schemas/X', nullable: true })).toEqual({
+      oneOf: [{ $ref: '#/components/schemas/X' }, { type: 'null' }],
+    });
   });
 
   it('leaves `nullable: false` out and everything else as it is', () => {

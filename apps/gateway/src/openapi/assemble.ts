@@ -17,14 +17,25 @@ const WRITES = new Set(['put', 'post', 'delete', 'patch']);
 const ERROR = { $ref: '#/components/schemas/ErrorResponseDto' };
 
 function errorResponse(description: string, code: string, message: string, headers?: Record<string, unknown>) {
-  return { description, ...(headers ? { headers } : {}), content: { 'application/json': { schema: ERROR, example: { error: { code, message } } } } };
+  return {
+    description,
+    ...(headers ? { headers } : {}),
+    content: { 'application/json': { schema: ERROR, example: { error: { code, message } } } },
+  };
 }
 
 const REQUEST_ID_HEADER = {
-  'X-Request-Id': { description: 'The id of this call in our logs: the one you sent, when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`, otherwise a new UUID. Quote it when you contact support.', schema: { type: 'string' } },
+  'X-Request-Id': {
+    description:
+      'The id of this call in our logs: the one you sent, when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`, otherwise a new UUID. Quote it when you contact support.',
+    schema: { type: 'string' },
+  },
 };
 const REPLAYED_HEADER = {
-  'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
 
 /** Header parameters the gateway reads, referenced by the operations they apply to. */
@@ -33,7 +44,8 @@ const PARAMETERS = {
     name: 'X-Request-Id',
     in: 'header',
     required: false,
-    description: 'Your id for this call (1 to 128 of `A-Z a-z 0-9 . _ : -`): echoed in the response and written to our logs. Otherwise one is made.',
+    description:
+      'Your id for this call (1 to 128 of `A-Z a-z 0-9 . _ : -`): echoed in the response and written to our logs. Otherwise one is made.',
     schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]{1,128}$' },
     example: 'order-sync-7f3a',
   },
@@ -66,23 +78,49 @@ const RATE_HEADERS = {
 
 /** Responses the gateway itself can give, added to every operation they apply to. */
 const COMMON = {
-  Unauthorized: errorResponse('No key, or a wrong or revoked key.', 'unauthorized', 'Send a valid API key: Authorization: Bearer svc_cust_…'),
-  PlanRequired: errorResponse('The account is not on the Scale plan.', 'plan_required', 'The API needs the scale plan; this account is on growth.'),
-  RateLimited: errorResponse('More than 120 writes in a minute or 3,000 in an hour for this key.', 'rate_limited', 'Too many writes; retry in 12 s.', {
-    'Retry-After': { description: 'Whole seconds after which a write is accepted.', schema: { type: 'integer', minimum: 1 } },
-    ...RATE_HEADERS,
-  }),
+  Unauthorized: errorResponse(
+    'No key, or a wrong or revoked key.',
+    'unauthorized',
+    'Send a valid API key: Authorization: Bearer svc_cust_…',
+  ),
+  PlanRequired: errorResponse(
+    'The account is not on the Scale plan.',
+    'plan_required',
+    'The API needs the scale plan; this account is on growth.',
+  ),
+  RateLimited: errorResponse(
+    'More than 120 writes in a minute or 3,000 in an hour for this key.',
+    'rate_limited',
+    'Too many writes; retry in 12 s.',
+    {
+      'Retry-After': { description: 'Whole seconds after which a write is accepted.', schema: { type: 'integer', minimum: 1 } },
+      ...RATE_HEADERS,
+    },
+  ),
   IdempotencyConflict: errorResponse(
     'The Idempotency-Key was used with another request (method, path or body), or its first request is still running after the wait.',
     'conflict',
     'This Idempotency-Key was already used with another request (method, path or body); use a new key for a new request.',
   ),
-  InvalidJson: errorResponse('The body is not JSON, or its fields are invalid (`details` names each).', 'invalid_json', 'The request body is not valid JSON.'),
+  InvalidJson: errorResponse(
+    'The body is not JSON, or its fields are invalid (`details` names each).',
+    'invalid_json',
+    'The request body is not valid JSON.',
+  ),
   PayloadTooLarge: errorResponse('The body is over 1 MiB.', 'payload_too_large', 'The request body is larger than 1 MiB.'),
-  UnsupportedMediaType: errorResponse('The body is not `application/json`.', 'unsupported_media_type', 'The request body must be JSON; send Content-Type: application/json.'),
-  Unavailable: errorResponse('The service behind this route is briefly unavailable; retry.', 'unavailable', 'The service is temporarily unavailable; retry shortly.', {
-    'Retry-After': { schema: { type: 'integer' } },
-  }),
+  UnsupportedMediaType: errorResponse(
+    'The body is not `application/json`.',
+    'unsupported_media_type',
+    'The request body must be JSON; send Content-Type: application/json.',
+  ),
+  Unavailable: errorResponse(
+    'The service behind this route is briefly unavailable; retry.',
+    'unavailable',
+    'The service is temporarily unavailable; retry shortly.',
+    {
+      'Retry-After': { schema: { type: 'integer' } },
+    },
+  ),
 };
 
 function addCommonResponses(method: string, operation: Operation, proxied: boolean): void {
@@ -181,7 +219,8 @@ export function assembleOpenApi(parts: ApiPart[]): OpenAPIObject {
   const schemas: Record<string, unknown> = {};
   for (const { app, document } of parts) {
     for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
-      if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(schema)) throw new Error(`schema ${name} differs between apps`);
+      if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(schema))
+        throw new Error(`schema ${name} differs between apps`);
       schemas[name] = schema;
     }
     for (const [path, item] of Object.entries(document.paths)) {
@@ -218,7 +257,9 @@ export function assembleOpenApi(parts: ApiPart[]): OpenAPIObject {
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `svc_cust_` followed by 43 characters.' } },
       schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))) as never,
-      responses: Object.fromEntries(Object.entries(COMMON).map(([name, response]) => [name, { ...response, headers: { ...response.headers, ...REQUEST_ID_HEADER } }])) as never,
+      responses: Object.fromEntries(
+        Object.entries(COMMON).map(([name, response]) => [name, { ...response, headers: { ...response.headers, ...REQUEST_ID_HEADER } }]),
+      ) as never,
       parameters: PARAMETERS as never,
     },
   }) as OpenAPIObject;

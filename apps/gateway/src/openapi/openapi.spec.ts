@@ -29,7 +29,12 @@ describe('the OpenAPI document', () => {
   it('describes every operation with the error responses the gateway gives', () => {
     for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
       for (const [method, operation] of Object.entries(item)) {
-        expect({ path, method, has401: '401' in operation.responses, has402: '402' in operation.responses }).toEqual({ path, method, has401: true, has402: true });
+        expect({ path, method, has401: '401' in operation.responses, has402: '402' in operation.responses }).toEqual({
+          path,
+          method,
+          has401: true,
+          has402: true,
+        });
       }
     }
   });
@@ -56,8 +61,15 @@ describe('the OpenAPI document', () => {
   it('gives every operation a declared tag, a summary and a description', () => {
     const declared = new Set(document.tags.map((tag) => tag.name));
     for (const { name, operation } of operations) {
-      expect({ name, tagged: (operation.tags ?? []).length > 0 && (operation.tags ?? []).every((tag) => declared.has(tag)) }).toEqual({ name, tagged: true });
-      expect({ name, summary: Boolean(operation.summary), description: Boolean(operation.description) }).toEqual({ name, summary: true, description: true });
+      expect({ name, tagged: (operation.tags ?? []).length > 0 && (operation.tags ?? []).every((tag) => declared.has(tag)) }).toEqual({
+        name,
+        tagged: true,
+      });
+      expect({ name, summary: Boolean(operation.summary), description: Boolean(operation.description) }).toEqual({
+        name,
+        summary: true,
+        description: true,
+      });
     }
   });
 
@@ -66,12 +78,21 @@ describe('the OpenAPI document', () => {
       const refs = (operation.parameters ?? []).map((p) => p.$ref);
       expect({ name, requestId: refs.includes('#/components/parameters/RequestId') }).toEqual({ name, requestId: true });
       for (const [status, response] of Object.entries(operation.responses)) {
-        const headers = response.$ref ? (document.components.responses as Record<string, { headers?: Record<string, unknown> }>)[response.$ref.split('/').pop() as string]?.headers : response.headers;
+        const headers = response.$ref
+          ? (document.components.responses as Record<string, { headers?: Record<string, unknown> }>)[
+              response.$ref.split('/').pop() as string
+            ]?.headers
+          : response.headers;
         expect({ name, status, requestId: 'X-Request-Id' in (headers ?? {}) }).toEqual({ name, status, requestId: true });
-        if (method === 'post' && status.startsWith('2')) expect({ name, status, replayed: 'Idempotent-Replayed' in (headers ?? {}) }).toEqual({ name, status, replayed: true });
+        if (method === 'post' && status.startsWith('2'))
+          expect({ name, status, replayed: 'Idempotent-Replayed' in (headers ?? {}) }).toEqual({ name, status, replayed: true });
       }
       if (method === 'post') {
-        expect({ name, idempotency: refs.includes('#/components/parameters/IdempotencyKey'), conflict: '409' in operation.responses }).toEqual({ name, idempotency: true, conflict: true });
+        expect({
+          name,
+          idempotency: refs.includes('#/components/parameters/IdempotencyKey'),
+          conflict: '409' in operation.responses,
+        }).toEqual({ name, idempotency: true, conflict: true });
       }
     }
   });
@@ -84,20 +105,44 @@ describe('the OpenAPI document', () => {
   });
 
   it('types events per kind: EventDto is a union discriminated by `event`, each kind with its own data schema', () => {
-    const schemas = document.components.schemas as Record<string, { oneOf?: unknown[]; discriminator?: { propertyName: string; mapping: Record<string, string> }; properties?: Record<string, unknown> }>;
+    const schemas = document.components.schemas as Record<
+      string,
+      { oneOf?: unknown[]; discriminator?: { propertyName: string; mapping: Record<string, string> }; properties?: Record<string, unknown> }
+    >;
     const eventDto = schemas['EventDto'];
     expect(eventDto?.discriminator?.propertyName).toBe('event');
     expect(Object.keys(eventDto?.discriminator?.mapping ?? {})).toEqual([...EVENT_KINDS]);
     expect(eventDto?.oneOf).toHaveLength(EVENT_KINDS.length);
-    expect(schemas['MessageSentData']?.properties).toEqual(expect.objectContaining({ contact: expect.anything(), message: expect.anything(), conversation: expect.anything() }));
+    expect(schemas['MessageSentData']?.properties).toEqual(
+      expect.objectContaining({ contact: expect.anything(), message: expect.anything(), conversation: expect.anything() }),
+    );
   });
 
   it('has a 3.1 webhooks section: every kind, its payload and the signature headers', () => {
-    const webhooks = (document as unknown as { webhooks: Record<string, { post: { parameters: Array<{ name: string; in: string }>; requestBody: { content: Record<string, { schema: { $ref: string } }> } } }> }).webhooks;
+    const webhooks = (
+      document as unknown as {
+        webhooks: Record<
+          string,
+          {
+            post: {
+              parameters: Array<{ name: string; in: string }>;
+              requestBody: { content: Record<string, { schema: { $ref: string } }> };
+            };
+          }
+        >;
+      }
+    ).webhooks;
     expect(Object.keys(webhooks)).toEqual([...EVENT_KINDS]);
     for (const [kind, item] of Object.entries(webhooks)) {
       expect(item.post.parameters.map((p) => p.name)).toEqual(Object.values(WEBHOOK_HEADERS));
-      expect(item.post.requestBody.content['application/json']?.schema.$ref).toMatch(new RegExp(`/${kind.split(/[._]/).map((w) => w[0]?.toUpperCase() + w.slice(1)).join('')}Event$`));
+      expect(item.post.requestBody.content['application/json']?.schema.$ref).toMatch(
+        new RegExp(
+          `/${kind
+            .split(/[._]/)
+            .map((w) => w[0]?.toUpperCase() + w.slice(1))
+            .join('')}Event$`,
+        ),
+      );
     }
   });
 });

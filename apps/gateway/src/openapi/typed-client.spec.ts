@@ -22,7 +22,12 @@ const schemas = document.components.schemas as Record<string, unknown>;
 
 /** A value for a required parameter: its example, or one of its type. */
 function valueOf(parameter: Parameter): unknown {
-  return parameter.example ?? parameter.schema?.example ?? exampleOf(parameter.schema, schemas) ?? (parameter.schema?.type === 'integer' ? 1 : 'x');
+  return (
+    parameter.example ??
+    parameter.schema?.example ??
+    exampleOf(parameter.schema, schemas) ??
+    (parameter.schema?.type === 'integer' ? 1 : 'x')
+  );
 }
 
 /** One openapi-fetch call of an operation: its required parameters and the documented request example as the body. */
@@ -60,7 +65,12 @@ describe('a typed client generated from the OpenAPI document', () => {
   it('is generated with the default options and type-checks a call of every operation (tsc --strict)', () => {
     const generate = spawnSync(
       process.execPath,
-      [join(REPO_ROOT, 'node_modules/openapi-typescript/bin/cli.js'), join(REPO_ROOT, 'apps/gateway/src/openapi/openapi.json'), '-o', join(dir, 'schema.ts')],
+      [
+        join(REPO_ROOT, 'node_modules/openapi-typescript/bin/cli.js'),
+        join(REPO_ROOT, 'apps/gateway/src/openapi/openapi.json'),
+        '-o',
+        join(dir, 'schema.ts'),
+      ],
       { cwd: dir, encoding: 'utf8' },
     );
     expect(generate.status).toBe(0);
@@ -116,9 +126,23 @@ export const consent: components['schemas']['ConsentInputDto'] = { purpose: 'fut
     );
     writeFileSync(
       join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'dom'], types: [] }, files: ['client.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'es2022',
+          module: 'esnext',
+          moduleResolution: 'bundler',
+          lib: ['es2022', 'dom'],
+          types: [],
+        },
+        files: ['client.ts'],
+      }),
     );
-    const check = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8' });
+    const check = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     expect(check.stdout + check.stderr).toBe('');
     expect(check.status).toBe(0);
   }, 120_000);

@@ -3,9 +3,15 @@ import { WEBHOOK_HEADERS } from '@svc/webhook-signing';
 
 /** What each delivery header carries (a header added to WEBHOOK_HEADERS must be described here: the type says so). */
 const HEADER_DOCS: Record<keyof typeof WEBHOOK_HEADERS, { description: string; example: string; required?: false }> = {
-  event: { description: 'The kind of the event, as in the body\'s `event`.', example: 'message.received' },
-  eventId: { description: 'The event id, as in the body\'s `id` (the same in the feed and in every attempt): deduplicate on it.', example: '1287' },
-  timestamp: { description: 'Unix seconds when this attempt was signed; refuse one more than 5 minutes from your clock.', example: '1763719445' },
+  event: { description: "The kind of the event, as in the body's `event`.", example: 'message.received' },
+  eventId: {
+    description: "The event id, as in the body's `id` (the same in the feed and in every attempt): deduplicate on it.",
+    example: '1287',
+  },
+  timestamp: {
+    description: 'Unix seconds when this attempt was signed; refuse one more than 5 minutes from your clock.',
+    example: '1763719445',
+  },
   signature: {
     description:
       '`sha256=` and the lowercase hex HMAC-SHA256 of `{X-SVC-Timestamp}.{raw body}`, keyed with the whole secret (`whsec_…`, prefix included) as UTF-8. Compare in constant time.',
@@ -17,7 +23,11 @@ const HEADER_DOCS: Record<keyof typeof WEBHOOK_HEADERS, { description: string; e
     example: 'sha256=0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9',
     required: false,
   },
-  test: { description: 'Present (`1`) only on a test send (`POST /webhooks/{id}/test`): event id 0, not in the feed.', example: '1', required: false },
+  test: {
+    description: 'Present (`1`) only on a test send (`POST /webhooks/{id}/test`): event id 0, not in the feed.',
+    example: '1',
+    required: false,
+  },
 };
 
 /**
@@ -46,11 +56,15 @@ export function webhooksSection(): Record<string, unknown> {
           parameters,
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(kind)}Event` }, example: exampleEvent(kind) } },
+            content: {
+              'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(kind)}Event` }, example: exampleEvent(kind) },
+            },
           },
           responses: {
             '2XX': { description: 'Received. Any 2xx within 8 seconds acknowledges the delivery; the body is ignored.' },
-            default: { description: 'Anything else (or no answer within 8 s, or a redirect) is a failed attempt, retried on the schedule.' },
+            default: {
+              description: 'Anything else (or no answer within 8 s, or a redirect) is a failed attempt, retried on the schedule.',
+            },
           },
         },
       },

@@ -27,7 +27,13 @@ export class ChatProxy {
   private readonly upstream: PassThroughUpstream;
 
   constructor(config: GatewayConfig) {
-    this.upstream = new PassThroughUpstream('chat', config.CHAT_URL, config.UPSTREAM_TIMEOUT_MS, FORWARDED_REQUEST_HEADERS, 'The service is temporarily unavailable; retry shortly.');
+    this.upstream = new PassThroughUpstream(
+      'chat',
+      config.CHAT_URL,
+      config.UPSTREAM_TIMEOUT_MS,
+      FORWARDED_REQUEST_HEADERS,
+      'The service is temporarily unavailable; retry shortly.',
+    );
   }
 
   install(fastify: FastifyInstance): void {

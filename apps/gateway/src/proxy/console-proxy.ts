@@ -7,7 +7,18 @@ import { PassThroughUpstream } from './pass-through';
 /** Paths the gateway keeps (the API, the chat, MCP, its own internal routes and probes); every other path is the console's. */
 const NOT_CONSOLE = /^\/(api|chat|mcp|internal|healthz|readyz|metrics)(\/|\?|$)/;
 /** What the console needs from a team member's browser: its session cookie, CSRF token, the body's type and the page's origin. */
-const FORWARDED_REQUEST_HEADERS = ['cookie', 'content-type', 'content-length', 'accept', 'accept-language', 'user-agent', 'origin', 'referer', 'x-csrf-token', 'last-event-id'] as const;
+const FORWARDED_REQUEST_HEADERS = [
+  'cookie',
+  'content-type',
+  'content-length',
+  'accept',
+  'accept-language',
+  'user-agent',
+  'origin',
+  'referer',
+  'x-csrf-token',
+  'last-event-id',
+] as const;
 
 /**
  * Whether a request's URL is the console's, judged on the canonical path the gateway's routes see
@@ -30,7 +41,13 @@ export class ConsoleProxy {
 
   constructor(config: GatewayConfig) {
     // The inbox's live stream holds a connection while a member keeps the page open (see PassThroughUpstream).
-    this.upstream = new PassThroughUpstream('console', config.CONSOLE_URL, config.UPSTREAM_TIMEOUT_MS, FORWARDED_REQUEST_HEADERS, 'The console is temporarily unavailable; retry shortly.');
+    this.upstream = new PassThroughUpstream(
+      'console',
+      config.CONSOLE_URL,
+      config.UPSTREAM_TIMEOUT_MS,
+      FORWARDED_REQUEST_HEADERS,
+      'The console is temporarily unavailable; retry shortly.',
+    );
   }
 
   install(fastify: FastifyInstance): void {

@@ -1,7 +1,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** Response headers that describe one hop and must not be relayed. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'date', 'x-request-id']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'date',
+  'x-request-id',
+]);
 
 /** The response headers of a service relayed to the caller. */
 export function relayedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {

@@ -35,7 +35,11 @@ export class UpstreamProxy {
   async capture(upstream: Upstream, request: FastifyRequest, path: string, context: string): Promise<Answer> {
     const response = await this.request(upstream, request, path, context);
     try {
-      return { status: response.statusCode, headers: relayedHeaders(response.headers), body: Buffer.from(await response.body.arrayBuffer()) };
+      return {
+        status: response.statusCode,
+        headers: relayedHeaders(response.headers),
+        body: Buffer.from(await response.body.arrayBuffer()),
+      };
     } catch (err) {
       throw unavailable(request, upstream, err);
     }

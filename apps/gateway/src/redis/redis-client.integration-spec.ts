@@ -1,4 +1,11 @@
-import { PrivateRedis, PrivateRedisCluster, PrivateSentinel, startPrivateRedis, startPrivateRedisCluster, startPrivateSentinel } from '@svc/testing';
+import {
+  PrivateRedis,
+  PrivateRedisCluster,
+  PrivateSentinel,
+  startPrivateRedis,
+  startPrivateRedisCluster,
+  startPrivateSentinel,
+} from '@svc/testing';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,7 +32,7 @@ async function eventually<T>(check: () => Promise<T>, timeoutMs: number): Promis
   }
 }
 
-describe('the gateway\'s Redis client through Redis Sentinel (private master, replica and sentinel)', () => {
+describe("the gateway's Redis client through Redis Sentinel (private master, replica and sentinel)", () => {
   let master: PrivateRedis;
   let replica: PrivateRedis;
   let sentinel: PrivateSentinel;

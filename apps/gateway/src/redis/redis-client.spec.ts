@@ -4,11 +4,14 @@ import { gatewayConfigSpec } from '../gateway.config';
 import { createRedisClient, parseRedisUrl } from './redis-client';
 
 describe('REDIS_URL', () => {
-  it.each(['redis://127.0.0.1:6379', 'rediss://:secret@redis.example.internal:6380/2', 'redis://user:pw@localhost'])('passes the one-server URL %s to ioredis unchanged', (url) => {
-    expect(parseRedisUrl(url)).toEqual({ mode: 'standalone', url });
-  });
+  it.each(['redis://127.0.0.1:6379', 'rediss://:secret@redis.example.internal:6380/2', 'redis://user:pw@localhost'])(
+    'passes the one-server URL %s to ioredis unchanged',
+    (url) => {
+      expect(parseRedisUrl(url)).toEqual({ mode: 'standalone', url });
+    },
+  );
 
-  it('reads a Sentinel URL: the sentinels (26379 by default), the master name, the servers\' credentials', () => {
+  it("reads a Sentinel URL: the sentinels (26379 by default), the master name, the servers' credentials", () => {
     expect(parseRedisUrl('redis+sentinel://:s%40cret@svc-redis-0.svc-redis:26379,svc-redis-1.svc-redis,[fd00::5]:26380/mymaster')).toEqual({
       mode: 'sentinel',
       tls: false,
@@ -65,7 +68,9 @@ describe('REDIS_URL', () => {
   });
 
   it('is validated at boot, naming the variable, and accepts the three forms', () => {
-    expect(() => loadConfig(gatewayConfigSpec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true', REDIS_URL: 'redis+sentinel://a,b' })).toThrow(/REDIS_URL/);
+    expect(() => loadConfig(gatewayConfigSpec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true', REDIS_URL: 'redis+sentinel://a,b' })).toThrow(
+      /REDIS_URL/,
+    );
     for (const url of ['redis://r:6379', 'redis+sentinel://a,b/mymaster', 'redis+cluster://a,b']) {
       expect(loadConfig(gatewayConfigSpec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true', REDIS_URL: url }).REDIS_URL).toBe(url);
     }

@@ -15,7 +15,16 @@ import Redis, { Cluster, type RedisOptions } from 'ioredis';
  */
 export type RedisTarget =
   | { mode: 'standalone'; url: string }
-  | { mode: 'sentinel'; tls: boolean; sentinels: RedisNode[]; masterName: string; username?: string; password?: string; sentinelUsername?: string; sentinelPassword?: string }
+  | {
+      mode: 'sentinel';
+      tls: boolean;
+      sentinels: RedisNode[];
+      masterName: string;
+      username?: string;
+      password?: string;
+      sentinelUsername?: string;
+      sentinelPassword?: string;
+    }
   | { mode: 'cluster'; tls: boolean; nodes: RedisNode[]; username?: string; password?: string };
 
 export interface RedisNode {
@@ -41,8 +50,19 @@ export function parseRedisUrl(value: string): RedisTarget {
     return { mode: 'standalone', url: value };
   }
   const match = MULTI_HOST.exec(value);
-  if (!match) throw new Error('must be redis://, rediss://, redis+sentinel://host:port,…/<master name> or redis+cluster://host:port,… (see the configuration table)');
-  const [, scheme, mode, userinfo, hostList, path = '', query = ''] = match as unknown as [string, 'redis' | 'rediss', 'sentinel' | 'cluster', string | undefined, string, string | undefined, string | undefined];
+  if (!match)
+    throw new Error(
+      'must be redis://, rediss://, redis+sentinel://host:port,…/<master name> or redis+cluster://host:port,… (see the configuration table)',
+    );
+  const [, scheme, mode, userinfo, hostList, path = '', query = ''] = match as unknown as [
+    string,
+    'redis' | 'rediss',
+    'sentinel' | 'cluster',
+    string | undefined,
+    string,
+    string | undefined,
+    string | undefined,
+  ];
   const tls = scheme === 'rediss';
   const nodes = hostList.split(',').map((entry) => parseNode(entry.trim(), DEFAULT_PORT[mode]));
   const credentials = parseUserinfo(userinfo);
@@ -53,12 +73,24 @@ export function parseRedisUrl(value: string): RedisTarget {
     return { mode, tls, nodes, ...credentials };
   }
   const masterName = decodeURIComponent(path.replace(/^\//, ''));
-  if (masterName === '' || masterName.includes('/')) throw new Error('redis+sentinel:// needs the master name as its path, e.g. redis+sentinel://sentinel-0:26379,sentinel-1:26379/mymaster');
+  if (masterName === '' || masterName.includes('/'))
+    throw new Error(
+      'redis+sentinel:// needs the master name as its path, e.g. redis+sentinel://sentinel-0:26379,sentinel-1:26379/mymaster',
+    );
   const unknown = [...params.keys()].filter((key) => !SENTINEL_PARAMS.has(key));
-  if (unknown.length > 0) throw new Error(`unknown query parameter ${unknown.join(', ')} (redis+sentinel:// accepts sentinelUsername and sentinelPassword)`);
+  if (unknown.length > 0)
+    throw new Error(`unknown query parameter ${unknown.join(', ')} (redis+sentinel:// accepts sentinelUsername and sentinelPassword)`);
   const sentinelUsername = params.get('sentinelUsername') ?? undefined;
   const sentinelPassword = params.get('sentinelPassword') ?? undefined;
-  return { mode, tls, sentinels: nodes, masterName, ...credentials, ...(sentinelUsername ? { sentinelUsername } : {}), ...(sentinelPassword ? { sentinelPassword } : {}) };
+  return {
+    mode,
+    tls,
+    sentinels: nodes,
+    masterName,
+    ...credentials,
+    ...(sentinelUsername ? { sentinelUsername } : {}),
+    ...(sentinelPassword ? { sentinelPassword } : {}),
+  };
 }
 
 function parseNode(entry: string, defaultPort: number): RedisNode {
@@ -107,5 +139,8 @@ export function createRedisClient(url: string, options: RedisOptions): RedisClie
     });
   }
   const { enableOfflineQueue, ...nodeOptions } = options;
-  return new Cluster(target.nodes, { enableOfflineQueue, redisOptions: { ...nodeOptions, username, password, ...(target.tls ? { tls: {} } : {}) } });
+  return new Cluster(target.nodes, {
+    enableOfflineQueue,
+    redisOptions: { ...nodeOptions, username, password, ...(target.tls ? { tls: {} } : {}) },
+  });
 }

@@ -28,7 +28,11 @@ export class DevSigningKeysRepository {
     return this.db.transaction(async (manager: EntityManager) => {
       await execute(manager, 'SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK]);
       return work({
-        list: () => queryRows<StoredSigningKey>(manager, 'SELECT kid, public_jwk, private_sealed FROM identity.signing_keys ORDER BY created_at DESC, kid'),
+        list: () =>
+          queryRows<StoredSigningKey>(
+            manager,
+            'SELECT kid, public_jwk, private_sealed FROM identity.signing_keys ORDER BY created_at DESC, kid',
+          ),
         add: async (key) => {
           await execute(manager, 'INSERT INTO identity.signing_keys (kid, public_jwk, private_sealed) VALUES ($1, $2, $3)', [
             key.kid,

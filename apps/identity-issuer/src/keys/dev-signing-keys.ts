@@ -46,7 +46,11 @@ async function generateKey(): Promise<SigningKey & { privateKey: KeyObject }> {
  * verifying; the newest one this process can unseal signs. If none can be unsealed (the
  * INTERNAL_AUTH_SECRET changed), a new one is generated and the old ones stay as verifiers.
  */
-export async function loadDevelopmentKeyRing(repository: Pick<DevSigningKeysRepository, 'locked'>, secret: string, logger: Logger): Promise<KeyRing> {
+export async function loadDevelopmentKeyRing(
+  repository: Pick<DevSigningKeysRepository, 'locked'>,
+  secret: string,
+  logger: Logger,
+): Promise<KeyRing> {
   const sealer = new KeySealer(secret);
   return repository.locked(async (stored) => {
     const rows = await stored.list();
@@ -57,8 +61,16 @@ export async function loadDevelopmentKeyRing(repository: Pick<DevSigningKeysRepo
     const usable = keys.find((key) => key.privateKey !== undefined);
     if (usable) return new KeyRing(keys, usable.kid);
     const generated = await generateKey();
-    await stored.add({ kid: generated.kid, public_jwk: { ...publicJwk(generated) }, private_sealed: sealer.seal(generated.kid, generated.privateKey) });
-    if (rows.length > 0) logger.warn({ kid: generated.kid }, 'stored development signing keys were sealed under another INTERNAL_AUTH_SECRET; generated a new one');
+    await stored.add({
+      kid: generated.kid,
+      public_jwk: { ...publicJwk(generated) },
+      private_sealed: sealer.seal(generated.kid, generated.privateKey),
+    });
+    if (rows.length > 0)
+      logger.warn(
+        { kid: generated.kid },
+        'stored development signing keys were sealed under another INTERNAL_AUTH_SECRET; generated a new one',
+      );
     else logger.info({ kid: generated.kid }, 'generated the development signing key (set IDENTITY_SIGNING_KEYS in production)');
     return new KeyRing([generated, ...keys], generated.kid);
   });

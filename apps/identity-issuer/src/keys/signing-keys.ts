@@ -42,12 +42,15 @@ export function publicJwk(key: SigningKey): PublicJwk {
 
 /** One JWK (public, or private with `d`) → a key; messages name the kid and source, never material. */
 export function keyFromJwk(value: unknown, source: string): SigningKey {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${source} holds something that is not a JWK object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`${source} holds something that is not a JWK object`);
   const jwk = value as Record<string, unknown>;
   const kid = jwk['kid'];
-  if (typeof kid !== 'string' || kid.length === 0 || kid.length > 200) throw new Error(`${source} holds a JWK without a "kid" of 1 to 200 characters`);
+  if (typeof kid !== 'string' || kid.length === 0 || kid.length > 200)
+    throw new Error(`${source} holds a JWK without a "kid" of 1 to 200 characters`);
   const where = `key "${kid}" of ${source}`;
-  if (jwk['kty'] !== 'OKP' || jwk['crv'] !== 'Ed25519' || typeof jwk['x'] !== 'string') throw new Error(`${where} is not an Ed25519 JWK (kty "OKP", crv "Ed25519", x)`);
+  if (jwk['kty'] !== 'OKP' || jwk['crv'] !== 'Ed25519' || typeof jwk['x'] !== 'string')
+    throw new Error(`${where} is not an Ed25519 JWK (kty "OKP", crv "Ed25519", x)`);
   if (jwk['alg'] !== undefined && jwk['alg'] !== 'EdDSA') throw new Error(`${where} has alg other than "EdDSA"`);
   if (jwk['use'] !== undefined && jwk['use'] !== 'sig') throw new Error(`${where} has use other than "sig"`);
   const material = { kty: 'OKP', crv: 'Ed25519', x: jwk['x'] };

@@ -21,7 +21,13 @@ export class IdentityController {
   @ApiBadRequestResponse({
     type: ErrorResponseDto,
     description: 'The ref in the path is too long or has control characters.',
-    example: { error: { code: 'validation_failed', message: 'The request has invalid fields.', details: [{ path: 'ref', message: 'ref must be 1 to 255 characters' }] } },
+    example: {
+      error: {
+        code: 'validation_failed',
+        message: 'The request has invalid fields.',
+        details: [{ path: 'ref', message: 'ref must be 1 to 255 characters' }],
+      },
+    },
   })
   @ApiNotFoundResponse({
     type: ErrorResponseDto,

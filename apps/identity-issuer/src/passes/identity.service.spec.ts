@@ -28,10 +28,15 @@ const ada: EventContact = {
 
 function setup() {
   const { publicKey, privateKey } = generateEd25519();
-  const tokens = new PassTokenService(new KeyRing([{ kid: 'k1', publicKey, privateKey }], 'k1'), { issuer: 'svc-identity-issuer', audience: 'svc-chat' });
+  const tokens = new PassTokenService(new KeyRing([{ kid: 'k1', publicKey, privateKey }], 'k1'), {
+    issuer: 'svc-identity-issuer',
+    audience: 'svc-chat',
+  });
   const byRef = jest.fn<Promise<EventContact | null>, [string, GatewayContext]>();
   const bySvcId = jest.fn<Promise<EventContact | null>, [number, GatewayContext]>();
-  const record = jest.fn<Promise<{ expires_at: string }>, [PassRecord]>().mockResolvedValue({ expires_at: '2026-12-21T10:04:05.000000+00:00' });
+  const record = jest
+    .fn<Promise<{ expires_at: string }>, [PassRecord]>()
+    .mockResolvedValue({ expires_at: '2026-12-21T10:04:05.000000+00:00' });
   const contacts: Pick<ContactsClient, 'byRef' | 'bySvcId'> = { byRef, bySvcId };
   const passes: Pick<IssuedPassesRepository, 'record'> = { record };
   const lines: string[] = [];
@@ -54,7 +59,9 @@ describe('IdentityService', () => {
     expect(pass.expires_at).toBe('2026-12-21T10:04:05.000000+00:00');
     const check = await tokens.verify(pass.token, ACCOUNT);
     expect(check).toMatchObject({ valid: true, svcId: 42, accountId: ACCOUNT });
-    expect(record).toHaveBeenCalledWith(expect.objectContaining({ accountId: ACCOUNT, svcId: 42, kid: 'k1', jti: check.valid ? check.jti : '' }));
+    expect(record).toHaveBeenCalledWith(
+      expect.objectContaining({ accountId: ACCOUNT, svcId: 42, kid: 'k1', jti: check.valid ? check.jti : '' }),
+    );
   });
 
   it('answers 404 not_found for a ref the account does not have, and records nothing', async () => {
@@ -71,9 +78,21 @@ describe('IdentityService', () => {
     const { token } = await tokens.issue(ACCOUNT, 42);
     bySvcId.mockResolvedValue(ada);
     await expect(service.verify(chat, token, ACCOUNT)).resolves.toEqual({
-      customer: { svc_id: 42, ref: 'c-42', name: 'Ada Lovelace', email: 'ada@example.com', email_confirmed: true, phone: '+447700900123', phone_confirmed: false },
+      customer: {
+        svc_id: 42,
+        ref: 'c-42',
+        name: 'Ada Lovelace',
+        email: 'ada@example.com',
+        email_confirmed: true,
+        phone: '+447700900123',
+        phone_confirmed: false,
+      },
     });
-    expect(bySvcId).toHaveBeenCalledWith(42, { account: { id: ACCOUNT, name: '', plan: 'scale' }, keyId: 'identity-issuer', requestId: 'req-2' });
+    expect(bySvcId).toHaveBeenCalledWith(42, {
+      account: { id: ACCOUNT, name: '', plan: 'scale' },
+      keyId: 'identity-issuer',
+      requestId: 'req-2',
+    });
   });
 
   it('identifies nobody when the customer was erased, logging why and never the token', async () => {
@@ -82,7 +101,13 @@ describe('IdentityService', () => {
     bySvcId.mockResolvedValue(null);
     await expect(service.verify(chat, token, ACCOUNT)).resolves.toEqual({ customer: null });
     const logged = lines.join('');
-    expect(JSON.parse(logged)).toMatchObject({ reason: 'customer_erased', account_id: ACCOUNT, jti, request_id: 'req-2', msg: 'same-browser pass identifies nobody' });
+    expect(JSON.parse(logged)).toMatchObject({
+      reason: 'customer_erased',
+      account_id: ACCOUNT,
+      jti,
+      request_id: 'req-2',
+      msg: 'same-browser pass identifies nobody',
+    });
     expect(logged).not.toContain(token.split('.')[2]);
   });
 

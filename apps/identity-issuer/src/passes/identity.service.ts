@@ -1,4 +1,11 @@
-import { API_PLAN, EventContact, GatewayContext, IdentifiedCustomer, IdentityPassResponseDto, VerifyIdentityPassResponse } from '@svc/contracts';
+import {
+  API_PLAN,
+  EventContact,
+  GatewayContext,
+  IdentifiedCustomer,
+  IdentityPassResponseDto,
+  VerifyIdentityPassResponse,
+} from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import type { Logger } from 'pino';
 import { ContactsClient } from '@svc/internal-clients';
@@ -48,8 +55,16 @@ export class IdentityService {
     return { customer: identified(contact) };
   }
 
-  private nobody(caller: GatewayContext, accountId: string, reason: PassRefusal | 'customer_erased', jti?: string): VerifyIdentityPassResponse {
-    this.logger.info({ request_id: caller.requestId, account_id: accountId, reason, ...(jti ? { jti } : {}) }, 'same-browser pass identifies nobody');
+  private nobody(
+    caller: GatewayContext,
+    accountId: string,
+    reason: PassRefusal | 'customer_erased',
+    jti?: string,
+  ): VerifyIdentityPassResponse {
+    this.logger.info(
+      { request_id: caller.requestId, account_id: accountId, reason, ...(jti ? { jti } : {}) },
+      'same-browser pass identifies nobody',
+    );
     return { customer: null };
   }
 }

@@ -14,7 +14,12 @@ describe('IssuedPassesRepository (real PostgreSQL)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    dataSource = await createDataSource({ schema: IDENTITY_SCHEMA, url: db.url, migrations: IDENTITY_MIGRATIONS, poolSize: 2 }).initialize();
+    dataSource = await createDataSource({
+      schema: IDENTITY_SCHEMA,
+      url: db.url,
+      migrations: IDENTITY_MIGRATIONS,
+      poolSize: 2,
+    }).initialize();
     await migrate(dataSource);
     passes = new IssuedPassesRepository(dataSource);
   });
@@ -36,7 +41,14 @@ describe('IssuedPassesRepository (real PostgreSQL)', () => {
 
   it('records a pass and answers its expiry as a contract timestamp', async () => {
     const jti = randomUUID();
-    const { expires_at } = await passes.record({ jti, accountId: randomUUID(), svcId: 7, kid: 'k1', issuedAt: 1_700_000_000, expiresAt: 1_700_000_000 + 30 * DAY_S });
+    const { expires_at } = await passes.record({
+      jti,
+      accountId: randomUUID(),
+      svcId: 7,
+      kid: 'k1',
+      issuedAt: 1_700_000_000,
+      expiresAt: 1_700_000_000 + 30 * DAY_S,
+    });
     expect(expires_at).toBe('2023-12-14T22:13:20.000000+00:00');
     await execute(dataSource, 'DELETE FROM identity.issued_passes');
   });

@@ -37,9 +37,23 @@ describe('PassTokenService', () => {
     expect(pass.token.split('.')).toHaveLength(3);
     expect(decodeProtectedHeader(pass.token)).toEqual({ alg: 'EdDSA', kid: 'k-2026-11', typ: 'JWT' });
     const iat = Math.floor(ISSUED_AT.getTime() / 1000);
-    expect(decodeJwt(pass.token)).toEqual({ iss: 'svc-identity-issuer', aud: 'svc-chat', acc: ACCOUNT, sub: '42', iat, exp: iat + 30 * 24 * 3600, jti: pass.jti });
+    expect(decodeJwt(pass.token)).toEqual({
+      iss: 'svc-identity-issuer',
+      aud: 'svc-chat',
+      acc: ACCOUNT,
+      sub: '42',
+      iat,
+      exp: iat + 30 * 24 * 3600,
+      jti: pass.jti,
+    });
     expect(pass).toMatchObject({ kid: 'k-2026-11', issuedAt: iat, expiresAt: iat + PASS_LIFETIME_S });
-    await expect(service.verify(pass.token, ACCOUNT)).resolves.toEqual({ valid: true, accountId: ACCOUNT, svcId: 42, jti: pass.jti, kid: 'k-2026-11' });
+    await expect(service.verify(pass.token, ACCOUNT)).resolves.toEqual({
+      valid: true,
+      accountId: ACCOUNT,
+      svcId: 42,
+      jti: pass.jti,
+      kid: 'k-2026-11',
+    });
   });
 
   it('gives every pass its own jti', async () => {
@@ -60,7 +74,10 @@ describe('PassTokenService', () => {
     const pass = await service.issue(ACCOUNT, 42);
     const [header, payload, signature] = pass.token.split('.') as [string, string, string];
     const altered = { ...(JSON.parse(Buffer.from(payload, 'base64url').toString()) as object), sub: '43' };
-    await expect(service.verify(`${header}.${base64url(altered)}.${signature}`, ACCOUNT)).resolves.toEqual({ valid: false, reason: 'bad_signature' });
+    await expect(service.verify(`${header}.${base64url(altered)}.${signature}`, ACCOUNT)).resolves.toEqual({
+      valid: false,
+      reason: 'bad_signature',
+    });
   });
 
   it('refuses a pass signed with another key under a listed kid as a bad signature', async () => {
@@ -81,7 +98,11 @@ describe('PassTokenService', () => {
   });
 
   it('refuses a pass of another issuer or audience', async () => {
-    const elsewhere = new PassTokenService(new KeyRing([key], key.kid), { issuer: 'someone-else', audience: 'svc-chat', clock: () => ISSUED_AT });
+    const elsewhere = new PassTokenService(new KeyRing([key], key.kid), {
+      issuer: 'someone-else',
+      audience: 'svc-chat',
+      clock: () => ISSUED_AT,
+    });
     const pass = await elsewhere.issue(ACCOUNT, 42);
     await expect(service.verify(pass.token, ACCOUNT)).resolves.toEqual({ valid: false, reason: 'invalid_claims' });
   });

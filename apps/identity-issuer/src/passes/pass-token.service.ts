@@ -89,7 +89,8 @@ export class PassTokenService {
     }
     const { payload, protectedHeader } = verified;
     const { acc, sub, jti } = payload;
-    if (typeof acc !== 'string' || typeof jti !== 'string' || typeof sub !== 'string' || !SVC_ID.test(sub)) return { valid: false, reason: 'invalid_claims' };
+    if (typeof acc !== 'string' || typeof jti !== 'string' || typeof sub !== 'string' || !SVC_ID.test(sub))
+      return { valid: false, reason: 'invalid_claims' };
     if (acc !== widgetAccountId) return { valid: false, reason: 'other_account' };
     return { valid: true, accountId: acc, svcId: Number(sub), jti, kid: protectedHeader.kid as string };
   }

@@ -25,7 +25,9 @@ export class CreateKnowledgePieces1763900000000 implements MigrationInterface {
     for (const lang of [...STEMMED, 'simple']) {
       const dictionary = lang === 'simple' ? 'pg_catalog.simple' : `pg_catalog.${lang}_stem`;
       await queryRunner.query(`CREATE TEXT SEARCH CONFIGURATION knowledge.${lang}_unaccent (COPY = pg_catalog.${lang})`);
-      await queryRunner.query(`ALTER TEXT SEARCH CONFIGURATION knowledge.${lang}_unaccent ALTER MAPPING FOR hword, hword_part, word WITH public.unaccent, ${dictionary}`);
+      await queryRunner.query(
+        `ALTER TEXT SEARCH CONFIGURATION knowledge.${lang}_unaccent ALTER MAPPING FOR hword, hword_part, word WITH public.unaccent, ${dictionary}`,
+      );
     }
     // Declared immutable (the configurations it names never change) so that a generated column may use it.
     await queryRunner.query(`
@@ -51,7 +53,9 @@ export class CreateKnowledgePieces1763900000000 implements MigrationInterface {
         UNIQUE (account_id, external_ref)
       )`);
     // fastupdate off: a search right after a bulk load must not scan a long pending list.
-    await queryRunner.query('CREATE INDEX pieces_search_idx ON knowledge.pieces USING gin (account_id, lang, search_vector) WITH (fastupdate = off)');
+    await queryRunner.query(
+      'CREATE INDEX pieces_search_idx ON knowledge.pieces USING gin (account_id, lang, search_vector) WITH (fastupdate = off)',
+    );
 
     await queryRunner.query(`
       CREATE TABLE knowledge.vocabulary (
@@ -60,7 +64,9 @@ export class CreateKnowledgePieces1763900000000 implements MigrationInterface {
         pieces integer NOT NULL,
         PRIMARY KEY (account_id, word)
       ) WITH (fillfactor = 80)`);
-    await queryRunner.query('CREATE INDEX vocabulary_trgm_idx ON knowledge.vocabulary USING gin (account_id, word gin_trgm_ops) WITH (fastupdate = off)');
+    await queryRunner.query(
+      'CREATE INDEX vocabulary_trgm_idx ON knowledge.vocabulary USING gin (account_id, word gin_trgm_ops) WITH (fastupdate = off)',
+    );
 
     // The words a piece contributes to the vocabulary: distinct, unaccented, lower case, 3 to 64 characters.
     await queryRunner.query(`
@@ -116,7 +122,9 @@ export class CreateKnowledgePieces1763900000000 implements MigrationInterface {
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query('DROP TABLE knowledge.pieces');
     await queryRunner.query('DROP TABLE knowledge.vocabulary');
-    await queryRunner.query('DROP FUNCTION knowledge.any_of, knowledge.vocabulary_inserted, knowledge.vocabulary_updated, knowledge.vocabulary_deleted');
+    await queryRunner.query(
+      'DROP FUNCTION knowledge.any_of, knowledge.vocabulary_inserted, knowledge.vocabulary_updated, knowledge.vocabulary_deleted',
+    );
     await queryRunner.query('DROP FUNCTION knowledge.vocabulary_shift, knowledge.words, knowledge.search_config');
     await queryRunner.query('DROP TYPE knowledge.word_count');
     for (const lang of [...STEMMED, 'simple']) await queryRunner.query(`DROP TEXT SEARCH CONFIGURATION knowledge.${lang}_unaccent`);

@@ -1,5 +1,12 @@
 import { ArgumentMetadata } from '@nestjs/common';
-import { BulkUpsertKnowledgeDto, ErrorDetail, KnowledgeRefParams, ListKnowledgeQueryDto, SearchKnowledgeDto, UpsertKnowledgePieceDto } from '@svc/contracts';
+import {
+  BulkUpsertKnowledgeDto,
+  ErrorDetail,
+  KnowledgeRefParams,
+  ListKnowledgeQueryDto,
+  SearchKnowledgeDto,
+  UpsertKnowledgePieceDto,
+} from '@svc/contracts';
 import { ApiError, ApiValidationPipe } from '@svc/platform';
 
 /** The global pipe, exactly as the app runs it, on the knowledge DTOs. */
@@ -88,7 +95,15 @@ describe('bulk validation', () => {
   });
 
   it('names every problem of every item as items[i].field', async () => {
-    const sent = { items: [item('ok'), item('short', { text: text(14) }), item('', { heading: text(301) }), item('bad-url', { url: 'mailto:x@example.com' }), 7] };
+    const sent = {
+      items: [
+        item('ok'),
+        item('short', { text: text(14) }),
+        item('', { heading: text(301) }),
+        item('bad-url', { url: 'mailto:x@example.com' }),
+        7,
+      ],
+    };
     expect(await paths(sent, bulk)).toEqual(['items[1].text', 'items[2].external_ref', 'items[2].heading', 'items[3].url', 'items[4]']);
   });
 

@@ -36,7 +36,9 @@ const SAMPLE_PIECE = {
 
 const BAD_REF = {
   summary: 'The external_ref in the path is too long or has control characters',
-  value: errorExample('validation_failed', 'The request has invalid fields.', [{ path: 'external_ref', message: 'external_ref must be 1 to 255 characters (Unicode code points)' }]),
+  value: errorExample('validation_failed', 'The request has invalid fields.', [
+    { path: 'external_ref', message: 'external_ref must be 1 to 255 characters (Unicode code points)' },
+  ]),
 };
 const QUOTA = {
   summary: 'The account would hold more than 5,000 pieces',
@@ -62,7 +64,8 @@ export class PiecesController {
   @ApiOkResponse({ type: KnowledgePieceDto, description: 'The piece existed and was replaced.', example: SAMPLE_PIECE })
   @ApiBadRequestResponse({
     type: ErrorResponseDto,
-    description: 'Invalid fields (`details` names each), an invalid external_ref, or a new piece beyond the 5,000 of the account (`limit_exceeded`).',
+    description:
+      'Invalid fields (`details` names each), an invalid external_ref, or a new piece beyond the 5,000 of the account (`limit_exceeded`).',
     examples: {
       validation_failed: {
         summary: 'Invalid fields',
@@ -115,7 +118,9 @@ export class PiecesController {
       },
       too_many_items: {
         summary: 'More than 50 items',
-        value: errorExample('validation_failed', 'The request has invalid fields.', [{ path: 'items', message: 'items must hold 1 to 50 pieces' }]),
+        value: errorExample('validation_failed', 'The request has invalid fields.', [
+          { path: 'items', message: 'items must hold 1 to 50 pieces' },
+        ]),
       },
       limit_exceeded: QUOTA,
       invalid_json: INVALID_JSON,
@@ -142,8 +147,11 @@ export class PiecesController {
   })
   @ApiBadRequestResponse({
     type: ErrorResponseDto,
-    description: 'An invalid parameter (`limit` outside 1 to 200, an external_ref too long), `external_ref` combined with `after` or `limit`, or an unknown parameter.',
-    example: errorExample('invalid_parameter', 'The query string has invalid parameters.', [{ path: 'limit', message: 'limit must be a whole number from 1 to 200' }]),
+    description:
+      'An invalid parameter (`limit` outside 1 to 200, an external_ref too long), `external_ref` combined with `after` or `limit`, or an unknown parameter.',
+    example: errorExample('invalid_parameter', 'The query string has invalid parameters.', [
+      { path: 'limit', message: 'limit must be a whole number from 1 to 200' },
+    ]),
   })
   list(@Caller() caller: GatewayContext, @Query() query: ListKnowledgeQueryDto): Promise<KnowledgeListResponseDto> {
     return this.pieces.list(caller.account.id, query);
@@ -151,10 +159,18 @@ export class PiecesController {
 
   @Delete(':externalRef')
   @HttpCode(204)
-  @ApiOperation({ operationId: 'deleteKnowledgePiece', summary: 'Remove a knowledge piece.', description: 'The assistant stops answering from it as soon as this call returns.' })
+  @ApiOperation({
+    operationId: 'deleteKnowledgePiece',
+    summary: 'Remove a knowledge piece.',
+    description: 'The assistant stops answering from it as soon as this call returns.',
+  })
   @ApiNoContentResponse({ description: 'Removed.' })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'The external_ref is invalid.', examples: { bad_ref: BAD_REF } })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'The account has no piece with this external_ref.', example: errorExample('not_found', 'There is no knowledge piece with external_ref "faq-shipping".') })
+  @ApiNotFoundResponse({
+    type: ErrorResponseDto,
+    description: 'The account has no piece with this external_ref.',
+    example: errorExample('not_found', 'There is no knowledge piece with external_ref "faq-shipping".'),
+  })
   async delete(@Caller() caller: GatewayContext, @Param() { external_ref }: KnowledgeRefParams): Promise<void> {
     await this.pieces.delete(caller.account.id, external_ref);
   }

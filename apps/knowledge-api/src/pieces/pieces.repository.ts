@@ -24,7 +24,9 @@ export class PiecesWriter {
   ) {}
 
   async count(): Promise<number> {
-    const [row] = await queryRows<{ n: number }>(this.manager, 'SELECT count(*)::int AS n FROM knowledge.pieces WHERE account_id = $1', [this.accountId]);
+    const [row] = await queryRows<{ n: number }>(this.manager, 'SELECT count(*)::int AS n FROM knowledge.pieces WHERE account_id = $1', [
+      this.accountId,
+    ]);
     return row.n;
   }
 
@@ -54,7 +56,10 @@ export class PiecesWriter {
 
   /** True when the piece existed. */
   async delete(ref: string): Promise<boolean> {
-    const deleted = await execute(this.manager, 'DELETE FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2', [this.accountId, ref]);
+    const deleted = await execute(this.manager, 'DELETE FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2', [
+      this.accountId,
+      ref,
+    ]);
     return deleted > 0;
   }
 
@@ -82,7 +87,11 @@ export class PiecesRepository {
   }
 
   async find(accountId: string, ref: string): Promise<KnowledgePieceDto | undefined> {
-    return queryOne<KnowledgePieceDto>(this.db, `SELECT ${PIECE_COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2`, [accountId, ref]);
+    return queryOne<KnowledgePieceDto>(
+      this.db,
+      `SELECT ${PIECE_COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2`,
+      [accountId, ref],
+    );
   }
 
   /**

@@ -14,7 +14,14 @@ function fakeRepository(held: string[], total = held.length) {
     existingRefs: jest.fn(async (asked: string[]) => new Set(asked.filter((r) => refs.has(r)))),
     upsert: jest.fn(async (inputs: PieceInput[]) =>
       // Written rows come back in no particular order: the service must restore the request's.
-      [...inputs].reverse().map((p): KnowledgePieceDto => ({ external_ref: p.external_ref, heading: p.heading, text: p.text, url: p.url, created_at: AT, updated_at: AT })),
+      [...inputs].reverse().map((p): KnowledgePieceDto => ({
+        external_ref: p.external_ref,
+        heading: p.heading,
+        text: p.text,
+        url: p.url,
+        created_at: AT,
+        updated_at: AT,
+      })),
     ),
     delete: jest.fn(async (ref: string) => refs.has(ref)),
     announce: jest.fn(async () => undefined),
@@ -22,14 +29,22 @@ function fakeRepository(held: string[], total = held.length) {
   const repository = {
     writeForAccount: jest.fn(<T>(_account: string, work: (w: PiecesWriter) => Promise<T>) => work(writer as unknown as PiecesWriter)),
     find: jest.fn(async (_account: string, ref: string) => (refs.has(ref) ? { external_ref: ref } : undefined)),
-    list: jest.fn(async (_account: string, _after: string | undefined, limit: number) => [...refs].sort().slice(0, limit).map((ref) => ({ external_ref: ref }))),
+    list: jest.fn(async (_account: string, _after: string | undefined, limit: number) =>
+      [...refs]
+        .sort()
+        .slice(0, limit)
+        .map((ref) => ({ external_ref: ref })),
+    ),
   };
   return { writer, repository, service: new PiecesService(repository as unknown as PiecesRepository) };
 }
 
 const body = { heading: 'Versandkosten', text: 'Der Versand ist ab 50 Euro kostenlos, darunter kostet er 4,90 Euro.' };
 const expectError = async (promise: Promise<unknown>, code: string) => {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ApiError);
   expect((err as ApiError).code).toBe(code);
 };
@@ -68,13 +83,26 @@ describe('PiecesService', () => {
 
   it('bulk: refuses the whole batch when its new pieces do not all fit, even if some would', async () => {
     const { service, writer } = fakeRepository(['b'], 4999);
-    await expectError(service.bulkUpsert(ACCOUNT, ['a', 'b', 'c'].map((ref) => ({ external_ref: ref, ...body }))), 'limit_exceeded');
+    await expectError(
+      service.bulkUpsert(
+        ACCOUNT,
+        ['a', 'b', 'c'].map((ref) => ({ external_ref: ref, ...body })),
+      ),
+      'limit_exceeded',
+    );
     expect(writer.upsert).not.toHaveBeenCalled();
   });
 
   it('bulk: a batch of pieces that all exist passes a full account', async () => {
     const { service } = fakeRepository(['a', 'b'], 5000);
-    expect((await service.bulkUpsert(ACCOUNT, ['a', 'b'].map((ref) => ({ external_ref: ref, ...body })))).updated).toBe(2);
+    expect(
+      (
+        await service.bulkUpsert(
+          ACCOUNT,
+          ['a', 'b'].map((ref) => ({ external_ref: ref, ...body })),
+        )
+      ).updated,
+    ).toBe(2);
   });
 
   it('deletes and announces, or answers not_found without announcing', async () => {
@@ -88,9 +116,17 @@ describe('PiecesService', () => {
 
   it('lists a page: next_after is the last ref returned, more tells whether another page follows', async () => {
     const { service, repository } = fakeRepository(['a', 'b', 'c']);
-    expect(await service.list(ACCOUNT, { limit: 2 })).toEqual({ items: [{ external_ref: 'a' }, { external_ref: 'b' }], next_after: 'b', more: true });
+    expect(await service.list(ACCOUNT, { limit: 2 })).toEqual({
+      items: [{ external_ref: 'a' }, { external_ref: 'b' }],
+      next_after: 'b',
+      more: true,
+    });
     expect(repository.list).toHaveBeenCalledWith(ACCOUNT, undefined, 3);
-    expect(await service.list(ACCOUNT, {})).toEqual({ items: [{ external_ref: 'a' }, { external_ref: 'b' }, { external_ref: 'c' }], next_after: 'c', more: false });
+    expect(await service.list(ACCOUNT, {})).toEqual({
+      items: [{ external_ref: 'a' }, { external_ref: 'b' }, { external_ref: 'c' }],
+      next_after: 'c',
+      more: false,
+    });
     expect(repository.list).toHaveBeenLastCalledWith(ACCOUNT, undefined, 101);
   });
 

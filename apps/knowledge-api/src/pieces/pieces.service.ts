@@ -14,7 +14,13 @@ import { detectLanguage } from '../search/language';
 import { PieceInput, PiecesRepository, PiecesWriter } from './pieces.repository';
 
 function toInput(ref: string, body: UpsertKnowledgePieceDto): PieceInput {
-  return { external_ref: ref, heading: body.heading, text: body.text, url: body.url ?? null, lang: detectLanguage(`${body.heading}\n${body.text}`) };
+  return {
+    external_ref: ref,
+    heading: body.heading,
+    text: body.text,
+    url: body.url ?? null,
+    lang: detectLanguage(`${body.heading}\n${body.text}`),
+  };
 }
 
 /** Refuses a write that would take the account past its quota; call it inside the account's lock. */
@@ -23,7 +29,10 @@ async function checkQuota(writer: PiecesWriter, newPieces: number): Promise<void
   const held = await writer.count();
   if (held + newPieces > KNOWLEDGE_LIMITS.piecesPerAccount) {
     const max = KNOWLEDGE_LIMITS.piecesPerAccount.toLocaleString('en');
-    throw new ApiError('limit_exceeded', `An account holds at most ${max} knowledge pieces; it has ${held.toLocaleString('en')} and this call adds ${newPieces}.`);
+    throw new ApiError(
+      'limit_exceeded',
+      `An account holds at most ${max} knowledge pieces; it has ${held.toLocaleString('en')} and this call adds ${newPieces}.`,
+    );
   }
 }
 
@@ -56,7 +65,8 @@ export class PiecesService {
 
   async delete(accountId: string, ref: string): Promise<void> {
     await this.pieces.writeForAccount(accountId, async (writer) => {
-      if (!(await writer.delete(ref))) throw new ApiError('not_found', `There is no knowledge piece with external_ref ${JSON.stringify(ref)}.`);
+      if (!(await writer.delete(ref)))
+        throw new ApiError('not_found', `There is no knowledge piece with external_ref ${JSON.stringify(ref)}.`);
       await writer.announce([ref], 'deleted');
     });
   }

@@ -63,7 +63,11 @@ describe('knowledge search (real PostgreSQL)', () => {
   const refs = async (question: string, lang: string, accountId = account) =>
     (await search.answer(accountId, { question, lang })).results.map((r) => r.external_ref);
   const vocabulary = async (accountId: string) =>
-    queryRows<{ word: string; pieces: number }>(dataSource, 'SELECT word, pieces FROM knowledge.vocabulary WHERE account_id = $1 ORDER BY word', [accountId]);
+    queryRows<{ word: string; pieces: number }>(
+      dataSource,
+      'SELECT word, pieces FROM knowledge.vocabulary WHERE account_id = $1 ORDER BY word',
+      [accountId],
+    );
   const recomputedVocabulary = async (accountId: string) =>
     queryRows<{ word: string; pieces: number }>(
       dataSource,
@@ -74,11 +78,19 @@ describe('knowledge search (real PostgreSQL)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    dataSource = await createDataSource({ schema: KNOWLEDGE_SCHEMA, url: db.url, migrations: KNOWLEDGE_MIGRATIONS, poolSize: 4 }).initialize();
+    dataSource = await createDataSource({
+      schema: KNOWLEDGE_SCHEMA,
+      url: db.url,
+      migrations: KNOWLEDGE_MIGRATIONS,
+      poolSize: 4,
+    }).initialize();
     await migrate(dataSource);
     pieces = new PiecesService(new PiecesRepository(dataSource));
     search = new SearchService(new SearchRepository(dataSource));
-    await pieces.bulkUpsert(account, PIECES.map((p) => ({ ...p })));
+    await pieces.bulkUpsert(
+      account,
+      PIECES.map((p) => ({ ...p })),
+    );
   });
 
   afterAll(async () => {
@@ -87,7 +99,11 @@ describe('knowledge search (real PostgreSQL)', () => {
   });
 
   it('indexes each piece in the language of its words', async () => {
-    const rows = await queryRows<{ external_ref: string; lang: string }>(dataSource, 'SELECT external_ref, lang FROM knowledge.pieces WHERE account_id = $1 ORDER BY 1', [account]);
+    const rows = await queryRows<{ external_ref: string; lang: string }>(
+      dataSource,
+      'SELECT external_ref, lang FROM knowledge.pieces WHERE account_id = $1 ORDER BY 1',
+      [account],
+    );
     expect(Object.fromEntries(rows.map((r) => [r.external_ref, r.lang]))).toEqual({
       'de-ruecksendung': 'german',
       'de-versand': 'german',
@@ -120,7 +136,13 @@ describe('knowledge search (real PostgreSQL)', () => {
 
   it('returns heading, url, the matching passage and a score between 0 and 1, best first', async () => {
     const { results } = await search.answer(account, { question: 'Is shipping free?', lang: 'en' });
-    expect(results[0]).toEqual({ external_ref: 'en-shipping', heading: 'Shipping times and costs', url: null, passage: expect.stringContaining('shipping is free above 50 euros'), score: expect.any(Number) });
+    expect(results[0]).toEqual({
+      external_ref: 'en-shipping',
+      heading: 'Shipping times and costs',
+      url: null,
+      passage: expect.stringContaining('shipping is free above 50 euros'),
+      score: expect.any(Number),
+    });
     for (const result of results) expect(result.score).toBeGreaterThan(0);
     for (const result of results) expect(result.score).toBeLessThan(1);
     expect(results.map((r) => r.score)).toEqual([...results.map((r) => r.score)].sort((a, b) => b - a));
@@ -138,12 +160,18 @@ describe('knowledge search (real PostgreSQL)', () => {
     const { results } = await search.answer(other, { question: 'shipping', lang: 'en' });
     expect(results.map((r) => [r.external_ref, r.heading])).toEqual([['en-shipping', 'Our shipping']]);
     // A first piece in another language is searched at once (the languages are read with each search).
-    await pieces.upsert(other, 'de-versand', { heading: 'Unser Versand', text: 'Wir versenden nur in die Schweiz, innerhalb von 10 Tagen.' });
+    await pieces.upsert(other, 'de-versand', {
+      heading: 'Unser Versand',
+      text: 'Wir versenden nur in die Schweiz, innerhalb von 10 Tagen.',
+    });
     expect(await refs('Wie lange dauert der Versand?', 'de', other)).toEqual(['de-versand']);
   });
 
   it('follows changes at once: a replaced text is found by its new words, a deleted piece no more', async () => {
-    await pieces.upsert(account, 'en-gift-cards', { heading: 'Gift vouchers', text: 'Vouchers never expire and can be topped up in any store.' });
+    await pieces.upsert(account, 'en-gift-cards', {
+      heading: 'Gift vouchers',
+      text: 'Vouchers never expire and can be topped up in any store.',
+    });
     expect(await refs('exchanged for cash', 'en')).not.toContain('en-gift-cards');
     expect((await refs('vouchers expire', 'en'))[0]).toBe('en-gift-cards');
     await pieces.delete(account, 'en-gift-cards');

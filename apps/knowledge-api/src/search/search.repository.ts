@@ -81,12 +81,22 @@ export class SearchRepository {
   private readonly rankSqls = new Map<string, string>();
 
   async terms(accountId: string, question: string, language: SearchLanguage): Promise<QuestionTerms> {
-    const rows = await queryRows<QuestionTerm & { languages: SearchLanguage[] | null }>(this.db, TERMS_SQL, [accountId, question, language]);
+    const rows = await queryRows<QuestionTerm & { languages: SearchLanguage[] | null }>(this.db, TERMS_SQL, [
+      accountId,
+      question,
+      language,
+    ]);
     return { terms: rows.map(({ word, pieces }) => ({ word, pieces })), languages: rows[0]?.languages ?? [] };
   }
 
   /** The best `limit` pieces in `languages` for `words`, candidates chosen by `rareWords` (or by holding every word when null). */
-  async rank(accountId: string, languages: readonly SearchLanguage[], words: string[], rareWords: string[], limit: number): Promise<KnowledgeSearchResult[]> {
+  async rank(
+    accountId: string,
+    languages: readonly SearchLanguage[],
+    words: string[],
+    rareWords: string[],
+    limit: number,
+  ): Promise<KnowledgeSearchResult[]> {
     const known = languages.filter((language) => SEARCH_LANGUAGES.includes(language)).sort();
     if (known.length === 0) return [];
     const key = known.join(',');
@@ -101,6 +111,12 @@ export class SearchRepository {
       rareWords.length > 0 ? rareWords.join(' ') : null,
       limit,
     ]);
-    return rows.map((row) => ({ external_ref: row.external_ref, heading: row.heading, url: row.url, passage: row.passage, score: Number(row.score) }));
+    return rows.map((row) => ({
+      external_ref: row.external_ref,
+      heading: row.heading,
+      url: row.url,
+      passage: row.passage,
+      score: Number(row.score),
+    }));
   }
 }

@@ -14,7 +14,15 @@ describe('rareWords', () => {
   });
 
   it('leaves out words no piece holds as such (their stem may be everywhere) and returns none when all are common', () => {
-    expect(rareWords([{ word: 'cost', pieces: 0 }, { word: 'kayak', pieces: 10 }], 500)).toEqual(['kayak']);
+    expect(
+      rareWords(
+        [
+          { word: 'cost', pieces: 0 },
+          { word: 'kayak', pieces: 10 },
+        ],
+        500,
+      ),
+    ).toEqual(['kayak']);
     expect(rareWords([{ word: 'shipping', pieces: 3000 }], 500)).toEqual([]);
   });
 });

@@ -33,6 +33,14 @@ export class SearchService {
     const { terms, languages } = await this.search.terms(accountId, query.question, languageOfTag(query.lang));
     if (terms.length === 0) return { results: [] };
     const limit = query.limit ?? KNOWLEDGE_SEARCH_LIMITS.resultsDefault;
-    return { results: await this.search.rank(accountId, languages, terms.map((t) => t.word), rareWords(terms), limit) };
+    return {
+      results: await this.search.rank(
+        accountId,
+        languages,
+        terms.map((t) => t.word),
+        rareWords(terms),
+        limit,
+      ),
+    };
   }
 }

@@ -55,7 +55,8 @@ export const CHAT_TOOLS: readonly ChatToolSpec[] = [
   {
     name: 'get_conversation',
     title: 'Read a conversation',
-    description: 'One conversation with every message, oldest first (author customer, assistant, team or system). not_found for an id that is not this account\'s.',
+    description:
+      "One conversation with every message, oldest first (author customer, assistant, team or system). not_found for an id that is not this account's.",
     annotations: READ,
     method: 'GET',
     path: '/internal/chat/conversations/{id}',
@@ -88,7 +89,7 @@ export const CHAT_TOOLS: readonly ChatToolSpec[] = [
     name: 'list_consents',
     title: "List a customer's consents (with ids)",
     description:
-      'Every consent of the customer `svc_id` (the `svc_id` of a conversation\'s or a contact\'s `contact`), each with the `id` that withdraw_consent takes, its purpose, text, source and whether it is active.',
+      "Every consent of the customer `svc_id` (the `svc_id` of a conversation's or a contact's `contact`), each with the `id` that withdraw_consent takes, its purpose, text, source and whether it is active.",
     annotations: READ,
     upstream: 'contacts-api',
     method: 'GET',
@@ -112,7 +113,8 @@ export const CHAT_TOOLS: readonly ChatToolSpec[] = [
   {
     name: 'search_knowledge',
     title: 'What would the assistant answer?',
-    description: 'Asks the assistant a customer\'s `question` (optional `lang`: en, de, fr, es) and returns what it would answer, the knowledge piece it would cite and whether it would offer a person. Nothing is written and no customer sees it.',
+    description:
+      "Asks the assistant a customer's `question` (optional `lang`: en, de, fr, es) and returns what it would answer, the knowledge piece it would cite and whether it would offer a person. Nothing is written and no customer sees it.",
     annotations: READ,
     method: 'POST',
     path: '/internal/chat/assistant/preview',
@@ -122,7 +124,8 @@ export const CHAT_TOOLS: readonly ChatToolSpec[] = [
   {
     name: 'list_bookings',
     title: 'List bookings',
-    description: 'Bookings oldest first, optionally one `status` (requested, confirmed, declined, cancelled); page on with after = `next_after` while `more` is true.',
+    description:
+      'Bookings oldest first, optionally one `status` (requested, confirmed, declined, cancelled); page on with after = `next_after` while `more` is true.',
     annotations: READ,
     method: 'GET',
     path: '/internal/chat/bookings',

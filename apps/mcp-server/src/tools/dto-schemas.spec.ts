@@ -2,7 +2,7 @@ import { CreateBookingDto, ListConversationsQueryDto, UpdateBookingDto } from '@
 import { dtoSchema } from './dto-schemas';
 
 describe('dtoSchema (class-validator rules → JSON schema)', () => {
-  it('types, bounds, enums, patterns and required fields come from the DTO\'s decorators', () => {
+  it("types, bounds, enums, patterns and required fields come from the DTO's decorators", () => {
     const booking = dtoSchema(CreateBookingDto);
     expect((booking['required'] as string[]).sort()).toEqual(['conversation_id', 'created_by', 'starts_at']);
     expect(booking.properties['conversation_id']).toEqual({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });

@@ -45,7 +45,8 @@ export function dtoSchema(dto: DtoClass): JsonSchema & { type: 'object'; propert
         property['minLength'] = first;
         break;
       case 'matches':
-        if (first instanceof RegExp) property['allOf'] = [...((property['allOf'] as JsonSchema[] | undefined) ?? []), { pattern: first.source }];
+        if (first instanceof RegExp)
+          property['allOf'] = [...((property['allOf'] as JsonSchema[] | undefined) ?? []), { pattern: first.source }];
         break;
       default:
         break;

@@ -30,7 +30,10 @@ function chatShape(spec: ChatToolSpec): OperationShape {
     ...Object.fromEntries(pathParameters.map(({ argument }) => [argument, PATH_ID_SCHEMA])),
     ...Object.fromEntries(dtoProperties.map((name) => [name, dto.properties[name]])),
   };
-  const required = [...pathParameters.map(({ argument }) => argument), ...((dto['required'] as string[] | undefined) ?? []).filter((name) => !fixed.has(name))];
+  const required = [
+    ...pathParameters.map(({ argument }) => argument),
+    ...((dto['required'] as string[] | undefined) ?? []).filter((name) => !fixed.has(name)),
+  ];
   return {
     pathParameters,
     queryParameters: spec.query ? dtoProperties : [],
@@ -54,7 +57,15 @@ export class ToolCatalog {
       this.tools.set(spec.name, { spec, upstream: spec.upstream, method, path: spec.via ?? path, shape, write: method !== 'GET' });
     }
     for (const spec of CHAT_TOOLS) {
-      this.tools.set(spec.name, { spec, upstream: spec.upstream ?? 'chat', method: spec.method, path: spec.path, shape: chatShape(spec), write: spec.write, fixed: spec.fixed });
+      this.tools.set(spec.name, {
+        spec,
+        upstream: spec.upstream ?? 'chat',
+        method: spec.method,
+        path: spec.path,
+        shape: chatShape(spec),
+        write: spec.write,
+        fixed: spec.fixed,
+      });
     }
     this.listed = [...this.tools.values()].map(({ spec, shape }) => ({
       name: spec.name,
@@ -77,7 +88,12 @@ function errorBody(code: ErrorBody['error']['code'], message: string, details?: 
 
 /** A failed call: `isError` with the API's `{error}` body, as structured content and as text. */
 function failure(body: ErrorBody, meta?: Record<string, unknown>): CallToolResult {
-  return { isError: true, structuredContent: { ...body }, content: [{ type: 'text', text: JSON.stringify(body) }], ...(meta ? { _meta: meta } : {}) };
+  return {
+    isError: true,
+    structuredContent: { ...body },
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    ...(meta ? { _meta: meta } : {}),
+  };
 }
 
 /** `_meta` for an error the REST API answers with Retry-After: the seconds to wait, as for `rate_limited`. */
@@ -125,7 +141,10 @@ function requestOf(tool: CatalogTool, args: Record<string, unknown>): { path: st
   }
   if (problems.length > 0) throw new ApiError('validation_failed', 'The arguments are not valid.', problems);
   const search = query.toString();
-  return { path: search ? `${path}?${search}` : path, ...(shape.bodyProperties === null ? {} : { body: { ...Object.fromEntries(rest), ...tool.fixed } }) };
+  return {
+    path: search ? `${path}?${search}` : path,
+    ...(shape.bodyProperties === null ? {} : { body: { ...Object.fromEntries(rest), ...tool.fixed } }),
+  };
 }
 
 /**
@@ -168,7 +187,8 @@ export class McpToolsService {
     const gateway = this.clients.gateway;
     const response = await gateway.call('POST', '/internal/writes', context);
     const decision = response.body as WriteCountResponse | undefined;
-    if (response.status !== 200 || typeof decision?.allowed !== 'boolean') throw gateway.unavailable(context, `write count: status ${response.status}`);
+    if (response.status !== 200 || typeof decision?.allowed !== 'boolean')
+      throw gateway.unavailable(context, `write count: status ${response.status}`);
     if (decision.allowed) return undefined;
     const wait = decision.retry_after_seconds;
     return failure(errorBody('rate_limited', `Too many writes; retry in ${wait} s.`), { retry_after_seconds: wait });

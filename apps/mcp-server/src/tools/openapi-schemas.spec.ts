@@ -43,6 +43,8 @@ describe('tool schemas from the OpenAPI document', () => {
   it('fails loudly when an operation or a referenced schema is missing', () => {
     expect(() => operationShape(document, 'PATCH', '/contacts/{ref}')).toThrow('no PATCH /contacts/{ref}');
     expect(() => inlineRefs({ $ref: '#/components/schemas/Nope' }, {})).toThrow('cannot inline');
-    expect(() => inlineRefs({ $ref: '#/components/schemas/A' }, { A: { properties: { a: { $ref: '#/components/schemas/A' } } } })).toThrow('cannot inline');
+    expect(() => inlineRefs({ $ref: '#/components/schemas/A' }, { A: { properties: { a: { $ref: '#/components/schemas/A' } } } })).toThrow(
+      'cannot inline',
+    );
   });
 });

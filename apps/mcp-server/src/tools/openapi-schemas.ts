@@ -65,7 +65,12 @@ function schemaOf(content: JsonContent | undefined): JsonSchema | undefined {
  * Both come from the DTOs of libs/contracts through the document @nestjs/swagger generates for the
  * REST API: nothing is described twice.
  */
-export function operationShape(document: OpenApiDocument, method: string, path: string, renames: Record<string, string> = {}): OperationShape {
+export function operationShape(
+  document: OpenApiDocument,
+  method: string,
+  path: string,
+  renames: Record<string, string> = {},
+): OperationShape {
   const operation = document.paths[path]?.[method.toLowerCase()];
   if (!operation) throw new Error(`the OpenAPI document has no ${method} ${path}`);
   const components = document.components.schemas;
@@ -76,7 +81,10 @@ export function operationShape(document: OpenApiDocument, method: string, path: 
   for (const parameter of operation.parameters ?? []) {
     if (parameter.in !== 'path' && parameter.in !== 'query') continue;
     const argument = renames[parameter.name] ?? parameter.name;
-    properties[argument] = inlineRefs({ ...(parameter.schema ?? {}), ...(parameter.description ? { description: parameter.description } : {}) }, components);
+    properties[argument] = inlineRefs(
+      { ...(parameter.schema ?? {}), ...(parameter.description ? { description: parameter.description } : {}) },
+      components,
+    );
     if (parameter.in === 'path') {
       pathParameters.push({ argument, parameter: parameter.name });
       required.push(argument);

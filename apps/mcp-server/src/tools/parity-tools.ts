@@ -33,14 +33,15 @@ const UPSERT: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, i
 export const CREATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 const DELETE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 
-export const WRITES_NOTE = 'Counts as one write in the key\'s limits (120 a minute, 3,000 an hour, shared with the REST API).';
+export const WRITES_NOTE = "Counts as one write in the key's limits (120 a minute, 3,000 an hour, shared with the REST API).";
 
 /** Every operation of the REST API, as MCP tools. Their result is exactly the REST response body. */
 export const PARITY_TOOLS: readonly ParityToolSpec[] = [
   {
     name: 'whoami',
     title: 'Who am I',
-    description: 'The account and API key this connection uses, the application address (app_url) and the public widget id. Call it first to check the connection.',
+    description:
+      'The account and API key this connection uses, the application address (app_url) and the public widget id. Call it first to check the connection.',
     annotations: READ,
     operation: { method: 'GET', path: '/whoami' },
     upstream: 'gateway',
@@ -49,7 +50,8 @@ export const PARITY_TOOLS: readonly ParityToolSpec[] = [
   {
     name: 'get_contact',
     title: 'Get a customer',
-    description: 'One customer by the business\'s own reference (`ref`), with their details and every consent (active or withdrawn). not_found when no customer has this ref.',
+    description:
+      "One customer by the business's own reference (`ref`), with their details and every consent (active or withdrawn). not_found when no customer has this ref.",
     annotations: READ,
     operation: { method: 'GET', path: '/contacts/{ref}' },
     upstream: 'contacts-api',
@@ -57,7 +59,8 @@ export const PARITY_TOOLS: readonly ParityToolSpec[] = [
   {
     name: 'find_contacts',
     title: 'Find customers by email or phone',
-    description: 'Customers with this email (case-insensitive) or this phone (E.164, e.g. +447700900123). Give exactly one of `email` or `phone`. May return several customers or none.',
+    description:
+      'Customers with this email (case-insensitive) or this phone (E.164, e.g. +447700900123). Give exactly one of `email` or `phone`. May return several customers or none.',
     annotations: READ,
     operation: { method: 'GET', path: '/contacts' },
     upstream: 'contacts-api',
@@ -90,7 +93,8 @@ export const PARITY_TOOLS: readonly ParityToolSpec[] = [
   {
     name: 'list_knowledge_pieces',
     title: 'List knowledge pieces',
-    description: 'The knowledge pieces the assistant answers from, ordered by external_ref, a page at a time (`after` = the previous `next_after`; `limit` up to 200). With `external_ref`, just that piece (or none).',
+    description:
+      'The knowledge pieces the assistant answers from, ordered by external_ref, a page at a time (`after` = the previous `next_after`; `limit` up to 200). With `external_ref`, just that piece (or none).',
     annotations: READ,
     operation: { method: 'GET', path: '/knowledge' },
     upstream: 'knowledge-api',
@@ -125,7 +129,8 @@ export const PARITY_TOOLS: readonly ParityToolSpec[] = [
   {
     name: 'list_events',
     title: 'Read the event feed',
-    description: 'What happened in the chat (messages, consents, confirmations, hand-overs), oldest first, from the event with id `after` on (default 0), `limit` 1 to 200. Read on with after = `next_after` while `more` is true; ids only grow, so no event is skipped.',
+    description:
+      'What happened in the chat (messages, consents, confirmations, hand-overs), oldest first, from the event with id `after` on (default 0), `limit` 1 to 200. Read on with after = `next_after` while `more` is true; ids only grow, so no event is skipped.',
     annotations: READ,
     operation: { method: 'GET', path: '/events' },
     upstream: 'events-api',
@@ -133,7 +138,7 @@ export const PARITY_TOOLS: readonly ParityToolSpec[] = [
   {
     name: 'list_webhooks',
     title: 'List webhook endpoints',
-    description: 'The account\'s webhook endpoints (without their secrets).',
+    description: "The account's webhook endpoints (without their secrets).",
     annotations: READ,
     operation: { method: 'GET', path: '/webhooks' },
     upstream: 'webhook-dispatcher',

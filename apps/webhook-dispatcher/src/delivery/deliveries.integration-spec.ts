@@ -24,16 +24,29 @@ describe('deliveries (real PostgreSQL)', () => {
     ({
       account_id: accountId,
       event_id: randomUUID(),
-      event: { id, event, at: '2026-11-21T10:04:05.123456+00:00', data: { contact: { ref: 'c-1', name: 'Zoë' }, message: { id: 3, text: 'Grüße', at: '2026-11-21T10:04:05.000001+00:00' } } },
+      event: {
+        id,
+        event,
+        at: '2026-11-21T10:04:05.123456+00:00',
+        data: { contact: { ref: 'c-1', name: 'Zoë' }, message: { id: 3, text: 'Grüße', at: '2026-11-21T10:04:05.000001+00:00' } },
+      },
     }) as unknown as RecordedEvent;
   const endpoint = async (accountId: string, events: string[] | null = null) =>
-    (await endpoints.createWithinLimit(accountId, { url: 'https://example.com/hook', events: events as never, secretSealed: box.seal('whsec_x', accountId) }, 10))!;
+    (await endpoints.createWithinLimit(
+      accountId,
+      { url: 'https://example.com/hook', events: events as never, secretSealed: box.seal('whsec_x', accountId) },
+      10,
+    ))!;
   const rowsOf = (endpointId: string) =>
-    queryRows<{ id: string; event_id: string; body: Buffer; status: string; attempts: number; next_attempt_at: string; locked_until: string | null }>(
-      dataSource,
-      'SELECT * FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY event_id',
-      [endpointId],
-    );
+    queryRows<{
+      id: string;
+      event_id: string;
+      body: Buffer;
+      status: string;
+      attempts: number;
+      next_attempt_at: string;
+      locked_until: string | null;
+    }>(dataSource, 'SELECT * FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY event_id', [endpointId]);
   const claimWithInfo = (limit = 100, maxInFlightPerEndpoint = 100, leaseMs = 60_000, maxInFlightPerAccount = 1_000) =>
     deliveries.claim({ limit, maxInFlightPerEndpoint, maxInFlightPerAccount, leaseMs, token: randomUUID() });
   const claim = async (limit?: number, maxInFlightPerEndpoint?: number, leaseMs?: number, maxInFlightPerAccount?: number) =>
@@ -58,7 +71,12 @@ describe('deliveries (real PostgreSQL)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    dataSource = await createDataSource({ schema: WEBHOOKS_SCHEMA, url: db.url, migrations: WEBHOOKS_MIGRATIONS, poolSize: 6 }).initialize();
+    dataSource = await createDataSource({
+      schema: WEBHOOKS_SCHEMA,
+      url: db.url,
+      migrations: WEBHOOKS_MIGRATIONS,
+      poolSize: 6,
+    }).initialize();
     await migrate(dataSource);
     endpoints = new EndpointsRepository(dataSource);
     deliveries = new DeliveriesRepository(dataSource);
@@ -107,22 +125,40 @@ describe('deliveries (real PostgreSQL)', () => {
       }
     });
 
-    it('leases what it makes to the caller, up to its room and each endpoint\'s cap, and notifies for nothing it leased', async () => {
+    it("leases what it makes to the caller, up to its room and each endpoint's cap, and notifies for nothing it leased", async () => {
       const account = randomUUID();
       const [a, b, c] = [await endpoint(account), await endpoint(account), await endpoint(account)];
       // Endpoint c is at its cap of 1 leased delivery already.
-      await deliveries.insertForEvents([{ accountId: account, eventId: 900, kind: 'message.received', body: Buffer.from('{}') }], { notify: false });
-      await execute(dataSource, `UPDATE webhooks.deliveries SET locked_until = now() + interval '1 minute', claim_token = $2 WHERE endpoint_id = $1`, [c.id, randomUUID()]);
-      await execute(dataSource, `UPDATE webhooks.deliveries SET status = 'delivered' WHERE endpoint_id <> $1 AND account_id = $2`, [c.id, account]);
+      await deliveries.insertForEvents([{ accountId: account, eventId: 900, kind: 'message.received', body: Buffer.from('{}') }], {
+        notify: false,
+      });
+      await execute(
+        dataSource,
+        `UPDATE webhooks.deliveries SET locked_until = now() + interval '1 minute', claim_token = $2 WHERE endpoint_id = $1`,
+        [c.id, randomUUID()],
+      );
+      await execute(dataSource, `UPDATE webhooks.deliveries SET status = 'delivered' WHERE endpoint_id <> $1 AND account_id = $2`, [
+        c.id,
+        account,
+      ]);
       const listener = await listenForDeliveries();
       try {
         const token = randomUUID();
         const body = Buffer.from('{"id":901}');
-        const made = await deliveries.insertForEvents([{ accountId: account, eventId: 901, kind: 'message.received', body }], { lease: { token, leaseMs: 60_000, maxInFlightPerEndpoint: 1, maxInFlightPerAccount: 100, room: 1 }, notify: false });
+        const made = await deliveries.insertForEvents([{ accountId: account, eventId: 901, kind: 'message.received', body }], {
+          lease: { token, leaseMs: 60_000, maxInFlightPerEndpoint: 1, maxInFlightPerAccount: 100, room: 1 },
+          notify: false,
+        });
         expect(made.inserted).toBe(3);
         // Room for one: the first endpoint below its cap (a) is leased; b waits for a claim; c is at its cap.
         expect(made.leased).toHaveLength(1);
-        expect(made.leased[0]).toMatchObject({ endpoint_id: a.id, event_id: '901', url: 'https://example.com/hook', claim_token: token, attempts: 0 });
+        expect(made.leased[0]).toMatchObject({
+          endpoint_id: a.id,
+          event_id: '901',
+          url: 'https://example.com/hook',
+          claim_token: token,
+          attempts: 0,
+        });
         expect(box.open(made.leased[0]!.secret_sealed, account)).toBe('whsec_x');
         expect(Buffer.from(made.leased[0]!.body).equals(body)).toBe(true);
         const leasedRows = await queryRows<{ endpoint_id: string; claim_token: string | null; held: boolean | null }>(
@@ -138,7 +174,10 @@ describe('deliveries (real PostgreSQL)', () => {
         // Not leased twice: a claim takes b (and c is still at its cap).
         expect((await claim(100, 1)).map((d) => d.endpoint_id)).toEqual([b.id]);
 
-        const more = await deliveries.insertForEvents([{ accountId: account, eventId: 902, kind: 'message.received', body }], { lease: { token, leaseMs: 60_000, maxInFlightPerEndpoint: 5, maxInFlightPerAccount: 100, room: 10 }, notify: false });
+        const more = await deliveries.insertForEvents([{ accountId: account, eventId: 902, kind: 'message.received', body }], {
+          lease: { token, leaseMs: 60_000, maxInFlightPerEndpoint: 5, maxInFlightPerAccount: 100, room: 10 },
+          notify: false,
+        });
         expect(more.leased.map((d) => d.endpoint_id).sort()).toEqual([a.id, b.id, c.id].sort());
         await listener.settle();
         expect(listener.notifications).toBe(0);
@@ -153,7 +192,12 @@ describe('deliveries (real PostgreSQL)', () => {
     it('makes the deliveries of many events of several accounts in one statement, a repeat within the batch included, each endpoint leased up to its cap', async () => {
       const [first, second] = [randomUUID(), randomUUID()];
       const [a, b] = [await endpoint(first), await endpoint(second, ['consent.granted'])];
-      const event = (accountId: string, eventId: number, kind = 'message.received') => ({ accountId, eventId, kind, body: Buffer.from(`{"id":${eventId}}`) });
+      const event = (accountId: string, eventId: number, kind = 'message.received') => ({
+        accountId,
+        eventId,
+        kind,
+        body: Buffer.from(`{"id":${eventId}}`),
+      });
       const token = randomUUID();
       const made = await deliveries.insertForEvents(
         [event(first, 1), event(second, 1), event(first, 2), event(second, 2, 'consent.granted'), event(first, 3), event(first, 2)],
@@ -164,14 +208,25 @@ describe('deliveries (real PostgreSQL)', () => {
       expect((await rowsOf(a.id)).map((r) => Number(r.event_id))).toEqual([1, 2, 3]);
       expect((await rowsOf(b.id)).map((r) => Number(r.event_id))).toEqual([2]);
       // Endpoint a's cap of 2 counts the deliveries of this very batch: events 1 and 2 are leased, 3 waits.
-      expect(made.leased.map((d) => [d.endpoint_id, Number(d.event_id)]).sort()).toEqual([[a.id, 1], [a.id, 2], [b.id, 2]].sort());
+      expect(made.leased.map((d) => [d.endpoint_id, Number(d.event_id)]).sort()).toEqual(
+        [
+          [a.id, 1],
+          [a.id, 2],
+          [b.id, 2],
+        ].sort(),
+      );
       expect(made.leased.find((d) => d.endpoint_id === b.id)?.body.toString()).toBe('{"id":2}');
     });
 
     it("leases as it makes deliveries at most the account's cap over all its endpoints, counting its leases in flight", async () => {
       const account = randomUUID();
       for (let i = 0; i < 4; i += 1) await endpoint(account);
-      const event = (eventId: number) => ({ accountId: account, eventId, kind: 'message.received', body: Buffer.from(`{"id":${eventId}}`) });
+      const event = (eventId: number) => ({
+        accountId: account,
+        eventId,
+        kind: 'message.received',
+        body: Buffer.from(`{"id":${eventId}}`),
+      });
       const lease = { token: randomUUID(), leaseMs: 60_000, maxInFlightPerEndpoint: 10, maxInFlightPerAccount: 5, room: 100 };
       const made = await deliveries.insertForEvents([event(1), event(2)], { lease, notify: false });
       expect(made.inserted).toBe(8);
@@ -286,7 +341,13 @@ describe('deliveries (real PostgreSQL)', () => {
   });
 
   describe('completion', () => {
-    const attempt = (deliveryId: string, accountId: string, claimToken: string, outcome: 'delivered' | 'retry' | 'failed', retryInMs = 0) => ({
+    const attempt = (
+      deliveryId: string,
+      accountId: string,
+      claimToken: string,
+      outcome: 'delivered' | 'retry' | 'failed',
+      retryInMs = 0,
+    ) => ({
       deliveryId,
       accountId,
       claimToken,
@@ -304,18 +365,35 @@ describe('deliveries (real PostgreSQL)', () => {
       const e = await endpoint(account);
       for (let i = 0; i < 3; i += 1) await service.recordEvent(recorded(account));
       const [a, b, c] = (await claim()).sort((x, y) => Number(x.event_id) - Number(y.event_id));
-      await deliveries.complete([attempt(a!.id, account, a!.claim_token, 'retry', 60_000), attempt(b!.id, account, b!.claim_token, 'delivered'), attempt(c!.id, account, c!.claim_token, 'failed')]);
+      await deliveries.complete([
+        attempt(a!.id, account, a!.claim_token, 'retry', 60_000),
+        attempt(b!.id, account, b!.claim_token, 'delivered'),
+        attempt(c!.id, account, c!.claim_token, 'failed'),
+      ]);
       const rows = await rowsOf(e.id);
       expect(rows.map((r) => [r.status, r.attempts, r.locked_until])).toEqual([
         ['pending', 1, null],
         ['delivered', 1, null],
         ['failed', 1, null],
       ]);
-      const [{ wait }] = await queryRows<{ wait: string }>(dataSource, 'SELECT extract(epoch FROM next_attempt_at - now()) AS wait FROM webhooks.deliveries WHERE id = $1', [a!.id]);
+      const [{ wait }] = await queryRows<{ wait: string }>(
+        dataSource,
+        'SELECT extract(epoch FROM next_attempt_at - now()) AS wait FROM webhooks.deliveries WHERE id = $1',
+        [a!.id],
+      );
       expect(Number(wait)).toBeGreaterThan(55);
       expect(Number(wait)).toBeLessThanOrEqual(60);
       expect(await claim()).toEqual([]);
-      const recordedAttempts = await queryRows<{ status_code: number | null; error: string | null; duration_ms: number; response_body: string | null }>(dataSource, 'SELECT status_code, error, duration_ms, response_body FROM webhooks.attempts WHERE delivery_id = ANY ($1) ORDER BY delivery_id', [[a!.id, b!.id, c!.id]]);
+      const recordedAttempts = await queryRows<{
+        status_code: number | null;
+        error: string | null;
+        duration_ms: number;
+        response_body: string | null;
+      }>(
+        dataSource,
+        'SELECT status_code, error, duration_ms, response_body FROM webhooks.attempts WHERE delivery_id = ANY ($1) ORDER BY delivery_id',
+        [[a!.id, b!.id, c!.id]],
+      );
       expect(recordedAttempts).toEqual([
         { status_code: 500, error: 'answered 500', duration_ms: 12, response_body: 'ok' },
         { status_code: 200, error: null, duration_ms: 12, response_body: 'ok' },
@@ -334,21 +412,33 @@ describe('deliveries (real PostgreSQL)', () => {
       expect((await rowsOf(e.id))[0]).toMatchObject({ status: 'pending', attempts: 0 });
       await deliveries.complete([attempt(current!.id, account, current!.claim_token, 'delivered')]);
       expect((await rowsOf(e.id))[0]).toMatchObject({ status: 'delivered', attempts: 1 });
-      const [{ n }] = await queryRows<{ n: number }>(dataSource, 'SELECT count(*)::int AS n FROM webhooks.attempts WHERE delivery_id = $1', [current!.id]);
+      const [{ n }] = await queryRows<{ n: number }>(
+        dataSource,
+        'SELECT count(*)::int AS n FROM webhooks.attempts WHERE delivery_id = $1',
+        [current!.id],
+      );
       expect(n).toBe(2);
     });
   });
 
   describe('erasure', () => {
-    const chatEvent = (accountId: string, n: number, kind: 'handover.created' | 'message.received' = 'handover.created'): RecordedEvent => ({
+    const chatEvent = (
+      accountId: string,
+      n: number,
+      kind: 'handover.created' | 'message.received' = 'handover.created',
+    ): RecordedEvent => ({
       account_id: accountId,
       event_id: randomUUID(),
       event: { id: nextEventId++, event: kind, at: '2026-11-21T10:04:05.123456+00:00', data: sampleEventData(kind, { n }) } as PublicEvent,
     });
     const bodies = async (accountId: string) =>
-      (await queryRows<{ event_id: string; body: Buffer }>(dataSource, 'SELECT event_id, body FROM webhooks.deliveries WHERE account_id = $1 ORDER BY event_id, endpoint_id', [accountId])).map(
-        (r) => ({ eventId: Number(r.event_id), event: JSON.parse(r.body.toString('utf8')) as PublicEvent }),
-      );
+      (
+        await queryRows<{ event_id: string; body: Buffer }>(
+          dataSource,
+          'SELECT event_id, body FROM webhooks.deliveries WHERE account_id = $1 ORDER BY event_id, endpoint_id',
+          [accountId],
+        )
+      ).map((r) => ({ eventId: Number(r.event_id), event: JSON.parse(r.body.toString('utf8')) as PublicEvent }));
 
     it("blanks every delivery body of the erased customer (pending, leased, finished) as the feed blanks events, same ids and key order, and no one else's", async () => {
       const account = randomUUID();
@@ -357,7 +447,11 @@ describe('deliveries (real PostgreSQL)', () => {
       const [mine, again, theirs] = [chatEvent(account, 1), chatEvent(account, 1, 'message.received'), chatEvent(account, 2)];
       for (const e of [mine, again, theirs]) await service.recordEvent(e);
       const [leased] = await claim(1);
-      await execute(dataSource, `UPDATE webhooks.deliveries SET status = 'delivered' WHERE id = (SELECT min(id) FROM webhooks.deliveries WHERE account_id = $1 AND id <> $2)`, [account, leased!.id]);
+      await execute(
+        dataSource,
+        `UPDATE webhooks.deliveries SET status = 'delivered' WHERE id = (SELECT min(id) FROM webhooks.deliveries WHERE account_id = $1 AND id <> $2)`,
+        [account, leased!.id],
+      );
       expect(await service.eraseContact(account, 1001)).toBe(4);
       const stored = await bodies(account);
       for (const { eventId, event } of stored) {
@@ -373,7 +467,7 @@ describe('deliveries (real PostgreSQL)', () => {
       await settle();
     });
 
-    it("makes the deliveries of an event of an erased customer that arrives later with the blanked body, the leased ones included", async () => {
+    it('makes the deliveries of an event of an erased customer that arrives later with the blanked body, the leased ones included', async () => {
       const account = randomUUID();
       await endpoint(account);
       await service.eraseContact(account, 1003);
@@ -384,7 +478,15 @@ describe('deliveries (real PostgreSQL)', () => {
       const lease = { token: randomUUID(), leaseMs: 60_000, maxInFlightPerEndpoint: 10, maxInFlightPerAccount: 10, room: 10 };
       const body = Buffer.from(JSON.stringify(late.event));
       const made = await deliveries.insertForEvents(
-        [{ accountId: account, eventId: 77_777, kind: 'handover.created', body, erasure: { svcId: 1003, body: Buffer.from('{"blank":true}') } }],
+        [
+          {
+            accountId: account,
+            eventId: 77_777,
+            kind: 'handover.created',
+            body,
+            erasure: { svcId: 1003, body: Buffer.from('{"blank":true}') },
+          },
+        ],
         { lease, notify: false },
       );
       expect(made.leased.map((d) => Buffer.from(d.body).toString())).toEqual(['{"blank":true}']);
@@ -431,13 +533,29 @@ describe('deliveries (real PostgreSQL)', () => {
         `INSERT INTO webhooks.attempts (delivery_id, account_id, started_at, duration_ms) SELECT id, account_id, now(), 1 FROM webhooks.deliveries WHERE endpoint_id = $1`,
         [e.id],
       );
-      await execute(dataSource, `UPDATE webhooks.deliveries SET status = 'delivered', finished_at = now() - interval '31 days' WHERE id = $1`, [old!.id]);
-      await execute(dataSource, `UPDATE webhooks.deliveries SET status = 'delivered', finished_at = now() - interval '29 days' WHERE id = $1`, [recent!.id]);
-      await execute(dataSource, `UPDATE webhooks.deliveries SET status = 'failed', finished_at = now() - interval '40 days' WHERE id = $1`, [oldFailed!.id]);
+      await execute(
+        dataSource,
+        `UPDATE webhooks.deliveries SET status = 'delivered', finished_at = now() - interval '31 days' WHERE id = $1`,
+        [old!.id],
+      );
+      await execute(
+        dataSource,
+        `UPDATE webhooks.deliveries SET status = 'delivered', finished_at = now() - interval '29 days' WHERE id = $1`,
+        [recent!.id],
+      );
+      await execute(
+        dataSource,
+        `UPDATE webhooks.deliveries SET status = 'failed', finished_at = now() - interval '40 days' WHERE id = $1`,
+        [oldFailed!.id],
+      );
       expect(await deliveries.prune(30, 1)).toBe(1);
       expect(await deliveries.prune(30, 10)).toBe(1);
       expect((await rowsOf(e.id)).map((r) => r.id)).toEqual([recent!.id, pending!.id]);
-      const [{ n }] = await queryRows<{ n: number }>(dataSource, 'SELECT count(*)::int AS n FROM webhooks.attempts WHERE delivery_id = ANY ($1)', [[old!.id, oldFailed!.id]]);
+      const [{ n }] = await queryRows<{ n: number }>(
+        dataSource,
+        'SELECT count(*)::int AS n FROM webhooks.attempts WHERE delivery_id = ANY ($1)',
+        [[old!.id, oldFailed!.id]],
+      );
       expect(n).toBe(0);
 
       await endpoints.delete(account, e.id);
@@ -479,7 +597,9 @@ describe('deliveries (real PostgreSQL)', () => {
       const account = randomUUID();
       const e = await endpoint(account);
       await endpoints.delete(account, e.id);
-      const [row] = await queryRows<{ n: number }>(dataSource, 'SELECT length(secret_sealed) AS n FROM webhooks.endpoints WHERE id = $1', [e.id]);
+      const [row] = await queryRows<{ n: number }>(dataSource, 'SELECT length(secret_sealed) AS n FROM webhooks.endpoints WHERE id = $1', [
+        e.id,
+      ]);
       expect(row.n).toBe(0);
     });
 
@@ -491,7 +611,9 @@ describe('deliveries (real PostgreSQL)', () => {
     it('keeps to 10 endpoints per account under concurrent registration', async () => {
       const account = randomUUID();
       const results = await Promise.all(
-        Array.from({ length: 16 }, () => endpoints.createWithinLimit(account, { url: 'https://example.com/x', events: null, secretSealed: Buffer.from('x') }, 10)),
+        Array.from({ length: 16 }, () =>
+          endpoints.createWithinLimit(account, { url: 'https://example.com/x', events: null, secretSealed: Buffer.from('x') }, 10),
+        ),
       );
       expect(results.filter(Boolean)).toHaveLength(10);
       expect(await endpoints.list(account)).toHaveLength(10);

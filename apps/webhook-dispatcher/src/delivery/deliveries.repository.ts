@@ -409,7 +409,10 @@ export class DeliveriesRepository {
 
   /** Records that the account's customer is erased (svc_id only); idempotent. Commits on its own, before any blanking. */
   async recordErasure(accountId: string, svcId: number): Promise<void> {
-    await execute(this.db, `INSERT INTO webhooks.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [accountId, svcId]);
+    await execute(this.db, `INSERT INTO webhooks.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+      accountId,
+      svcId,
+    ]);
   }
 
   /** Of the given customers, those recorded as erased, grouped by account. */
@@ -441,10 +444,11 @@ export class DeliveriesRepository {
       );
       const changed = rows.map((r) => ({ id: r.id, body: erase(r.body) })).filter((r, i) => !r.body.equals(rows[i]!.body));
       if (changed.length === 0) return 0;
-      await execute(tx, `UPDATE webhooks.deliveries d SET body = u.body FROM unnest($1::bigint[], $2::bytea[]) u (id, body) WHERE d.id = u.id`, [
-        changed.map((r) => r.id),
-        changed.map((r) => r.body),
-      ]);
+      await execute(
+        tx,
+        `UPDATE webhooks.deliveries d SET body = u.body FROM unnest($1::bigint[], $2::bytea[]) u (id, body) WHERE d.id = u.id`,
+        [changed.map((r) => r.id), changed.map((r) => r.body)],
+      );
       return changed.length;
     });
   }

@@ -28,22 +28,33 @@ export function deliveryMetrics(metrics: MetricsService, db: DataSource): Attemp
     );
     return [{ value: row?.n ?? 0 }];
   };
-  metrics.scrapedGauge('webhook_deliveries_due', 'Deliveries whose attempt is due and that no worker holds (counted up to 100000): the backlog.', [], () =>
-    count('next_attempt_at <= now() AND (locked_until IS NULL OR locked_until <= now())'),
+  metrics.scrapedGauge(
+    'webhook_deliveries_due',
+    'Deliveries whose attempt is due and that no worker holds (counted up to 100000): the backlog.',
+    [],
+    () => count('next_attempt_at <= now() AND (locked_until IS NULL OR locked_until <= now())'),
   );
-  metrics.scrapedGauge('webhook_deliveries_in_flight', 'Deliveries leased to a worker for an attempt now, across all replicas.', [], () => count('locked_until > now()'));
+  metrics.scrapedGauge('webhook_deliveries_in_flight', 'Deliveries leased to a worker for an attempt now, across all replicas.', [], () =>
+    count('locked_until > now()'),
+  );
   return {
-    attemptDuration: metrics.histogram('webhook_attempt_duration_seconds', 'Webhook attempts by outcome (delivered, retry, failed) and status class (2xx … 5xx; error: no response).', [
-      'outcome',
-      'status_class',
-    ]),
+    attemptDuration: metrics.histogram(
+      'webhook_attempt_duration_seconds',
+      'Webhook attempts by outcome (delivered, retry, failed) and status class (2xx … 5xx; error: no response).',
+      ['outcome', 'status_class'],
+    ),
     retriesScheduled: metrics.counter('webhook_retries_scheduled_total', 'Failed attempts after which another attempt was scheduled.'),
     failed: metrics.counter('webhook_deliveries_failed_total', 'Deliveries given up after the last attempt of the retry schedule failed.'),
   };
 }
 
 /** Records one attempt's result. */
-export function recordAttempt(metrics: AttemptMetrics | undefined, outcome: 'delivered' | 'retry' | 'failed', statusCode: number | null, durationMs: number): void {
+export function recordAttempt(
+  metrics: AttemptMetrics | undefined,
+  outcome: 'delivered' | 'retry' | 'failed',
+  statusCode: number | null,
+  durationMs: number,
+): void {
   if (!metrics) return;
   metrics.attemptDuration.observe({ outcome, status_class: statusClass(statusCode) }, durationMs / 1000);
   if (outcome === 'retry') metrics.retriesScheduled.inc();

@@ -6,7 +6,10 @@ import { WebhookSender } from './webhook-sender';
 
 describe('DeliveryWorker.reserve', () => {
   // Nothing is claimed or sent here: the repository answers every claim with nothing.
-  const repository = { claim: jest.fn().mockResolvedValue({ deliveries: [], leftBehind: false }), complete: jest.fn() } as unknown as DeliveriesRepository;
+  const repository = {
+    claim: jest.fn().mockResolvedValue({ deliveries: [], leftBehind: false }),
+    complete: jest.fn(),
+  } as unknown as DeliveriesRepository;
   const options = { maxInFlightPerEndpoint: 4, maxInFlightPerAccount: 8, leaseMs: 9_000, pollIntervalMs: 60_000, retrySchedule: [1_000] };
   const worker = (concurrency: number, deliveries = repository) =>
     new DeliveryWorker(deliveries, {} as WebhookSender, {} as SecretBox, { concurrency, ...options }, pino({ level: 'silent' }));

@@ -155,9 +155,20 @@ export class DeliveryWorker {
     } catch (err) {
       // Not the receiver's doing (e.g. a secret sealed with another key): recorded, retried like any failure.
       this.logger.error({ err, delivery_id: delivery.id }, 'could not attempt a delivery');
-      result = { delivered: false, startedAt: new Date().toISOString(), durationMs: 0, statusCode: null, error: 'internal error before sending', responseBody: null };
+      result = {
+        delivered: false,
+        startedAt: new Date().toISOString(),
+        durationMs: 0,
+        statusCode: null,
+        error: 'internal error before sending',
+        responseBody: null,
+      };
     }
-    const next = result.delivered ? 'delivered' : delivery.single_attempt ? 'failed' : nextAfterFailure(this.options.retrySchedule, delivery.attempts + 1);
+    const next = result.delivered
+      ? 'delivered'
+      : delivery.single_attempt
+        ? 'failed'
+        : nextAfterFailure(this.options.retrySchedule, delivery.attempts + 1);
     recordAttempt(this.metrics, typeof next === 'string' ? next : 'retry', result.statusCode, result.durationMs);
     if (!result.delivered) {
       // One line per failed attempt: never the body, the answer or the secret.

@@ -4,13 +4,20 @@ import { DeliveryService } from './delivery.service';
 
 describe('DeliveryService batching', () => {
   const account = '0f8fad5b-d9cb-469f-a165-70867728950e';
-  const recorded = (id: number) => ({ account_id: account, event_id: `e-${id}`, event: { id, event: 'message.sent', at: '2026-11-21T10:04:05.123456+00:00', data: {} } }) as unknown as RecordedEvent;
+  const recorded = (id: number) =>
+    ({
+      account_id: account,
+      event_id: `e-${id}`,
+      event: { id, event: 'message.sent', at: '2026-11-21T10:04:05.123456+00:00', data: {} },
+    }) as unknown as RecordedEvent;
 
   /** A repository whose inserts are answered when the test says so. */
   function heldRepository() {
     const calls: Array<{ events: NewEvent[]; answer: (err?: Error) => void }> = [];
     const insertForEvents = (events: readonly NewEvent[]) =>
-      new Promise<InsertedDeliveries>((resolve, reject) => calls.push({ events: [...events], answer: (err) => (err ? reject(err) : resolve({ inserted: events.length, leased: [] })) }));
+      new Promise<InsertedDeliveries>((resolve, reject) =>
+        calls.push({ events: [...events], answer: (err) => (err ? reject(err) : resolve({ inserted: events.length, leased: [] })) }),
+      );
     return { calls, repository: { insertForEvents } as unknown as DeliveriesRepository };
   }
 
@@ -46,13 +53,22 @@ describe('DeliveryService batching', () => {
     const { calls, repository } = heldRepository();
     const service = new DeliveryService(repository);
     const held = [1, 2].map((id) => service.recordEvent(recorded(id)));
-    const batch = [3, 4, 5].map((id) => service.recordEvent(recorded(id)).then(() => 'ok', (err: Error) => err));
+    const batch = [3, 4, 5].map((id) =>
+      service.recordEvent(recorded(id)).then(
+        () => 'ok',
+        (err: Error) => err,
+      ),
+    );
     calls[0]!.answer();
     await held[0];
     await new Promise(setImmediate);
     expect(calls[2]!.events.map((e) => e.eventId)).toEqual([3, 4, 5]);
     calls[2]!.answer(Object.assign(new Error('invalid byte sequence'), { code: '22021' }));
-    for (const [index, id] of [[3, 3], [4, 4], [5, 5]] as const) {
+    for (const [index, id] of [
+      [3, 3],
+      [4, 4],
+      [5, 5],
+    ] as const) {
       await new Promise(setImmediate);
       expect(calls[index]!.events.map((e) => e.eventId)).toEqual([id]);
       calls[index]!.answer(id === 4 ? Object.assign(new Error('invalid byte sequence'), { code: '22021' }) : undefined);

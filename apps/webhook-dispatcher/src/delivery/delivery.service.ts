@@ -17,7 +17,11 @@ const MAX_INSERTS = 2;
  */
 @Injectable()
 export class DeliveryService {
-  private readonly inserts = new BatchQueue<NewEvent>({ maxBatch: MAX_BATCH, writers: MAX_INSERTS, write: (events) => this.insert(events) });
+  private readonly inserts = new BatchQueue<NewEvent>({
+    maxBatch: MAX_BATCH,
+    writers: MAX_INSERTS,
+    write: (events) => this.insert(events),
+  });
 
   constructor(
     private readonly deliveries: DeliveriesRepository,

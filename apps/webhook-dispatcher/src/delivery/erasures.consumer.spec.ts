@@ -26,7 +26,9 @@ describe('ErasuresConsumer', () => {
   });
 
   it('parks a malformed erasure (InvalidMessageError) without touching anything', async () => {
-    await expect(consumer.erase({ ...domainMessage('contact.erased', account, { svc_id: 311, ref: null }), data: {} })).rejects.toBeInstanceOf(InvalidMessageError);
+    await expect(
+      consumer.erase({ ...domainMessage('contact.erased', account, { svc_id: 311, ref: null }), data: {} }),
+    ).rejects.toBeInstanceOf(InvalidMessageError);
     expect(calls).toEqual([]);
   });
 });

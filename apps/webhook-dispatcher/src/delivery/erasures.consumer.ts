@@ -5,7 +5,6 @@ import { APP_LOGGER } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DeliveryService } from './delivery.service';
 
-
 /** Erasures blank the customer's deliveries; a redelivered one changes nothing more. A malformed one is parked. */
 @Controller()
 export class ErasuresConsumer {

@@ -2,7 +2,12 @@ import { eraseEventData, PublicEvent, sampleEventData } from '@svc/contracts';
 import { deliveryBody, erasedDeliveryBody, InvalidRecordedEventError, parseRecordedEvent } from './recorded-event';
 
 describe('delivery bodies', () => {
-  const event = { id: 42, event: 'handover.created', at: '2026-11-21T10:04:05.123456+00:00', data: sampleEventData('handover.created', { n: 9 }) } as PublicEvent;
+  const event = {
+    id: 42,
+    event: 'handover.created',
+    at: '2026-11-21T10:04:05.123456+00:00',
+    data: sampleEventData('handover.created', { n: 9 }),
+  } as PublicEvent;
 
   it("an erased body is the same event, in the same key order, with the feed's blanked data", () => {
     const body = deliveryBody(event);
@@ -21,7 +26,12 @@ describe('parseRecordedEvent', () => {
   const recorded = {
     account_id: '0f8fad5b-d9cb-469f-a165-70867728950e',
     event_id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
-    event: { id: 42, event: 'handover.created', at: '2026-11-21T10:04:05.123456+00:00', data: sampleEventData('handover.created', { n: 9 }) },
+    event: {
+      id: 42,
+      event: 'handover.created',
+      at: '2026-11-21T10:04:05.123456+00:00',
+      data: sampleEventData('handover.created', { n: 9 }),
+    },
   };
 
   it('returns the value itself when it is a recorded event (a kind added later passes too)', () => {

@@ -9,7 +9,8 @@ export function parseRetrySchedule(text: string): number[] {
   const steps = text.split(',').map((step) => step.trim());
   return steps.map((step) => {
     const match = STEP.exec(step);
-    if (!match) throw new Error(`must be a comma-separated list of waits such as 1m,5m,30m,2h,6h,12h (units ms, s, m, h); "${step}" is not one`);
+    if (!match)
+      throw new Error(`must be a comma-separated list of waits such as 1m,5m,30m,2h,6h,12h (units ms, s, m, h); "${step}" is not one`);
     return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
   });
 }

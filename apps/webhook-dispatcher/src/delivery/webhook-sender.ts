@@ -50,7 +50,9 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
     if (refused) return callback(new RefusedAddressError(refusal(hostname, refused.address)), '');
     if (options.all) return callback(null, addresses);
     const [first] = addresses;
-    return first ? callback(null, first.address, first.family) : callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+    return first
+      ? callback(null, first.address, first.family)
+      : callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
   });
 };
 

@@ -56,7 +56,11 @@ export class EndpointsRepository {
   createWithinLimit(accountId: string, endpoint: NewEndpoint, max: number): Promise<EndpointRow | undefined> {
     return this.db.transaction(async (m) => {
       await execute(m, 'SELECT pg_advisory_xact_lock($1, hashtext($2))', [REGISTRATION_LOCK, accountId]);
-      const [{ n }] = await queryRows<{ n: number }>(m, 'SELECT count(*)::int AS n FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL', [accountId]);
+      const [{ n }] = await queryRows<{ n: number }>(
+        m,
+        'SELECT count(*)::int AS n FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL',
+        [accountId],
+      );
       if (n >= max) return undefined;
       const [row] = await queryRows<EndpointRow>(
         m,
@@ -69,7 +73,11 @@ export class EndpointsRepository {
   }
 
   list(accountId: string): Promise<EndpointRow[]> {
-    return queryRows<EndpointRow>(this.db, `SELECT ${COLUMNS} FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL ORDER BY id`, [accountId]);
+    return queryRows<EndpointRow>(
+      this.db,
+      `SELECT ${COLUMNS} FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL ORDER BY id`,
+      [accountId],
+    );
   }
 
   /** The account's endpoint with its sealed secrets (the previous one only while its overlap lasts). */
@@ -104,7 +112,15 @@ export class EndpointsRepository {
          SELECT id FROM changed WHERE status = 'disabled' AND old_status = 'enabled'
        ), failed AS (${FAIL_PENDING})
        SELECT ${COLUMNS} FROM changed`,
-      [id, accountId, changes.url !== undefined, changes.url ?? null, changes.events !== undefined, changes.events ?? null, changes.status ?? null],
+      [
+        id,
+        accountId,
+        changes.url !== undefined,
+        changes.url ?? null,
+        changes.events !== undefined,
+        changes.events ?? null,
+        changes.status ?? null,
+      ],
     );
   }
 

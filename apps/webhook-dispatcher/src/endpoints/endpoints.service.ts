@@ -37,7 +37,14 @@ export class SecretOverlap {
 }
 
 function toEndpointDto(row: EndpointRow): WebhookEndpointDto {
-  return { id: Number(row.id), url: row.url, events: row.events, status: row.status, disabled_reason: row.disabled_reason, created_at: row.created_at };
+  return {
+    id: Number(row.id),
+    url: row.url,
+    events: row.events,
+    status: row.status,
+    disabled_reason: row.disabled_reason,
+    created_at: row.created_at,
+  };
 }
 
 function toDeliveryDto(row: DeliveryRecord): DeliveryDto {
@@ -94,8 +101,13 @@ export class EndpointsService {
   async create(accountId: string, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
     const url = await this.receiverUrl(dto.url);
     const secret = newSecret();
-    const row = await this.endpoints.createWithinLimit(accountId, { url, events: dto.events ?? null, secretSealed: this.secrets.seal(secret, accountId) }, WEBHOOK_ENDPOINTS_MAX);
-    if (!row) throw new ApiError('limit_exceeded', `An account may register at most ${WEBHOOK_ENDPOINTS_MAX} webhook endpoints; delete one first.`);
+    const row = await this.endpoints.createWithinLimit(
+      accountId,
+      { url, events: dto.events ?? null, secretSealed: this.secrets.seal(secret, accountId) },
+      WEBHOOK_ENDPOINTS_MAX,
+    );
+    if (!row)
+      throw new ApiError('limit_exceeded', `An account may register at most ${WEBHOOK_ENDPOINTS_MAX} webhook endpoints; delete one first.`);
     const { id, events, status, disabled_reason, created_at } = toEndpointDto(row);
     // The contract's key order: the secret after the events.
     return { id, url: row.url, events, secret, status, disabled_reason, created_at };
@@ -143,13 +155,18 @@ export class EndpointsService {
   async deliveriesOf(accountId: string, id: string, query: DeliveriesQueryDto): Promise<DeliveryListDto> {
     const endpoint = await this.endpoint(accountId, id);
     const after = query.after ?? 0;
-    const page = await this.deliveries.page(endpoint.id, { after, limit: query.limit ?? DELIVERIES_PAGE_DEFAULT, ...(query.status ? { status: query.status } : {}) });
+    const page = await this.deliveries.page(endpoint.id, {
+      after,
+      limit: query.limit ?? DELIVERIES_PAGE_DEFAULT,
+      ...(query.status ? { status: query.status } : {}),
+    });
     return { ...page, deliveries: page.deliveries.map(toDeliveryDto) };
   }
 
   private async enabledEndpoint(accountId: string, id: string): Promise<EndpointSecrets> {
     const endpoint = await this.endpoint(accountId, id);
-    if (endpoint.status !== 'enabled') throw new ApiError('conflict', `Webhook endpoint ${id} is disabled; enable it first (PATCH with "status": "enabled").`);
+    if (endpoint.status !== 'enabled')
+      throw new ApiError('conflict', `Webhook endpoint ${id} is disabled; enable it first (PATCH with "status": "enabled").`);
     return endpoint;
   }
 
@@ -163,7 +180,9 @@ export class EndpointsService {
   async recover(accountId: string, id: string, since: string): Promise<RecoveredDto> {
     const from = parseTimestampInput(since);
     if (!from) {
-      throw new ApiError('validation_failed', 'The request has invalid fields.', [{ path: 'since', message: 'since must be a timestamp with Z or an offset, such as 2026-11-20T00:00:00Z' }]);
+      throw new ApiError('validation_failed', 'The request has invalid fields.', [
+        { path: 'since', message: 'since must be a timestamp with Z or an offset, such as 2026-11-20T00:00:00Z' },
+      ]);
     }
     const endpoint = await this.enabledEndpoint(accountId, id);
     return { resent: await this.deliveries.recover(endpoint.id, from) };

@@ -29,7 +29,10 @@ export class FailingEndpointsJob implements OnApplicationBootstrap, BeforeApplic
   async run(): Promise<void> {
     try {
       for (const endpoint of await this.endpoints.disableFailing(this.windowMs)) {
-        this.logger.warn({ endpoint_id: endpoint.id, account_id: endpoint.account_id, failing_for_ms: this.windowMs }, 'webhook endpoint disabled: every attempt failed');
+        this.logger.warn(
+          { endpoint_id: endpoint.id, account_id: endpoint.account_id, failing_for_ms: this.windowMs },
+          'webhook endpoint disabled: every attempt failed',
+        );
       }
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'checking for failing webhook endpoints failed');

@@ -34,7 +34,12 @@ import { EndpointsService } from './endpoints.service';
 
 const INVALID = 'The request has invalid fields.';
 
-const ID_PARAM = { name: 'id', description: 'The endpoint id from registration or the list.', schema: { type: 'integer' as const, minimum: 1 }, example: 17 };
+const ID_PARAM = {
+  name: 'id',
+  description: 'The endpoint id from registration or the list.',
+  schema: { type: 'integer' as const, minimum: 1 },
+  example: 17,
+};
 const NOT_FOUND = {
   type: ErrorResponseDto,
   description: 'No endpoint with this id in this account.',
@@ -75,19 +80,34 @@ export class WebhooksController {
           error: {
             code: 'validation_failed',
             message: INVALID,
-            details: [{ path: 'url', message: 'url hooks.internal.example (10.0.4.7) is not a public address (private); receivers must be on the public internet' }],
+            details: [
+              {
+                path: 'url',
+                message:
+                  'url hooks.internal.example (10.0.4.7) is not a public address (private); receivers must be on the public internet',
+              },
+            ],
           },
         },
       },
       unknown_kind: {
         summary: 'An unknown event kind',
-        value: { error: { code: 'validation_failed', message: INVALID, details: [{ path: 'events', message: 'events may contain only contact.confirmed, consent.granted, …' }] } },
+        value: {
+          error: {
+            code: 'validation_failed',
+            message: INVALID,
+            details: [{ path: 'events', message: 'events may contain only contact.confirmed, consent.granted, …' }],
+          },
+        },
       },
       limit_exceeded: {
         summary: 'The 11th endpoint',
         value: { error: { code: 'limit_exceeded', message: 'An account may register at most 10 webhook endpoints; delete one first.' } },
       },
-      invalid_json: { summary: 'The body is not JSON', value: { error: { code: 'invalid_json', message: 'The request body is not valid JSON.' } } },
+      invalid_json: {
+        summary: 'The body is not JSON',
+        value: { error: { code: 'invalid_json', message: 'The request body is not valid JSON.' } },
+      },
     },
   })
   create(@Caller() caller: GatewayContext, @Body() dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
@@ -98,7 +118,8 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'listWebhooks',
     summary: 'The registered webhook endpoints, oldest first, without their secrets.',
-    description: 'Every endpoint of the account with its url, the kinds it receives (`null`: every kind) and its status. Secrets are shown only when an endpoint is created.',
+    description:
+      'Every endpoint of the account with its url, the kinds it receives (`null`: every kind) and its status. Secrets are shown only when an endpoint is created.',
   })
   @ApiOkResponse({ type: WebhookListDto })
   list(@Caller() caller: GatewayContext): Promise<WebhookListDto> {
@@ -109,7 +130,8 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'getWebhook',
     summary: 'One webhook endpoint, without its secret.',
-    description: 'Its address, kinds and status (`disabled_reason` says why an endpoint is disabled: `failing` when the service turned it off, `manual` when you did). 404 for an id of another account.',
+    description:
+      'Its address, kinds and status (`disabled_reason` says why an endpoint is disabled: `failing` when the service turned it off, `manual` when you did). 404 for an id of another account.',
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: WebhookEndpointDto })
@@ -152,14 +174,21 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'listWebhookDeliveries',
     summary: "The endpoint's deliveries with every attempt, oldest first.",
-    description: 'Pass `next_after` as `after` while `more` is true. Attempts show when, the status (or null without an answer), why it failed and how long it took, never your response.',
+    description:
+      'Pass `next_after` as `after` while `more` is true. Attempts show when, the status (or null without an answer), why it failed and how long it took, never your response.',
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: DeliveryListDto })
   @ApiBadRequestResponse({
     type: ErrorResponseDto,
     description: '`after`, `limit` or `status` is out of range.',
-    example: { error: { code: 'invalid_parameter', message: 'The query string has invalid parameters.', details: [{ path: 'limit', message: 'limit must be a whole number from 1 to 200' }] } },
+    example: {
+      error: {
+        code: 'invalid_parameter',
+        message: 'The query string has invalid parameters.',
+        details: [{ path: 'limit', message: 'limit must be a whole number from 1 to 200' }],
+      },
+    },
   })
   @ApiNotFoundResponse(NOT_FOUND)
   deliveries(@Caller() caller: GatewayContext, @Param('id') id: string, @Query() query: DeliveriesQueryDto): Promise<DeliveryListDto> {
@@ -171,10 +200,16 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'resendWebhookDelivery',
     summary: 'Attempt a delivery once more, now: same event id and body, a fresh timestamp and signature.',
-    description: 'A finished delivery (`delivered` or `failed`) gets one attempt; a pending one is attempted now and keeps its remaining retries.',
+    description:
+      'A finished delivery (`delivered` or `failed`) gets one attempt; a pending one is attempted now and keeps its remaining retries.',
   })
   @ApiParam(ID_PARAM)
-  @ApiParam({ name: 'deliveryId', description: 'A delivery id from the deliveries list.', schema: { type: 'integer', minimum: 1 }, example: 5521 })
+  @ApiParam({
+    name: 'deliveryId',
+    description: 'A delivery id from the deliveries list.',
+    schema: { type: 'integer', minimum: 1 },
+    example: 5521,
+  })
   @ApiAcceptedResponse({ type: DeliveryDto, description: 'Queued: the delivery, now `pending`.' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'No such endpoint in this account, or no such delivery of it.' })
   @ApiConflictResponse(DISABLED)
@@ -187,7 +222,8 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'recoverWebhook',
     summary: 'Resend every failed delivery made since a time, in event order (one attempt each).',
-    description: 'For after an outage of your receiver, or after the endpoint was disabled: its deliveries are queued again in the order of their event ids.',
+    description:
+      'For after an outage of your receiver, or after the endpoint was disabled: its deliveries are queued again in the order of their event ids.',
   })
   @ApiParam(ID_PARAM)
   @ApiAcceptedResponse({ type: RecoveredDto })
@@ -203,7 +239,8 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'testWebhook',
     summary: 'Send a sample event of a kind to this endpoint only, now, and report the outcome.',
-    description: 'The sample has event id 0 and the header `X-SVC-Test: 1`, is signed like every delivery, is not in the feed and is not retried. Also works on a disabled endpoint.',
+    description:
+      'The sample has event id 0 and the header `X-SVC-Test: 1`, is signed like every delivery, is not in the feed and is not retried. Also works on a disabled endpoint.',
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: TestDeliveryDto, description: 'The attempt was made (whatever the receiver answered).' })
@@ -218,7 +255,8 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'deleteWebhook',
     summary: 'Remove a webhook endpoint; its pending deliveries are cancelled.',
-    description: 'Nothing more is sent to the endpoint, retries included. The events stay in the feed (`GET /events`). 404 for an id of another account.',
+    description:
+      'Nothing more is sent to the endpoint, retries included. The events stay in the feed (`GET /events`). 404 for an id of another account.',
   })
   @ApiParam(ID_PARAM)
   @ApiNoContentResponse({ description: 'Removed.' })

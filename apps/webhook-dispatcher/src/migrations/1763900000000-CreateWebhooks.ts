@@ -36,7 +36,9 @@ export class CreateWebhooks1763900000000 implements MigrationInterface {
         UNIQUE (endpoint_id, event_id)
       )`);
     await queryRunner.query(`CREATE INDEX deliveries_due_idx ON webhooks.deliveries (next_attempt_at, id) WHERE status = 'pending'`);
-    await queryRunner.query(`CREATE INDEX deliveries_leased_idx ON webhooks.deliveries (endpoint_id) WHERE status = 'pending' AND locked_until IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX deliveries_leased_idx ON webhooks.deliveries (endpoint_id) WHERE status = 'pending' AND locked_until IS NOT NULL`,
+    );
 
     await queryRunner.query(`
       CREATE TABLE webhooks.attempts (

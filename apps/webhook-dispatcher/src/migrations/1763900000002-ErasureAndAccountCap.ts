@@ -21,8 +21,12 @@ export class ErasureAndAccountCap1763900000002 implements MigrationInterface {
       UPDATE webhooks.deliveries d SET contact_svc_id = (b.event -> 'data' -> 'contact' ->> 'svc_id')::bigint
       FROM (SELECT id, convert_from(body, 'UTF8')::jsonb AS event FROM webhooks.deliveries) b
       WHERE b.id = d.id AND jsonb_typeof(b.event -> 'data' -> 'contact' -> 'svc_id') = 'number'`);
-    await queryRunner.query(`CREATE INDEX deliveries_contact_idx ON webhooks.deliveries (account_id, contact_svc_id) WHERE contact_svc_id IS NOT NULL`);
-    await queryRunner.query(`CREATE INDEX deliveries_account_leased_idx ON webhooks.deliveries (account_id) WHERE status = 'pending' AND locked_until IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX deliveries_contact_idx ON webhooks.deliveries (account_id, contact_svc_id) WHERE contact_svc_id IS NOT NULL`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX deliveries_account_leased_idx ON webhooks.deliveries (account_id) WHERE status = 'pending' AND locked_until IS NOT NULL`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -5,4 +5,9 @@ import { EndpointManagement1763900000003 } from './1763900000003-EndpointManagem
 
 /** Schema `webhooks`: endpoints, deliveries, attempts. Owned by webhook-dispatcher. */
 export const WEBHOOKS_SCHEMA = 'webhooks';
-export const WEBHOOKS_MIGRATIONS = [CreateWebhooks1763900000000, DeliveriesByEndpoint1763900000001, ErasureAndAccountCap1763900000002, EndpointManagement1763900000003];
+export const WEBHOOKS_MIGRATIONS = [
+  CreateWebhooks1763900000000,
+  DeliveriesByEndpoint1763900000001,
+  ErasureAndAccountCap1763900000002,
+  EndpointManagement1763900000003,
+];

@@ -54,22 +54,32 @@ describe('receiver address policy', () => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:93.184.215.14'])('allows the public address %s', (address) => {
-    expect(isPublicAddress(address)).toBe(true);
-  });
+  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:93.184.215.14'])(
+    'allows the public address %s',
+    (address) => {
+      expect(isPublicAddress(address)).toBe(true);
+    },
+  );
 
   describe('at registration', () => {
     const strict = new AddressPolicy(false);
 
-    it.each(['https://127.0.0.1/x', 'https://[::1]/x', 'https://[::ffff:10.0.0.1]/x', 'https://10.0.0.1:8443/x', 'https://169.254.169.254/latest', 'https://0x7f.1/x', 'https://2130706433/x'])(
-      'refuses the literal address in %s',
-      async (url) => {
-        expect(await strict.registrationProblem(new URL(url))).toMatch(/receivers must be on the public internet/);
-      },
-    );
+    it.each([
+      'https://127.0.0.1/x',
+      'https://[::1]/x',
+      'https://[::ffff:10.0.0.1]/x',
+      'https://10.0.0.1:8443/x',
+      'https://169.254.169.254/latest',
+      'https://0x7f.1/x',
+      'https://2130706433/x',
+    ])('refuses the literal address in %s', async (url) => {
+      expect(await strict.registrationProblem(new URL(url))).toMatch(/receivers must be on the public internet/);
+    });
 
     it('refuses a name that resolves to a refused address', async () => {
-      expect(await strict.registrationProblem(new URL('https://localhost:8443/x'))).toMatch(/^url localhost \((127\.0\.0\.1|::1)\) is not a public address \(loopback\)/);
+      expect(await strict.registrationProblem(new URL('https://localhost:8443/x'))).toMatch(
+        /^url localhost \((127\.0\.0\.1|::1)\) is not a public address \(loopback\)/,
+      );
     });
 
     it('refuses a name that does not resolve', async () => {

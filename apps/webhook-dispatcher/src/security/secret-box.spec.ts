@@ -72,7 +72,9 @@ describe('SecretBox key rotation', () => {
     const sealedBy3 = rotatedTwice.seal(secret, account);
     expect(SecretBox.keyIdOf(sealedBy3)).toBe('3');
     // Only the new key opens it: a process still on key 2 cannot.
-    expect(() => new SecretBox({ current: k2, currentId: '2', previous: new Map([['1', k1]]) }).open(sealedBy3, account)).toThrow(/key id 3/);
+    expect(() => new SecretBox({ current: k2, currentId: '2', previous: new Map([['1', k1]]) }).open(sealedBy3, account)).toThrow(
+      /key id 3/,
+    );
   });
 
   it('refuses a value whose key id it does not hold, or whose key id was changed', () => {

@@ -13,7 +13,11 @@ export const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** A 32-byte key written as 64 hex characters or as base64 / base64url; undefined when it is neither. */
 export function decodeAesKey(text: string): Buffer | undefined {
   const value = text.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(value) ? Buffer.from(value, 'base64') : undefined;
+  const key = /^[0-9a-fA-F]{64}$/.test(value)
+    ? Buffer.from(value, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(value)
+      ? Buffer.from(value, 'base64')
+      : undefined;
   return key?.length === 32 ? key : undefined;
 }
 
@@ -23,7 +27,10 @@ export function decodeAesKey(text: string): Buffer | undefined {
  */
 export function parseKeyList(text: string): Map<string, string> {
   const keys = new Map<string, string>();
-  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   entries.forEach((entry, index) => {
     const colon = entry.indexOf(':');
     const id = colon === -1 ? '' : entry.slice(0, colon);
@@ -57,7 +64,11 @@ export class SecretBox {
   private readonly keys = new Map<string, Buffer>();
 
   constructor(keys: SecretBoxKeys | string) {
-    const { current, currentId = LEGACY_KEY_ID, previous = new Map<string, string>() } = typeof keys === 'string' ? { current: keys } : keys;
+    const {
+      current,
+      currentId = LEGACY_KEY_ID,
+      previous = new Map<string, string>(),
+    } = typeof keys === 'string' ? { current: keys } : keys;
     if (!KEY_ID.test(currentId)) throw new Error('the key id must be 1 to 64 letters, digits, ".", "_" or "-"');
     for (const [id, text] of [...previous, [currentId, current] as const]) {
       const key = decodeAesKey(text);
@@ -69,13 +80,18 @@ export class SecretBox {
 
   seal(plaintext: string, accountId: string): Buffer {
     const id = Buffer.from(this.currentId, 'ascii');
-    return Buffer.concat([Buffer.of(KEYED_VERSION, id.length), id, sealAesGcm(this.keys.get(this.currentId) as Buffer, plaintext, accountId)]);
+    return Buffer.concat([
+      Buffer.of(KEYED_VERSION, id.length),
+      id,
+      sealAesGcm(this.keys.get(this.currentId) as Buffer, plaintext, accountId),
+    ]);
   }
 
   /** The id of the key that sealed `sealed` (LEGACY_KEY_ID for values without one). */
   static keyIdOf(sealed: Buffer): string {
     if (sealed[0] === LEGACY_VERSION) return LEGACY_KEY_ID;
-    if (sealed[0] === KEYED_VERSION && sealed.length > 2 && sealed.length >= 2 + (sealed[1] as number)) return sealed.subarray(2, 2 + (sealed[1] as number)).toString('ascii');
+    if (sealed[0] === KEYED_VERSION && sealed.length > 2 && sealed.length >= 2 + (sealed[1] as number))
+      return sealed.subarray(2, 2 + (sealed[1] as number)).toString('ascii');
     throw new Error('not a sealed secret of a known version');
   }
 

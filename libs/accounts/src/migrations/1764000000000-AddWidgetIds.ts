@@ -9,7 +9,9 @@ export class AddWidgetIds1764000000000 implements MigrationInterface {
   name = 'AddWidgetIds1764000000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE gateway.accounts ADD COLUMN widget_id text NOT NULL DEFAULT ('wgt_' || replace(gen_random_uuid()::text, '-', ''))`);
+    await queryRunner.query(
+      `ALTER TABLE gateway.accounts ADD COLUMN widget_id text NOT NULL DEFAULT ('wgt_' || replace(gen_random_uuid()::text, '-', ''))`,
+    );
     await queryRunner.query(`ALTER TABLE gateway.accounts ADD CONSTRAINT accounts_widget_id_key UNIQUE (widget_id)`);
   }
 

@@ -41,7 +41,8 @@ function Chart({ title, days, series }: { title: string; days: AnalyticsDay[]; s
 }
 
 const sum = (days: AnalyticsDay[], value: (d: AnalyticsDay) => number): number => days.reduce((total, d) => total + value(d), 0);
-const purposes = (days: AnalyticsDay[], key: 'granted' | 'withdrawn'): string[] => [...new Set(days.flatMap((d) => Object.keys(d.consents[key])))].sort();
+const purposes = (days: AnalyticsDay[], key: 'granted' | 'withdrawn'): string[] =>
+  [...new Set(days.flatMap((d) => Object.keys(d.consents[key])))].sort();
 
 const CONVERSATIONS: Series[] = [
   { label: 'Web conversations', value: (d) => d.conversations.web },

@@ -17,7 +17,10 @@ const ACTIONS: Record<BookingStatus, { status: 'confirmed' | 'declined' | 'cance
   cancelled: [],
 };
 
-/** Bookings customers requested in the chat (and the team or agents made): confirm, decline, cancel; the customer is told in the conversation. */
+/**
+ * Bookings customers requested in the chat (and the team or agents made): confirm, decline,
+ * cancel; the customer is told in the conversation.
+ */
 export default function Bookings() {
   const [status, setStatus] = useState<BookingStatus | ''>('');
   const list = useLoad(() => api<BookingsPage>('GET', `/bookings${query({ status, limit: 200 })}`), [status]);
@@ -27,7 +30,12 @@ export default function Bookings() {
   });
   return (
     <Page title="Bookings">
-      <Select label="Status" value={status} onChange={setStatus} options={anyOf<BookingStatus>(['requested', 'confirmed', 'declined', 'cancelled'])} />
+      <Select
+        label="Status"
+        value={status}
+        onChange={setStatus}
+        options={anyOf<BookingStatus>(['requested', 'confirmed', 'declined', 'cancelled'])}
+      />
       <ErrorNote error={list.error ?? change.error} />
       <Table
         caption="Bookings"
@@ -47,7 +55,12 @@ export default function Bookings() {
             </td>
             <td>
               {ACTIONS[b.status].map((action) => (
-                <RunButton key={action.status} run={() => change.run(b, action.status)} pending={change.pending} label={`${action.label} booking ${b.id}`}>
+                <RunButton
+                  key={action.status}
+                  run={() => change.run(b, action.status)}
+                  pending={change.pending}
+                  label={`${action.label} booking ${b.id}`}
+                >
                   {action.label}
                 </RunButton>
               ))}

@@ -79,7 +79,10 @@ function TemplateForm({ id }: { id: string }) {
 
 function CustomerPanel({ contact, conversationId }: { contact: EventContact | null; conversationId: number }) {
   const svcId = contact?.svc_id;
-  const load = useCallback(() => (svcId ? api<{ consents: Consent[] }>('GET', `/customers/${svcId}/consents`) : Promise.resolve({ consents: [] })), [svcId]);
+  const load = useCallback(
+    () => (svcId ? api<{ consents: Consent[] }>('GET', `/customers/${svcId}/consents`) : Promise.resolve({ consents: [] })),
+    [svcId],
+  );
   const consents = useLoad(load, [load]);
   const withdraw = useAction(async (consent: Consent) => {
     await api('POST', `/customers/${svcId}/consents/${consent.id}/withdraw`, { conversation_id: conversationId });
@@ -111,10 +114,22 @@ function CustomerPanel({ contact, conversationId }: { contact: EventContact | nu
       <ul className="consents">
         {consents.data?.consents.map((consent) => (
           <li key={consent.id}>
-            <strong>{consent.purpose}</strong> — {consent.active ? 'active' : consent.withdrawn_at ? `withdrawn ${when(consent.withdrawn_at)} by ${consent.withdrawn_by ?? '—'}` : 'not granted'}
-            <p className="note">“{consent.text}” ({consent.source}, {when(consent.given_at)})</p>
+            <strong>{consent.purpose}</strong> —{' '}
+            {consent.active
+              ? 'active'
+              : consent.withdrawn_at
+                ? `withdrawn ${when(consent.withdrawn_at)} by ${consent.withdrawn_by ?? '—'}`
+                : 'not granted'}
+            <p className="note">
+              “{consent.text}” ({consent.source}, {when(consent.given_at)})
+            </p>
             {consent.active && (
-              <button type="button" onClick={() => void withdraw.run(consent)} disabled={withdraw.pending} aria-describedby={`consent-${consent.id}`}>
+              <button
+                type="button"
+                onClick={() => void withdraw.run(consent)}
+                disabled={withdraw.pending}
+                aria-describedby={`consent-${consent.id}`}
+              >
                 Withdraw
               </button>
             )}

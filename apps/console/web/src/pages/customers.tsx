@@ -59,7 +59,9 @@ export default function Customers() {
             <td>
               {c.consents.length === 0
                 ? 'none'
-                : c.consents.map((consent) => `${consent.purpose} (${consent.active ? 'active' : `withdrawn ${when(consent.withdrawn_at)}`})`).join(', ')}
+                : c.consents
+                    .map((consent) => `${consent.purpose} (${consent.active ? 'active' : `withdrawn ${when(consent.withdrawn_at)}`})`)
+                    .join(', ')}
             </td>
           </tr>
         )}

@@ -10,7 +10,10 @@ import { ErrorNote, Page, useLoad, when } from '../ui';
 export default function Inbox() {
   const { query: params } = useLocation();
   const needsHuman = params.get('needs_human') === 'true';
-  const load = useCallback(() => api<InboxConversationsPage>('GET', `/conversations${query({ needs_human: needsHuman ? 'true' : undefined, limit: 100 })}`), [needsHuman]);
+  const load = useCallback(
+    () => api<InboxConversationsPage>('GET', `/conversations${query({ needs_human: needsHuman ? 'true' : undefined, limit: 100 })}`),
+    [needsHuman],
+  );
   const { data, error, reload } = useLoad(load, [load]);
   // Many changes in a burst → one reload.
   const pending = useRef<number | undefined>(undefined);
@@ -23,7 +26,11 @@ export default function Inbox() {
   return (
     <Page title="Inbox">
       <label className="inline">
-        <input type="checkbox" checked={needsHuman} onChange={(e) => navigate(e.target.checked ? '/inbox?needs_human=true' : '/inbox', { replace: true })} />
+        <input
+          type="checkbox"
+          checked={needsHuman}
+          onChange={(e) => navigate(e.target.checked ? '/inbox?needs_human=true' : '/inbox', { replace: true })}
+        />
         Needs a person
       </label>
       <ErrorNote error={error} />
@@ -36,7 +43,11 @@ export default function Inbox() {
                 <span className="who">{customerName(c.contact)}</span>
                 {c.needs_human && <span className="badge">Needs a person</span>}
                 <span className="channel">{c.channel === 'whatsapp' ? 'WhatsApp' : 'Web'}</span>
-                <span className="last">{c.last_message ? `${c.last_message.author === 'customer' ? '' : `${c.last_message.author}: `}${c.last_message.text}` : 'No messages yet'}</span>
+                <span className="last">
+                  {c.last_message
+                    ? `${c.last_message.author === 'customer' ? '' : `${c.last_message.author}: `}${c.last_message.text}`
+                    : 'No messages yet'}
+                </span>
                 <time dateTime={c.updated_at}>{when(c.updated_at)}</time>
               </Link>
             </li>

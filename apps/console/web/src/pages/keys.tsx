@@ -24,8 +24,8 @@ export default function Keys() {
   return (
     <Page title="API and MCP keys">
       <p>
-        A key authenticates the REST API (<code>/api/v1/</code>) and the MCP server (<code>/mcp</code>) as <code>Authorization: Bearer …</code>. Keep several
-        to rotate; a revoked key is refused within 5 seconds.
+        A key authenticates the REST API (<code>/api/v1/</code>) and the MCP server (<code>/mcp</code>) as{' '}
+        <code>Authorization: Bearer …</code>. Keep several to rotate; a revoked key is refused within 5 seconds.
       </p>
       <RunButton run={create.run} pending={create.pending}>
         Create key

@@ -33,7 +33,11 @@ function AskAsCustomer() {
           <p>
             <strong>The assistant would answer:</strong> {preview.answer}
           </p>
-          <p>{preview.cited_piece ? `Citing “${preview.cited_piece.heading}” (${preview.cited_piece.external_ref})` : 'No piece matches: it would offer a person.'}</p>
+          <p>
+            {preview.cited_piece
+              ? `Citing “${preview.cited_piece.heading}” (${preview.cited_piece.external_ref})`
+              : 'No piece matches: it would offer a person.'}
+          </p>
         </div>
       )}
     </section>

@@ -17,7 +17,16 @@ export default function SetPassword({ onSignedIn }: { onSignedIn: (session: Sess
       <form onSubmit={submit.onSubmit} className="stack">
         <label>
           Password
-          <input type="password" name="password" autoComplete="new-password" required minLength={10} maxLength={200} value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            type="password"
+            name="password"
+            autoComplete="new-password"
+            required
+            minLength={10}
+            maxLength={200}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </label>
         <p className="note">At least 10 characters.</p>
         <button type="submit" disabled={submit.pending}>

@@ -21,7 +21,14 @@ export default function SignIn({ onSignedIn }: { onSignedIn: (session: SessionIn
         </label>
         <label>
           Password
-          <input type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            type="password"
+            name="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </label>
         <button type="submit" disabled={submit.pending}>
           Sign in

@@ -26,7 +26,9 @@ type Endpoint = Omit<WebhookEndpointDto, 'status'> & { status: string; disabled_
 
 function TestEvent({ id }: { id: string }) {
   const [kind, setKind] = useState<EventKind>('message.received');
-  const [result, setResult] = useState<{ delivered: boolean; status_code: number | null; duration_ms: number; error: string | null } | undefined>(undefined);
+  const [result, setResult] = useState<
+    { delivered: boolean; status_code: number | null; duration_ms: number; error: string | null } | undefined
+  >(undefined);
   const send = useFormAction(async () => {
     setResult(await api('POST', `/webhooks/${id}/test`, { event: kind }));
   });
@@ -50,7 +52,10 @@ function TestEvent({ id }: { id: string }) {
 export default function WebhookEndpoint({ id }: { id: string }) {
   const endpoint = useLoad(() => api<Endpoint>('GET', `/webhooks/${encodeURIComponent(id)}`), [id]);
   const [status, setStatus] = useState('');
-  const deliveries = useLoad(() => api<Deliveries>('GET', `/webhooks/${encodeURIComponent(id)}/deliveries${query({ status, limit: 200 })}`), [id, status]);
+  const deliveries = useLoad(
+    () => api<Deliveries>('GET', `/webhooks/${encodeURIComponent(id)}/deliveries${query({ status, limit: 200 })}`),
+    [id, status],
+  );
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const resend = useAction(async (delivery: Delivery) => {
     await api('POST', `/webhooks/${id}/deliveries/${delivery.id}/resend`, {});
@@ -91,7 +96,13 @@ export default function WebhookEndpoint({ id }: { id: string }) {
         Rotate secret
       </RunButton>
       <ErrorNote error={rotate.error ?? enable.error} />
-      {secret && <CopyField label="New signing secret" value={secret} note="Shown once. For 24 hours deliveries verify with the old secret or this one." />}
+      {secret && (
+        <CopyField
+          label="New signing secret"
+          value={secret}
+          note="Shown once. For 24 hours deliveries verify with the old secret or this one."
+        />
+      )}
       <h2>Deliveries</h2>
       <div className="row">
         <Select label="Status" value={status} onChange={setStatus} options={anyOf(['pending', 'delivered', 'failed'])} />

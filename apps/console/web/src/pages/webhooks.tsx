@@ -26,7 +26,14 @@ function RegisterForm({ onRegistered }: { onRegistered: (created: CreatedWebhook
       <h2>Register an endpoint</h2>
       <label>
         Endpoint URL
-        <input type="url" value={url} onChange={(e) => setUrl(e.target.value)} required placeholder="https://example.com/webhooks/svc" size={50} />
+        <input
+          type="url"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          required
+          placeholder="https://example.com/webhooks/svc"
+          size={50}
+        />
       </label>
       <fieldset>
         <legend>Events</legend>
@@ -66,7 +73,9 @@ export default function Webhooks() {
           await list.reload();
         }}
       />
-      {secret && <CopyField label="Signing secret" value={secret} note="Shown once: copy it now. Receivers verify X-SVC-Signature with it." />}
+      {secret && (
+        <CopyField label="Signing secret" value={secret} note="Shown once: copy it now. Receivers verify X-SVC-Signature with it." />
+      )}
       <h2>Endpoints</h2>
       <ErrorNote error={list.error ?? remove.error} />
       <Table

@@ -24,12 +24,13 @@ export default function Widget() {
     setSaved(true);
   });
   const snippet =
-    `<script>window.SvcChat = { widget: "${session.account.widget}" };</script>\n` + `<script src="${session.app_url}/chat/widget.js" async></script>`;
+    `<script>window.SvcChat = { widget: "${session.account.widget}" };</script>\n` +
+    `<script src="${session.app_url}/chat/widget.js" async></script>`;
   return (
     <Page title="Widget">
       <p>
-        Put this on the pages where the chat should appear. To greet a signed-in customer by name, add <code>identity: "&lt;pass&gt;"</code> with a pass
-        from <code>POST /api/v1/contacts/{'{ref}'}/identity</code>, made for that visitor only.
+        Put this on the pages where the chat should appear. To greet a signed-in customer by name, add <code>identity: "&lt;pass&gt;"</code>{' '}
+        with a pass from <code>POST /api/v1/contacts/{'{ref}'}/identity</code>, made for that visitor only.
       </p>
       <p>
         Widget id: <code>{session.account.widget}</code>
