@@ -15,7 +15,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { createBenchAccount, root, scratchDatabase, waitReady } from './support.mjs';
+import { createBenchAccount, productionEnv, root, scratchDatabase, waitReady } from './support.mjs';
 
 const self = fileURLToPath(import.meta.url);
 /** Write limits out of reach: the writes are counted as in production, and none is refused. */
@@ -197,14 +197,7 @@ async function bench() {
   const cpuRatio = (a, b) => Math.round((a.cpu_ms_per_request / b.cpu_ms_per_request) * 100) / 100;
 
   await database.create();
-  const env = {
-    ...process.env,
-    DATABASE_URL: database.url,
-    NODE_ENV: 'production',
-    INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-  };
+  const env = productionEnv(database, process.env.BENCH_LOG_LEVEL ?? 'info');
   const { apiKey } = createBenchAccount(env);
 
   const quiet = () => ['ignore', openSync('/dev/null', 'w'), 'inherit'];

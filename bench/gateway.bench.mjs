@@ -23,11 +23,21 @@
 // tune it.
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createBenchAccount, measured, median, root, round2, scratchDatabase, summary, waitReady } from './support.mjs';
+import {
+  createBenchAccount,
+  machine,
+  measured,
+  median,
+  productionEnv,
+  root,
+  round2,
+  scratchDatabase,
+  summary,
+  waitReady,
+} from './support.mjs';
 
 const FORKS = Number(process.env.BENCH_FORKS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
@@ -87,14 +97,7 @@ function drive(url, headers, durationS) {
   });
 }
 await database.create();
-const env = {
-  ...process.env,
-  DATABASE_URL: database.url,
-  NODE_ENV: 'production',
-  INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
-  HOST: '127.0.0.1',
-  LOG_LEVEL,
-};
+const env = productionEnv(database, LOG_LEVEL);
 const { apiKey, account } = createBenchAccount(env);
 const body = {
   account,
@@ -155,13 +158,7 @@ try {
   const result = {
     benchmark: 'GET /api/v1/whoami',
     at: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpu: cpus()[0]?.model,
-      memory_gib: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-      load_average_1m: round2(loadavg()[0]),
-    },
+    machine: machine({ load_average_1m: round2(loadavg()[0]) }),
     settings: {
       loader: LOADER,
       ...(LOADER === 'wrk' ? { wrk_threads: THREADS } : {}),

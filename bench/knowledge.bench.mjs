@@ -6,14 +6,24 @@
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/knowledge-*.json.
 // BENCH_QUESTIONS (default 2000) sets how many questions are timed.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { createBenchAccount, percentile, root, round2, scratchDatabase, seededRandom, waitReady } from './support.mjs';
+import {
+  createBenchAccount,
+  machine,
+  percentile,
+  productionEnv,
+  root,
+  round2,
+  scratchDatabase,
+  seededRandom,
+  SYLLABLES,
+  waitReady,
+} from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const PIECES = 5_000;
@@ -30,33 +40,6 @@ const random = seededRandom(20261121);
 const pick = (list) => list[Math.floor(random() * list.length)];
 const between = (low, high) => low + Math.floor(random() * (high - low + 1));
 
-const SYLLABLES = [
-  'tra',
-  'mon',
-  'vel',
-  'ka',
-  'ri',
-  'sto',
-  'lan',
-  'dor',
-  'pe',
-  'qui',
-  'zen',
-  'bru',
-  'fal',
-  'no',
-  'ver',
-  'sa',
-  'tek',
-  'lu',
-  'mar',
-  'gol',
-  'bi',
-  'ex',
-  'or',
-  'ta',
-  'fin',
-];
 const BRANDS = [...new Set(Array.from({ length: 400 }, () => Array.from({ length: between(2, 3) }, () => pick(SYLLABLES)).join('')))].map(
   (b) => b[0].toUpperCase() + b.slice(1),
 );
@@ -267,14 +250,7 @@ const stats = (samples) => {
 };
 
 await database.create();
-const env = {
-  ...process.env,
-  DATABASE_URL: database.url,
-  NODE_ENV: 'production',
-  INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
-  HOST: '127.0.0.1',
-  LOG_LEVEL: 'warn',
-};
+const env = productionEnv(database, 'warn');
 const { apiKey, account } = createBenchAccount(env);
 
 const knowledge = spawn(process.execPath, [join(root, 'dist/apps/knowledge-api/src/main.js')], {
@@ -379,13 +355,7 @@ try {
   const result = {
     benchmark: 'knowledge pieces: bulk load through the gateway, then the assistant search',
     at: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpu: cpus()[0]?.model,
-      memory_gib: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-      load_average_1m_at_end: Math.round(loadavg()[0] * 100) / 100,
-    },
+    machine: machine({ load_average_1m_at_end: Math.round(loadavg()[0] * 100) / 100 }),
     load,
     search: searchResult,
     targets: { load_seconds_below: 15, search_p99_ms_below: 25 },

@@ -15,16 +15,17 @@
 //
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/mcp-*.json.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import {
   cpuMs,
   createBenchAccount,
+  machine,
   median,
   percentile,
+  productionEnv,
   root,
   round2,
   round3,
@@ -99,14 +100,7 @@ const withCpu = (runs) => ({
 });
 
 await database.create();
-const env = {
-  ...process.env,
-  DATABASE_URL: database.url,
-  NODE_ENV: 'production',
-  INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
-  HOST: '127.0.0.1',
-  LOG_LEVEL: 'warn',
-};
+const env = productionEnv(database, 'warn');
 const { apiKey, account } = createBenchAccount(env);
 const local = (port) => `http://127.0.0.1:${port}`;
 const children = [];
@@ -190,14 +184,7 @@ try {
   const result = {
     benchmark: 'MCP tools/call list_knowledge_pieces vs GET /api/v1/knowledge?external_ref= (through the gateway)',
     at: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpu: cpus()[0]?.model,
-      memory_gib: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-      load_average_1m_before: loadBefore,
-      load_average_1m_after: round2(loadavg()[0]),
-    },
+    machine: machine({ load_average_1m_before: loadBefore, load_average_1m_after: round2(loadavg()[0]) }),
     settings: {
       rounds: ROUNDS,
       duration_s: DURATION,

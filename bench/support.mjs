@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -96,4 +97,53 @@ export function writeResult(name, at, result) {
   const file = join(root, 'bench/results', `${name}-${at.slice(0, 10)}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   return file;
+}
+
+/**
+ * The environment of the processes a benchmark starts: on `database` (created), as in production
+ * (NODE_ENV), with a fresh internal secret, listening on 127.0.0.1, logging at `logLevel`.
+ */
+export function productionEnv(database, logLevel) {
+  return {
+    ...process.env,
+    DATABASE_URL: database.url,
+    NODE_ENV: 'production',
+    INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: logLevel,
+  };
+}
+
+/** Syllables the shop generators make brand names of. */
+export const SYLLABLES = [
+  'tra',
+  'mon',
+  'vel',
+  'ka',
+  'ri',
+  'sto',
+  'lan',
+  'dor',
+  'pe',
+  'qui',
+  'zen',
+  'bru',
+  'fal',
+  'no',
+  'ver',
+  'sa',
+  'tek',
+  'lu',
+  'mar',
+  'gol',
+  'bi',
+  'ex',
+  'or',
+  'ta',
+  'fin',
+];
+
+/** The machine a result was measured on, with `extra` (the load average as each bench reads it). */
+export function machine(extra) {
+  return { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, ...extra };
 }

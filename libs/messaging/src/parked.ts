@@ -1,5 +1,5 @@
 import type { ChannelModel, GetMessage, MessagePropertyHeaders, XDeath } from 'amqplib';
-import { CONSUMER_QUEUES, MESSAGE_HEADERS, parkingQueue } from './topology';
+import { BROKER_HEADERS, CONSUMER_QUEUES, MESSAGE_HEADERS, parkingQueue } from './topology';
 
 /** A consumer queue's parking queue and how many messages wait there (null: it was never declared). */
 export interface ParkedCount {
@@ -139,14 +139,7 @@ export async function replayParked(model: ChannelModel, queue: string, limit?: n
       if (!message) break;
       const headers = headersOf(message);
       for (const name of [
-        'x-death',
-        'x-first-death-exchange',
-        'x-first-death-queue',
-        'x-first-death-reason',
-        'x-last-death-exchange',
-        'x-last-death-queue',
-        'x-last-death-reason',
-        'x-delivery-count',
+        ...BROKER_HEADERS,
         MESSAGE_HEADERS.attempt,
         MESSAGE_HEADERS.parkReason,
         MESSAGE_HEADERS.parkedAt,

@@ -134,3 +134,15 @@ export async function declareQueue(channel: Channel, spec: QueueSpec): Promise<v
   }
   for (const pattern of spec.bindings) await channel.bindQueue(spec.queue, spec.exchange, pattern);
 }
+
+/** Headers the broker adds on dead-lettering and delivery: a moved message starts without them. */
+export const BROKER_HEADERS = [
+  'x-death',
+  'x-first-death-exchange',
+  'x-first-death-queue',
+  'x-first-death-reason',
+  'x-last-death-exchange',
+  'x-last-death-queue',
+  'x-last-death-reason',
+  'x-delivery-count',
+];

@@ -5,7 +5,16 @@ import { lastValueFrom, Observable } from 'rxjs';
 import { AmqpClient, closeWithin } from './amqp-client';
 import { classifyFailure, Failure, InvalidMessageError } from './failures';
 import type { ConsumerMetrics, HandlingOutcome } from './metrics';
-import { declareQueue, MESSAGE_HEADERS, parkingQueue, QueueSpec, RETRY_DELAYS_MS, retryDelay, retryQueue } from './topology';
+import {
+  BROKER_HEADERS,
+  declareQueue,
+  MESSAGE_HEADERS,
+  parkingQueue,
+  QueueSpec,
+  RETRY_DELAYS_MS,
+  retryDelay,
+  retryQueue,
+} from './topology';
 
 export interface AmqpTransportOptions {
   client: AmqpClient;
@@ -32,17 +41,6 @@ export interface ConsumerChannels {
   confirm: Pick<ConfirmChannel, 'publish'>;
 }
 
-/** Headers the broker adds on dead-lettering and delivery: a moved message starts without them. */
-const BROKER_HEADERS = [
-  'x-death',
-  'x-first-death-exchange',
-  'x-first-death-queue',
-  'x-first-death-reason',
-  'x-last-death-exchange',
-  'x-last-death-queue',
-  'x-last-death-reason',
-  'x-delivery-count',
-];
 /** How long a message whose move failed is held before it goes back to its queue (no hot loop). */
 const MOVE_FAILED_HOLD_MS = 5_000;
 

@@ -59,6 +59,20 @@ describe('ApiValidationPipe', () => {
     },
   );
 
+  it.each(['prototype', 'constructor', 'toString', 'valueOf', 'hasOwnProperty'])(
+    'refuses a field named %s, at the top or nested (Nest and class-transformer would drop it unseen)',
+    async (name) => {
+      const top = JSON.parse(`{"email": "a@example.com", "items": [], "${name}": []}`) as unknown;
+      expect((await failure(top, 'body')).details).toEqual([{ path: name, message: `${name} is not a known field` }]);
+      const nested = JSON.parse(`{"email": "a@example.com", "items": [{"text": "long enough text", "${name}": 1}]}`) as unknown;
+      expect((await failure(nested, 'body')).details).toEqual([
+        { path: `items[0].${name}`, message: `items[0].${name} is not a known field` },
+      ]);
+      const query = JSON.parse(`{"email": "a@example.com", "${name}": "1"}`) as unknown;
+      expect((await failure(query, 'query')).code).toBe('invalid_parameter');
+    },
+  );
+
   it('leaves a missing body (undefined) to the DTO, as before', async () => {
     const err = await failure(undefined, 'body');
     expect(err.details?.map((d) => d.path)).toEqual(expect.arrayContaining(['email']));

@@ -92,6 +92,22 @@ export function validationProblems(dto: new () => object, value: unknown): strin
 }
 
 /**
+ * Names that never reach the whitelist check: Nest's pipe deletes `__proto__`, `prototype` and
+ * `constructor`, and class-transformer skips every name an instance inherits from
+ * `Object.prototype` (`toString`, `valueOf`…). No DTO has such a field, so each is an unknown one.
+ */
+const DROPPED_NAMES = new Set(['prototype', ...Object.getOwnPropertyNames(Object.prototype)]);
+
+/** The fields of `value` (nested objects and arrays included) that would be dropped unseen, as detail paths. */
+export function droppedFields(value: unknown, path = ''): ErrorDetail[] {
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, child]) => {
+    const at = pathOf(path, key);
+    return DROPPED_NAMES.has(key) ? [{ path: at, message: `${at} is not a known field` }] : droppedFields(child, at);
+  });
+}
+
+/**
  * The global pipe: whitelist, forbid unknown fields, transform. A bad body is 400
  * `validation_failed`; a bad query string is 400 `invalid_parameter`; both name each field.
  */
@@ -118,6 +134,12 @@ export class ApiValidationPipe extends ValidationPipe {
       (value === null || typeof value !== 'object' || Array.isArray(value))
     ) {
       throw new ApiError('validation_failed', 'The request has invalid fields.', [{ path: 'body', message: 'body must be a JSON object' }]);
+    }
+    const dropped = this.toValidate(metadata) && (metadata.type === 'body' || metadata.type === 'query') ? droppedFields(value) : [];
+    if (dropped.length > 0) {
+      throw metadata.type === 'query'
+        ? new ApiError('invalid_parameter', 'The query string has invalid parameters.', dropped)
+        : new ApiError('validation_failed', 'The request has invalid fields.', dropped);
     }
     try {
       return await super.transform(value, metadata);

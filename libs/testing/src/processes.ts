@@ -12,15 +12,35 @@ export const REPO_ROOT = ((): string => {
   return dir;
 })();
 
-/** A free TCP port on 127.0.0.1. */
+/**
+ * Ports for the processes a suite starts: each Jest worker hands out its own block, below the
+ * kernel's ephemeral range (32768 and up, where `listen(0)` and outgoing connections take theirs).
+ * A port is chosen some time before its app binds it (the gateway's, before the services that
+ * must know it), and a port another worker could pick meanwhile would let that worker's app answer
+ * this suite's readiness check. Blocks: 125 ports for each of 8 workers, in one of 12 lanes chosen
+ * by the Jest run (its process id), so that two runs on one machine rarely share a lane.
+ */
+const PORT_BLOCK = 125;
+const LANE = process.ppid % 12;
+const WORKER = (Number(process.env['JEST_WORKER_ID'] ?? 1) - 1) % 8;
+const FIRST_PORT = 20_000 + (LANE * 8 + WORKER) * PORT_BLOCK;
+let nextPort = 0;
+
+/** A free TCP port on 127.0.0.1, from this worker's block. */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
+  for (let tries = 0; tries < PORT_BLOCK; tries += 1) {
+    const port = FIRST_PORT + (nextPort++ % PORT_BLOCK);
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!bound) continue;
+    server.close();
+    await once(server, 'close');
+    return port;
+  }
+  throw new Error(`no free port in ${FIRST_PORT}–${FIRST_PORT + PORT_BLOCK - 1}`);
 }
 
 export interface RunningProcess {
