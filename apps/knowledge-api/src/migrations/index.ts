@@ -1,11 +1,6 @@
 import { outboxMigration } from '@svc/messaging';
 import { CreateKnowledgePieces1763900000000 } from './1763900000000-CreateKnowledgePieces';
-import { IndexPieceLanguages1764100000000 } from './1764100000000-IndexPieceLanguages';
 
 /** Schema `knowledge`: pieces, their search index and the outbox of their domain messages. Owned by knowledge-api. */
 export const KNOWLEDGE_SCHEMA = 'knowledge';
-export const KNOWLEDGE_MIGRATIONS = [
-  CreateKnowledgePieces1763900000000,
-  outboxMigration(KNOWLEDGE_SCHEMA),
-  IndexPieceLanguages1764100000000,
-];
+export const KNOWLEDGE_MIGRATIONS = [CreateKnowledgePieces1763900000000, outboxMigration(KNOWLEDGE_SCHEMA)];

@@ -29,7 +29,7 @@ describe('rareWords', () => {
 
 describe('SearchService', () => {
   function service(terms: QuestionTerm[]) {
-    const repository = { terms: jest.fn(async () => ({ terms, languages: ['english' as const] })), rank: jest.fn(async () => []) };
+    const repository = { terms: jest.fn(async () => terms), rank: jest.fn(async () => []) };
     return { repository, search: new SearchService(repository as unknown as SearchRepository) };
   }
 
@@ -41,7 +41,7 @@ describe('SearchService', () => {
     ]);
     await search.answer('acc', { question: 'shiping a kayak', lang: 'de-CH', limit: 3 });
     expect(repository.terms).toHaveBeenCalledWith('acc', 'shiping a kayak', 'german');
-    expect(repository.rank).toHaveBeenCalledWith('acc', ['english'], ['shiping', 'shipping', 'kayak'], ['kayak'], 3);
+    expect(repository.rank).toHaveBeenCalledWith('acc', ['shiping', 'shipping', 'kayak'], ['kayak'], 3);
   });
 
   it('answers no results without ranking when the question has no searchable word', async () => {

@@ -30,13 +30,12 @@ export class SearchService {
 
   /** The account's pieces that best answer a visitor's question, best first, with the matching passage. */
   async answer(accountId: string, query: SearchKnowledgeDto): Promise<KnowledgeSearchResponse> {
-    const { terms, languages } = await this.search.terms(accountId, query.question, languageOfTag(query.lang));
+    const terms = await this.search.terms(accountId, query.question, languageOfTag(query.lang));
     if (terms.length === 0) return { results: [] };
     const limit = query.limit ?? KNOWLEDGE_SEARCH_LIMITS.resultsDefault;
     return {
       results: await this.search.rank(
         accountId,
-        languages,
         terms.map((t) => t.word),
         rareWords(terms),
         limit,
