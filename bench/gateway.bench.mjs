@@ -27,6 +27,7 @@ import { mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
+  cpuTimes,
   createBenchAccount,
   machine,
   measured,
@@ -73,6 +74,13 @@ function fromWrk(output) {
     errors: socketErrors + Number(field(/Non-2xx or 3xx responses: (\d+)/) ?? 0),
   };
 }
+
+/** `summary` with the median CPU per request, user and kernel time (µs; /proc's clock ticks, so whole runs only). */
+const withCpu = (runs) => ({
+  ...summary(runs),
+  user_us_per_request: median(runs.map((r) => r.user_us_per_request)),
+  system_us_per_request: median(runs.map((r) => r.system_us_per_request)),
+});
 
 /** One measurement of `durationS` seconds against `url`, with the chosen load generator. */
 function drive(url, headers, durationS) {
@@ -131,7 +139,19 @@ async function fork(index, runs, ratios) {
     children.push(spawn(process.execPath, [script], { env: { ...env, ...own, PORT: String(port) }, stdio: quiet }));
     await waitReady(url(name));
   }
-  const load = (name, duration) => drive(`${url(name)}/api/v1/whoami`, servers[name].headers, duration);
+  const pids = Object.fromEntries(order.map((name, i) => [name, children[i].pid]));
+  /** One measurement, with the CPU the server used per request, split into user and kernel time. */
+  const load = async (name, duration) => {
+    const before = cpuTimes(pids[name]);
+    const run = await drive(`${url(name)}/api/v1/whoami`, servers[name].headers, duration);
+    const after = cpuTimes(pids[name]);
+    const perRequest = (ms) => round2((ms * 1000) / (run.requests_per_s * duration));
+    return {
+      ...run,
+      user_us_per_request: perRequest(after.user - before.user),
+      system_us_per_request: perRequest(after.system - before.system),
+    };
+  };
   for (const name of order) await load(name, 2); // warm-up (JIT, key cache)
   for (let i = 0; i < ROUNDS; i += 1) {
     const round = {};
@@ -169,8 +189,8 @@ try {
       node_env: 'production',
       gateway_log_level: LOG_LEVEL,
     },
-    bare_fastify: summary(runs.bare),
-    gateway: summary(runs.gateway),
+    bare_fastify: withCpu(runs.bare),
+    gateway: withCpu(runs.gateway),
     round_ratios: ratios,
     fork_ratios: forkRatios,
     throughput_ratio: median(ratios),

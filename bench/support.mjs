@@ -85,10 +85,16 @@ export const summary = (runs) => ({
 
 const TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
 
-/** CPU time (user + system, ms) process `pid` has used so far, from /proc (Linux: throws elsewhere or once it ended). */
-export function cpuMs(pid) {
+/** CPU time (ms) process `pid` has used so far in user and in kernel mode, from /proc (Linux: throws elsewhere or once it ended). */
+export function cpuTimes(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
+  return { user: (Number(fields[11]) * 1000) / TICKS_PER_S, system: (Number(fields[12]) * 1000) / TICKS_PER_S };
+}
+
+/** CPU time (user + system, ms) process `pid` has used so far. */
+export function cpuMs(pid) {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 }
 
 /** Writes `result` as bench/results/<name>-<day of `at`>.json (ISO `at`); returns the file's path. */
