@@ -14,6 +14,7 @@ export * from './platform.module';
 export * from './prune-job';
 export * from './public';
 export * from './request-input';
+export * from './services';
 export * from './tokens';
 export * from './validation';
 export * from './wake-loop';

@@ -1,0 +1,38 @@
+import { baseConfigSpec, port, url } from './config';
+import { internalAuthConfigSpec } from './internal-auth';
+
+/**
+ * The port of each app on a development machine: its PORT default, and the default of the settings
+ * through which the other apps reach it (`CONTACTS_API_URL` is `http://127.0.0.1:3001`).
+ */
+export const SERVICE_PORTS = {
+  gateway: 3000,
+  'contacts-api': 3001,
+  'identity-issuer': 3002,
+  'knowledge-api': 3003,
+  'events-api': 3004,
+  'webhook-dispatcher': 3005,
+  chat: 3006,
+  console: 3007,
+  'mcp-server': 3008,
+} as const;
+
+export type ServiceName = keyof typeof SERVICE_PORTS;
+
+/** The public address on a development machine: the gateway's port on localhost. */
+export const DEFAULT_APP_URL = `http://localhost:${SERVICE_PORTS.gateway}`;
+
+/** Where `service` listens on this machine. */
+export function localServiceUrl(service: ServiceName): string {
+  return `http://127.0.0.1:${SERVICE_PORTS[service]}`;
+}
+
+/** The setting of the address of another app (`CONTACTS_API_URL`); by default where it listens on this machine. */
+export function serviceUrl(service: ServiceName, desc: string) {
+  return url({ default: localServiceUrl(service), desc });
+}
+
+/** The settings every app that serves HTTP has: the base ones, the internal auth and its PORT (from SERVICE_PORTS). */
+export function serviceConfigSpec(service: ServiceName, portDesc: string) {
+  return { ...baseConfigSpec, ...internalAuthConfigSpec, PORT: port({ default: SERVICE_PORTS[service], desc: portDesc }) };
+}
