@@ -1,5 +1,6 @@
 export * from './bootstrap';
 export * from './client-address';
+export * from './closed-on-shutdown';
 export * from './config';
 export * from './errors';
 export * from './health.controller';
