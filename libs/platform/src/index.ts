@@ -1,3 +1,4 @@
+export * from './api-docs';
 export * from './bootstrap';
 export * from './client-address';
 export * from './closed-on-shutdown';
