@@ -1,5 +1,5 @@
 import { loadConfig } from './config';
-import { DEFAULT_APP_URL, SERVICE_PORTS, serviceConfigSpec, serviceUrl } from './services';
+import { DEFAULT_APP_URL, SERVICE_PORTS, serviceConfigSpec, serviceUrl, serviceUrlSetting } from './services';
 
 describe('the service ports table', () => {
   it('gives each app a port of its own', () => {
@@ -17,5 +17,11 @@ describe('the service ports table', () => {
 
   it('puts the public address on the gateway', () => {
     expect(DEFAULT_APP_URL).toBe('http://localhost:3000');
+  });
+
+  it("names the setting of an app's address after the app", () => {
+    expect(serviceUrlSetting('contacts-api')).toBe('CONTACTS_API_URL');
+    expect(serviceUrlSetting('webhook-dispatcher')).toBe('WEBHOOK_DISPATCHER_URL');
+    expect(serviceUrlSetting('chat')).toBe('CHAT_URL');
   });
 });

@@ -27,6 +27,14 @@ export function localServiceUrl(service: ServiceName): string {
   return `http://127.0.0.1:${SERVICE_PORTS[service]}`;
 }
 
+type Snake<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}_${Snake<Tail>}` : S;
+/** The name of the setting that holds an app's address: `CONTACTS_API_URL` for contacts-api. */
+export type ServiceUrlSetting<S extends ServiceName> = `${Uppercase<Snake<S>>}_URL`;
+
+export function serviceUrlSetting<S extends ServiceName>(service: S): ServiceUrlSetting<S> {
+  return `${service.toUpperCase().replaceAll('-', '_')}_URL` as ServiceUrlSetting<S>;
+}
+
 /** The setting of the address of another app (`CONTACTS_API_URL`); by default where it listens on this machine. */
 export function serviceUrl(service: ServiceName, desc: string) {
   return url({ default: localServiceUrl(service), desc });
