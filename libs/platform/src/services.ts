@@ -22,11 +22,6 @@ export type ServiceName = keyof typeof SERVICE_PORTS;
 /** The public address on a development machine: the gateway's port on localhost. */
 export const DEFAULT_APP_URL = `http://localhost:${SERVICE_PORTS.gateway}`;
 
-/** Where `service` listens on this machine. */
-export function localServiceUrl(service: ServiceName): string {
-  return `http://127.0.0.1:${SERVICE_PORTS[service]}`;
-}
-
 type Snake<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}_${Snake<Tail>}` : S;
 /** The name of the setting that holds an app's address: `CONTACTS_API_URL` for contacts-api. */
 export type ServiceUrlSetting<S extends ServiceName> = `${Uppercase<Snake<S>>}_URL`;
@@ -37,7 +32,7 @@ export function serviceUrlSetting<S extends ServiceName>(service: S): ServiceUrl
 
 /** The setting of the address of another app (`CONTACTS_API_URL`); by default where it listens on this machine. */
 export function serviceUrl(service: ServiceName, desc: string) {
-  return url({ default: localServiceUrl(service), desc });
+  return url({ default: `http://127.0.0.1:${SERVICE_PORTS[service]}`, desc });
 }
 
 /** The settings every app that serves HTTP has: the base ones, the internal auth and its PORT (from SERVICE_PORTS). */
