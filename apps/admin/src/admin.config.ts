@@ -1,6 +1,6 @@
 import { messagingConfigSpec } from '@svc/messaging';
 import { DEFAULT_DATABASE_URL } from '@svc/persistence';
-import { secret, url } from '@svc/platform';
+import { DEFAULT_APP_URL, secret, serviceUrl, url } from '@svc/platform';
 
 export const adminConfigSpec = {
   ...messagingConfigSpec,
@@ -8,18 +8,15 @@ export const adminConfigSpec = {
     default: '',
     desc: "The apps' INTERNAL_AUTH_SECRET: needed only by the commands that call a service (`widget origins`, `trigger`, `user create`), which refuse to run without it.",
   }),
-  CHAT_URL: url({
-    default: 'http://127.0.0.1:3006',
-    desc: 'The chat (widget, visitor API): the gateway routes `/chat/*` there unchanged, without key checks; `admin widget origins` writes its widget settings there.',
-  }),
-  EVENTS_API_URL: url({
-    default: 'http://127.0.0.1:3004',
-    desc: 'events-api (the event feed); `admin trigger` asks it for the feed id the event got.',
-  }),
-  CONSOLE_URL: url({ default: 'http://127.0.0.1:3007', desc: 'The console: `admin user create` creates team members there.' }),
+  CHAT_URL: serviceUrl(
+    'chat',
+    'The chat (widget, visitor API): the gateway routes `/chat/*` there unchanged, without key checks; `admin widget origins` writes its widget settings there.',
+  ),
+  EVENTS_API_URL: serviceUrl('events-api', 'events-api (the event feed); `admin trigger` asks it for the feed id the event got.'),
+  CONSOLE_URL: serviceUrl('console', 'The console: `admin user create` creates team members there.'),
   DATABASE_URL: url({ default: DEFAULT_DATABASE_URL, desc: 'PostgreSQL (the admin command line writes schema `gateway`).' }),
   APP_URL: url({
-    default: 'http://localhost:3000',
+    default: DEFAULT_APP_URL,
     desc: 'Address of the web application, used in the sample conversation links of `admin trigger`.',
   }),
 };

@@ -2,6 +2,7 @@ import {
   ACCOUNTS_MIGRATIONS,
   ACCOUNTS_SCHEMA,
   AccountNotFoundError,
+  AccountRow,
   AccountsRepository,
   AccountsService,
   KeyNotFoundError,
@@ -103,7 +104,7 @@ const RECORD_WAIT_MS = 15_000;
  * The feed id events-api gave the event with producer UUID `uuid` (asked through its internal
  * route with a context signed for it), waiting up to RECORD_WAIT_MS for it to be recorded.
  */
-async function feedIdOf(config: AdminConfig, account: { id: string; name: string; plan: Plan }, uuid: string): Promise<number> {
+async function feedIdOf(config: AdminConfig, account: AccountRow, uuid: string): Promise<number> {
   const auth = new InternalAuth(config.INTERNAL_AUTH_SECRET);
   const deadline = Date.now() + RECORD_WAIT_MS;
   let last = '';
@@ -134,7 +135,7 @@ async function feedIdOf(config: AdminConfig, account: { id: string; name: string
  * whole path real events take, into the feed and out to webhooks. Prints the feed id it got (the
  * id a receiver and a feed reader see), once events-api has recorded it.
  */
-async function trigger(config: AdminConfig, account: { id: string; name: string; plan: Plan }, kind: EventKind): Promise<Output> {
+async function trigger(config: AdminConfig, account: AccountRow, kind: EventKind): Promise<Output> {
   if (config.INTERNAL_AUTH_SECRET === '')
     throw new Error('trigger asks events-api for the feed id: set INTERNAL_AUTH_SECRET to the value the apps use');
   const accountId = account.id;
@@ -182,7 +183,7 @@ function origins(value: string): string[] {
 async function callService(
   config: AdminConfig,
   service: { name: string; url: string },
-  account: { id: string; name: string; plan: Plan },
+  account: AccountRow,
   method: string,
   path: string,
   body: unknown,
@@ -207,13 +208,7 @@ async function callService(
 }
 
 /** A write to the chat's internal routes (schema `chat`, which only the chat writes): `what` names the command in errors. */
-async function putToChat(
-  config: AdminConfig,
-  account: { id: string; name: string; plan: Plan },
-  what: string,
-  path: string,
-  body: unknown,
-): Promise<unknown> {
+async function putToChat(config: AdminConfig, account: AccountRow, what: string, path: string, body: unknown): Promise<unknown> {
   const response = await callService(config, { name: 'chat', url: config.CHAT_URL }, account, 'PUT', path, body);
   if (!response.ok) throw new Error(`the chat refused ${what}: ${response.status} ${refusalOf(await response.text())}`);
   return response.json();
@@ -230,17 +225,12 @@ function refusalOf(body: string): string {
 }
 
 /** The pages allowed to use an account's widget, stored by the chat. */
-async function setWidgetOrigins(config: AdminConfig, account: { id: string; name: string; plan: Plan }, list: string[]): Promise<Output> {
+async function setWidgetOrigins(config: AdminConfig, account: AccountRow, list: string[]): Promise<Output> {
   return { widget: await putToChat(config, account, 'widget origins', '/internal/chat/widget-settings', { origins: list }) };
 }
 
 /** The account's WhatsApp Business number (Cloud API phone number id and the number itself), stored by the chat. */
-async function connectWhatsapp(
-  config: AdminConfig,
-  account: { id: string; name: string; plan: Plan },
-  phoneNumberId: string,
-  number: string,
-): Promise<Output> {
+async function connectWhatsapp(config: AdminConfig, account: AccountRow, phoneNumberId: string, number: string): Promise<Output> {
   return {
     whatsapp: await putToChat(config, account, 'whatsapp connect', '/internal/chat/whatsapp-number', {
       phone_number_id: phoneNumberId,
@@ -253,7 +243,7 @@ async function connectWhatsapp(
  * A team member of the account (schema `console`, which only the console writes) and their one-time
  * set-password link (24 h): `{"user": {"id","email"}, "sign_in_url"}`.
  */
-async function createUser(config: AdminConfig, account: { id: string; name: string; plan: Plan }, email: string): Promise<Output> {
+async function createUser(config: AdminConfig, account: AccountRow, email: string): Promise<Output> {
   const response = await callService(config, { name: 'console', url: config.CONSOLE_URL }, account, 'POST', '/internal/console/users', {
     email,
   });
@@ -266,6 +256,9 @@ const ACCOUNT_OPTION = ['--account <id>', 'account id'] as const;
 const QUEUE_OPTION = ['--queue <queue>', 'a consumer queue or its parking queue, e.g. events-api.domain'] as const;
 
 function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWork) => Promise<void>): Command {
+  /** A command on the account of `--account`, read first: an unknown id fails before anything is done. */
+  const runOnAccount = (accountId: string, work: (config: AdminConfig, account: AccountRow) => Promise<Output>) =>
+    run(async (accounts, config) => work(config, await accounts.getAccount(accountId)));
   const root = new Command('admin')
     .description('Operator commands: accounts, plans, API keys, widget settings, parked messages.')
     .exitOverride();
@@ -311,7 +304,7 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
     .argument('<kind>', `one of ${EVENT_KINDS.join(', ')}`, eventKind)
     .requiredOption(...ACCOUNT_OPTION)
     .action((kind: EventKind, opts: { account: string }) =>
-      run(async (accounts, config) => trigger(config, await accounts.getAccount(opts.account), kind)),
+      runOnAccount(opts.account, (config, account) => trigger(config, account, kind)),
     );
   const parked = root.command('parked').description('Messages a consumer parked because they can never succeed as they are.');
   parked
@@ -348,7 +341,7 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
     .requiredOption(...ACCOUNT_OPTION)
     .requiredOption('--email <email>', "the member's email address", nonEmpty)
     .action((opts: { account: string; email: string }) =>
-      run(async (accounts, config) => createUser(config, await accounts.getAccount(opts.account), opts.email)),
+      runOnAccount(opts.account, (config, account) => createUser(config, account, opts.email)),
     );
   const widget = root.command('widget').description("The chat widget's settings.");
   widget
@@ -357,7 +350,7 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
     .requiredOption(...ACCOUNT_OPTION)
     .requiredOption('--origins <list>', 'comma-separated origins, e.g. https://a.example,https://b.example (empty: any)', origins)
     .action((opts: { account: string; origins: string[] }) =>
-      run(async (accounts, config) => setWidgetOrigins(config, await accounts.getAccount(opts.account), opts.origins)),
+      runOnAccount(opts.account, (config, account) => setWidgetOrigins(config, account, opts.origins)),
     );
   root
     .command('whatsapp')
@@ -370,7 +363,7 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
     .requiredOption('--phone-number-id <id>', 'the Cloud API phone number id', nonEmpty)
     .requiredOption('--number <e164>', 'the number itself, E.164 (+15550001234): shown to customers for phone confirmation', e164)
     .action((opts: { account: string; phoneNumberId: string; number: string }) =>
-      run(async (accounts, config) => connectWhatsapp(config, await accounts.getAccount(opts.account), opts.phoneNumberId, opts.number)),
+      runOnAccount(opts.account, (config, account) => connectWhatsapp(config, account, opts.phoneNumberId, opts.number)),
     );
   return root;
 }

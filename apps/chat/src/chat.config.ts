@@ -1,14 +1,14 @@
 import { consumerConfigSpec, messagingConfigSpec, outboxConfigSpec } from '@svc/messaging';
 import { databaseConfigSpec } from '@svc/persistence';
 import {
-  baseConfigSpec,
   Config,
   count,
-  internalAuthConfigSpec,
+  DEFAULT_APP_URL,
   makeValidator,
   millis,
-  port,
   secret,
+  serviceConfigSpec,
+  serviceUrl,
   str,
   trustProxy,
   url,
@@ -38,27 +38,22 @@ const optionalUrl = makeValidator<string>((value) => {
 });
 
 export const chatConfigSpec = {
-  ...baseConfigSpec,
-  ...internalAuthConfigSpec,
+  ...serviceConfigSpec(
+    'chat',
+    'Port the app listens on (the chat: 3006; visitors reach it under `{APP_URL}/chat/` through the gateway or the Ingress).',
+  ),
   ...messagingConfigSpec,
   ...outboxConfigSpec,
   ...consumerConfigSpec,
-  PORT: port({
-    default: 3006,
-    desc: 'Port the app listens on (the chat: 3006; visitors reach it under `{APP_URL}/chat/` through the gateway or the Ingress).',
-  }),
   ...databaseConfigSpec('the chat owns schema `chat` (conversations, messages, widget settings)'),
   APP_URL: url({
-    default: 'http://localhost:3000',
+    default: DEFAULT_APP_URL,
     desc: 'Address of the web application: conversation links in events (`{APP_URL}/inbox/{id}`); its origin may always use the widget.',
   }),
-  GATEWAY_URL: url({
-    default: 'http://127.0.0.1:3000',
-    desc: 'The gateway, which owns accounts: the chat asks it which account a widget id belongs to.',
-  }),
-  CONTACTS_API_URL: url({ default: 'http://127.0.0.1:3001', desc: 'contacts-api (customers, consents).' }),
-  IDENTITY_ISSUER_URL: url({ default: 'http://127.0.0.1:3002', desc: 'identity-issuer (verifies same-browser passes).' }),
-  KNOWLEDGE_API_URL: url({ default: 'http://127.0.0.1:3003', desc: "knowledge-api (the assistant's search)." }),
+  GATEWAY_URL: serviceUrl('gateway', 'The gateway, which owns accounts: the chat asks it which account a widget id belongs to.'),
+  CONTACTS_API_URL: serviceUrl('contacts-api', 'contacts-api (customers, consents).'),
+  IDENTITY_ISSUER_URL: serviceUrl('identity-issuer', 'identity-issuer (verifies same-browser passes).'),
+  KNOWLEDGE_API_URL: serviceUrl('knowledge-api', "knowledge-api (the assistant's search)."),
   INTERNAL_TIMEOUT_MS: count({
     default: 5_000,
     desc: 'How long the chat waits for another service (contacts-api, identity-issuer, knowledge-api, gateway) before 503 or a retry.',

@@ -1,8 +1,8 @@
-import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { ContactsClient, IdentityClient, KnowledgeClient, WidgetsClient } from '@svc/internal-clients';
 import { serviceStack } from '@svc/messaging';
 import { repositoryProviders } from '@svc/persistence';
-import { APP_LOGGER, InternalAuth, MetricsService } from '@svc/platform';
+import { APP_LOGGER, closedOnShutdown, InternalAuth, MetricsService } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { ActivityConsumer } from './analytics/activity.consumer';
@@ -53,21 +53,6 @@ import { VisitorController } from './visitor/visitor.controller';
 import { VisitorGuard } from './visitor/visitor.guard';
 import { WidgetAccounts } from './visitor/widget-accounts';
 
-/** The HTTP pools to other services, closed after the listener has drained. */
-@Injectable()
-class ClientsLifecycle implements OnApplicationShutdown {
-  constructor(
-    @Inject(ContactsClient) private readonly contacts: ContactsClient,
-    @Inject(IdentityClient) private readonly identity: IdentityClient,
-    @Inject(KnowledgeClient) private readonly knowledge: KnowledgeClient,
-    @Inject(WidgetsClient) private readonly widgets: WidgetsClient,
-  ) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.contacts.close(), this.identity.close(), this.knowledge.close(), this.widgets.close()]);
-  }
-}
-
 /** How often a replica looks for conversations whose wait for a person ran out: a tenth of the wait, between 0.5 and 5 s. */
 export function handoverSweepIntervalMs(waitMs: number): number {
   return Math.min(5_000, Math.max(500, Math.floor(waitMs / 10)));
@@ -112,7 +97,7 @@ export class ChatModule {
         client(IdentityClient, config.IDENTITY_ISSUER_URL),
         client(KnowledgeClient, config.KNOWLEDGE_API_URL),
         client(WidgetsClient, config.GATEWAY_URL),
-        ClientsLifecycle,
+        closedOnShutdown(ContactsClient, IdentityClient, KnowledgeClient, WidgetsClient),
         { provide: DemoShop, useValue: new DemoShop(config.GATEWAY_URL, config.CHAT_DEMO_KEY) },
         VisitorGuard,
         ...repositoryProviders(

@@ -1,26 +1,21 @@
 import { databaseConfigSpec } from '@svc/persistence';
-import { baseConfigSpec, Config, count, internalAuthConfigSpec, port, url } from '@svc/platform';
+import { Config, count, DEFAULT_APP_URL, serviceConfigSpec, serviceUrl, url } from '@svc/platform';
 
 export const consoleConfigSpec = {
-  ...baseConfigSpec,
-  ...internalAuthConfigSpec,
-  PORT: port({
-    default: 3007,
-    desc: 'Port the app listens on (the console: 3007; team members reach it at `{APP_URL}/` through the gateway or the Ingress).',
-  }),
+  ...serviceConfigSpec(
+    'console',
+    'Port the app listens on (the console: 3007; team members reach it at `{APP_URL}/` through the gateway or the Ingress).',
+  ),
   ...databaseConfigSpec('the console owns schema `console` (team members, sessions, set-password links, sign-in failures)'),
   APP_URL: url({
-    default: 'http://localhost:3000',
+    default: DEFAULT_APP_URL,
     desc: 'Address of the web application: set-password links (`{APP_URL}/set-password?token=…`); the session cookie is `Secure` when it is https.',
   }),
-  GATEWAY_URL: url({
-    default: 'http://127.0.0.1:3000',
-    desc: 'The gateway, which owns accounts and API keys: the console lists, creates and revokes keys there.',
-  }),
-  CHAT_URL: url({ default: 'http://127.0.0.1:3006', desc: 'The chat: inbox, replies, bookings, analytics, widget settings.' }),
-  CONTACTS_API_URL: url({ default: 'http://127.0.0.1:3001', desc: 'contacts-api (customers, consents, Withdraw).' }),
-  KNOWLEDGE_API_URL: url({ default: 'http://127.0.0.1:3003', desc: 'knowledge-api (the knowledge list).' }),
-  WEBHOOK_DISPATCHER_URL: url({ default: 'http://127.0.0.1:3005', desc: 'webhook-dispatcher (webhook endpoints and deliveries).' }),
+  GATEWAY_URL: serviceUrl('gateway', 'The gateway, which owns accounts and API keys: the console lists, creates and revokes keys there.'),
+  CHAT_URL: serviceUrl('chat', 'The chat: inbox, replies, bookings, analytics, widget settings.'),
+  CONTACTS_API_URL: serviceUrl('contacts-api', 'contacts-api (customers, consents, Withdraw).'),
+  KNOWLEDGE_API_URL: serviceUrl('knowledge-api', 'knowledge-api (the knowledge list).'),
+  WEBHOOK_DISPATCHER_URL: serviceUrl('webhook-dispatcher', 'webhook-dispatcher (webhook endpoints and deliveries).'),
   INTERNAL_TIMEOUT_MS: count({ default: 10_000, desc: 'How long the console waits for another service before answering 503.' }),
   SESSION_TTL_HOURS: count({ default: 168, desc: 'How long a sign-in lasts (hours) before the member signs in again.' }),
   SIGN_IN_FAILURES: count({

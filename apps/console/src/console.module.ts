@@ -1,6 +1,6 @@
-import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
-import { PersistenceModule } from '@svc/persistence';
-import { InternalAuth, PlatformModule } from '@svc/platform';
+import { DynamicModule, Module } from '@nestjs/common';
+import { appStack } from '@svc/persistence';
+import { closedOnShutdown, InternalAuth } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { ConsoleConfig } from './console.config';
@@ -11,25 +11,12 @@ import { ConsoleInternalGuard, SessionGuard } from './members/session.guard';
 import { CONSOLE_MIGRATIONS, CONSOLE_SCHEMA } from './migrations';
 import { Upstreams } from './services/upstreams';
 
-/** The HTTP pools to the services, closed after the listener has drained. */
-@Injectable()
-class UpstreamsLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(Upstreams) private readonly upstreams: Upstreams) {}
-
-  onApplicationShutdown(): Promise<void> {
-    return this.upstreams.close();
-  }
-}
-
 @Module({})
 export class ConsoleModule {
   static forRoot(config: ConsoleConfig, logger: Logger): DynamicModule {
     return {
       module: ConsoleModule,
-      imports: [
-        PlatformModule.forRoot({ config, logger }),
-        PersistenceModule.forApp('console', config, CONSOLE_SCHEMA, CONSOLE_MIGRATIONS),
-      ],
+      imports: appStack('console', { config, logger, schema: CONSOLE_SCHEMA, migrations: CONSOLE_MIGRATIONS }),
       controllers: [AuthController, InternalMembersController],
       providers: [
         {
@@ -46,7 +33,7 @@ export class ConsoleModule {
           inject: [InternalAuth],
           useFactory: (auth: InternalAuth) => new Upstreams(config, auth, logger.child({ component: 'upstreams' })),
         },
-        UpstreamsLifecycle,
+        closedOnShutdown(Upstreams),
         SessionGuard,
         ConsoleInternalGuard,
       ],

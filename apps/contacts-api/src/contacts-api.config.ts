@@ -1,13 +1,11 @@
 import { messagingConfigSpec, outboxConfigSpec } from '@svc/messaging';
 import { databaseConfigSpec } from '@svc/persistence';
-import { baseConfigSpec, Config, internalAuthConfigSpec, port } from '@svc/platform';
+import { Config, serviceConfigSpec } from '@svc/platform';
 
 export const contactsApiConfigSpec = {
-  ...baseConfigSpec,
-  ...internalAuthConfigSpec,
+  ...serviceConfigSpec('contacts-api', 'Port of contacts-api (reached through the gateway).'),
   ...messagingConfigSpec,
   ...outboxConfigSpec,
-  PORT: port({ default: 3001, desc: 'Port of contacts-api (reached through the gateway).' }),
   ...databaseConfigSpec('contacts-api owns schema `contacts` (customers, consents)'),
 };
 

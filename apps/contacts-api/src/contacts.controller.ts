@@ -1,14 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res } from '@nestjs/common';
+import { Body, Delete, Get, Param, Put, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
-  ApiBearerAuth,
   ApiConflictResponse,
   ApiCreatedResponse,
-  ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiTags,
 } from '@nestjs/swagger';
 import {
   ContactListResponseDto,
@@ -18,17 +15,17 @@ import {
   ErrorResponseDto,
   FindContactsQueryDto,
   GatewayContext,
+  INVALID_JSON_EXAMPLE,
+  invalidFieldsExample,
   UpsertContactDto,
 } from '@svc/contracts';
-import { Caller } from '@svc/platform';
+import { ApiInvalidQueryResponse, Caller, NoContent, PublicApiController } from '@svc/platform';
 import type { FastifyReply } from 'fastify';
 import { ContactsService } from './contacts.service';
 
 const BAD_REF = {
   summary: 'The ref in the path is too long or has control characters',
-  value: errorExample('validation_failed', 'The request has invalid fields.', [
-    { path: 'ref', message: 'ref must be 1 to 255 characters' },
-  ]),
+  value: invalidFieldsExample({ path: 'ref', message: 'ref must be 1 to 255 characters' }),
 };
 const NOT_FOUND = {
   type: ErrorResponseDto,
@@ -36,9 +33,7 @@ const NOT_FOUND = {
   example: errorExample('not_found', 'There is no customer with ref "cust-1042".'),
 };
 
-@ApiTags('Customers')
-@ApiBearerAuth()
-@Controller('contacts')
+@PublicApiController('contacts', 'Customers')
 export class ContactsController {
   constructor(private readonly contacts: ContactsService) {}
 
@@ -65,16 +60,16 @@ export class ContactsController {
     examples: {
       validation_failed: {
         summary: 'Invalid fields',
-        value: errorExample('validation_failed', 'The request has invalid fields.', [
+        value: invalidFieldsExample(
           { path: 'phone', message: 'phone must be an E.164 number such as +447700900123' },
           {
             path: 'consents[0].given_at',
             message:
               'given_at must be an ISO 8601 date-time with Z or an offset and at most microseconds, such as 2026-11-21T10:04:05.123456+00:00',
           },
-        ]),
+        ),
       },
-      invalid_json: { summary: 'The body does not parse', value: errorExample('invalid_json', 'The request body is not valid JSON.') },
+      invalid_json: { summary: 'The body does not parse', value: INVALID_JSON_EXAMPLE },
       bad_ref: BAD_REF,
     },
   })
@@ -120,25 +115,21 @@ export class ContactsController {
     description: 'Exactly one of `email` and `phone`. Every match, with consents, oldest customer first; an empty list when none.',
   })
   @ApiOkResponse({ type: ContactListResponseDto })
-  @ApiBadRequestResponse({
-    type: ErrorResponseDto,
-    description: 'Not exactly one of `email` and `phone`, an invalid value, or an unknown parameter.',
-    example: errorExample('invalid_parameter', 'The query string has invalid parameters.', [
-      { path: 'email', message: 'give exactly one of email and phone' },
-    ]),
+  @ApiInvalidQueryResponse('Not exactly one of `email` and `phone`, an invalid value, or an unknown parameter.', {
+    path: 'email',
+    message: 'give exactly one of email and phone',
   })
   find(@Caller() caller: GatewayContext, @Query() query: FindContactsQueryDto): Promise<ContactListResponseDto> {
     return this.contacts.find(caller.account.id, query);
   }
 
   @Delete(':ref')
-  @HttpCode(204)
+  @NoContent('Erased.')
   @ApiOperation({
     operationId: 'deleteContact',
     summary: 'Erase a customer.',
     description: 'Removes the customer and their consents, and has their personal data removed from retained events and chat records.',
   })
-  @ApiNoContentResponse({ description: 'Erased.' })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'The ref is invalid.', examples: { bad_ref: BAD_REF } })
   @ApiNotFoundResponse(NOT_FOUND)
   erase(@Caller() caller: GatewayContext, @Param() { ref }: ContactRefParams): Promise<void> {

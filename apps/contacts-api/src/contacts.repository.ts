@@ -1,6 +1,6 @@
 import { CustomerFields, DomainMessage, EventContact, StoredConsent } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
-import { execute, queryRows } from '@svc/persistence';
+import { execute, queryOne, queryRows } from '@svc/persistence';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { Withdrawal } from './contact-rules';
 import { CONTACTS_SCHEMA } from './migrations';
@@ -97,22 +97,27 @@ function isRetryable(err: unknown): boolean {
 class ContactReads {
   constructor(protected readonly db: DataSource | EntityManager) {}
 
-  async byRef(accountId: string, ref: string): Promise<EventContact | undefined> {
-    const rows = await queryRows<CustomerRow>(
-      this.db,
-      `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ref = $2`,
-      [accountId, ref],
-    );
-    return rows[0] && toContact(rows[0]);
+  byRef(accountId: string, ref: string): Promise<EventContact | undefined> {
+    return this.customer(accountId, 'ref', ref);
   }
 
-  async bySvcId(accountId: string, svcId: number): Promise<EventContact | undefined> {
-    const rows = await queryRows<CustomerRow>(
+  bySvcId(accountId: string, svcId: number): Promise<EventContact | undefined> {
+    return this.customer(accountId, 'svc_id', svcId);
+  }
+
+  /** The account's customer whose `key` is `value`; `lock` takes it FOR UPDATE (in a transaction). */
+  protected async customer(
+    accountId: string,
+    key: 'ref' | 'svc_id',
+    value: string | number,
+    lock = false,
+  ): Promise<EventContact | undefined> {
+    const row = await queryOne<CustomerRow>(
       this.db,
-      `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND svc_id = $2`,
-      [accountId, svcId],
+      `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ${key} = $2${lock ? ' FOR UPDATE' : ''}`,
+      [accountId, value],
     );
-    return rows[0] && toContact(rows[0]);
+    return row && toContact(row);
   }
 
   /** Customers with their consents in one query, oldest customer first. */
@@ -165,27 +170,17 @@ export class ContactsTransaction extends ContactReads {
     super(db);
   }
 
-  async lockByRef(accountId: string, ref: string): Promise<EventContact | undefined> {
-    const rows = await queryRows<CustomerRow>(
-      this.db,
-      `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ref = $2 FOR UPDATE`,
-      [accountId, ref],
-    );
-    return rows[0] && toContact(rows[0]);
+  lockByRef(accountId: string, ref: string): Promise<EventContact | undefined> {
+    return this.customer(accountId, 'ref', ref, true);
   }
 
-  async lockBySvcId(accountId: string, svcId: number): Promise<EventContact | undefined> {
-    const rows = await queryRows<CustomerRow>(
-      this.db,
-      `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND svc_id = $2 FOR UPDATE`,
-      [accountId, svcId],
-    );
-    return rows[0] && toContact(rows[0]);
+  lockBySvcId(accountId: string, svcId: number): Promise<EventContact | undefined> {
+    return this.customer(accountId, 'svc_id', svcId, true);
   }
 
   /** Inserts a customer, or returns undefined when another transaction holds or took the ref. */
   async insert(accountId: string, ref: string, fields: CustomerFields): Promise<EventContact | undefined> {
-    const rows = await queryRows<CustomerRow>(
+    const row = await queryOne<CustomerRow>(
       this.db,
       `INSERT INTO contacts.customers (account_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -193,7 +188,7 @@ export class ContactsTransaction extends ContactReads {
        RETURNING ${CUSTOMER_COLUMNS}`,
       [accountId, ref, fields.name, fields.email, fields.email_confirmed, fields.phone, fields.phone_confirmed, fields.lang],
     );
-    return rows[0] && toContact(rows[0]);
+    return row && toContact(row);
   }
 
   /** A customer the chat met: no ref, no details, a new svc_id. */
@@ -273,23 +268,23 @@ export class ContactsTransaction extends ContactReads {
 
   /** Withdraws one consent by id if it is active (now, by `withdrawnBy`); undefined when it is not the customer's or not active. */
   async withdrawById(accountId: string, svcId: number, consentId: number, withdrawnBy: string): Promise<IdentifiedConsent | undefined> {
-    const rows = await queryRows<IdentifiedConsentRow>(
+    const row = await queryOne<IdentifiedConsentRow>(
       this.db,
       `UPDATE contacts.consents SET withdrawn_at = now(), withdrawn_by = $4
         WHERE account_id = $1 AND customer_svc_id = $2 AND id = $3 AND granted AND withdrawn_at IS NULL
         RETURNING id, ${CONSENT_COLUMNS}`,
       [accountId, svcId, consentId, withdrawnBy],
     );
-    return rows[0] && toIdentified(rows[0]);
+    return row && toIdentified(row);
   }
 
   async consentById(accountId: string, svcId: number, consentId: number): Promise<IdentifiedConsent | undefined> {
-    const rows = await queryRows<IdentifiedConsentRow>(
+    const row = await queryOne<IdentifiedConsentRow>(
       this.db,
       `SELECT id, ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 AND id = $3`,
       [accountId, svcId, consentId],
     );
-    return rows[0] && toIdentified(rows[0]);
+    return row && toIdentified(row);
   }
 
   /** The account's customers with this phone, locked, oldest first. */

@@ -14,6 +14,7 @@ import {
   FindContactsQueryDto,
   InternalConsent,
   InternalConsentsResponse,
+  INVALID_FIELDS,
   StoredConsent,
   toConsentResponse,
   toContactResponse,
@@ -39,7 +40,7 @@ export interface UpsertResult {
   contact: ContactResponseDto;
 }
 
-const invalid = (details: ErrorDetail[]) => new ApiError('validation_failed', 'The request has invalid fields.', details);
+const invalid = (details: ErrorDetail[]) => new ApiError('validation_failed', INVALID_FIELDS, details);
 const unknownSvcId = (svcId: number) => new ApiError('not_found', `There is no customer with svc_id ${svcId}.`);
 const unknownConsent = (svcId: number, consentId: number) =>
   new ApiError('not_found', `The customer with svc_id ${svcId} has no consent ${consentId}.`);

@@ -1,14 +1,12 @@
 import { consumerConfigSpec, messagingConfigSpec, outboxConfigSpec } from '@svc/messaging';
 import { databaseConfigSpec } from '@svc/persistence';
-import { baseConfigSpec, Config, count, internalAuthConfigSpec, millis, port } from '@svc/platform';
+import { Config, count, millis, serviceConfigSpec } from '@svc/platform';
 
 export const eventsApiConfigSpec = {
-  ...baseConfigSpec,
-  ...internalAuthConfigSpec,
+  ...serviceConfigSpec('events-api', 'Port of events-api (reached through the gateway).'),
   ...messagingConfigSpec,
   ...outboxConfigSpec,
   ...consumerConfigSpec,
-  PORT: port({ default: 3004, desc: 'Port of events-api (reached through the gateway).' }),
   ...databaseConfigSpec('events-api owns schema `events` (the event log)'),
   EVENTS_RETENTION_DAYS: count({ default: 30, desc: 'Days an event stays in the feed before the prune job removes it.' }),
   EVENTS_PRUNE_INTERVAL_MS: millis()({ default: 600_000, desc: 'How often the prune job runs.' }),

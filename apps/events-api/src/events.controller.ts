@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ErrorResponseDto, EventsPageDto, EventsQueryDto, GatewayContext } from '@svc/contracts';
-import { Caller } from '@svc/platform';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { EventsPageDto, EventsQueryDto, GatewayContext } from '@svc/contracts';
+import { ApiInvalidQueryResponse, Caller } from '@svc/platform';
 import { EventsService } from './events.service';
 
 @ApiTags('Events')
@@ -17,16 +17,9 @@ export class EventsController {
       'Store the id of the last event you processed and pass it as `after`; call again at once while `more` is true. Ids increase in the order events become visible, so a reader never skips one. Events are kept 30 days.',
   })
   @ApiOkResponse({ type: EventsPageDto })
-  @ApiBadRequestResponse({
-    type: ErrorResponseDto,
-    description: '`after` or `limit` is not a whole number in range.',
-    example: {
-      error: {
-        code: 'invalid_parameter',
-        message: 'The query string has invalid parameters.',
-        details: [{ path: 'limit', message: 'limit must be a whole number from 1 to 200' }],
-      },
-    },
+  @ApiInvalidQueryResponse('`after` or `limit` is not a whole number in range.', {
+    path: 'limit',
+    message: 'limit must be a whole number from 1 to 200',
   })
   @Header('content-type', 'application/json; charset=utf-8')
   list(@Caller() caller: GatewayContext, @Query() query: EventsQueryDto): Promise<string> {

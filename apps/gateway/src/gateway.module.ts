@@ -1,7 +1,7 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ACCOUNTS_MIGRATIONS, ACCOUNTS_SCHEMA, AccountsRepository } from '@svc/accounts';
-import { PersistenceModule } from '@svc/persistence';
-import { APP_LOGGER, PlatformModule, ReadinessService } from '@svc/platform';
+import { appStack } from '@svc/persistence';
+import { APP_LOGGER, ReadinessService } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AuthFailureThrottle } from './auth/auth-failure-throttle';
@@ -69,17 +69,7 @@ export class GatewayModule {
   static forRoot(config: GatewayConfig, logger: Logger): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [
-        PlatformModule.forRoot({ config, logger }),
-        PersistenceModule.forRoot({
-          schema: ACCOUNTS_SCHEMA,
-          url: config.DATABASE_URL,
-          migrations: ACCOUNTS_MIGRATIONS,
-          poolSize: config.DATABASE_POOL_SIZE,
-          migrateOnStart: config.MIGRATE_ON_START,
-          applicationName: 'gateway',
-        }),
-      ],
+      imports: appStack('gateway', { config, logger, schema: ACCOUNTS_SCHEMA, migrations: ACCOUNTS_MIGRATIONS }),
       controllers: [WhoamiController, OpenApiController],
       providers: [
         {

@@ -1,7 +1,7 @@
-import { Controller, createParamDecorator, ExecutionContext, Get, Inject } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { createParamDecorator, ExecutionContext, Get, Inject } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { WhoamiResponseDto } from '@svc/contracts';
-import { ApiError, APP_CONFIG } from '@svc/platform';
+import { ApiError, APP_CONFIG, PublicApiController } from '@svc/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Principal } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
@@ -18,9 +18,7 @@ const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext
   principalOf(ctx.switchToHttp().getRequest<FastifyRequest>()),
 );
 
-@ApiTags('Account')
-@ApiBearerAuth()
-@Controller('whoami')
+@PublicApiController('whoami', 'Account')
 export class WhoamiController {
   constructor(@Inject(APP_CONFIG) private readonly config: GatewayConfig) {}
 

@@ -1,5 +1,5 @@
 import { databaseConfigSpec } from '@svc/persistence';
-import { baseConfigSpec, Config, count, internalAuthConfigSpec, millis, port, str, url } from '@svc/platform';
+import { Config, count, millis, serviceConfigSpec, serviceUrl, str } from '@svc/platform';
 import { makeValidator } from 'envalid';
 import { readSigningKeys, SigningKey } from './keys/signing-keys';
 
@@ -7,14 +7,12 @@ import { readSigningKeys, SigningKey } from './keys/signing-keys';
 const signingKeys = makeValidator<SigningKey[]>(readSigningKeys);
 
 export const identityIssuerConfigSpec = {
-  ...baseConfigSpec,
-  ...internalAuthConfigSpec,
-  PORT: port({
-    default: 3002,
-    desc: 'Port of identity-issuer (same-browser passes; reached through the gateway, and by the chat on /internal).',
-  }),
+  ...serviceConfigSpec(
+    'identity-issuer',
+    'Port of identity-issuer (same-browser passes; reached through the gateway, and by the chat on /internal).',
+  ),
   ...databaseConfigSpec('identity-issuer owns schema `identity` (issued passes, development signing keys)'),
-  CONTACTS_API_URL: url({ default: 'http://127.0.0.1:3001', desc: 'contacts-api (customers, consents).' }),
+  CONTACTS_API_URL: serviceUrl('contacts-api', 'contacts-api (customers, consents).'),
   CONTACTS_API_TIMEOUT_MS: millis(60_000)({
     default: 5_000,
     desc: 'How long identity-issuer waits for contacts-api to answer a customer lookup before 503.',

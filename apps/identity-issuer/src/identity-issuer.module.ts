@@ -1,6 +1,6 @@
-import { DynamicModule, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
-import { PersistenceModule, repositoryProviders } from '@svc/persistence';
-import { InternalAuth, PlatformModule, pruneJobProvider } from '@svc/platform';
+import { DynamicModule, Module } from '@nestjs/common';
+import { appStack, repositoryProviders } from '@svc/persistence';
+import { closedOnShutdown, InternalAuth, pruneJobProvider } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { ContactsClient } from '@svc/internal-clients';
@@ -15,25 +15,18 @@ import { InternalIdentityController } from './passes/internal-identity.controlle
 import { IssuedPassesRepository } from './passes/issued-passes.repository';
 import { PassTokenService } from './passes/pass-token.service';
 
-/** The keep-alive pool to contacts-api, closed after the listener has drained. */
-@Injectable()
-class ContactsClientLifecycle implements OnApplicationShutdown {
-  constructor(private readonly contacts: ContactsClient) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.contacts.close();
-  }
-}
-
 @Module({})
 export class IdentityIssuerModule {
   static forRoot(config: IdentityIssuerConfig, logger: Logger): DynamicModule {
     return {
       module: IdentityIssuerModule,
-      imports: [
-        PlatformModule.forRoot({ config, logger, behindGateway: 'identity-issuer' }),
-        PersistenceModule.forApp('identity-issuer', config, IDENTITY_SCHEMA, IDENTITY_MIGRATIONS),
-      ],
+      imports: appStack('identity-issuer', {
+        config,
+        logger,
+        schema: IDENTITY_SCHEMA,
+        migrations: IDENTITY_MIGRATIONS,
+        behindGateway: true,
+      }),
       controllers: [IdentityController, InternalIdentityController],
       providers: [
         {
@@ -70,7 +63,7 @@ export class IdentityIssuerModule {
           { what: 'pass records', retentionDays: config.IDENTITY_PASS_RETENTION_DAYS, intervalMs: config.IDENTITY_PRUNE_INTERVAL_MS },
           logger.child({ component: 'pass-retention' }),
         ),
-        ContactsClientLifecycle,
+        closedOnShutdown(ContactsClient),
       ],
     };
   }

@@ -1,26 +1,16 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { GatewayContext } from '@svc/contracts';
 import { InternalHttpClient } from '@svc/internal-clients';
-import { APP_LOGGER, InternalAuth, PlatformModule } from '@svc/platform';
+import { APP_LOGGER, InternalAuth, PlatformModule, serviceUrlSetting } from '@svc/platform';
 import type { Logger } from 'pino';
 import { McpEndpoint } from './mcp.endpoint';
 import { McpServerConfig } from './mcp-server.config';
 import { OpenApiDocument } from './tools/openapi-schemas';
 import { McpToolsService, ToolCatalog } from './tools/mcp-tools.service';
-import { ToolUpstream } from './tools/parity-tools';
+import { TOOL_UPSTREAMS, ToolUpstream } from './tools/parity-tools';
 
 const CLIENTS = Symbol('mcp upstream clients');
 type Clients = Record<ToolUpstream, InternalHttpClient>;
-
-const URL_SETTING: Record<ToolUpstream, keyof McpServerConfig> = {
-  gateway: 'GATEWAY_URL',
-  'contacts-api': 'CONTACTS_API_URL',
-  'identity-issuer': 'IDENTITY_ISSUER_URL',
-  'knowledge-api': 'KNOWLEDGE_API_URL',
-  'events-api': 'EVENTS_API_URL',
-  'webhook-dispatcher': 'WEBHOOK_DISPATCHER_URL',
-  chat: 'CHAT_URL',
-};
 
 /** No account is named when the document is fetched: the route is public. */
 const DOCUMENT_CONTEXT: GatewayContext = { account: { id: '', name: '', plan: 'scale' }, keyId: '', requestId: 'mcp-openapi' };
@@ -64,10 +54,10 @@ export class McpServerModule {
           inject: [InternalAuth, APP_LOGGER],
           useFactory: (auth: InternalAuth, log: Logger): Clients =>
             Object.fromEntries(
-              (Object.keys(URL_SETTING) as ToolUpstream[]).map((upstream) => [
+              TOOL_UPSTREAMS.map((upstream) => [
                 upstream,
                 new InternalHttpClient({
-                  url: String(config[URL_SETTING[upstream]]),
+                  url: config[serviceUrlSetting(upstream)],
                   auth,
                   timeoutMs: config.MCP_UPSTREAM_TIMEOUT_MS,
                   logger: log,

@@ -1,6 +1,6 @@
 import { consumerConfigSpec, messagingConfigSpec } from '@svc/messaging';
 import { databaseConfigSpec } from '@svc/persistence';
-import { asSecret, baseConfigSpec, bool, Config, count, internalAuthConfigSpec, port } from '@svc/platform';
+import { asSecret, bool, Config, count, serviceConfigSpec } from '@svc/platform';
 import { makeValidator } from 'envalid';
 import { readFileSync } from 'node:fs';
 import { parseRetrySchedule } from './delivery/retry-schedule';
@@ -50,11 +50,9 @@ const countOrZero = makeValidator<number>((value) => {
 });
 
 export const webhookDispatcherConfigSpec = {
-  ...baseConfigSpec,
-  ...internalAuthConfigSpec,
+  ...serviceConfigSpec('webhook-dispatcher', 'Port of webhook-dispatcher (reached through the gateway).'),
   ...messagingConfigSpec,
   ...consumerConfigSpec,
-  PORT: port({ default: 3005, desc: 'Port of webhook-dispatcher (reached through the gateway).' }),
   ...databaseConfigSpec('webhook-dispatcher owns schema `webhooks` (endpoints, deliveries, attempts)'),
   WEBHOOK_SECRET_KEY: aesKey({
     devDefault: '825c7fabe970d711434486fba8fe969156bc5ffa0653a2125453c09baadb3c23',

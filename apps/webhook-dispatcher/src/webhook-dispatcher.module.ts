@@ -1,7 +1,6 @@
 import { BeforeApplicationShutdown, DynamicModule, Injectable, Module, OnApplicationBootstrap, Type } from '@nestjs/common';
-import { MessagingModule } from '@svc/messaging';
-import { PersistenceModule } from '@svc/persistence';
-import { loadTestSupport, MetricsService, PlatformModule, pruneJobProvider, TEST_SUPPORT_DIR } from '@svc/platform';
+import { serviceStack } from '@svc/messaging';
+import { loadTestSupport, MetricsService, pruneJobProvider, TEST_SUPPORT_DIR } from '@svc/platform';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -68,11 +67,14 @@ export class WebhookDispatcherModule {
     const leaseMs = backgroundDrainMs(config);
     return {
       module: WebhookDispatcherModule,
-      imports: [
-        PlatformModule.forRoot({ config, logger, behindGateway: 'webhook-dispatcher' }),
-        PersistenceModule.forApp('webhook-dispatcher', config, WEBHOOKS_SCHEMA, WEBHOOKS_MIGRATIONS),
-        MessagingModule.forRoot({ url: config.RABBITMQ_URL, connectionName: 'webhook-dispatcher' }),
-      ],
+      imports: serviceStack('webhook-dispatcher', {
+        config,
+        logger,
+        schema: WEBHOOKS_SCHEMA,
+        migrations: WEBHOOKS_MIGRATIONS,
+        behindGateway: true,
+        outbox: false,
+      }),
       controllers: [WebhooksController, EventsConsumer, ErasuresConsumer, ...testSupportControllers(config)],
       providers: [
         { provide: AddressPolicy, useValue: policy },

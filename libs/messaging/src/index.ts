@@ -12,3 +12,4 @@ export * from './validation';
 export * from './parked';
 export * from './metrics';
 export * from './batch-queue';
+export * from './erasure-consumer';

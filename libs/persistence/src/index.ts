@@ -1,3 +1,4 @@
+export * from './app-stack';
 export * from './data-source';
 export * from './persistence.module';
 export * from './timestamps';

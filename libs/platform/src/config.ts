@@ -58,7 +58,7 @@ export const count = makeValidator<number>((value) => {
   return n;
 });
 
-/** Settings every app has. Each app adds its own and picks its PORT default. */
+/** Settings every app has; an app that serves HTTP takes them with its PORT from `serviceConfigSpec`. */
 export const baseConfigSpec = {
   NODE_ENV: str({
     choices: ['development', 'test', 'production'],

@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { ERROR_STATUS, ErrorBody, ErrorCode, ErrorDetail } from '@svc/contracts';
+import { ERROR_STATUS, ErrorBody, ErrorCode, ErrorDetail, INVALID_JSON } from '@svc/contracts';
 
 /** An error the caller caused or may see: it becomes `{error:{code,message,details}}`. */
 export class ApiError extends HttpException {
@@ -49,7 +49,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 };
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {
-  invalid_json: 'The request body is not valid JSON.',
+  invalid_json: INVALID_JSON,
   unsupported_media_type: 'The request body must be JSON; send Content-Type: application/json.',
   payload_too_large: 'The request body is larger than 1 MiB.',
   internal_error: 'Something went wrong on our side. It has been logged.',

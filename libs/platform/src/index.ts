@@ -1,5 +1,7 @@
+export * from './api-docs';
 export * from './bootstrap';
 export * from './client-address';
+export * from './closed-on-shutdown';
 export * from './config';
 export * from './errors';
 export * from './health.controller';
@@ -14,6 +16,7 @@ export * from './platform.module';
 export * from './prune-job';
 export * from './public';
 export * from './request-input';
+export * from './services';
 export * from './tokens';
 export * from './validation';
 export * from './wake-loop';

@@ -1,4 +1,4 @@
-import { ErrorDetail } from '@svc/contracts';
+import { ErrorDetail, INVALID_FIELDS, INVALID_JSON, INVALID_PARAMETERS } from '@svc/contracts';
 import { ApiError } from './errors';
 
 /**
@@ -83,7 +83,7 @@ export function checkJsonBody(body: unknown): void {
     throw new ApiError('invalid_json', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
   }
   const path = shownPath(found.path) || 'body';
-  throw new ApiError('validation_failed', 'The request has invalid fields.', [{ path, message: messageFor(found.problem, path) }]);
+  throw new ApiError('validation_failed', INVALID_FIELDS, [{ path, message: messageFor(found.problem, path) }]);
 }
 
 const QUOTE = 0x22;
@@ -130,7 +130,7 @@ export function parseJsonBody(bytes: Buffer): unknown {
   try {
     body = JSON.parse(bytes.toString('utf8'));
   } catch {
-    throw new ApiError('invalid_json', 'The request body is not valid JSON.');
+    throw new ApiError('invalid_json', INVALID_JSON);
   }
   checkJsonBody(body);
   return body;
@@ -153,10 +153,10 @@ function checkTextValues(values: unknown, code: 'validation_failed' | 'invalid_p
 
 /** The path parameters of a call (`{ref}`): a NUL is 400 `validation_failed` on that parameter. */
 export function checkPathParameters(params: unknown): void {
-  checkTextValues(params, 'validation_failed', 'The request has invalid fields.');
+  checkTextValues(params, 'validation_failed', INVALID_FIELDS);
 }
 
 /** The query string of a call: a NUL is 400 `invalid_parameter` on that parameter. */
 export function checkQueryParameters(query: unknown): void {
-  checkTextValues(query, 'invalid_parameter', 'The query string has invalid parameters.');
+  checkTextValues(query, 'invalid_parameter', INVALID_PARAMETERS);
 }

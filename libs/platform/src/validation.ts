@@ -1,5 +1,5 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
-import { ErrorDetail } from '@svc/contracts';
+import { ErrorDetail, INVALID_FIELDS, INVALID_PARAMETERS } from '@svc/contracts';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync } from 'class-validator';
 import { closest, distance } from 'fastest-levenshtein';
@@ -121,7 +121,7 @@ export class ApiValidationPipe extends ValidationPipe {
       transform: true,
       // The value and object are kept for the messages (is it missing? which fields are known?); details never show them.
       validationError: { target: true, value: true },
-      exceptionFactory: (errors) => new ApiError('validation_failed', 'The request has invalid fields.', toDetails(errors)),
+      exceptionFactory: (errors) => new ApiError('validation_failed', INVALID_FIELDS, toDetails(errors)),
     });
   }
 
@@ -133,19 +133,19 @@ export class ApiValidationPipe extends ValidationPipe {
       this.toValidate(metadata) &&
       (value === null || typeof value !== 'object' || Array.isArray(value))
     ) {
-      throw new ApiError('validation_failed', 'The request has invalid fields.', [{ path: 'body', message: 'body must be a JSON object' }]);
+      throw new ApiError('validation_failed', INVALID_FIELDS, [{ path: 'body', message: 'body must be a JSON object' }]);
     }
     const dropped = this.toValidate(metadata) && (metadata.type === 'body' || metadata.type === 'query') ? droppedFields(value) : [];
     if (dropped.length > 0) {
       throw metadata.type === 'query'
-        ? new ApiError('invalid_parameter', 'The query string has invalid parameters.', dropped)
-        : new ApiError('validation_failed', 'The request has invalid fields.', dropped);
+        ? new ApiError('invalid_parameter', INVALID_PARAMETERS, dropped)
+        : new ApiError('validation_failed', INVALID_FIELDS, dropped);
     }
     try {
       return await super.transform(value, metadata);
     } catch (err) {
       if (err instanceof ApiError && metadata.type === 'query') {
-        throw new ApiError('invalid_parameter', 'The query string has invalid parameters.', err.details);
+        throw new ApiError('invalid_parameter', INVALID_PARAMETERS, err.details);
       }
       throw err;
     }

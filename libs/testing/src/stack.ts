@@ -1,19 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { ServiceName, serviceUrlSetting } from '@svc/platform';
 import { DataSource } from 'typeorm';
 import { accountsFor } from './accounts';
 import { createTestDatabase, TestDatabase } from './database';
 import { freePort, RunningApp, startApp } from './processes';
 import { createTestVhost, TestVhost } from './rabbitmq';
-
-/** The gateway setting that points at each service (the upstream name is the app's directory). */
-const UPSTREAM_URL_VARIABLE: Record<string, string> = {
-  'contacts-api': 'CONTACTS_API_URL',
-  'identity-issuer': 'IDENTITY_ISSUER_URL',
-  'knowledge-api': 'KNOWLEDGE_API_URL',
-  'events-api': 'EVENTS_API_URL',
-  'webhook-dispatcher': 'WEBHOOK_DISPATCHER_URL',
-  chat: 'CHAT_URL',
-};
 
 export interface TestAccount {
   accountId: string;
@@ -91,7 +82,7 @@ export async function startStack(serviceNames: string[], options: StackOptions =
   // One at a time: each migrates its own schema at start.
   for (const name of serviceNames) {
     services[name] = await startApp(name, appEnv(name), options.startTimeoutMs);
-    upstreams[UPSTREAM_URL_VARIABLE[name] ?? `${name.toUpperCase().replace(/-/g, '_')}_URL`] = services[name].url;
+    upstreams[serviceUrlSetting(name as ServiceName)] = services[name].url;
   }
   // Suites share Redis and call from 127.0.0.1: one suite's failed keys must not throttle another's
   // (the throttle is tested in the gateway's suite, on a Redis of its own).

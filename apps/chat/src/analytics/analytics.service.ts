@@ -1,4 +1,4 @@
-import { AnalyticsDay, AnalyticsQueryDto, AnalyticsResponse, ANALYTICS_MAX_DAYS } from '@svc/contracts';
+import { ANALYTICS_MAX_DAYS, AnalyticsDay, AnalyticsQueryDto, AnalyticsResponse, INVALID_PARAMETERS } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import { AnalyticsRepository, DayCount } from './analytics.repository';
 
@@ -23,7 +23,7 @@ export function rangeDays(from: string, to: string): string[] {
     else if ((end - start) / DAY_MS + 1 > ANALYTICS_MAX_DAYS)
       problems.push({ path: 'to', message: `the range is at most ${ANALYTICS_MAX_DAYS} days` });
   }
-  if (problems.length > 0) throw new ApiError('invalid_parameter', 'The query string has invalid parameters.', problems);
+  if (problems.length > 0) throw new ApiError('invalid_parameter', INVALID_PARAMETERS, problems);
   const days: string[] = [];
   for (let ms = start as number; ms <= (end as number); ms += DAY_MS) days.push(new Date(ms).toISOString().slice(0, 10));
   return days;

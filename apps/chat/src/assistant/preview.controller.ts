@@ -1,8 +1,7 @@
-import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, HttpCode, Post } from '@nestjs/common';
 import { AssistantPreviewDto, AssistantPreviewResponse, GatewayContext } from '@svc/contracts';
 import { Caller } from '@svc/platform';
-import { InternalCallGuard } from '../settings/internal-call.guard';
+import { InternalChatController } from '../settings/internal-call.guard';
 import { textLanguage } from '../texts/texts';
 import { AnswerWriter } from './answer-writer';
 
@@ -10,9 +9,7 @@ import { AnswerWriter } from './answer-writer';
  * "Ask as a customer" (console) and `search_knowledge` (MCP): what the assistant would answer a
  * question, with the same search, rules and optional writer as in a conversation; nothing is written.
  */
-@ApiExcludeController()
-@Controller('internal/chat/assistant')
-@UseGuards(InternalCallGuard)
+@InternalChatController('assistant')
 export class PreviewController {
   constructor(private readonly writer: AnswerWriter) {}
 

@@ -1,15 +1,12 @@
-import { Body, Controller, Get, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { BookingResponse, BookingsPage, CreateBookingDto, GatewayContext, ListBookingsQueryDto, UpdateBookingDto } from '@svc/contracts';
 import { Caller } from '@svc/platform';
 import { pathId } from '../inbox/inbox.controller';
-import { InternalCallGuard } from '../settings/internal-call.guard';
+import { InternalChatController } from '../settings/internal-call.guard';
 import { BookingsService } from './bookings.service';
 
 /** Bookings for the console and the MCP server (not routed by the gateway); every one the signed account's. */
-@ApiExcludeController()
-@Controller('internal/chat/bookings')
-@UseGuards(InternalCallGuard)
+@InternalChatController('bookings')
 export class BookingsController {
   constructor(private readonly bookings: BookingsService) {}
 

@@ -7,6 +7,7 @@ import {
   CreateBookingDto,
   EventContact,
   INBOX_PAGE_DEFAULT,
+  INVALID_FIELDS,
   ListBookingsQueryDto,
   RequestBookingDto,
   toPage,
@@ -42,8 +43,7 @@ export function bookingNews(booking: Pick<BookingRow, 'listing_ref' | 'listing_h
   return words.replace('{listing}', listing).replace('{when}', when);
 }
 
-const invalidStart = (message: string) =>
-  new ApiError('validation_failed', 'The request has invalid fields.', [{ path: 'starts_at', message }]);
+const invalidStart = (message: string) => new ApiError('validation_failed', INVALID_FIELDS, [{ path: 'starts_at', message }]);
 
 /**
  * Bookings: requested by the customer from the chat (for the piece the assistant's last answer

@@ -13,7 +13,7 @@ import {
 import { Caller } from '@svc/platform';
 import type { FastifyRequest } from 'fastify';
 import { ConversationRow } from '../conversations/conversations.repository';
-import { InternalCallGuard } from '../settings/internal-call.guard';
+import { InternalChatController } from '../settings/internal-call.guard';
 import { Visitor, VisitorGuard } from '../visitor/visitor.guard';
 import { ChannelsRepository } from './channels.repository';
 import { WhatsappService } from './whatsapp.service';
@@ -22,9 +22,7 @@ import { WhatsappService } from './whatsapp.service';
  * For the admin command line, the console and MCP (signed for the chat, not routed by the
  * gateway): connecting a WhatsApp number, and what the team sends on WhatsApp (the 24-hour rule).
  */
-@ApiExcludeController()
-@Controller('internal/chat')
-@UseGuards(InternalCallGuard)
+@InternalChatController()
 export class ChannelsInternalController {
   constructor(
     private readonly channels: ChannelsRepository,

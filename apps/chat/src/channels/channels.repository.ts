@@ -1,4 +1,4 @@
-import { execute, queryRows } from '@svc/persistence';
+import { execute, queryOne, queryRows } from '@svc/persistence';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
@@ -50,21 +50,19 @@ export class ChannelsRepository {
   }
 
   async numberByPhoneNumberId(phoneNumberId: string): Promise<WhatsappNumber | undefined> {
-    const rows = await queryRows<WhatsappNumber>(
+    return queryOne<WhatsappNumber>(
       this.db,
       `SELECT account_id, phone_number_id, number FROM chat.whatsapp_numbers WHERE phone_number_id = $1`,
       [phoneNumberId],
     );
-    return rows[0];
   }
 
   async numberOf(accountId: string): Promise<WhatsappNumber | undefined> {
-    const rows = await queryRows<WhatsappNumber>(
+    return queryOne<WhatsappNumber>(
       this.db,
       `SELECT account_id, phone_number_id, number FROM chat.whatsapp_numbers WHERE account_id = $1`,
       [accountId],
     );
-    return rows[0];
   }
 
   async seenInbound(messageId: string): Promise<boolean> {
@@ -141,14 +139,13 @@ export class ChannelsRepository {
 
   /** Uses the live code sent from `phone` (single use); undefined when none matches. */
   async usePhoneCode(accountId: string, phone: string, code: string): Promise<PhoneCode | undefined> {
-    const rows = await queryRows<PhoneCode>(
+    return queryOne<PhoneCode>(
       this.db,
       `UPDATE chat.phone_codes SET used_at = now()
         WHERE account_id = $1 AND phone = $2 AND code = $3 AND used_at IS NULL AND expires_at > now()
         RETURNING conversation_id::float8 AS conversation_id, customer_svc_id::float8 AS customer_svc_id, phone, code, expires_at`,
       [accountId, phone, code],
     );
-    return rows[0];
   }
 
   /** Gives a used code back (the confirmation could not be made now: the customer may send it again). */
@@ -169,14 +166,13 @@ export class ChannelsRepository {
   }
 
   async emailConfirmation(tokenHash: Buffer): Promise<EmailConfirmation | undefined> {
-    const rows = await queryRows<EmailConfirmation>(
+    return queryOne<EmailConfirmation>(
       this.db,
       `SELECT account_id, customer_svc_id::float8 AS customer_svc_id, email, conversation_id::float8 AS conversation_id,
               expires_at <= now() AS expired, used_at IS NOT NULL AS used
          FROM chat.email_confirmations WHERE token_hash = $1`,
       [tokenHash],
     );
-    return rows[0];
   }
 
   /** Marks a link used; false when another opening used it first (or it expired meanwhile). */

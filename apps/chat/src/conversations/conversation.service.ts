@@ -6,6 +6,7 @@ import {
   EventReach,
   FutureConsentDto,
   HandoverReachDto,
+  INVALID_FIELDS,
 } from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
 import { ApiError, unavailableError } from '@svc/platform';
@@ -110,7 +111,7 @@ export class ConversationService {
     }
     const lang = dto.lang ?? visitor.lang;
     if (dto.consent && dto.consent_text !== consentWords(dto.channel, lang)) {
-      throw new ApiError('validation_failed', 'The request has invalid fields.', [
+      throw new ApiError('validation_failed', INVALID_FIELDS, [
         { path: 'consent_text', message: 'consent_text must be the exact words shown, from GET /chat/v1/texts' },
       ]);
     }
@@ -164,7 +165,7 @@ export class ConversationService {
   async consent(visitor: ConversationRow, dto: FutureConsentDto, requestId: string): Promise<{ consent: EventConsent }> {
     const lang = dto.lang ?? visitor.lang;
     if (dto.consent_text !== futureConsentWords(dto.purpose, lang)) {
-      throw new ApiError('validation_failed', 'The request has invalid fields.', [
+      throw new ApiError('validation_failed', INVALID_FIELDS, [
         { path: 'consent_text', message: 'consent_text must be the exact words shown, from GET /chat/v1/texts' },
       ]);
     }

@@ -10,7 +10,7 @@ import {
   MessageAuthor,
 } from '@svc/contracts';
 import { enqueueDomainMessages } from '@svc/messaging';
-import { execute, queryRows, SqlParam } from '@svc/persistence';
+import { execute, queryOne, queryRows, SqlParam } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { CHAT_SCHEMA } from '../migrations';
 
@@ -107,12 +107,10 @@ class ConversationReads {
   constructor(protected readonly db: DataSource | EntityManager) {}
 
   async get(accountId: string, id: number): Promise<ConversationRow | undefined> {
-    const rows = await queryRows<ConversationRow>(
-      this.db,
-      `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2`,
-      [accountId, id],
-    );
-    return rows[0];
+    return queryOne<ConversationRow>(this.db, `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2`, [
+      accountId,
+      id,
+    ]);
   }
 
   /** Messages after `afterId`, oldest first. */
@@ -221,12 +219,11 @@ export class ConversationTransaction extends ConversationReads {
   }
 
   async lock(accountId: string, id: number): Promise<ConversationRow | undefined> {
-    const rows = await queryRows<ConversationRow>(
+    return queryOne<ConversationRow>(
       this.db,
       `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`,
       [accountId, id],
     );
-    return rows[0];
   }
 
   /**

@@ -1,5 +1,4 @@
-import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
 import {
   GatewayContext,
   InboxConversationResponse,
@@ -11,7 +10,7 @@ import {
 } from '@svc/contracts';
 import { ApiError, Caller } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { InternalCallGuard } from '../settings/internal-call.guard';
+import { InternalChatController } from '../settings/internal-call.guard';
 import { InboxStreamService } from './inbox-stream.service';
 import { InboxService, notFound } from './inbox.service';
 
@@ -25,9 +24,7 @@ export function pathId(raw: string, what: string): number {
  * The inbox for the console and the MCP server (not routed by the gateway): a context signed for
  * the chat names the account, and every read and write is that account's.
  */
-@ApiExcludeController()
-@Controller('internal/chat')
-@UseGuards(InternalCallGuard)
+@InternalChatController()
 export class InboxController {
   constructor(
     private readonly inbox: InboxService,

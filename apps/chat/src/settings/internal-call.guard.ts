@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { applyDecorators, Controller, Inject, Injectable, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { GatewayContextGuard, InternalAuth } from '@svc/platform';
 
 /** The chat's internal routes: only a context signed for the chat (audience `chat`) gets in. */
@@ -7,4 +8,13 @@ export class InternalCallGuard extends GatewayContextGuard {
   constructor(@Inject(InternalAuth) auth: InternalAuth) {
     super(auth, 'chat');
   }
+}
+
+/** A controller of the chat's internal routes (`/internal/chat/{path}`): not in the public API, signed calls only. */
+export function InternalChatController(path = ''): ClassDecorator {
+  return applyDecorators(
+    ApiExcludeController(),
+    Controller(path ? `internal/chat/${path}` : 'internal/chat'),
+    UseGuards(InternalCallGuard),
+  );
 }

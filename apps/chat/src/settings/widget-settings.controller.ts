@@ -1,18 +1,15 @@
-import { Body, Controller, Get, Put, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, Get, Put } from '@nestjs/common';
 import { GatewayContext, WidgetOriginsDto, WidgetSettingsResponse } from '@svc/contracts';
 import { Caller } from '@svc/platform';
 import { OriginPolicy } from '../visitor/origin-policy';
-import { InternalCallGuard } from './internal-call.guard';
+import { InternalChatController } from './internal-call.guard';
 import { WidgetSettingsRepository } from './widget-settings.repository';
 
 /**
  * For the admin command line and the console, not routed by the gateway: an account's widget
  * settings, with a context signed with INTERNAL_AUTH_SECRET naming the account.
  */
-@ApiExcludeController()
-@Controller('internal/chat')
-@UseGuards(InternalCallGuard)
+@InternalChatController()
 export class WidgetSettingsController {
   constructor(
     private readonly settings: WidgetSettingsRepository,

@@ -11,6 +11,9 @@ import { MembersService, MemberView, NewSession } from './members.service';
 import { ConsoleInternalGuard, SessionGuard } from './session.guard';
 import { checkOrigin, clearSessionCookie, cookie, Member, SESSION_COOKIE, setSessionCookie } from './session';
 
+/** What sign-in and set-password answer: the member now signed in (the session is in its cookie). */
+type SignedIn = { user: { id: string; email: string } };
+
 /** Sign-in, set-password, sign-out and the page's session (`/console/v1/…`, for the console's own page). */
 @ApiExcludeController()
 @Controller('console/v1')
@@ -29,24 +32,18 @@ export class AuthController {
 
   @Post('sign-in')
   @HttpCode(200)
-  async signIn(
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-    @Body() body: SignInDto,
-  ): Promise<{ user: { id: string; email: string } }> {
-    checkOrigin(request, this.origin);
-    return this.started(reply, await this.members.signIn(body.email, body.password, request.ip));
+  signIn(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: SignInDto): Promise<SignedIn> {
+    return this.start(request, reply, () => this.members.signIn(body.email, body.password, request.ip));
   }
 
   @Post('set-password')
   @HttpCode(200)
-  async setPassword(
+  setPassword(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: SetPasswordDto,
-  ): Promise<{ user: { id: string; email: string } }> {
-    checkOrigin(request, this.origin);
-    return this.started(reply, await this.members.setPassword(body.token, body.password));
+  ): Promise<SignedIn> {
+    return this.start(request, reply, () => this.members.setPassword(body.token, body.password));
   }
 
   @Post('sign-out')
@@ -80,7 +77,10 @@ export class AuthController {
     return this.members.invite(member.account_id, body.email);
   }
 
-  private started(reply: FastifyReply, { token, member }: NewSession): { user: { id: string; email: string } } {
+  /** A new session, from the console's own page only: its cookie set, its member answered. */
+  private async start(request: FastifyRequest, reply: FastifyReply, open: () => Promise<NewSession>): Promise<SignedIn> {
+    checkOrigin(request, this.origin);
+    const { token, member } = await open();
     setSessionCookie(reply, token, this.config.SESSION_TTL_HOURS * 3600, this.secure);
     return { user: { id: member.id, email: member.email } };
   }

@@ -1,4 +1,4 @@
-import { EventConversation } from '@svc/contracts';
+import { EventConversation, INVALID_FIELDS } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../members/session';
@@ -27,7 +27,7 @@ export function serveTeamActions(fastify: FastifyInstance, members: MembersServi
           { path: 'svcId', message: 'svcId must be a positive integer' },
         ]);
       if (conversationId !== undefined && conversationId !== null && !ID.test(String(conversationId))) {
-        throw new ApiError('validation_failed', 'The request has invalid fields.', [
+        throw new ApiError('validation_failed', INVALID_FIELDS, [
           { path: 'conversation_id', message: 'conversation_id must be a conversation id' },
         ]);
       }

@@ -1,4 +1,4 @@
-import { lazy, StrictMode, Suspense, useEffect, useState } from 'react';
+import { ComponentType, lazy, LazyExoticComponent, StrictMode, Suspense, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { api, setCsrfToken, whenSignedOut } from './api';
 import { Link, match, navigate, useLocation } from './router';
@@ -8,47 +8,30 @@ import './styles.css';
 // Each page is its own chunk: the first load carries the shell and the page asked for.
 const SignIn = lazy(() => import('./pages/sign-in'));
 const SetPassword = lazy(() => import('./pages/set-password'));
-const Inbox = lazy(() => import('./pages/inbox'));
 const Conversation = lazy(() => import('./pages/conversation'));
-const Customers = lazy(() => import('./pages/customers'));
-const Knowledge = lazy(() => import('./pages/knowledge'));
-const Bookings = lazy(() => import('./pages/bookings'));
-const Analytics = lazy(() => import('./pages/analytics'));
-const Keys = lazy(() => import('./pages/keys'));
-const Webhooks = lazy(() => import('./pages/webhooks'));
 const WebhookEndpoint = lazy(() => import('./pages/webhook-endpoint'));
-const Widget = lazy(() => import('./pages/widget'));
-const Plan = lazy(() => import('./pages/plan'));
-const Members = lazy(() => import('./pages/members'));
 
-const NAV: [string, string][] = [
-  ['/inbox', 'Inbox'],
-  ['/customers', 'Customers'],
-  ['/knowledge', 'Knowledge'],
-  ['/bookings', 'Bookings'],
-  ['/analytics', 'Analytics'],
-  ['/settings/keys', 'API and MCP keys'],
-  ['/settings/webhooks', 'Webhooks'],
-  ['/settings/widget', 'Widget'],
-  ['/settings/plan', 'Plan'],
-  ['/settings/members', 'Team'],
+/** The navigation's pages: path, label and page. */
+const NAV: [string, string, LazyExoticComponent<ComponentType>][] = [
+  ['/inbox', 'Inbox', lazy(() => import('./pages/inbox'))],
+  ['/customers', 'Customers', lazy(() => import('./pages/customers'))],
+  ['/knowledge', 'Knowledge', lazy(() => import('./pages/knowledge'))],
+  ['/bookings', 'Bookings', lazy(() => import('./pages/bookings'))],
+  ['/analytics', 'Analytics', lazy(() => import('./pages/analytics'))],
+  ['/settings/keys', 'API and MCP keys', lazy(() => import('./pages/keys'))],
+  ['/settings/webhooks', 'Webhooks', lazy(() => import('./pages/webhooks'))],
+  ['/settings/widget', 'Widget', lazy(() => import('./pages/widget'))],
+  ['/settings/plan', 'Plan', lazy(() => import('./pages/plan'))],
+  ['/settings/members', 'Team', lazy(() => import('./pages/members'))],
 ];
 
 function SignedInPage({ path }: { path: string }) {
-  if (path === '/inbox') return <Inbox />;
+  const NavPage = NAV.find(([to]) => to === path)?.[2];
+  if (NavPage) return <NavPage />;
   const conversation = match('/inbox/:id', path);
   if (conversation) return <Conversation id={conversation['id'] ?? ''} />;
-  if (path === '/customers') return <Customers />;
-  if (path === '/knowledge') return <Knowledge />;
-  if (path === '/bookings') return <Bookings />;
-  if (path === '/analytics') return <Analytics />;
-  if (path === '/settings/keys') return <Keys />;
-  if (path === '/settings/webhooks') return <Webhooks />;
   const endpoint = match('/settings/webhooks/:id', path);
   if (endpoint) return <WebhookEndpoint id={endpoint['id'] ?? ''} />;
-  if (path === '/settings/widget') return <Widget />;
-  if (path === '/settings/plan') return <Plan />;
-  if (path === '/settings/members') return <Members />;
   return (
     <section className="page">
       <h1>Page not found</h1>

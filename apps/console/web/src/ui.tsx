@@ -1,4 +1,4 @@
-import { FormEvent, ReactNode, useCallback, useEffect, useId, useRef, useState } from 'react';
+import { FormEvent, InputHTMLAttributes, ReactNode, useCallback, useEffect, useId, useRef, useState } from 'react';
 import { describe } from './api';
 
 /** A page: its level-1 heading, focused after each navigation so keyboard and screen-reader users start there. */
@@ -130,6 +130,33 @@ export function RunButton({
     <button type="button" onClick={() => void run()} disabled={pending} aria-label={label}>
       {children}
     </button>
+  );
+}
+
+/** A form's submit button, disabled while the form's action is pending. */
+export function SubmitButton({ pending, children }: { pending: boolean; children: ReactNode }) {
+  return (
+    <button type="submit" disabled={pending}>
+      {children}
+    </button>
+  );
+}
+
+/** A labelled text input holding `value`; `onChange` gets the new text. Other attributes (type, required, …) are the input's. */
+export function Field({
+  label,
+  value,
+  onChange,
+  ...input
+}: { label: string; value: string; onChange: (value: string) => void } & Omit<
+  InputHTMLAttributes<HTMLInputElement>,
+  'value' | 'onChange'
+>) {
+  return (
+    <label>
+      {label}
+      <input {...input} value={value} onChange={(e) => onChange(e.target.value)} />
+    </label>
   );
 }
 

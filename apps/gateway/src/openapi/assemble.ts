@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { eventSchemas } from '@svc/contracts';
+import { eventSchemas, INVALID_JSON } from '@svc/contracts';
 import { ROUTES, Upstream } from '../proxy/route-table';
 import { webhooksSection } from './webhooks-section';
 
@@ -102,11 +102,7 @@ const COMMON = {
     'conflict',
     'This Idempotency-Key was already used with another request (method, path or body); use a new key for a new request.',
   ),
-  InvalidJson: errorResponse(
-    'The body is not JSON, or its fields are invalid (`details` names each).',
-    'invalid_json',
-    'The request body is not valid JSON.',
-  ),
+  InvalidJson: errorResponse('The body is not JSON, or its fields are invalid (`details` names each).', 'invalid_json', INVALID_JSON),
   PayloadTooLarge: errorResponse('The body is over 1 MiB.', 'payload_too_large', 'The request body is larger than 1 MiB.'),
   UnsupportedMediaType: errorResponse(
     'The body is not `application/json`.',

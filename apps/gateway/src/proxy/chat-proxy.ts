@@ -23,28 +23,16 @@ const FORWARDED_REQUEST_HEADERS = [
  * token, which the chat checks). Each open event stream holds a connection for as long as the
  * visitor stays (see PassThroughUpstream).
  */
-export class ChatProxy {
-  private readonly upstream: PassThroughUpstream;
-
+export class ChatProxy extends PassThroughUpstream {
   constructor(config: GatewayConfig) {
-    this.upstream = new PassThroughUpstream(
-      'chat',
-      config.CHAT_URL,
-      config.UPSTREAM_TIMEOUT_MS,
-      FORWARDED_REQUEST_HEADERS,
-      'The service is temporarily unavailable; retry shortly.',
-    );
+    super('chat', config.CHAT_URL, config.UPSTREAM_TIMEOUT_MS, FORWARDED_REQUEST_HEADERS);
   }
 
   install(fastify: FastifyInstance): void {
     fastify.route({
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       url: `${CHAT_PREFIX}*`,
-      handler: (request, reply) => this.upstream.forward(request, reply, request.body instanceof Buffer ? request.body : undefined),
+      handler: (request, reply) => this.forward(request, reply, request.body instanceof Buffer ? request.body : undefined),
     });
-  }
-
-  close(): Promise<void> {
-    return this.upstream.close();
   }
 }

@@ -6,6 +6,7 @@ import { PassThroughUpstream } from './pass-through';
 
 /** Paths the gateway keeps (the API, the chat, MCP, its own internal routes and probes); every other path is the console's. */
 const NOT_CONSOLE = /^\/(api|chat|mcp|internal|healthz|readyz|metrics)(\/|\?|$)/;
+const CONSOLE_UNAVAILABLE = 'The console is temporarily unavailable; retry shortly.';
 /** What the console needs from a team member's browser: its session cookie, CSRF token, the body's type and the page's origin. */
 const FORWARDED_REQUEST_HEADERS = [
   'cookie',
@@ -36,18 +37,10 @@ export function isConsolePath(url: string): boolean {
  * its own sessions). Forwarded from an onRequest hook, so that no gateway route (and no 404/405 of
  * the API) is shadowed by a catch-all; bodies stream through as they come.
  */
-export class ConsoleProxy {
-  private readonly upstream: PassThroughUpstream;
-
+export class ConsoleProxy extends PassThroughUpstream {
   constructor(config: GatewayConfig) {
     // The inbox's live stream holds a connection while a member keeps the page open (see PassThroughUpstream).
-    this.upstream = new PassThroughUpstream(
-      'console',
-      config.CONSOLE_URL,
-      config.UPSTREAM_TIMEOUT_MS,
-      FORWARDED_REQUEST_HEADERS,
-      'The console is temporarily unavailable; retry shortly.',
-    );
+    super('console', config.CONSOLE_URL, config.UPSTREAM_TIMEOUT_MS, FORWARDED_REQUEST_HEADERS, CONSOLE_UNAVAILABLE);
   }
 
   install(fastify: FastifyInstance): void {
@@ -55,15 +48,11 @@ export class ConsoleProxy {
       if (!isConsolePath(request.url)) return;
       try {
         // The console throttles failed sign-ins by the X-Forwarded-For address; bodies stream through as they come.
-        await this.upstream.forward(request, reply, ['GET', 'HEAD', 'OPTIONS'].includes(request.method) ? undefined : request.raw);
+        await this.forward(request, reply, ['GET', 'HEAD', 'OPTIONS'].includes(request.method) ? undefined : request.raw);
       } catch (err) {
         sendError(request, reply, err);
       }
       return reply;
     });
-  }
-
-  close(): Promise<void> {
-    return this.upstream.close();
   }
 }

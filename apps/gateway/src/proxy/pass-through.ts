@@ -11,7 +11,8 @@ import { relayedHeaders, unreachableReason } from './relayed-headers';
  * the console): the request's path and the headers named, the client's address as the gateway sees
  * it (TRUST_PROXY) in X-Forwarded-For, the answer streamed back as it comes (long-lived event
  * streams: no cap on connections, no body timeout). Closing the client's connection closes the
- * upstream one; an app that cannot be reached is 503 `unavailable`.
+ * upstream one; an app that cannot be reached is 503 `unavailable` (with `unavailableMessage`
+ * when given). Each app's proxy adds how its paths are routed (`install`).
  */
 export class PassThroughUpstream {
   private readonly pool: Pool;
@@ -21,7 +22,7 @@ export class PassThroughUpstream {
     url: string,
     headersTimeoutMs: number,
     private readonly forwardedHeaders: readonly string[],
-    private readonly unavailableMessage: string,
+    private readonly unavailableMessage?: string,
   ) {
     this.pool = servicePool(url, { connections: null, timeoutMs: headersTimeoutMs, bodyTimeoutMs: 0 });
   }

@@ -1,12 +1,17 @@
-import { Controller, Param, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiCreatedResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ContactRefParams, ErrorResponseDto, GatewayContext, IdentityPassResponseDto } from '@svc/contracts';
-import { Caller } from '@svc/platform';
+import { Param, Post } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOperation } from '@nestjs/swagger';
+import {
+  ContactRefParams,
+  errorExample,
+  ErrorResponseDto,
+  GatewayContext,
+  IdentityPassResponseDto,
+  invalidFieldsExample,
+} from '@svc/contracts';
+import { Caller, PublicApiController } from '@svc/platform';
 import { IdentityService } from './identity.service';
 
-@ApiTags('Same-browser pass')
-@ApiBearerAuth()
-@Controller('contacts')
+@PublicApiController('contacts', 'Same-browser pass')
 export class IdentityController {
   constructor(private readonly identity: IdentityService) {}
 
@@ -21,18 +26,12 @@ export class IdentityController {
   @ApiBadRequestResponse({
     type: ErrorResponseDto,
     description: 'The ref in the path is too long or has control characters.',
-    example: {
-      error: {
-        code: 'validation_failed',
-        message: 'The request has invalid fields.',
-        details: [{ path: 'ref', message: 'ref must be 1 to 255 characters' }],
-      },
-    },
+    example: invalidFieldsExample({ path: 'ref', message: 'ref must be 1 to 255 characters' }),
   })
   @ApiNotFoundResponse({
     type: ErrorResponseDto,
     description: 'The account has no customer with this ref.',
-    example: { error: { code: 'not_found', message: 'There is no customer with ref "cust-1042".' } },
+    example: errorExample('not_found', 'There is no customer with ref "cust-1042".'),
   })
   issue(@Caller() caller: GatewayContext, @Param() { ref }: ContactRefParams): Promise<IdentityPassResponseDto> {
     return this.identity.issue(caller, ref);

@@ -1,27 +1,20 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   BulkUpsertKnowledgeDto,
   BulkUpsertKnowledgeResponseDto,
   errorExample,
   ErrorResponseDto,
   GatewayContext,
+  INVALID_JSON_EXAMPLE,
+  invalidFieldsExample,
   KnowledgeListResponseDto,
   KnowledgePieceDto,
   KnowledgeRefParams,
   ListKnowledgeQueryDto,
   UpsertKnowledgePieceDto,
 } from '@svc/contracts';
-import { Caller } from '@svc/platform';
+import { ApiInvalidQueryResponse, Caller, NoContent, PublicApiController } from '@svc/platform';
 import type { FastifyReply } from 'fastify';
 import { PiecesService } from './pieces.service';
 
@@ -36,19 +29,15 @@ const SAMPLE_PIECE = {
 
 const BAD_REF = {
   summary: 'The external_ref in the path is too long or has control characters',
-  value: errorExample('validation_failed', 'The request has invalid fields.', [
-    { path: 'external_ref', message: 'external_ref must be 1 to 255 characters (Unicode code points)' },
-  ]),
+  value: invalidFieldsExample({ path: 'external_ref', message: 'external_ref must be 1 to 255 characters (Unicode code points)' }),
 };
 const QUOTA = {
   summary: 'The account would hold more than 5,000 pieces',
   value: errorExample('limit_exceeded', 'An account holds at most 5,000 knowledge pieces; it has 4,990 and this call adds 12.'),
 };
-const INVALID_JSON = { summary: 'The body does not parse', value: errorExample('invalid_json', 'The request body is not valid JSON.') };
+const INVALID_JSON = { summary: 'The body does not parse', value: INVALID_JSON_EXAMPLE };
 
-@ApiTags('Knowledge')
-@ApiBearerAuth()
-@Controller('knowledge')
+@PublicApiController('knowledge', 'Knowledge')
 export class PiecesController {
   constructor(private readonly pieces: PiecesService) {}
 
@@ -69,10 +58,10 @@ export class PiecesController {
     examples: {
       validation_failed: {
         summary: 'Invalid fields',
-        value: errorExample('validation_failed', 'The request has invalid fields.', [
+        value: invalidFieldsExample(
           { path: 'text', message: 'text must be 15 to 8000 characters (Unicode code points)' },
           { path: 'url', message: 'url must be an http or https URL' },
-        ]),
+        ),
       },
       limit_exceeded: QUOTA,
       bad_ref: BAD_REF,
@@ -111,16 +100,14 @@ export class PiecesController {
     examples: {
       validation_failed: {
         summary: 'Invalid or repeated items',
-        value: errorExample('validation_failed', 'The request has invalid fields.', [
+        value: invalidFieldsExample(
           { path: 'items[3].text', message: 'text must be 15 to 8000 characters (Unicode code points)' },
           { path: 'items[7].external_ref', message: 'external_ref repeats the one of items[2]; each piece may appear once per call' },
-        ]),
+        ),
       },
       too_many_items: {
         summary: 'More than 50 items',
-        value: errorExample('validation_failed', 'The request has invalid fields.', [
-          { path: 'items', message: 'items must hold 1 to 50 pieces' },
-        ]),
+        value: invalidFieldsExample({ path: 'items', message: 'items must hold 1 to 50 pieces' }),
       },
       limit_exceeded: QUOTA,
       invalid_json: INVALID_JSON,
@@ -145,26 +132,21 @@ export class PiecesController {
       page: { summary: 'A page of the listing', value: { items: [SAMPLE_PIECE], next_after: 'faq-shipping', more: true } },
     },
   })
-  @ApiBadRequestResponse({
-    type: ErrorResponseDto,
-    description:
-      'An invalid parameter (`limit` outside 1 to 200, an external_ref too long), `external_ref` combined with `after` or `limit`, or an unknown parameter.',
-    example: errorExample('invalid_parameter', 'The query string has invalid parameters.', [
-      { path: 'limit', message: 'limit must be a whole number from 1 to 200' },
-    ]),
-  })
+  @ApiInvalidQueryResponse(
+    'An invalid parameter (`limit` outside 1 to 200, an external_ref too long), `external_ref` combined with `after` or `limit`, or an unknown parameter.',
+    { path: 'limit', message: 'limit must be a whole number from 1 to 200' },
+  )
   list(@Caller() caller: GatewayContext, @Query() query: ListKnowledgeQueryDto): Promise<KnowledgeListResponseDto> {
     return this.pieces.list(caller.account.id, query);
   }
 
   @Delete(':externalRef')
-  @HttpCode(204)
+  @NoContent('Removed.')
   @ApiOperation({
     operationId: 'deleteKnowledgePiece',
     summary: 'Remove a knowledge piece.',
     description: 'The assistant stops answering from it as soon as this call returns.',
   })
-  @ApiNoContentResponse({ description: 'Removed.' })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'The external_ref is invalid.', examples: { bad_ref: BAD_REF } })
   @ApiNotFoundResponse({
     type: ErrorResponseDto,

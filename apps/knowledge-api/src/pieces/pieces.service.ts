@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import {
   BulkUpsertKnowledgeResponseDto,
+  INVALID_PARAMETERS,
   KNOWLEDGE_LIMITS,
   KnowledgeBulkItemDto,
   KnowledgeListResponseDto,
   KnowledgePieceDto,
   ListKnowledgeQueryDto,
-  UpsertKnowledgePieceDto,
   toPage,
+  UpsertKnowledgePieceDto,
 } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import { detectLanguage } from '../search/language';
@@ -74,7 +75,7 @@ export class PiecesService {
   async list(accountId: string, query: ListKnowledgeQueryDto): Promise<KnowledgeListResponseDto> {
     if (query.external_ref !== undefined) {
       if (query.after !== undefined || query.limit !== undefined) {
-        throw new ApiError('invalid_parameter', 'The query string has invalid parameters.', [
+        throw new ApiError('invalid_parameter', INVALID_PARAMETERS, [
           { path: 'external_ref', message: 'external_ref looks up one piece and cannot be combined with after or limit' },
         ]);
       }

@@ -3,6 +3,20 @@ import type { JsonSchema } from './openapi-schemas';
 
 type DtoClass = new () => object;
 
+/** class-validator rules that are one JSON-schema keyword each: the type they fix, or the keyword their constraint goes to. */
+const TYPES = new Map([
+  ['isString', 'string'],
+  ['isLanguageTag', 'string'],
+  ['isInt', 'integer'],
+  ['isBoolean', 'boolean'],
+]);
+const KEYWORDS = new Map([
+  ['min', 'minimum'],
+  ['max', 'maximum'],
+  ['maxLength', 'maxLength'],
+  ['minLength', 'minLength'],
+]);
+
 /**
  * The JSON schema of a class-validator DTO of libs/contracts, read from the rules its decorators
  * registered (the same rules the service validates with): for the chat's back-office DTOs, which
@@ -15,42 +29,14 @@ export function dtoSchema(dto: DtoClass): JsonSchema & { type: 'object'; propert
   for (const rule of getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false)) {
     const property = (properties[rule.propertyName] ??= {});
     const [first] = (rule.constraints ?? []) as unknown[];
-    switch (rule.name) {
-      case 'isOptional':
-        optional.add(rule.propertyName);
-        break;
-      case 'isString':
-      case 'isLanguageTag':
-        property['type'] = 'string';
-        break;
-      case 'isInt':
-        property['type'] = 'integer';
-        break;
-      case 'isBoolean':
-        property['type'] = 'boolean';
-        break;
-      case 'isIn':
-        property['enum'] = [...(first as unknown[])];
-        break;
-      case 'min':
-        property['minimum'] = first;
-        break;
-      case 'max':
-        property['maximum'] = first;
-        break;
-      case 'maxLength':
-        property['maxLength'] = first;
-        break;
-      case 'minLength':
-        property['minLength'] = first;
-        break;
-      case 'matches':
-        if (first instanceof RegExp)
-          property['allOf'] = [...((property['allOf'] as JsonSchema[] | undefined) ?? []), { pattern: first.source }];
-        break;
-      default:
-        break;
-    }
+    const type = TYPES.get(rule.name ?? '');
+    const keyword = KEYWORDS.get(rule.name ?? '');
+    if (type) property['type'] = type;
+    else if (keyword) property[keyword] = first;
+    else if (rule.name === 'isOptional') optional.add(rule.propertyName);
+    else if (rule.name === 'isIn') property['enum'] = [...(first as unknown[])];
+    else if (rule.name === 'matches' && first instanceof RegExp)
+      property['allOf'] = [...((property['allOf'] as JsonSchema[] | undefined) ?? []), { pattern: first.source }];
   }
   const required = Object.keys(properties).filter((name) => !optional.has(name));
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };

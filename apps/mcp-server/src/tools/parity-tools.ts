@@ -1,5 +1,14 @@
 /** The services a tool calls (the gateway for `whoami`), by the name their signed context is addressed to. */
-export type ToolUpstream = 'gateway' | 'contacts-api' | 'identity-issuer' | 'knowledge-api' | 'events-api' | 'webhook-dispatcher' | 'chat';
+export const TOOL_UPSTREAMS = [
+  'gateway',
+  'contacts-api',
+  'identity-issuer',
+  'knowledge-api',
+  'events-api',
+  'webhook-dispatcher',
+  'chat',
+] as const;
+export type ToolUpstream = (typeof TOOL_UPSTREAMS)[number];
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;

@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import {
   CreatedWebhookDto,
   CreateWebhookDto,
-  DeliveriesQueryDto,
   DELIVERIES_PAGE_DEFAULT,
+  DeliveriesQueryDto,
   DeliveryDto,
   DeliveryListDto,
   EventKind,
+  INVALID_FIELDS,
   PublicEvent,
   RecoveredDto,
   RotatedSecretDto,
@@ -60,7 +61,7 @@ function toDeliveryDto(row: DeliveryRecord): DeliveryDto {
 }
 
 function invalidUrl(message: string): ApiError {
-  return new ApiError('validation_failed', 'The request has invalid fields.', [{ path: 'url', message }]);
+  return new ApiError('validation_failed', INVALID_FIELDS, [{ path: 'url', message }]);
 }
 
 function noEndpoint(id: string): ApiError {
@@ -180,7 +181,7 @@ export class EndpointsService {
   async recover(accountId: string, id: string, since: string): Promise<RecoveredDto> {
     const from = parseTimestampInput(since);
     if (!from) {
-      throw new ApiError('validation_failed', 'The request has invalid fields.', [
+      throw new ApiError('validation_failed', INVALID_FIELDS, [
         { path: 'since', message: 'since must be a timestamp with Z or an offset, such as 2026-11-20T00:00:00Z' },
       ]);
     }

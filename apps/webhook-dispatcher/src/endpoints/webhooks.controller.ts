@@ -1,16 +1,13 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
-  ApiBearerAuth,
   ApiConflictResponse,
   ApiCreatedResponse,
-  ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiTags,
 } from '@nestjs/swagger';
 import {
   CreatedWebhookDto,
@@ -20,6 +17,8 @@ import {
   DeliveryListDto,
   ErrorResponseDto,
   GatewayContext,
+  INVALID_JSON_EXAMPLE,
+  invalidFieldsExample,
   RecoveredDto,
   RecoverWebhookDto,
   RotatedSecretDto,
@@ -29,10 +28,8 @@ import {
   WebhookEndpointDto,
   WebhookListDto,
 } from '@svc/contracts';
-import { Caller } from '@svc/platform';
+import { ApiInvalidQueryResponse, Caller, NoContent, PublicApiController } from '@svc/platform';
 import { EndpointsService } from './endpoints.service';
-
-const INVALID = 'The request has invalid fields.';
 
 const ID_PARAM = {
   name: 'id',
@@ -51,9 +48,7 @@ const DISABLED = {
   example: { error: { code: 'conflict', message: 'Webhook endpoint 17 is disabled; enable it first (PATCH with "status": "enabled").' } },
 };
 
-@ApiTags('Webhooks')
-@ApiBearerAuth()
-@Controller('webhooks')
+@PublicApiController('webhooks', 'Webhooks')
 export class WebhooksController {
   constructor(private readonly endpoints: EndpointsService) {}
 
@@ -72,33 +67,18 @@ export class WebhooksController {
     examples: {
       validation_failed: {
         summary: 'Not https, or a refused address',
-        value: { error: { code: 'validation_failed', message: INVALID, details: [{ path: 'url', message: 'url must use https' }] } },
+        value: invalidFieldsExample({ path: 'url', message: 'url must use https' }),
       },
       private_address: {
         summary: 'A name that resolves to a private address',
-        value: {
-          error: {
-            code: 'validation_failed',
-            message: INVALID,
-            details: [
-              {
-                path: 'url',
-                message:
-                  'url hooks.internal.example (10.0.4.7) is not a public address (private); receivers must be on the public internet',
-              },
-            ],
-          },
-        },
+        value: invalidFieldsExample({
+          path: 'url',
+          message: 'url hooks.internal.example (10.0.4.7) is not a public address (private); receivers must be on the public internet',
+        }),
       },
       unknown_kind: {
         summary: 'An unknown event kind',
-        value: {
-          error: {
-            code: 'validation_failed',
-            message: INVALID,
-            details: [{ path: 'events', message: 'events may contain only contact.confirmed, consent.granted, …' }],
-          },
-        },
+        value: invalidFieldsExample({ path: 'events', message: 'events may contain only contact.confirmed, consent.granted, …' }),
       },
       limit_exceeded: {
         summary: 'The 11th endpoint',
@@ -106,7 +86,7 @@ export class WebhooksController {
       },
       invalid_json: {
         summary: 'The body is not JSON',
-        value: { error: { code: 'invalid_json', message: 'The request body is not valid JSON.' } },
+        value: INVALID_JSON_EXAMPLE,
       },
     },
   })
@@ -179,16 +159,9 @@ export class WebhooksController {
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: DeliveryListDto })
-  @ApiBadRequestResponse({
-    type: ErrorResponseDto,
-    description: '`after`, `limit` or `status` is out of range.',
-    example: {
-      error: {
-        code: 'invalid_parameter',
-        message: 'The query string has invalid parameters.',
-        details: [{ path: 'limit', message: 'limit must be a whole number from 1 to 200' }],
-      },
-    },
+  @ApiInvalidQueryResponse('`after`, `limit` or `status` is out of range.', {
+    path: 'limit',
+    message: 'limit must be a whole number from 1 to 200',
   })
   @ApiNotFoundResponse(NOT_FOUND)
   deliveries(@Caller() caller: GatewayContext, @Param('id') id: string, @Query() query: DeliveriesQueryDto): Promise<DeliveryListDto> {
@@ -251,7 +224,7 @@ export class WebhooksController {
   }
 
   @Delete(':id')
-  @HttpCode(204)
+  @NoContent('Removed.')
   @ApiOperation({
     operationId: 'deleteWebhook',
     summary: 'Remove a webhook endpoint; its pending deliveries are cancelled.',
@@ -259,7 +232,6 @@ export class WebhooksController {
       'Nothing more is sent to the endpoint, retries included. The events stay in the feed (`GET /events`). 404 for an id of another account.',
   })
   @ApiParam(ID_PARAM)
-  @ApiNoContentResponse({ description: 'Removed.' })
   @ApiNotFoundResponse(NOT_FOUND)
   delete(@Caller() caller: GatewayContext, @Param('id') id: string): Promise<void> {
     return this.endpoints.delete(caller.account.id, id);

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api, query } from '../api';
-import { ErrorNote, Page, Table, useFormAction } from '../ui';
+import { ErrorNote, Field, Page, SubmitButton, Table, useFormAction } from '../ui';
 
 const day = (offset: number): string => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 const COLORS = ['#2563eb', '#16a34a', '#dc2626', '#9333ea', '#ea580c'];
@@ -161,17 +161,9 @@ export default function Analytics() {
   return (
     <Page title="Analytics">
       <form onSubmit={show.onSubmit} className="row">
-        <label>
-          From
-          <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} required />
-        </label>
-        <label>
-          To
-          <input type="date" value={to} onChange={(e) => setTo(e.target.value)} required />
-        </label>
-        <button type="submit" disabled={show.pending}>
-          Show
-        </button>
+        <Field label="From" type="date" value={from} onChange={setFrom} required />
+        <Field label="To" type="date" value={to} onChange={setTo} required />
+        <SubmitButton pending={show.pending}>Show</SubmitButton>
       </form>
       <ErrorNote error={show.error} />
       {data && <Figures data={data} />}

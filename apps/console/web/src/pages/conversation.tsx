@@ -4,7 +4,7 @@ import { api } from '../api';
 import { useInboxChanges } from '../live';
 import { customerName } from '../names';
 import { Link } from '../router';
-import { ErrorNote, Page, useAction, useFormAction, useLoad, when } from '../ui';
+import { ErrorNote, Field, Page, SubmitButton, useAction, useFormAction, useLoad, when } from '../ui';
 
 /** A consent as contacts-api lists it for the console: with the id Withdraw names. */
 type Consent = EventConsent & { id: number };
@@ -60,17 +60,9 @@ function TemplateForm({ id }: { id: string }) {
   return (
     <form className="stack" onSubmit={send.onSubmit}>
       <h2>WhatsApp template</h2>
-      <label>
-        Template name
-        <input value={template} onChange={(e) => setTemplate(e.target.value)} required />
-      </label>
-      <label>
-        Template language
-        <input value={lang} onChange={(e) => setLang(e.target.value)} required />
-      </label>
-      <button type="submit" disabled={send.pending}>
-        Send template
-      </button>
+      <Field label="Template name" value={template} onChange={setTemplate} required />
+      <Field label="Template language" value={lang} onChange={setLang} required />
+      <SubmitButton pending={send.pending}>Send template</SubmitButton>
       {sent && <p role="status">Template sent.</p>}
       <ErrorNote error={send.error} />
     </form>

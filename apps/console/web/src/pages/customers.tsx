@@ -1,7 +1,7 @@
 import type { ContactListResponseDto, ContactResponseDto } from '@svc/contracts';
 import { useState } from 'react';
 import { api, ApiFailure } from '../api';
-import { ErrorNote, Page, Select, Table, useFormAction, when } from '../ui';
+import { ErrorNote, Field, Page, Select, SubmitButton, Table, useFormAction, when } from '../ui';
 
 type By = 'email' | 'phone' | 'ref';
 
@@ -36,13 +36,8 @@ export default function Customers() {
             ['ref', 'Reference'],
           ]}
         />
-        <label>
-          Search
-          <input value={value} onChange={(e) => setValue(e.target.value)} required placeholder={by === 'phone' ? '+447700900123' : ''} />
-        </label>
-        <button type="submit" disabled={find.pending}>
-          Find
-        </button>
+        <Field label="Search" value={value} onChange={setValue} required placeholder={by === 'phone' ? '+447700900123' : ''} />
+        <SubmitButton pending={find.pending}>Find</SubmitButton>
       </form>
       <ErrorNote error={find.error} />
       <Table

@@ -1,7 +1,7 @@
 import type { KnowledgeListResponseDto, KnowledgePieceDto } from '@svc/contracts';
 import { useEffect, useState } from 'react';
 import { api, query } from '../api';
-import { ErrorNote, Page, RunButton, Table, useAction, useFormAction, when } from '../ui';
+import { ErrorNote, Field, Page, RunButton, SubmitButton, Table, useAction, useFormAction, when } from '../ui';
 
 /** What the assistant would answer (`POST /internal/chat/assistant/preview` on the chat). */
 interface Preview {
@@ -19,13 +19,8 @@ function AskAsCustomer() {
     <section aria-labelledby="ask">
       <h2 id="ask">Ask as a customer</h2>
       <form onSubmit={ask.onSubmit} className="row">
-        <label>
-          Question
-          <input value={question} onChange={(e) => setQuestion(e.target.value)} required maxLength={4000} size={50} />
-        </label>
-        <button type="submit" disabled={ask.pending}>
-          Ask
-        </button>
+        <Field label="Question" value={question} onChange={setQuestion} required maxLength={4000} size={50} />
+        <SubmitButton pending={ask.pending}>Ask</SubmitButton>
       </form>
       <ErrorNote error={ask.error} />
       {preview && (

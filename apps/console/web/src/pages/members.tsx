@@ -1,7 +1,7 @@
 import type { InvitedMemberResponse } from '@svc/contracts';
 import { useState } from 'react';
 import { api } from '../api';
-import { CopyField, ErrorNote, Page, Table, useFormAction, useLoad, when } from '../ui';
+import { CopyField, ErrorNote, Field, Page, SubmitButton, Table, useFormAction, useLoad, when } from '../ui';
 
 interface MemberView {
   id: string;
@@ -23,13 +23,8 @@ export default function Members() {
   return (
     <Page title="Team">
       <form onSubmit={invite.onSubmit} className="row">
-        <label>
-          Email
-          <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
-        </label>
-        <button type="submit" disabled={invite.pending}>
-          Invite
-        </button>
+        <Field label="Email" type="email" value={email} onChange={setEmail} required />
+        <SubmitButton pending={invite.pending}>Invite</SubmitButton>
       </form>
       <ErrorNote error={invite.error ?? list.error} />
       {link && <CopyField label="Invitation link" value={link} note="Send it to the new member: it works once, for 24 hours." />}

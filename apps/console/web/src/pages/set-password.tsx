@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { api } from '../api';
 import { useLocation } from '../router';
 import { SessionInfo } from '../session';
-import { ErrorNote, Page, useFormAction } from '../ui';
+import { ErrorNote, Field, Page, SubmitButton, useFormAction } from '../ui';
 
 /** The one-time link of an invitation (`/set-password?token=…`, 24 h): choose a password and be signed in. */
 export default function SetPassword({ onSignedIn }: { onSignedIn: (session: SessionInfo, next: string) => void }) {
@@ -15,23 +15,19 @@ export default function SetPassword({ onSignedIn }: { onSignedIn: (session: Sess
   return (
     <Page title="Set your password">
       <form onSubmit={submit.onSubmit} className="stack">
-        <label>
-          Password
-          <input
-            type="password"
-            name="password"
-            autoComplete="new-password"
-            required
-            minLength={10}
-            maxLength={200}
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </label>
+        <Field
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="new-password"
+          required
+          minLength={10}
+          maxLength={200}
+          value={password}
+          onChange={setPassword}
+        />
         <p className="note">At least 10 characters.</p>
-        <button type="submit" disabled={submit.pending}>
-          Set password
-        </button>
+        <SubmitButton pending={submit.pending}>Set password</SubmitButton>
         <ErrorNote error={submit.error} />
       </form>
     </Page>

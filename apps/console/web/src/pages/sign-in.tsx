@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { api } from '../api';
 import { useLocation } from '../router';
 import { SessionInfo } from '../session';
-import { ErrorNote, Page, useFormAction } from '../ui';
+import { ErrorNote, Field, Page, SubmitButton, useFormAction } from '../ui';
 
 export default function SignIn({ onSignedIn }: { onSignedIn: (session: SessionInfo, next: string) => void }) {
   const { query } = useLocation();
@@ -15,24 +15,17 @@ export default function SignIn({ onSignedIn }: { onSignedIn: (session: SessionIn
   return (
     <Page title="Sign in">
       <form onSubmit={submit.onSubmit} className="stack">
-        <label>
-          Email
-          <input type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
-        </label>
-        <label>
-          Password
-          <input
-            type="password"
-            name="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </label>
-        <button type="submit" disabled={submit.pending}>
-          Sign in
-        </button>
+        <Field label="Email" type="email" name="email" autoComplete="username" required value={email} onChange={setEmail} />
+        <Field
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={setPassword}
+        />
+        <SubmitButton pending={submit.pending}>Sign in</SubmitButton>
         <ErrorNote error={submit.error} />
       </form>
     </Page>

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api, query } from '../api';
 import { EVENT_KINDS } from '../event-kinds';
 import { Link } from '../router';
-import { anyOf, CopyField, ErrorNote, Page, RunButton, Select, Table, useAction, useFormAction, useLoad, when } from '../ui';
+import { anyOf, CopyField, ErrorNote, Page, RunButton, Select, SubmitButton, Table, useAction, useFormAction, useLoad, when } from '../ui';
 
 /** The contract's delivery (`GET /webhooks/{id}/deliveries`). */
 interface Delivery {
@@ -35,9 +35,7 @@ function TestEvent({ id }: { id: string }) {
   return (
     <form className="row" onSubmit={send.onSubmit}>
       <Select label="Event kind" value={kind} onChange={setKind} options={EVENT_KINDS.map((k) => [k, k] as const)} />
-      <button type="submit" disabled={send.pending}>
-        Send test event
-      </button>
+      <SubmitButton pending={send.pending}>Send test event</SubmitButton>
       <ErrorNote error={send.error} />
       {result && (
         <p role="status">

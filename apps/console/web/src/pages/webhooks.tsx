@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api } from '../api';
 import { EVENT_KIND_LABELS, EVENT_KINDS } from '../event-kinds';
 import { Link } from '../router';
-import { CopyField, ErrorNote, Page, RunButton, Table, useAction, useFormAction, useLoad, when } from '../ui';
+import { CopyField, ErrorNote, Field, Page, RunButton, SubmitButton, Table, useAction, useFormAction, useLoad, when } from '../ui';
 
 function RegisterForm({ onRegistered }: { onRegistered: (created: CreatedWebhookDto) => Promise<void> }) {
   const [url, setUrl] = useState('');
@@ -24,17 +24,15 @@ function RegisterForm({ onRegistered }: { onRegistered: (created: CreatedWebhook
   return (
     <form onSubmit={register.onSubmit} className="stack">
       <h2>Register an endpoint</h2>
-      <label>
-        Endpoint URL
-        <input
-          type="url"
-          value={url}
-          onChange={(e) => setUrl(e.target.value)}
-          required
-          placeholder="https://example.com/webhooks/svc"
-          size={50}
-        />
-      </label>
+      <Field
+        label="Endpoint URL"
+        type="url"
+        value={url}
+        onChange={setUrl}
+        required
+        placeholder="https://example.com/webhooks/svc"
+        size={50}
+      />
       <fieldset>
         <legend>Events</legend>
         <label className="inline">
@@ -49,9 +47,7 @@ function RegisterForm({ onRegistered }: { onRegistered: (created: CreatedWebhook
             </label>
           ))}
       </fieldset>
-      <button type="submit" disabled={register.pending}>
-        Register
-      </button>
+      <SubmitButton pending={register.pending}>Register</SubmitButton>
       <ErrorNote error={register.error} />
     </form>
   );

@@ -2,7 +2,7 @@ import type { WidgetSettingsResponse } from '@svc/contracts';
 import { useEffect, useState } from 'react';
 import { api } from '../api';
 import { useSession } from '../session';
-import { CopyField, ErrorNote, Page, useFormAction, useLoad } from '../ui';
+import { CopyField, ErrorNote, Page, SubmitButton, useFormAction, useLoad } from '../ui';
 
 /** The embed snippet with the account's widget id, and the pages (origins) allowed to use it. */
 export default function Widget() {
@@ -43,9 +43,7 @@ export default function Widget() {
           <textarea rows={4} value={origins} onChange={(e) => setOrigins(e.target.value)} placeholder="https://shop.example" />
         </label>
         <p className="note">One per line, such as https://shop.example. Empty: any page may use the widget.</p>
-        <button type="submit" disabled={save.pending}>
-          Save origins
-        </button>
+        <SubmitButton pending={save.pending}>Save origins</SubmitButton>
         {saved && <p role="status">Saved.</p>}
         <ErrorNote error={save.error ?? settings.error} />
       </form>

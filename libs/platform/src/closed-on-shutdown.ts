@@ -1,0 +1,22 @@
+import { FactoryProvider, InjectionToken, OnApplicationShutdown } from '@nestjs/common';
+
+/** What holds connections of its own (a keep-alive pool to another service) and lets them go. */
+export interface Closable {
+  close(): Promise<void>;
+}
+
+/**
+ * A provider that closes the instances of `tokens` when the app stops, after the listener has
+ * drained: requests in flight use them until then.
+ */
+export function closedOnShutdown(...tokens: InjectionToken[]): FactoryProvider<OnApplicationShutdown> {
+  return {
+    provide: Symbol('closed on shutdown'),
+    inject: tokens,
+    useFactory: (...instances: Closable[]) => ({
+      onApplicationShutdown: async () => {
+        await Promise.all(instances.map((instance) => instance.close()));
+      },
+    }),
+  };
+}

@@ -1,0 +1,27 @@
+import { loadConfig } from './config';
+import { DEFAULT_APP_URL, SERVICE_PORTS, serviceConfigSpec, serviceUrl, serviceUrlSetting } from './services';
+
+describe('the service ports table', () => {
+  it('gives each app a port of its own', () => {
+    expect(new Set(Object.values(SERVICE_PORTS)).size).toBe(Object.keys(SERVICE_PORTS).length);
+  });
+
+  it('is the default of an app PORT and of the URL settings that reach it', () => {
+    const spec = { ...serviceConfigSpec('contacts-api', 'Port.'), KNOWLEDGE_API_URL: serviceUrl('knowledge-api', 'knowledge-api.') };
+    const config = loadConfig(spec, { INTERNAL_AUTH_SECRET: 'a-real-secret-of-forty-characters-0123456' });
+    expect(config.PORT).toBe(3001);
+    expect(config.KNOWLEDGE_API_URL).toBe('http://127.0.0.1:3003');
+    expect(spec.PORT.desc).toBe('Port.');
+    expect(spec.KNOWLEDGE_API_URL.desc).toBe('knowledge-api.');
+  });
+
+  it('puts the public address on the gateway', () => {
+    expect(DEFAULT_APP_URL).toBe('http://localhost:3000');
+  });
+
+  it("names the setting of an app's address after the app", () => {
+    expect(serviceUrlSetting('contacts-api')).toBe('CONTACTS_API_URL');
+    expect(serviceUrlSetting('webhook-dispatcher')).toBe('WEBHOOK_DISPATCHER_URL');
+    expect(serviceUrlSetting('chat')).toBe('CHAT_URL');
+  });
+});

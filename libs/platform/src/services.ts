@@ -1,0 +1,41 @@
+import { baseConfigSpec, port, url } from './config';
+import { internalAuthConfigSpec } from './internal-auth';
+
+/**
+ * The port of each app on a development machine: its PORT default, and the default of the settings
+ * through which the other apps reach it (`CONTACTS_API_URL` is `http://127.0.0.1:3001`).
+ */
+export const SERVICE_PORTS = {
+  gateway: 3000,
+  'contacts-api': 3001,
+  'identity-issuer': 3002,
+  'knowledge-api': 3003,
+  'events-api': 3004,
+  'webhook-dispatcher': 3005,
+  chat: 3006,
+  console: 3007,
+  'mcp-server': 3008,
+} as const;
+
+export type ServiceName = keyof typeof SERVICE_PORTS;
+
+/** The public address on a development machine: the gateway's port on localhost. */
+export const DEFAULT_APP_URL = `http://localhost:${SERVICE_PORTS.gateway}`;
+
+type Snake<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}_${Snake<Tail>}` : S;
+/** The name of the setting that holds an app's address: `CONTACTS_API_URL` for contacts-api. */
+export type ServiceUrlSetting<S extends ServiceName> = `${Uppercase<Snake<S>>}_URL`;
+
+export function serviceUrlSetting<S extends ServiceName>(service: S): ServiceUrlSetting<S> {
+  return `${service.toUpperCase().replaceAll('-', '_')}_URL` as ServiceUrlSetting<S>;
+}
+
+/** The setting of the address of another app (`CONTACTS_API_URL`); by default where it listens on this machine. */
+export function serviceUrl(service: ServiceName, desc: string) {
+  return url({ default: `http://127.0.0.1:${SERVICE_PORTS[service]}`, desc });
+}
+
+/** The settings every app that serves HTTP has: the base ones, the internal auth and its PORT (from SERVICE_PORTS). */
+export function serviceConfigSpec(service: ServiceName, portDesc: string) {
+  return { ...baseConfigSpec, ...internalAuthConfigSpec, PORT: port({ default: SERVICE_PORTS[service], desc: portDesc }) };
+}
