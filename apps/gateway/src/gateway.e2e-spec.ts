@@ -106,6 +106,7 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     CONTACTS_API_URL: stub.url,
     KNOWLEDGE_API_URL: 'http://127.0.0.1:9',
     EVENTS_API_URL: 'http://127.0.0.1:9',
+    CONSOLE_URL: 'http://127.0.0.1:9',
     // The revocation tests below fail many lookups from one address; the throttle has its own tests.
     AUTH_FAILURES_PER_ADDRESS: '100000',
   });
@@ -530,6 +531,23 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
       expect(response.status).toBe(503);
       expect(await response.json()).toEqual({ error: { code: 'unavailable', message: expect.any(String) } });
       expect(Date.now() - started).toBeLessThan(3000);
+    });
+
+    it("a console page while the console is down: 503 unavailable in the console's words; the API beside it is untouched", async () => {
+      for (const path of ['/', '/inbox/42', '/sign-in']) {
+        const response = await fetch(`${gateway.url}${path}`);
+        expect(response.status).toBe(503);
+        expect(await response.json()).toEqual({
+          error: { code: 'unavailable', message: 'The console is temporarily unavailable; retry shortly.' },
+        });
+      }
+      const posted = await fetch(`${gateway.url}/console/v1/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(posted.status).toBe(503);
+      expect((await call(gateway, '/whoami', { key: scale.key })).status).toBe(200);
     });
   });
 

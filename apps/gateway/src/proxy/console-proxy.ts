@@ -7,6 +7,7 @@ import { PassThroughUpstream } from './pass-through';
 /** Paths the gateway keeps (the API, the chat, MCP, its own internal routes and probes); every other path is the console's. */
 const NOT_CONSOLE = /^\/(api|chat|mcp|internal|healthz|readyz|metrics)(\/|\?|$)/;
 const CONSOLE_UNAVAILABLE = 'The console is temporarily unavailable; retry shortly.';
+const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** What the console needs from a team member's browser: its session cookie, CSRF token, the body's type and the page's origin. */
 const FORWARDED_REQUEST_HEADERS = [
   'cookie',
@@ -44,15 +45,13 @@ export class ConsoleProxy extends PassThroughUpstream {
   }
 
   install(fastify: FastifyInstance): void {
-    fastify.addHook('onRequest', async (request, reply) => {
-      if (!isConsolePath(request.url)) return;
-      try {
-        // The console throttles failed sign-ins by the X-Forwarded-For address; bodies stream through as they come.
-        await this.forward(request, reply, ['GET', 'HEAD', 'OPTIONS'].includes(request.method) ? undefined : request.raw);
-      } catch (err) {
-        sendError(request, reply, err);
-      }
-      return reply;
+    // A callback hook, not an async one: the API's calls pass it on every request, without a promise or a microtask.
+    fastify.addHook('onRequest', (request, reply, done) => {
+      if (!isConsolePath(request.url)) return done();
+      // Answered here, and `done` is never called: no gateway route runs. The console throttles
+      // failed sign-ins by the X-Forwarded-For address; bodies stream through as they come.
+      const body = BODYLESS.has(request.method) ? undefined : request.raw;
+      this.forward(request, reply, body).catch((err: unknown) => sendError(request, reply, err));
     });
   }
 }
