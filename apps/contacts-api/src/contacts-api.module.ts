@@ -9,20 +9,15 @@ import { ContactsService } from './contacts.service';
 import { InternalContactsController } from './internal-contacts.controller';
 import { CONTACTS_MIGRATIONS, CONTACTS_SCHEMA } from './migrations';
 
-@Module({})
+/** contacts-api: customers and consents, through the public API and the internal routes of the services that read and write them. */
+@Module({
+  controllers: [ContactsController, InternalContactsController],
+  providers: [...repositoryProviders(ContactsRepository), ContactsService],
+})
 export class ContactsApiModule {
+  /** With its stack: the platform, schema `contacts` (migrated at start), RabbitMQ with the outbox relay; reached through the gateway. */
   static forRoot(config: ContactsApiConfig, logger: Logger): DynamicModule {
-    return {
-      module: ContactsApiModule,
-      imports: serviceStack('contacts-api', {
-        config,
-        logger,
-        schema: CONTACTS_SCHEMA,
-        migrations: CONTACTS_MIGRATIONS,
-        behindGateway: true,
-      }),
-      controllers: [ContactsController, InternalContactsController],
-      providers: [...repositoryProviders(ContactsRepository), ContactsService],
-    };
+    const stack = { config, logger, schema: CONTACTS_SCHEMA, migrations: CONTACTS_MIGRATIONS, behindGateway: true };
+    return { module: ContactsApiModule, imports: serviceStack('contacts-api', stack) };
   }
 }

@@ -1,22 +1,22 @@
 import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EVENT_KINDS, EventKind } from '@svc/contracts';
-import { ContactErasureConsumer, parseDomainMessage } from '@svc/messaging';
+import { contactErasureConsumer, parseDomainMessage } from '@svc/messaging';
+import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
 
-/** Domain messages from the producers' outboxes: public events are appended, erasures applied. */
+/** Domain messages from the producers' outboxes: public events are appended to the feed. */
 @Controller()
-export class DomainConsumer extends ContactErasureConsumer {
-  constructor(private readonly events: EventsService) {
-    super();
-  }
+export class DomainConsumer {
+  constructor(private readonly events: EventsService) {}
 
   @EventPattern(EVENT_KINDS as unknown as string[])
   async record(@Payload() payload: unknown): Promise<void> {
     await this.events.record(parseDomainMessage<EventKind>(payload, EVENT_KINDS));
   }
-
-  protected eraseContact(accountId: string, svcId: number): Promise<void> {
-    return this.events.eraseContact(accountId, svcId);
-  }
 }
+
+/** `contact.erased`: the customer's personal data leaves every retained event of the account. */
+export const ErasureConsumer = contactErasureConsumer(EventsRepository, 'retained events', (events, accountId, svcId) =>
+  events.eraseContact(accountId, svcId),
+);

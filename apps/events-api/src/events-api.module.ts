@@ -3,7 +3,7 @@ import { serviceStack } from '@svc/messaging';
 import { pruneJobProvider } from '@svc/platform';
 import type { Logger } from 'pino';
 import { AppendBatcher } from './append-batcher';
-import { DomainConsumer } from './domain.consumer';
+import { DomainConsumer, ErasureConsumer } from './domain.consumer';
 import { EventsRepository } from './events.repository';
 import { EventsApiConfig } from './events-api.config';
 import { EventsController } from './events.controller';
@@ -17,7 +17,7 @@ export class EventsApiModule {
     return {
       module: EventsApiModule,
       imports: serviceStack('events-api', { config, logger, schema: EVENTS_SCHEMA, migrations: EVENTS_MIGRATIONS, behindGateway: true }),
-      controllers: [EventsController, InternalEventsController, DomainConsumer],
+      controllers: [EventsController, InternalEventsController, DomainConsumer, ErasureConsumer],
       providers: [
         EventsRepository,
         AppendBatcher,

@@ -11,20 +11,15 @@ import { SearchController } from './search/search.controller';
 import { SearchRepository } from './search/search.repository';
 import { SearchService } from './search/search.service';
 
-@Module({})
+/** knowledge-api: the accounts' knowledge pieces and the assistant's search over them. */
+@Module({
+  controllers: [PiecesController, SearchController],
+  providers: [...repositoryProviders(PiecesRepository, SearchRepository), PiecesService, SearchService],
+})
 export class KnowledgeApiModule {
+  /** With its stack: the platform, schema `knowledge` (migrated at start), RabbitMQ with the outbox relay; reached through the gateway. */
   static forRoot(config: KnowledgeApiConfig, logger: Logger): DynamicModule {
-    return {
-      module: KnowledgeApiModule,
-      imports: serviceStack('knowledge-api', {
-        config,
-        logger,
-        schema: KNOWLEDGE_SCHEMA,
-        migrations: KNOWLEDGE_MIGRATIONS,
-        behindGateway: true,
-      }),
-      controllers: [PiecesController, SearchController],
-      providers: [...repositoryProviders(PiecesRepository, SearchRepository), PiecesService, SearchService],
-    };
+    const stack = { config, logger, schema: KNOWLEDGE_SCHEMA, migrations: KNOWLEDGE_MIGRATIONS, behindGateway: true };
+    return { module: KnowledgeApiModule, imports: serviceStack('knowledge-api', stack) };
   }
 }

@@ -1,17 +1,35 @@
+import { Controller, Inject, Type } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
+import { APP_LOGGER } from '@svc/platform';
+import type { Logger } from 'pino';
 import { parseDomainMessage } from './validation';
 
-/**
- * Takes `contact.erased` from contacts-api: the app removes the customer's personal data from its
- * own records (`eraseContact`), which must change nothing more when the message comes again. A
- * malformed message is parked.
- */
-export abstract class ContactErasureConsumer {
-  @EventPattern('contact.erased')
-  async erase(@Payload() payload: unknown): Promise<void> {
-    const message = parseDomainMessage(payload, ['contact.erased']);
-    await this.eraseContact(message.account_id, message.data.svc_id);
-  }
+/** Removes one customer's personal data from an app's records; must change nothing more when it runs again. */
+export type EraseContact<S> = (service: S, accountId: string, svcId: number) => Promise<number>;
 
-  protected abstract eraseContact(accountId: string, svcId: number): Promise<void>;
+/**
+ * The controller that takes `contact.erased` from contacts-api for an app: `erase` removes the
+ * customer's personal data from the app's own `records` with its `service`, and the count it
+ * returns (how many records changed) is logged. A malformed message is parked; a redelivered one changes nothing more.
+ */
+export function contactErasureConsumer<S>(
+  service: Type<S>,
+  records: string,
+  erase: EraseContact<S>,
+): Type<{ erase(payload: unknown): Promise<void> }> {
+  @Controller()
+  class ContactErasureConsumer {
+    constructor(
+      @Inject(service) private readonly target: S,
+      @Inject(APP_LOGGER) private readonly logger: Logger,
+    ) {}
+
+    @EventPattern('contact.erased')
+    async erase(@Payload() payload: unknown): Promise<void> {
+      const message = parseDomainMessage(payload, ['contact.erased']);
+      const erased = await erase(this.target, message.account_id, message.data.svc_id);
+      this.logger.info({ account_id: message.account_id, changed: erased }, `erased a customer from ${records}`);
+    }
+  }
+  return ContactErasureConsumer;
 }
