@@ -42,7 +42,6 @@ export class InternalContactsController {
 
   /** 201: a chat-met customer (ref null, a new svc_id, no details). */
   @Post('chat-met')
-  @HttpCode(201)
   createChatMet(@Caller() caller: GatewayContext): Promise<EventContact> {
     return this.contacts.createChatMet(caller.account.id);
   }
@@ -59,7 +58,6 @@ export class InternalContactsController {
 
   /** 201: a consent given in the chat, with its `consent.granted` event. */
   @Post('by-svc-id/:svcId/consents')
-  @HttpCode(201)
   recordChatConsent(
     @Caller() caller: GatewayContext,
     @Param() { svcId }: ContactSvcIdParams,

@@ -7,6 +7,7 @@ export * from './errors';
 export * from './health.controller';
 export * from './http-errors';
 export * from './internal-auth';
+export * from './request-id';
 export * from './logger';
 export * from './metrics.controller';
 export * from './metrics.service';

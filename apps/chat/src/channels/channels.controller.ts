@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Param, Post, Put, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Param, Post, Put, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import {
   ChatMessage,
@@ -10,8 +10,7 @@ import {
   WhatsappTemplateDto,
   WhatsappTextDto,
 } from '@svc/contracts';
-import { Caller } from '@svc/platform';
-import type { FastifyRequest } from 'fastify';
+import { Caller, RequestId } from '@svc/platform';
 import { ConversationRow } from '../conversations/conversations.repository';
 import { InternalChatController } from '../settings/internal-call.guard';
 import { Visitor, VisitorGuard } from '../visitor/visitor.guard';
@@ -36,7 +35,6 @@ export class ChannelsInternalController {
 
   /** 201 with the team's message: an approved template, queued for the Cloud API; 409 with the reason when the 24-hour rule refuses it. */
   @Post('conversations/:id/whatsapp-template')
-  @HttpCode(201)
   template(
     @Caller() caller: GatewayContext,
     @Param() { id }: ConversationIdParams,
@@ -52,7 +50,6 @@ export class ChannelsInternalController {
 
   /** 201 with the team's message: a free-form reply, only within 24 hours of the customer's last message (409 after). */
   @Post('conversations/:id/whatsapp-text')
-  @HttpCode(201)
   text(
     @Caller() caller: GatewayContext,
     @Param() { id }: ConversationIdParams,
@@ -69,9 +66,8 @@ export class PhoneCodeController {
   constructor(private readonly whatsapp: WhatsappService) {}
 
   @Post('phone-code')
-  @HttpCode(201)
   @UseGuards(VisitorGuard)
-  phoneCode(@Visitor() visitor: ConversationRow, @Req() request: FastifyRequest): Promise<PhoneCodeResponse> {
-    return this.whatsapp.phoneCode(visitor, request.id);
+  phoneCode(@Visitor() visitor: ConversationRow, @RequestId() id: string): Promise<PhoneCodeResponse> {
+    return this.whatsapp.phoneCode(visitor, id);
   }
 }

@@ -15,7 +15,7 @@ import {
   RequestBookingDto,
   SendChatMessageDto,
 } from '@svc/contracts';
-import { ApiError } from '@svc/platform';
+import { ApiError, RequestId } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BookingsService } from '../bookings/bookings.service';
 import { ConversationService } from '../conversations/conversation.service';
@@ -77,27 +77,23 @@ export class VisitorController {
   async send(
     @Visitor() visitor: ConversationRow,
     @Body() body: SendChatMessageDto,
-    @Req() request: FastifyRequest,
+    @RequestId() id: string,
   ): Promise<{ message: ChatMessage }> {
-    return { message: await this.conversation.send(visitor, body.text, request.id) };
+    return { message: await this.conversation.send(visitor, body.text, id) };
   }
 
   @Post('handover')
   @HttpCode(200)
   @UseGuards(VisitorGuard)
-  handover(@Visitor() visitor: ConversationRow, @Req() request: FastifyRequest): Promise<ChatConversationState> {
-    return this.conversation.handover(visitor, request.id);
+  handover(@Visitor() visitor: ConversationRow, @RequestId() id: string): Promise<ChatConversationState> {
+    return this.conversation.handover(visitor, id);
   }
 
   @Post('handover/reach')
   @HttpCode(200)
   @UseGuards(VisitorGuard)
-  reach(
-    @Visitor() visitor: ConversationRow,
-    @Body() body: HandoverReachDto,
-    @Req() request: FastifyRequest,
-  ): Promise<ChatConversationState> {
-    return this.conversation.reach(visitor, body, request.id);
+  reach(@Visitor() visitor: ConversationRow, @Body() body: HandoverReachDto, @RequestId() id: string): Promise<ChatConversationState> {
+    return this.conversation.reach(visitor, body, id);
   }
 
   /** A booking request for the piece the assistant's last answer cited. */
@@ -108,14 +104,13 @@ export class VisitorController {
   }
 
   @Post('consents')
-  @HttpCode(201)
   @UseGuards(VisitorGuard)
   consent(
     @Visitor() visitor: ConversationRow,
     @Body() body: FutureConsentDto,
-    @Req() request: FastifyRequest,
+    @RequestId() id: string,
   ): Promise<{ consent: EventConsent }> {
-    return this.conversation.consent(visitor, body, request.id);
+    return this.conversation.consent(visitor, body, id);
   }
 
   @Get('stream')

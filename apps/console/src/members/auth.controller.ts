@@ -71,7 +71,6 @@ export class AuthController {
 
   /** Invite: the new member's one-time set-password link (24 h), to pass on to them. */
   @Post('members')
-  @HttpCode(201)
   @UseGuards(SessionGuard)
   invite(@Member() member: SessionRow, @Body() body: InviteMemberDto): Promise<InvitedMemberResponse> {
     return this.members.invite(member.account_id, body.email);
@@ -94,7 +93,6 @@ export class InternalMembersController {
   constructor(private readonly members: MembersService) {}
 
   @Post('users')
-  @HttpCode(201)
   create(@Caller() caller: GatewayContext, @Body() body: InviteMemberDto): Promise<InvitedMemberResponse> {
     return this.members.invite(caller.account.id, body.email);
   }

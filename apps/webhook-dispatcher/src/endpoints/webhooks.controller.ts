@@ -53,7 +53,6 @@ export class WebhooksController {
   constructor(private readonly endpoints: EndpointsService) {}
 
   @Post()
-  @HttpCode(201)
   @ApiOperation({
     operationId: 'createWebhook',
     summary: 'Register a webhook endpoint; the response carries its signing secret, shown only here.',
