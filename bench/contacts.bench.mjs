@@ -1,7 +1,8 @@
 // npm run bench:contacts — PUT /api/v1/contacts/{ref} (a new customer with one consent, a new ref
 // every request) and GET /api/v1/contacts/{ref} through the gateway and contacts-api, beside a bare
 // Fastify + pg handler doing the same SQL (lock or insert the customer, insert the consent, read
-// the consents back, in one transaction) in the same run, measured with autocannon.
+// the consents back, in one transaction) in the same run, measured with autocannon. Its reads are
+// contacts-api's own statements and row shapes (dist/apps/contacts-api/src/contacts.sql.js).
 // The write limit is raised out of reach (WRITE_LIMIT_PER_MINUTE/PER_HOUR): every write is still
 // counted in Redis, as in production, but none is refused.
 // Needs `npm run build`, PostgreSQL and Redis on 127.0.0.1. Writes bench/results/contacts-*.json.
@@ -10,32 +11,30 @@ import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { openSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { createBenchAccount, productionEnv, root, scratchDatabase, waitReady } from './support.mjs';
+import { benchDatabase, cpuMs, machine, root, roundSettings, stopProcesses, waitReady, writeResult } from './support.mjs';
 
 const self = fileURLToPath(import.meta.url);
 /** Write limits out of reach: the writes are counted as in production, and none is refused. */
 const BENCH_WRITE_LIMIT = '1000000000';
 
-const CUSTOMER_COLUMNS = 'svc_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang, created_at, updated_at';
-const CONSENT_COLUMNS = 'purpose, granted, text, lang, given_at, source, withdrawn_at, withdrawn_by, origin';
+const { CONSENTS_OF_SQL, CUSTOMER_COLUMNS, customerSql, toConsent, toContact, withConsentsSql } = createRequire(import.meta.url)(
+  join(root, 'dist/apps/contacts-api/src/contacts.sql.js'),
+);
+/** A consent as the API answers it: with whether it is active. */
+const withActive = (consent) => ({ ...consent, active: consent.granted && consent.withdrawn_at === null });
 
 /** The baseline: contacts-api's SQL for the same two calls, without Nest, validation, auth or logs. */
 async function bareServer() {
   pg.types.setTypeParser(1184, (text) => text); // timestamptz as text, as contacts-api reads it
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: '-c timezone=UTC' });
   const accountId = randomUUID();
-  const consentsOf = async (db, svcId) =>
-    (
-      await db.query(
-        `SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`,
-        [accountId, svcId],
-      )
-    ).rows.map((row) => ({ ...row, active: row.granted && row.withdrawn_at === null }));
+  const consentsOf = async (db, svcId) => (await db.query(CONSENTS_OF_SQL, [accountId, svcId])).rows.map(withActive);
   const app = Fastify();
   app.put('/api/v1/contacts/:ref', async (request, reply) => {
     const { ref } = request.params;
@@ -43,9 +42,7 @@ async function bareServer() {
     const db = await pool.connect();
     try {
       await db.query('BEGIN');
-      let [customer] = (
-        await db.query(`SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ref = $2 FOR UPDATE`, [accountId, ref])
-      ).rows;
+      let [customer] = (await db.query(customerSql('ref', true), [accountId, ref])).rows;
       const created = !customer;
       if (created) {
         [customer] = (
@@ -73,31 +70,10 @@ async function bareServer() {
     }
   });
   app.get('/api/v1/contacts/:ref', async (request, reply) => {
-    const { rows } = await pool.query(
-      `SELECT c.svc_id, c.ref, c.name, c.email, c.email_confirmed, c.phone, c.phone_confirmed, c.lang, c.created_at, c.updated_at,
-              k.purpose, k.granted, k.text, k.lang AS consent_lang, k.given_at, k.source, k.withdrawn_at, k.withdrawn_by, k.origin
-         FROM contacts.customers c LEFT JOIN contacts.consents k ON k.customer_svc_id = c.svc_id
-        WHERE c.account_id = $1 AND c.ref = $2
-        ORDER BY c.svc_id, k.given_at, k.id`,
-      [accountId, request.params.ref],
-    );
+    const { rows } = await pool.query(withConsentsSql('ref'), [accountId, request.params.ref]);
     if (rows.length === 0) return reply.code(404).send({ error: { code: 'not_found', message: 'No such customer.' } });
-    const [{ svc_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang, created_at, updated_at }] = rows;
-    const consents = rows
-      .filter((row) => row.purpose !== null)
-      .map(({ purpose, granted, text, consent_lang, given_at, source, withdrawn_at, withdrawn_by, origin }) => ({
-        purpose,
-        granted,
-        text,
-        lang: consent_lang,
-        given_at,
-        source,
-        withdrawn_at,
-        withdrawn_by,
-        origin,
-        active: granted && withdrawn_at === null,
-      }));
-    return { ref, svc_id: Number(svc_id), name, email, email_confirmed, phone, phone_confirmed, lang, created_at, updated_at, consents };
+    const consents = rows.filter((row) => row.purpose !== null).map((row) => withActive(toConsent(row)));
+    return { ...toContact(rows[0]), consents };
   });
   app.get('/readyz', async () => ({ status: 'ready' }));
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
@@ -116,10 +92,7 @@ if (process.argv.includes('--bare')) {
 }
 
 async function bench() {
-  const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
-  const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-  const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-  const database = scratchDatabase();
+  const { duration: DURATION, connections: CONNECTIONS, rounds: ROUNDS } = roundSettings({ duration: 10, connections: 50, rounds: 3 });
   const ports = { gateway: 3920, contacts: 3921, bare: 3922 };
 
   const consent = {
@@ -167,11 +140,6 @@ async function bench() {
       duration,
     );
   };
-  /** CPU time (user + system) a process has used, in ms, from /proc (clock ticks of 10 ms). */
-  const cpuMs = (pid) => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  };
   /**
    * One measured run (after a 2-second warm-up with the same requests when `warm`): throughput and
    * latency, the CPU the serving processes spent per request (PostgreSQL's excluded: the same SQL
@@ -196,9 +164,7 @@ async function bench() {
   const ratio = (a, b) => Math.round((a.requests_per_s / b.requests_per_s) * 100) / 100;
   const cpuRatio = (a, b) => Math.round((a.cpu_ms_per_request / b.cpu_ms_per_request) * 100) / 100;
 
-  await database.create();
-  const env = productionEnv(database, process.env.BENCH_LOG_LEVEL ?? 'info');
-  const { apiKey } = createBenchAccount(env);
+  const { database, env, apiKey } = await benchDatabase(process.env.BENCH_LOG_LEVEL ?? 'info');
 
   const quiet = () => ['ignore', openSync('/dev/null', 'w'), 'inherit'];
   const children = [];
@@ -266,7 +232,7 @@ async function bench() {
     const result = {
       benchmark: 'PUT and GET /api/v1/contacts/{ref}',
       at: new Date().toISOString(),
-      machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
+      machine: machine(),
       note: 'Load generator, gateway, contacts-api, the bare server and PostgreSQL share 2 cores with other work (load_1m: the load average when each run started), which lowers throughput; cpu_ms_per_request (CPU of the serving processes per request) depends much less on it.',
       settings: {
         duration_s: DURATION,
@@ -278,9 +244,7 @@ async function bench() {
       put,
       get,
     };
-    mkdirSync(join(root, 'bench/results'), { recursive: true });
-    const file = join(root, 'bench/results', `contacts-${result.at.slice(0, 10)}.json`);
-    writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    const file = writeResult('contacts', result.at, result);
     console.table({
       'PUT bare': put.bare_fastify_pg,
       'PUT gateway': put.gateway_contacts_api,
@@ -292,8 +256,7 @@ async function bench() {
     );
     if ([...runs.put.gateway, ...runs.get.gateway].some((run) => run.errors > 0)) process.exitCode = 1;
   } finally {
-    for (const child of children) child.kill('SIGTERM');
-    await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((r) => child.on('exit', r)) : null)));
+    await stopProcesses(children);
     await database.drop();
   }
 }

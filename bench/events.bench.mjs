@@ -7,13 +7,10 @@
 // Needs `npm run build`, PostgreSQL and RabbitMQ on 127.0.0.1. Writes bench/results/events-*.json.
 import autocannon from 'autocannon';
 import { createRequire } from 'node:module';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { machine, percentile, root, writeAndPrintResult } from './support.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const { startStack, startRelay, TestProducer } = require(join(root, 'dist/libs/testing/src/index.js'));
 
@@ -23,7 +20,6 @@ const BURST_EVENTS = Number(process.env.BENCH_BURST_EVENTS ?? 20_000);
 const WRITERS = Number(process.env.BENCH_WRITERS ?? 4);
 const BATCH = 20; // events per producer transaction in the sustained run
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const marker = (event) => event.data.message.id - 90_000;
 
 const stack = await startStack(['events-api'], {
@@ -134,15 +130,13 @@ try {
 
   const result = {
     date: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
+    machine: machine(),
     steady: steadyResult,
     sustained: burstResult,
     feed_reads: readResult,
     targets: { steady_p50_ms: 30, steady_p99_ms: 150, sustained_per_s: 1000 },
   };
-  mkdirSync(join(root, 'bench/results'), { recursive: true });
-  writeFileSync(join(root, `bench/results/events-${result.date.slice(0, 10)}.json`), `${JSON.stringify(result, null, 2)}\n`);
-  console.log(JSON.stringify(result, null, 2));
+  writeAndPrintResult('events', result.date, result);
 } finally {
   await relay.stop();
   await producer.close();

@@ -23,34 +23,32 @@
 // tune it.
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { openSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
+  benchDatabase,
   cpuTimes,
-  createBenchAccount,
   machine,
   measured,
   median,
-  productionEnv,
   root,
   round2,
-  scratchDatabase,
+  roundSettings,
+  stopProcesses,
   summary,
   waitReady,
+  writeResult,
 } from './support.mjs';
 
 const FORKS = Number(process.env.BENCH_FORKS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const DURATION = Number(process.env.BENCH_DURATION_S ?? 4);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS } = roundSettings({ rounds: 4, duration: 4, connections: 50 });
 const THREADS = Number(process.env.BENCH_THREADS ?? 1);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
 const LOADER = process.env.BENCH_LOADER ?? (hasWrk ? 'wrk' : 'autocannon');
 if (!['wrk', 'autocannon'].includes(LOADER) || (LOADER === 'wrk' && !hasWrk))
   throw new Error(`BENCH_LOADER=${LOADER}: use wrk (installed: ${hasWrk}) or autocannon`);
-const database = scratchDatabase();
 
 /** wrk's `--latency` report as `measured` gives autocannon's: requests/s, p50 and p99 in ms, errors. */
 function fromWrk(output) {
@@ -104,9 +102,7 @@ function drive(url, headers, durationS) {
     child.on('exit', (code) => (code === 0 ? resolve(fromWrk(output)) : reject(new Error(`wrk exited with ${code}:\n${output}`))));
   });
 }
-await database.create();
-const env = productionEnv(database, LOG_LEVEL);
-const { apiKey, account } = createBenchAccount(env);
+const { database, env, apiKey, account } = await benchDatabase(LOG_LEVEL);
 const body = {
   account,
   key: { id: '00000000-0000-0000-0000-000000000000', prefix: apiKey.slice(0, 13), created_at: '2026-11-21T10:04:05.123456+00:00' },
@@ -124,10 +120,7 @@ let children = [];
 
 /** Stops this fork's servers and waits until they have exited. */
 async function stopServers() {
-  for (const child of children) child.kill('SIGTERM');
-  await Promise.all(
-    children.map((child) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)))),
-  );
+  await stopProcesses(children);
   children = [];
 }
 
@@ -197,9 +190,7 @@ try {
     target: 'gateway keeps at least 0.5 of the bare handler throughput (median of the per-round ratios over all forks)',
     rounds: runs,
   };
-  mkdirSync(join(root, 'bench/results'), { recursive: true });
-  const file = join(root, 'bench/results', `gateway-${result.at.slice(0, 10)}.json`);
-  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  const file = writeResult('gateway', result.at, result);
   console.table({ 'bare Fastify': result.bare_fastify, gateway: result.gateway });
   console.log(
     `throughput ratio gateway/bare: ${result.throughput_ratio} (median of ${ratios.length} rounds over ${FORKS} process pairs, whose medians were ${forkRatios.join(', ')}; target ≥ 0.5) — written to ${file}`,

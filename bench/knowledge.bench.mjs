@@ -6,23 +6,23 @@
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/knowledge-*.json.
 // BENCH_QUESTIONS (default 2000) sets how many questions are timed.
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import {
-  createBenchAccount,
+  benchDatabase,
   machine,
   percentile,
-  productionEnv,
+  PRODUCTS,
   root,
   round2,
-  scratchDatabase,
   seededRandom,
+  stopProcesses,
   SYLLABLES,
   waitReady,
+  writeResult,
 } from './support.mjs';
 
 const require = createRequire(import.meta.url);
@@ -32,7 +32,6 @@ const BENCH_WRITE_LIMIT = '1000000000';
 const BATCH = 50;
 const QUESTIONS = Number(process.env.BENCH_QUESTIONS ?? 2_000);
 const WARMUP = 200;
-const database = scratchDatabase();
 const [GATEWAY_PORT, KNOWLEDGE_PORT] = [3920, 3921];
 
 // ---- Realistic shop knowledge, generated reproducibly (mulberry32) ----
@@ -43,38 +42,6 @@ const between = (low, high) => low + Math.floor(random() * (high - low + 1));
 const BRANDS = [...new Set(Array.from({ length: 400 }, () => Array.from({ length: between(2, 3) }, () => pick(SYLLABLES)).join('')))].map(
   (b) => b[0].toUpperCase() + b.slice(1),
 );
-const PRODUCTS = [
-  'hiking boots',
-  'rain jacket',
-  'city bike',
-  'tent',
-  'sleeping bag',
-  'backpack',
-  'kayak',
-  'ski helmet',
-  'running shoes',
-  'wool sweater',
-  'camping stove',
-  'trekking poles',
-  'snowboard',
-  'climbing harness',
-  'water bottle',
-  'sunglasses',
-  'bike lock',
-  'headlamp',
-  'travel pillow',
-  'yoga mat',
-  'paddle board',
-  'down vest',
-  'ski goggles',
-  'e-bike',
-  'cargo trailer',
-  'insulated mug',
-  'hammock',
-  'fleece gloves',
-  'ice axe',
-  'softshell trousers',
-];
 const COLOURS = ['black', 'navy', 'olive', 'red', 'grey', 'sand', 'teal', 'orange'];
 const MATERIALS = [
   'recycled polyester',
@@ -249,9 +216,7 @@ const stats = (samples) => {
   };
 };
 
-await database.create();
-const env = productionEnv(database, 'warn');
-const { apiKey, account } = createBenchAccount(env);
+const { database, env, apiKey, account } = await benchDatabase('warn');
 
 const knowledge = spawn(process.execPath, [join(root, 'dist/apps/knowledge-api/src/main.js')], {
   env: { ...env, PORT: String(KNOWLEDGE_PORT) },
@@ -361,9 +326,7 @@ try {
     targets: { load_seconds_below: 15, search_p99_ms_below: 25 },
     met: { load: load.seconds < 15, search_p99: searchResult.p99_ms < 25 },
   };
-  mkdirSync(join(root, 'bench/results'), { recursive: true });
-  const file = join(root, 'bench/results', `knowledge-${result.at.slice(0, 10)}.json`);
-  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  const file = writeResult('knowledge', result.at, result);
   console.table({
     'bulk load (s)': { value: load.seconds, target: '< 15' },
     'search p50 (ms)': { value: searchResult.p50_ms, target: '' },
@@ -372,8 +335,7 @@ try {
   console.log(`written to ${file}`);
   if (!result.met.load || !result.met.search_p99) process.exitCode = 1;
 } finally {
-  for (const child of [gateway, knowledge]) child.kill('SIGTERM');
-  await Promise.all([gateway, knowledge].map((child) => (child.exitCode === null ? new Promise((r) => child.on('exit', r)) : null)));
+  await stopProcesses([gateway, knowledge]);
   // BENCH_KEEP_DATABASE=1 leaves the loaded database for EXPLAIN ANALYZE of the search.
   if (process.env.BENCH_KEEP_DATABASE === '1') console.log(`database kept: ${database.url}`);
   else await database.drop();

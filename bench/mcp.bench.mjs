@@ -20,26 +20,23 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import {
+  benchDatabase,
   cpuMs,
-  createBenchAccount,
   machine,
   median,
   percentile,
-  productionEnv,
   root,
   round2,
   round3,
-  scratchDatabase,
+  roundSettings,
+  stopProcesses,
   summary,
   waitReady,
   writeResult,
 } from './support.mjs';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
-const DURATION = Number(process.env.BENCH_DURATION_S ?? 4);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);
+const { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS } = roundSettings({ rounds: 6, duration: 4, connections: 1 });
 const PORTS = { gateway: 3920, knowledge: 3921, mcp: 3922 };
-const database = scratchDatabase();
 const PROTOCOL_VERSION = '2025-11-25';
 
 /** CPU time (ms) each app's process has used so far (empty where /proc cannot tell). */
@@ -99,9 +96,7 @@ const withCpu = (runs) => ({
   ),
 });
 
-await database.create();
-const env = productionEnv(database, 'warn');
-const { apiKey, account } = createBenchAccount(env);
+const { database, env, apiKey, account } = await benchDatabase('warn');
 const local = (port) => `http://127.0.0.1:${port}`;
 const children = [];
 const pids = {};
@@ -215,9 +210,6 @@ try {
   );
   if (result.rest.errors > 0 || result.mcp.errors > 0) process.exitCode = 1;
 } finally {
-  for (const child of children) child.kill('SIGTERM');
-  await Promise.all(
-    children.map((child) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)))),
-  );
+  await stopProcesses(children);
   await database.drop();
 }

@@ -1,5 +1,6 @@
-// What the benchmarks share: a scratch database, waiting for an app, reproducible randomness, the
-// statistics they report, the CPU time of a process and the writing of their results.
+// What the benchmarks share: a scratch database, waiting for an app and stopping the processes they
+// started, their settings, reproducible randomness and shop words, the statistics they report, the
+// CPU time of a process and the writing of their results.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,18 @@ export function scratchDatabase() {
   };
 }
 
+/**
+ * A scratch database, created, holding a Scale account made with the admin CLI: the database (to
+ * `drop()` at the end), the environment of the apps on it (`productionEnv` at `logLevel`), the
+ * account and its API key.
+ */
+export async function benchDatabase(logLevel) {
+  const database = scratchDatabase();
+  await database.create();
+  const env = productionEnv(database, logLevel);
+  return { database, env, ...createBenchAccount(env) };
+}
+
 /** Resolves once `url/readyz` answers 2xx (polled every 100 ms, `tries` times). */
 export async function waitReady(url, tries = 300) {
   for (let i = 0; i < tries; i += 1) {
@@ -39,6 +52,24 @@ export async function waitReady(url, tries = 300) {
   }
   throw new Error(`${url} not ready`);
 }
+
+/** Sends SIGTERM to `children` (spawned processes) and resolves once every one has exited. */
+export async function stopProcesses(children) {
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(
+    children.map((child) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)))),
+  );
+}
+
+/**
+ * The settings of a bench measured in rounds: BENCH_ROUNDS rounds of BENCH_DURATION_S seconds over
+ * BENCH_CONNECTIONS connections, from the environment or else `defaults`.
+ */
+export const roundSettings = (defaults) => ({
+  rounds: Number(process.env.BENCH_ROUNDS ?? defaults.rounds),
+  duration: Number(process.env.BENCH_DURATION_S ?? defaults.duration),
+  connections: Number(process.env.BENCH_CONNECTIONS ?? defaults.connections),
+});
 
 /** A Scale account made with the admin CLI in `env`'s database: its API key and account. */
 export function createBenchAccount(env) {
@@ -105,6 +136,13 @@ export function writeResult(name, at, result) {
   return file;
 }
 
+/** `writeResult`, then the whole result printed as JSON. */
+export function writeAndPrintResult(name, at, result) {
+  const file = writeResult(name, at, result);
+  console.log(JSON.stringify(result, null, 2));
+  return file;
+}
+
 /**
  * The environment of the processes a benchmark starts: on `database` (created), as in production
  * (NODE_ENV), with a fresh internal secret, listening on 127.0.0.1, logging at `logLevel`.
@@ -149,7 +187,41 @@ export const SYLLABLES = [
   'fin',
 ];
 
-/** The machine a result was measured on, with `extra` (the load average as each bench reads it). */
+/** Products of an outdoor shop, for the generated knowledge pieces. */
+export const PRODUCTS = [
+  'hiking boots',
+  'rain jacket',
+  'city bike',
+  'tent',
+  'sleeping bag',
+  'backpack',
+  'kayak',
+  'ski helmet',
+  'running shoes',
+  'wool sweater',
+  'camping stove',
+  'trekking poles',
+  'snowboard',
+  'climbing harness',
+  'water bottle',
+  'sunglasses',
+  'bike lock',
+  'headlamp',
+  'travel pillow',
+  'yoga mat',
+  'paddle board',
+  'down vest',
+  'ski goggles',
+  'e-bike',
+  'cargo trailer',
+  'insulated mug',
+  'hammock',
+  'fleece gloves',
+  'ice axe',
+  'softshell trousers',
+];
+
+/** The machine a result was measured on, with `extra` (what a bench adds: the load average as it reads it, a note). */
 export function machine(extra) {
   return { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, ...extra };
 }

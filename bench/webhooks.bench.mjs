@@ -14,13 +14,10 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { machine, percentile, root, writeAndPrintResult } from './support.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const { startStack, startApp, startRelay, createTestCa, TestProducer } = require(join(root, 'dist/libs/testing/src/index.js'));
 const { createDataSource } = require(join(root, 'dist/libs/persistence/src/index.js'));
@@ -34,7 +31,6 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_S ?? 3);
 const ENDPOINTS = 3;
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 20_000);
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const round = (ms) => Math.round(ms * 10) / 10;
 
 /** The receiver process (bench/receiver-process.mjs), asked over IPC what it has received. */
@@ -245,13 +241,9 @@ try {
   const result = {
     benchmark: 'webhook deliveries to a real https receiver',
     date: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpu: cpus()[0]?.model,
-      memory_gib: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
+    machine: machine({
       note: 'one machine: the receiver (a process of its own), the load generator, RabbitMQ, PostgreSQL and every app share its cores',
-    },
+    }),
     settings: {
       dispatcher: 'NODE_ENV=production, default WEBHOOK_CONCURRENCY and WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT',
       latency_from: {
@@ -265,9 +257,7 @@ try {
     // Issue 6's latency targets are for the whole path, from the producer's commit.
     targets: { whole_path_p50_ms: 60, whole_path_p99_ms: 250, sustained_deliveries_per_s: 1000 },
   };
-  mkdirSync(join(root, 'bench/results'), { recursive: true });
-  writeFileSync(join(root, `bench/results/webhooks-${result.date.slice(0, 10)}.json`), `${JSON.stringify(result, null, 2)}\n`);
-  console.log(JSON.stringify(result, null, 2));
+  writeAndPrintResult('webhooks', result.date, result);
 } finally {
   await relay?.stop();
   await producer?.close();

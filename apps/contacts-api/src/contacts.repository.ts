@@ -3,52 +3,21 @@ import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
 import { execute, queryOne, queryRows } from '@svc/persistence';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { Withdrawal } from './contact-rules';
+import {
+  CONSENT_COLUMNS,
+  CONSENTS_OF_SQL,
+  CUSTOMER_COLUMNS,
+  CustomerConsentRow,
+  CustomerLookup,
+  CustomerRow,
+  customerSql,
+  toConsent,
+  toContact,
+  withConsentsSql,
+} from './contacts.sql';
 import { CONTACTS_SCHEMA } from './migrations';
 
-const CUSTOMER_COLUMNS = 'svc_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang, created_at, updated_at';
-const CONSENT_COLUMNS = 'purpose, granted, text, lang, given_at, source, withdrawn_at, withdrawn_by, origin';
-
-/** bigint comes back from the driver as text; svc_ids stay far below 2^53. */
-type CustomerRow = Omit<EventContact, 'svc_id'> & { svc_id: string };
-/** A consent's columns in a join with its customer (whose `lang` it would shadow). */
-type JoinedConsent = Omit<StoredConsent, 'lang'> & { consent_lang: string | null };
-/** A customer joined with one of its consents, or with nulls when it has none. */
-type CustomerConsentRow = CustomerRow & (JoinedConsent | { purpose: null });
-
-const toContact = (row: CustomerRow): EventContact => ({
-  ref: row.ref,
-  svc_id: Number(row.svc_id),
-  name: row.name,
-  email: row.email,
-  email_confirmed: row.email_confirmed,
-  phone: row.phone,
-  phone_confirmed: row.phone_confirmed,
-  lang: row.lang,
-  created_at: row.created_at,
-  updated_at: row.updated_at,
-});
-
-const toConsent = ({
-  consent_lang,
-  purpose,
-  granted,
-  text,
-  given_at,
-  source,
-  withdrawn_at,
-  withdrawn_by,
-  origin,
-}: JoinedConsent): StoredConsent => ({
-  purpose,
-  granted,
-  text,
-  lang: consent_lang,
-  given_at,
-  source,
-  withdrawn_at,
-  withdrawn_by,
-  origin,
-});
+export type { CustomerLookup } from './contacts.sql';
 
 /** A consent and contacts-api's id of it. */
 export interface IdentifiedConsent {
@@ -66,14 +35,6 @@ export interface CustomerWithConsents {
   contact: EventContact;
   consents: StoredConsent[];
 }
-
-/** How customers are looked up with their consents: the WHERE clause on `c` for `$2`. */
-const LOOKUPS = {
-  ref: 'c.ref = $2',
-  email: 'lower(c.email) = lower($2)',
-  phone: 'c.phone = $2',
-} as const;
-export type CustomerLookup = { [K in keyof typeof LOOKUPS]: { by: K; value: string } }[keyof typeof LOOKUPS];
 
 /**
  * Thrown inside a transaction to run it again from the start, on a fresh snapshot: the state it
@@ -112,26 +73,13 @@ class ContactReads {
     value: string | number,
     lock = false,
   ): Promise<EventContact | undefined> {
-    const row = await queryOne<CustomerRow>(
-      this.db,
-      `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND ${key} = $2${lock ? ' FOR UPDATE' : ''}`,
-      [accountId, value],
-    );
+    const row = await queryOne<CustomerRow>(this.db, customerSql(key, lock), [accountId, value]);
     return row && toContact(row);
   }
 
   /** Customers with their consents in one query, oldest customer first. */
   async withConsents(accountId: string, lookup: CustomerLookup): Promise<CustomerWithConsents[]> {
-    const rows = await queryRows<CustomerConsentRow>(
-      this.db,
-      `SELECT c.svc_id, c.ref, c.name, c.email, c.email_confirmed, c.phone, c.phone_confirmed, c.lang, c.created_at, c.updated_at,
-              k.purpose, k.granted, k.text, k.lang AS consent_lang, k.given_at, k.source, k.withdrawn_at, k.withdrawn_by, k.origin
-         FROM contacts.customers c
-         LEFT JOIN contacts.consents k ON k.customer_svc_id = c.svc_id
-        WHERE c.account_id = $1 AND ${LOOKUPS[lookup.by]}
-        ORDER BY c.svc_id, k.given_at, k.id`,
-      [accountId, lookup.value],
-    );
+    const rows = await queryRows<CustomerConsentRow>(this.db, withConsentsSql(lookup.by), [accountId, lookup.value]);
     const customers: CustomerWithConsents[] = [];
     for (const row of rows) {
       let last = customers[customers.length - 1];
@@ -146,11 +94,7 @@ class ContactReads {
 
   /** A customer's consents, oldest given_at first (then as recorded). */
   async consentsOf(accountId: string, svcId: number): Promise<StoredConsent[]> {
-    return queryRows<StoredConsent>(
-      this.db,
-      `SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`,
-      [accountId, svcId],
-    );
+    return queryRows<StoredConsent>(this.db, CONSENTS_OF_SQL, [accountId, svcId]);
   }
 
   /** A customer's consents with their ids (for the console's Withdraw action), oldest given_at first. */

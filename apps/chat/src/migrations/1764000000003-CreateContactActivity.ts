@@ -13,8 +13,7 @@ export class CreateContactActivity1764000000003 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       CREATE TABLE chat.contact_activity (
-        event_id uuid PRIMARY KEY,
-        account_id uuid NOT NULL,
+        event_id uuid PRIMARY KEY, account_id uuid NOT NULL,
         kind text NOT NULL CHECK (kind IN ('contact.confirmed', 'consent.granted', 'consent.withdrawn')),
         detail text NOT NULL,
         at timestamptz NOT NULL

@@ -25,14 +25,12 @@ export class CreateChannels1764000000004 implements MigrationInterface {
     );
     await queryRunner.query(`
       CREATE TABLE chat.whatsapp_inbound (
-        message_id text PRIMARY KEY,
-        account_id uuid NOT NULL,
+        message_id text PRIMARY KEY, account_id uuid NOT NULL,
         received_at timestamptz NOT NULL DEFAULT now()
       )`);
     await queryRunner.query(`
       CREATE TABLE chat.whatsapp_statuses (
-        message_id text NOT NULL,
-        status text NOT NULL,
+        message_id text NOT NULL, status text NOT NULL,
         account_id uuid NOT NULL,
         at timestamptz NOT NULL,
         PRIMARY KEY (message_id, status)
@@ -60,23 +58,17 @@ export class CreateChannels1764000000004 implements MigrationInterface {
     await queryRunner.query(`
       CREATE TABLE chat.email_confirmations (
         token_hash bytea PRIMARY KEY,
-        account_id uuid NOT NULL,
-        customer_svc_id bigint NOT NULL,
-        email text NOT NULL,
-        conversation_id bigint NOT NULL,
-        expires_at timestamptz NOT NULL,
-        used_at timestamptz,
+        account_id uuid NOT NULL, customer_svc_id bigint NOT NULL,
+        email text NOT NULL, conversation_id bigint NOT NULL,
+        expires_at timestamptz NOT NULL, used_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
     await queryRunner.query(`
       CREATE TABLE chat.phone_codes (
         conversation_id bigint PRIMARY KEY,
-        account_id uuid NOT NULL,
-        customer_svc_id bigint NOT NULL,
-        phone text NOT NULL,
-        code text NOT NULL,
-        expires_at timestamptz NOT NULL,
-        used_at timestamptz
+        account_id uuid NOT NULL, customer_svc_id bigint NOT NULL,
+        phone text NOT NULL, code text NOT NULL,
+        expires_at timestamptz NOT NULL, used_at timestamptz
       )`);
     await queryRunner.query(`CREATE INDEX phone_codes_lookup_idx ON chat.phone_codes (account_id, phone, code)`);
   }

@@ -36,8 +36,7 @@ export class CreateMembers1764100000000 implements MigrationInterface {
     await queryRunner.query(`
       CREATE TABLE console.sign_in_failures (
         id bigserial PRIMARY KEY,
-        email text NOT NULL,
-        address text NOT NULL,
+        email text NOT NULL, address text NOT NULL,
         at timestamptz NOT NULL DEFAULT now()
       )`);
     await queryRunner.query('CREATE INDEX sign_in_failures_email ON console.sign_in_failures (lower(email), at)');

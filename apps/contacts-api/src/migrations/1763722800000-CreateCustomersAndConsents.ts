@@ -9,16 +9,12 @@ export class CreateCustomersAndConsents1763722800000 implements MigrationInterfa
     await queryRunner.query(`
       CREATE TABLE contacts.customers (
         svc_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        account_id uuid NOT NULL,
-        ref text,
+        account_id uuid NOT NULL, ref text,
         name text NOT NULL DEFAULT '',
-        email text,
-        email_confirmed boolean NOT NULL DEFAULT false,
-        phone text,
-        phone_confirmed boolean NOT NULL DEFAULT false,
+        email text, email_confirmed boolean NOT NULL DEFAULT false,
+        phone text, phone_confirmed boolean NOT NULL DEFAULT false,
         lang text,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        updated_at timestamptz NOT NULL DEFAULT now(),
+        created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now(),
         CONSTRAINT customers_account_ref_key UNIQUE (account_id, ref)
       )`);
     await queryRunner.query(`CREATE INDEX customers_account_email_idx ON contacts.customers (account_id, lower(email))`);

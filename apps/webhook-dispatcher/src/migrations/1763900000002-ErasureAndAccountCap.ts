@@ -11,8 +11,7 @@ export class ErasureAndAccountCap1763900000002 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       CREATE TABLE webhooks.erased_contacts (
-        account_id uuid NOT NULL,
-        svc_id bigint NOT NULL,
+        account_id uuid NOT NULL, svc_id bigint NOT NULL,
         erased_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (account_id, svc_id)
       )`);
