@@ -6,11 +6,32 @@ import { IsAnyUuid } from './validators';
 /** Every kind on the domain exchange: the public events and the internal messages. */
 export const DOMAIN_KINDS: readonly string[] = [...EVENT_KINDS, 'contact.erased', 'knowledge.changed'];
 
+/** How an envelope's consumer words a failed check: what the field is not, or what it must be. */
+type Wording = (what: string) => string;
+const isNot: Wording = (what) => `$property is not ${what}`;
+const mustBe: Wording = (what) => `$property must be ${what}`;
+
+/**
+ * What both envelopes end with: `at`, the time as text (its consumer checks the timestamp itself),
+ * and `data`, an object. A failure reads in the envelope's `wording`; `timestamp` names what `at`
+ * holds. Inherited fields are checked after the envelope's own: problems come in the fields' order.
+ */
+function TimeAndData(wording: Wording, timestamp: string) {
+  abstract class TimeAndDataDto {
+    @IsString({ message: wording(timestamp) })
+    at!: string;
+
+    @IsObject({ message: wording('an object') })
+    data!: Record<string, unknown>;
+  }
+  return TimeAndDataDto;
+}
+
 /**
  * The envelope of a domain message (`DomainMessage`) as a consumer checks it before acting on it.
  * The timestamp's text is checked by the consumer (PostgreSQL's range of offsets), the data per kind.
  */
-export class DomainMessageDto {
+export class DomainMessageDto extends TimeAndData(isNot, 'a timestamp with a zone') {
   @IsAnyUuid()
   id!: string;
 
@@ -19,36 +40,24 @@ export class DomainMessageDto {
 
   @IsIn(DOMAIN_KINDS, { message: '$property is unknown' })
   kind!: string;
-
-  @IsString({ message: '$property is not a timestamp with a zone' })
-  at!: string;
-
-  @IsObject({ message: '$property is not an object' })
-  data!: Record<string, unknown>;
 }
 
 /** A public event as events-api publishes it (`PublicEvent`); syntax only, so that a kind added later still passes. */
-export class RecordedPublicEventDto {
-  @IsInt({ message: '$property must be a positive integer' })
-  @Min(1, { message: '$property must be a positive integer' })
+export class RecordedPublicEventDto extends TimeAndData(mustBe, 'a timestamp') {
+  @IsInt({ message: mustBe('a positive integer') })
+  @Min(1, { message: mustBe('a positive integer') })
   id!: number;
 
-  @Matches(/^[a-z][a-z_]*(\.[a-z][a-z_]*)+$/, { message: '$property must be an event kind' })
+  @Matches(/^[a-z][a-z_]*(\.[a-z][a-z_]*)+$/, { message: mustBe('an event kind') })
   event!: string;
-
-  @IsString({ message: '$property must be a timestamp' })
-  at!: string;
-
-  @IsObject({ message: '$property must be an object' })
-  data!: Record<string, unknown>;
 }
 
 /** What events-api publishes on the events exchange once an event has its public id (`RecordedEvent`). */
 export class RecordedEventDto {
-  @IsAnyUuid({ message: '$property must be a UUID' })
+  @IsAnyUuid({ message: mustBe('a UUID') })
   account_id!: string;
 
-  @IsObject({ message: '$property must be an object' })
+  @IsObject({ message: mustBe('an object') })
   @ValidateNested()
   @Type(() => RecordedPublicEventDto)
   event!: RecordedPublicEventDto;
