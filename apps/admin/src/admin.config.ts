@@ -1,13 +1,13 @@
 import { messagingConfigSpec } from '@svc/messaging';
 import { DEFAULT_DATABASE_URL } from '@svc/persistence';
-import { DEFAULT_APP_URL, secret, serviceUrl, url } from '@svc/platform';
+import { DEFAULT_APP_URL, optional, secret, serviceUrl, url } from '@svc/platform';
 
 export const adminConfigSpec = {
   ...messagingConfigSpec,
-  INTERNAL_AUTH_SECRET: secret(32, { orEmpty: true })({
-    default: '',
-    desc: "The apps' INTERNAL_AUTH_SECRET: needed only by the commands that call a service (`widget origins`, `trigger`, `user create`), which refuse to run without it.",
-  }),
+  INTERNAL_AUTH_SECRET: optional(
+    secret(32, { orEmpty: true }),
+    "The apps' INTERNAL_AUTH_SECRET: needed only by the commands that call a service (`widget origins`, `trigger`, `user create`), which refuse to run without it.",
+  ),
   CHAT_URL: serviceUrl(
     'chat',
     'The chat (widget, visitor API): the gateway routes `/chat/*` there unchanged, without key checks; `admin widget origins` writes its widget settings there.',

@@ -6,6 +6,7 @@ import {
   DEFAULT_APP_URL,
   makeValidator,
   millis,
+  optional,
   secret,
   serviceConfigSpec,
   serviceUrl,
@@ -30,7 +31,7 @@ const duration = makeValidator<string>((value) => {
 });
 
 /** An http(s) URL, or empty (the feature is off). */
-const optionalUrl = makeValidator<string>((value) => {
+const httpUrlOrEmpty = makeValidator<string>((value) => {
   if (value === '') return value;
   const parsed = URL.canParse(value) ? new URL(value) : undefined;
   if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) throw new Error('must be an http(s) URL, or empty');
@@ -62,20 +63,20 @@ export const chatConfigSpec = {
     default: '3m',
     desc: 'After a customer asks for a person, how long without a team reply before the widget asks how to reach them (`3m`, `2s`: units ms, s, m, h).',
   }),
-  LLM_BASE_URL: optionalUrl({
-    default: '',
-    desc: 'Optional OpenAI-compatible API (`…/v1`): when set, the assistant writes replies from the top passages with `POST {LLM_BASE_URL}/chat/completions`; empty: the built-in extractive answer.',
-  }),
-  LLM_MODEL: str({ default: '', desc: 'The model asked at LLM_BASE_URL (required with it).' }),
-  LLM_API_KEY: str({ default: '', desc: 'Bearer key for LLM_BASE_URL (empty: none sent).' }),
-  CHAT_DEMO_KEY: str({
-    default: '',
-    desc: 'Development only (`npm start` sets it): an API key of the demo account; `/chat/demo` then serves a sample shop page with the widget and a pass for its sample customer. Empty (production): `/chat/demo` is 404.',
-  }),
-  TRUST_PROXY: trustProxy({
-    default: '',
-    desc: 'Proxies whose X-Forwarded-For is believed for the client address (Fastify `trustProxy`): empty for none, a number of hops, or addresses/CIDR ranges (`uniquelocal` = private ranges). Kubernetes: `1` (the Ingress controller); the chat under `npm start`: `loopback` (the gateway).',
-  }),
+  LLM_BASE_URL: optional(
+    httpUrlOrEmpty,
+    'Optional OpenAI-compatible API (`…/v1`): when set, the assistant writes replies from the top passages with `POST {LLM_BASE_URL}/chat/completions`; empty: the built-in extractive answer.',
+  ),
+  LLM_MODEL: optional(str, 'The model asked at LLM_BASE_URL (required with it).'),
+  LLM_API_KEY: optional(str, 'Bearer key for LLM_BASE_URL (empty: none sent).'),
+  CHAT_DEMO_KEY: optional(
+    str,
+    'Development only (`npm start` sets it): an API key of the demo account; `/chat/demo` then serves a sample shop page with the widget and a pass for its sample customer. Empty (production): `/chat/demo` is 404.',
+  ),
+  TRUST_PROXY: optional(
+    trustProxy,
+    'Proxies whose X-Forwarded-For is believed for the client address (Fastify `trustProxy`): empty for none, a number of hops, or addresses/CIDR ranges (`uniquelocal` = private ranges). Kubernetes: `1` (the Ingress controller); the chat under `npm start`: `loopback` (the gateway).',
+  ),
   VISITOR_CONVERSATIONS_PER_ADDRESS: count({
     default: 30,
     desc: 'New conversations one visitor address (an IPv6 /64) may open per VISITOR_CONVERSATION_WINDOW_MS, counted by each chat process; past that 429 with Retry-After. Resuming a conversation is not counted.',
@@ -85,24 +86,24 @@ export const chatConfigSpec = {
     default: 20,
     desc: 'Messages a visitor may send in one conversation in any minute (counted in PostgreSQL, across replicas); past that 429 with Retry-After.',
   }),
-  SMTP_URL: secret(1, { orEmpty: true })({
-    default: '',
-    desc: 'SMTP server for confirmation emails (nodemailer URL: `smtp://user:pass@host:587`, `smtps://…`). Empty: emails stay queued until it is set. `npm start` points it at its local mail sink (docs/chat.md "Channels").',
-  }),
+  SMTP_URL: optional(
+    secret(1, { orEmpty: true }),
+    'SMTP server for confirmation emails (nodemailer URL: `smtp://user:pass@host:587`, `smtps://…`). Empty: emails stay queued until it is set. `npm start` points it at its local mail sink (docs/chat.md "Channels").',
+  ),
   EMAIL_FROM: str({ default: 'Chat <no-reply@localhost>', desc: 'The From of confirmation emails.' }),
-  WHATSAPP_API_URL: optionalUrl({
-    default: '',
-    desc: 'WhatsApp Business Cloud API base (`https://graph.facebook.com/v21.0`; a local fake in development and tests): the chat sends `POST {WHATSAPP_API_URL}/{phone_number_id}/messages`. Empty: WhatsApp sends stay queued.',
-  }),
-  WHATSAPP_ACCESS_TOKEN: secret(0, { orEmpty: true })({ default: '', desc: 'Bearer token for WHATSAPP_API_URL (a system user token).' }),
-  WHATSAPP_APP_SECRET: secret(0, { orEmpty: true })({
-    default: '',
-    desc: 'The Cloud API app secret: `X-Hub-Signature-256` of inbound webhooks is checked with it (empty: every inbound webhook is refused with 401).',
-  }),
-  WHATSAPP_VERIFY_TOKEN: secret(0, { orEmpty: true })({
-    default: '',
-    desc: 'The verify token of the webhook handshake (`GET /chat/whatsapp/webhook`); empty: the handshake is refused.',
-  }),
+  WHATSAPP_API_URL: optional(
+    httpUrlOrEmpty,
+    'WhatsApp Business Cloud API base (`https://graph.facebook.com/v21.0`; a local fake in development and tests): the chat sends `POST {WHATSAPP_API_URL}/{phone_number_id}/messages`. Empty: WhatsApp sends stay queued.',
+  ),
+  WHATSAPP_ACCESS_TOKEN: optional(secret(0, { orEmpty: true }), 'Bearer token for WHATSAPP_API_URL (a system user token).'),
+  WHATSAPP_APP_SECRET: optional(
+    secret(0, { orEmpty: true }),
+    'The Cloud API app secret: `X-Hub-Signature-256` of inbound webhooks is checked with it (empty: every inbound webhook is refused with 401).',
+  ),
+  WHATSAPP_VERIFY_TOKEN: optional(
+    secret(0, { orEmpty: true }),
+    'The verify token of the webhook handshake (`GET /chat/whatsapp/webhook`); empty: the handshake is refused.',
+  ),
   DELIVERY_RETRY_BASE_MS: millis(600_000)({
     default: 2_000,
     desc: 'First retry delay of a WhatsApp message or email whose provider is down; doubled each attempt, at most 10 minutes.',

@@ -1,5 +1,5 @@
 import { databaseConfigSpec } from '@svc/persistence';
-import { Config, count, DEFAULT_APP_URL, millis, serviceConfigSpec, serviceUrl, str, trustProxy, url } from '@svc/platform';
+import { Config, count, DEFAULT_APP_URL, millis, optional, serviceConfigSpec, serviceUrl, str, trustProxy, url } from '@svc/platform';
 import { redisUrl } from './redis/redis-client';
 
 export const gatewayConfigSpec = {
@@ -22,10 +22,10 @@ export const gatewayConfigSpec = {
     default: 60_000,
     desc: 'Window of AUTH_FAILURES_PER_ADDRESS, counted from the first failure (whole seconds).',
   }),
-  TRUST_PROXY: trustProxy({
-    default: '',
-    desc: 'Proxies whose X-Forwarded-For is believed for the client address (Fastify `trustProxy`): empty for none, a number of hops, or addresses/CIDR ranges (`uniquelocal` = private ranges). In Kubernetes, the Ingress controller.',
-  }),
+  TRUST_PROXY: optional(
+    trustProxy,
+    'Proxies whose X-Forwarded-For is believed for the client address (Fastify `trustProxy`): empty for none, a number of hops, or addresses/CIDR ranges (`uniquelocal` = private ranges). In Kubernetes, the Ingress controller.',
+  ),
   WRITE_LIMIT_PER_MINUTE: count({ default: 120, desc: 'Writes accepted per key in any minute window.' }),
   WRITE_LIMIT_PER_HOUR: count({ default: 3000, desc: 'Writes accepted per key in any hour window.' }),
   WRITE_LIMIT_MINUTE_WINDOW_MS: count({ default: 60_000, desc: 'Length of the short window (tests shorten it).' }),
@@ -37,14 +37,14 @@ export const gatewayConfigSpec = {
   EVENTS_API_URL: serviceUrl('events-api', 'events-api (the event feed).'),
   WEBHOOK_DISPATCHER_URL: serviceUrl('webhook-dispatcher', 'webhook-dispatcher (webhook endpoints).'),
   MCP_SERVER_URL: serviceUrl('mcp-server', 'mcp-server: the gateway routes `/mcp` there after the key, plan and Host/Origin checks.'),
-  MCP_ALLOWED_HOSTS: str({
-    default: '',
-    desc: 'Comma-separated host names (no port) `/mcp` answers besides the one of APP_URL and localhost, 127.0.0.1, [::1]; any other Host header gets 403 (DNS rebinding).',
-  }),
-  MCP_ALLOWED_ORIGINS: str({
-    default: '',
-    desc: 'Comma-separated origins (`https://agent.example`) whose browser pages may call `/mcp` besides the origin of APP_URL; a request with any other Origin header gets 403. Requests without Origin (agents, not browsers) pass.',
-  }),
+  MCP_ALLOWED_HOSTS: optional(
+    str,
+    'Comma-separated host names (no port) `/mcp` answers besides the one of APP_URL and localhost, 127.0.0.1, [::1]; any other Host header gets 403 (DNS rebinding).',
+  ),
+  MCP_ALLOWED_ORIGINS: optional(
+    str,
+    'Comma-separated origins (`https://agent.example`) whose browser pages may call `/mcp` besides the origin of APP_URL; a request with any other Origin header gets 403. Requests without Origin (agents, not browsers) pass.',
+  ),
   CHAT_URL: serviceUrl(
     'chat',
     'The chat (widget, visitor API): the gateway routes `/chat/*` there unchanged, without key checks; `admin widget origins` writes its widget settings there.',

@@ -1,5 +1,5 @@
 import { databaseConfigSpec } from '@svc/persistence';
-import { Config, count, millis, serviceConfigSpec, serviceUrl, str } from '@svc/platform';
+import { Config, count, millis, optional, serviceConfigSpec, serviceUrl, str } from '@svc/platform';
 import { makeValidator } from 'envalid';
 import { readSigningKeys, SigningKey } from './keys/signing-keys';
 
@@ -21,10 +21,10 @@ export const identityIssuerConfigSpec = {
     devDefault: [],
     desc: 'Ed25519 JWKs (each with a `kid`) of same-browser passes: inline JSON (a JWK, an array or `{"keys":[…]}`) or the path of a file, or of a directory of `*.json` files (a mounted Kubernetes Secret). All verify; public-only JWKs (no `d`) verify old passes after a rotation. Required in production; in development a key is generated once and kept, sealed, in table `identity.signing_keys`.',
   }),
-  IDENTITY_ACTIVE_KID: str({
-    default: '',
-    desc: 'The `kid` of the key in IDENTITY_SIGNING_KEYS that signs new passes (it needs its private part); empty: the first key.',
-  }),
+  IDENTITY_ACTIVE_KID: optional(
+    str,
+    'The `kid` of the key in IDENTITY_SIGNING_KEYS that signs new passes (it needs its private part); empty: the first key.',
+  ),
   IDENTITY_TOKEN_ISSUER: str({ default: 'svc-identity-issuer', desc: 'The `iss` claim of same-browser passes.' }),
   IDENTITY_TOKEN_AUDIENCE: str({ default: 'svc-chat', desc: 'The `aud` claim of same-browser passes: the chat, which verifies them.' }),
   IDENTITY_PASS_RETENTION_DAYS: count({

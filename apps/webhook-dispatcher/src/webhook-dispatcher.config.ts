@@ -1,6 +1,6 @@
 import { consumerConfigSpec, messagingConfigSpec } from '@svc/messaging';
 import { databaseConfigSpec } from '@svc/persistence';
-import { asSecret, bool, Config, count, serviceConfigSpec } from '@svc/platform';
+import { asSecret, bool, Config, count, optional, serviceConfigSpec } from '@svc/platform';
 import { makeValidator } from 'envalid';
 import { readFileSync } from 'node:fs';
 import { parseRetrySchedule } from './delivery/retry-schedule';
@@ -62,18 +62,15 @@ export const webhookDispatcherConfigSpec = {
     default: LEGACY_KEY_ID,
     desc: 'Id of WEBHOOK_SECRET_KEY, recorded in every secret it seals (1 to 64 of `A-Za-z0-9._-`). Secrets sealed before key ids existed count as id `1`.',
   }),
-  WEBHOOK_SECRET_KEYS_PREVIOUS: keyList({
-    default: '',
-    desc: 'Other keys that open (never seal) webhook secrets, as comma-separated `id:key` pairs (e.g. `1:<old key>`): earlier keys, kept while any endpoint sealed with them exists, and during a rotation the next one (docs/operations.md "Secrets and rotation").',
-  }),
+  WEBHOOK_SECRET_KEYS_PREVIOUS: optional(
+    keyList,
+    'Other keys that open (never seal) webhook secrets, as comma-separated `id:key` pairs (e.g. `1:<old key>`): earlier keys, kept while any endpoint sealed with them exists, and during a rotation the next one (docs/operations.md "Secrets and rotation").',
+  ),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool({
     default: false,
     desc: 'Allow receivers on loopback, private, link-local and reserved addresses (development and tests only).',
   }),
-  WEBHOOK_CA_FILE: pemFile({
-    default: '',
-    desc: 'PEM file of extra certificate authorities trusted for receivers, added to the default ones.',
-  }),
+  WEBHOOK_CA_FILE: optional(pemFile, 'PEM file of extra certificate authorities trusted for receivers, added to the default ones.'),
   WEBHOOK_TIMEOUT_MS: count({ default: 8000, desc: 'Total time an attempt may take (connect, TLS, answer) before it fails.' }),
   WEBHOOK_RETRY_SCHEDULE: retrySchedule({
     default: '1m,5m,30m,2h,6h,12h',

@@ -1,4 +1,4 @@
-import { baseConfigSpec, ConfigError, count, loadConfig, port } from './config';
+import { baseConfigSpec, ConfigError, count, loadConfig, optional, port, secret, str } from './config';
 import { internalAuthConfigSpec } from './internal-auth';
 
 const spec = { ...baseConfigSpec, ...internalAuthConfigSpec, PORT: port({ default: 3000 }), LIMIT: count({ default: 5 }) };
@@ -62,5 +62,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig(spec, { NODE_ENV: 'production', INTERNAL_AUTH_SECRET: 'short' })).toThrow(
       /INTERNAL_AUTH_SECRET must be at least 32/,
     );
+  });
+});
+
+describe('optional', () => {
+  const optionals = { ...spec, NOTE: optional(str, 'A note, or none.'), TOKEN: optional(secret(8), 'A token, or none.') };
+  const env = { INTERNAL_AUTH_SECRET: 'a-real-secret-of-forty-characters-0123456' };
+
+  it('is empty unless set, documented with its meaning, and checks a value that is set', () => {
+    expect(optionals.NOTE).toMatchObject({ default: '', desc: 'A note, or none.' });
+    const config = loadConfig(optionals, env);
+    expect([config.NOTE, config.TOKEN]).toEqual(['', '']);
+    expect(loadConfig(optionals, { ...env, NOTE: 'noted' }).NOTE).toBe('noted');
+    expect(() => loadConfig(optionals, { ...env, TOKEN: 'short' })).toThrow(/TOKEN must be at least 8/);
   });
 });

@@ -58,6 +58,17 @@ export const count = makeValidator<number>((value) => {
   return n;
 });
 
+/**
+ * A setting an app can do without: empty ('') unless it is set, which the app reads as none, or the
+ * feature off. Its validator's values include '' (a number's alone do not).
+ */
+export function optional<T extends string | number>(
+  validator: BaseValidator<T> & ('' extends T ? unknown : never),
+  desc: string,
+): ValidatorSpec<T> {
+  return validator({ default: '' as T, desc });
+}
+
 /** Settings every app has; an app that serves HTTP takes them with its PORT from `serviceConfigSpec`. */
 export const baseConfigSpec = {
   NODE_ENV: str({

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { createSecretKey, KeyObject } from 'node:crypto';
 import { ApiError } from './errors';
-import { secret } from './config';
+import { optional, secret } from './config';
 
 /** Header carrying the gateway's signed statement of who is calling. */
 export const GATEWAY_CONTEXT_HEADER = 'x-svc-context';
@@ -18,10 +18,10 @@ export const internalAuthConfigSpec = {
     devDefault: 'development-only-internal-secret-0123456789',
     desc: 'Shared secret (32+ chars) with which the gateway signs the caller context it passes to a service (audience: that service). The same value in every app; rotation: docs/operations.md "Secrets and rotation".',
   }),
-  INTERNAL_AUTH_SECRET_PREVIOUS: secret(32, { orEmpty: true })({
-    default: '',
-    desc: 'A second value accepted (never used to sign) while INTERNAL_AUTH_SECRET is rotated: the next one in the first step, then the previous one (docs/operations.md "Secrets and rotation"). Empty otherwise.',
-  }),
+  INTERNAL_AUTH_SECRET_PREVIOUS: optional(
+    secret(32, { orEmpty: true }),
+    'A second value accepted (never used to sign) while INTERNAL_AUTH_SECRET is rotated: the next one in the first step, then the previous one (docs/operations.md "Secrets and rotation"). Empty otherwise.',
+  ),
 };
 
 /** An app's internal-auth settings: the secret that signs, and optionally a second one that only verifies (a rotation). */
