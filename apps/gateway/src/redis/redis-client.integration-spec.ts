@@ -12,11 +12,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AuthFailureThrottle } from '../auth/auth-failure-throttle';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { WriteLimiter } from '../rate-limit/write-limiter';
-import { createRedisClient, RedisClient } from './redis-client';
+import { createRedisClient, GATEWAY_REDIS_OPTIONS, RedisClient } from './redis-client';
 
 const MASTER_NAME = 'svc-redis';
-/** The gateway's own options (gateway.module.ts): no offline queue, so a command fails at once while no master answers. */
-const GATEWAY_OPTIONS = { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1_000, connectionName: 'gateway' };
 const LIMITS = { perMinute: 100, perHour: 1000, minuteWindowMs: 60_000, hourWindowMs: 3_600_000 };
 
 /** Waits until `check` passes, or throws its last failure after `timeoutMs`. */
@@ -50,7 +48,7 @@ describe("the gateway's Redis client through Redis Sentinel (private master, rep
     sentinel = await startPrivateSentinel(master.port, MASTER_NAME);
     // The sentinel learns of the replica from the master's INFO; a failover needs it.
     await eventually(async () => expect(sentinel.output()).toContain(`+slave slave 127.0.0.1:${replica.port}`), 15_000);
-    client = createRedisClient(`redis+sentinel://127.0.0.1:${sentinel.port}/${MASTER_NAME}`, GATEWAY_OPTIONS);
+    client = createRedisClient(`redis+sentinel://127.0.0.1:${sentinel.port}/${MASTER_NAME}`, GATEWAY_REDIS_OPTIONS);
     // As the gateway does: a lost connection is logged there, not thrown.
     client.on('error', () => undefined);
   }, 60_000);
@@ -106,7 +104,7 @@ describe("the gateway's Redis client on a Redis Cluster (private, three masters)
   beforeAll(async () => {
     cluster = await startPrivateRedisCluster(3);
     // Two of the three as startup nodes: the client discovers the third.
-    client = createRedisClient(`redis+cluster://${cluster.nodes[0]},${cluster.nodes[1]}`, GATEWAY_OPTIONS);
+    client = createRedisClient(`redis+cluster://${cluster.nodes[0]},${cluster.nodes[1]}`, GATEWAY_REDIS_OPTIONS);
     client.on('error', () => undefined);
   }, 60_000);
 
@@ -134,7 +132,7 @@ describe("the gateway's Redis client on a Redis Cluster (private, three masters)
     const address = '203.0.113.9';
     await new AuthFailureThrottle(client, limits).recordFailure(address);
     await new AuthFailureThrottle(client, limits).recordFailure(address);
-    const other = createRedisClient(`redis+cluster://${cluster.nodes[2]}`, GATEWAY_OPTIONS);
+    const other = createRedisClient(`redis+cluster://${cluster.nodes[2]}`, GATEWAY_REDIS_OPTIONS);
     try {
       const throttle = new AuthFailureThrottle(other, limits);
       await eventually(async () => expect(await throttle.retryAfterSeconds(address)).toBeGreaterThan(0), 10_000);
