@@ -191,26 +191,34 @@ export function anyOf<V extends string>(statuses: readonly V[]): Array<readonly 
   return [['', 'Any'], ...statuses.map((status) => [status, status.charAt(0).toUpperCase() + status.slice(1)] as const)];
 }
 
+/** A column of a `Table`: its heading ('' for actions, named for screen readers), an item's cell, and that cell's class. */
+export type Column<T> = readonly [heading: string, cell: (item: T) => ReactNode, className?: string];
+
+type RowKey = string | number;
+/** What keys a row: `rowKey`, which items with an `id` may leave out (their id keys them). */
+type RowKeyOf<T> = [T] extends [{ id: RowKey }] ? { rowKey?: (item: T) => RowKey } : { rowKey: (item: T) => RowKey };
+
 /**
- * A list as a table, one `row` (a `<tr>` with its key) per item. A column named '' holds actions
- * (named for screen readers). Nothing until the rows are there; with `empty`, that note instead of
- * an empty table.
+ * A list as a table: a row per item, a cell per column; `current` marks the row of the item in use
+ * (`aria-current`). Nothing until the rows are there; with `empty`, that note instead of an empty
+ * table.
  */
 export function Table<T>({
   caption,
   columns,
   rows,
-  row,
+  rowKey = (item) => (item as { id: RowKey }).id,
+  current,
   empty,
   className,
 }: {
   caption: string;
-  columns: string[];
-  rows: T[] | undefined;
-  row: (item: T) => ReactNode;
+  columns: ReadonlyArray<Column<T>>;
+  rows: readonly T[] | undefined;
+  current?: (item: T) => boolean;
   empty?: string;
   className?: string;
-}) {
+} & RowKeyOf<T>) {
   if (!rows) return null;
   if (rows.length === 0 && empty !== undefined) return <p role="status">{empty}</p>;
   return (
@@ -218,14 +226,24 @@ export function Table<T>({
       <caption>{caption}</caption>
       <thead>
         <tr>
-          {columns.map((name) => (
-            <th scope="col" key={name}>
-              {name || <span className="sr-only">Actions</span>}
+          {columns.map(([heading]) => (
+            <th scope="col" key={heading}>
+              {heading || <span className="sr-only">Actions</span>}
             </th>
           ))}
         </tr>
       </thead>
-      <tbody>{rows.map(row)}</tbody>
+      <tbody>
+        {rows.map((item) => (
+          <tr key={rowKey(item)} aria-current={current?.(item) ? 'true' : undefined}>
+            {columns.map(([heading, cell, cellClass]) => (
+              <td key={heading} className={cellClass}>
+                {cell(item)}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
     </table>
   );
 }

@@ -120,27 +120,28 @@ function Figures({ data }: { data: AnalyticsResponse }) {
       <div className="columns">
         <Table
           caption="Most cited pieces"
-          columns={['Piece', 'Citations']}
           rows={data.top_cited_pieces}
-          row={(p) => (
-            <tr key={p.external_ref}>
-              <td>
-                {p.heading} <span className="note">({p.external_ref})</span>
-              </td>
-              <td>{p.count}</td>
-            </tr>
-          )}
+          rowKey={(p) => p.external_ref}
+          columns={[
+            [
+              'Piece',
+              (p) => (
+                <>
+                  {p.heading} <span className="note">({p.external_ref})</span>
+                </>
+              ),
+            ],
+            ['Citations', (p) => p.count],
+          ]}
         />
         <Table
           caption="Most frequent unanswered questions"
-          columns={['Question', 'Times']}
           rows={data.top_unanswered_questions}
-          row={(q) => (
-            <tr key={q.question}>
-              <td>{q.question}</td>
-              <td>{q.count}</td>
-            </tr>
-          )}
+          rowKey={(q) => q.question}
+          columns={[
+            ['Question', (q) => q.question],
+            ['Times', (q) => q.count],
+          ]}
         />
       </div>
     </>

@@ -39,22 +39,25 @@ export default function Bookings() {
       <ErrorNote error={list.error ?? change.error} />
       <Table
         caption="Bookings"
-        columns={['When', 'Customer', 'Listing', 'Note', 'Status', '']}
         rows={list.data?.bookings}
         empty="No bookings."
-        row={(b) => (
-          <tr key={b.id}>
-            <td>{when(b.starts_at)}</td>
-            <td>
-              <Link to={`/inbox/${b.conversation_id}`}>{customerName(b.contact)}</Link>
-            </td>
-            <td>{b.listing_ref ?? '—'}</td>
-            <td>{b.note || '—'}</td>
-            <td>
-              {b.status} <span className="note">by {b.created_by}</span>
-            </td>
-            <td>
-              {ACTIONS[b.status].map((action) => (
+        columns={[
+          ['When', (b) => when(b.starts_at)],
+          ['Customer', (b) => <Link to={`/inbox/${b.conversation_id}`}>{customerName(b.contact)}</Link>],
+          ['Listing', (b) => b.listing_ref ?? '—'],
+          ['Note', (b) => b.note || '—'],
+          [
+            'Status',
+            (b) => (
+              <>
+                {b.status} <span className="note">by {b.created_by}</span>
+              </>
+            ),
+          ],
+          [
+            '',
+            (b) =>
+              ACTIONS[b.status].map((action) => (
                 <RunButton
                   key={action.status}
                   run={() => change.run(b, action.status)}
@@ -63,10 +66,9 @@ export default function Bookings() {
                 >
                   {action.label}
                 </RunButton>
-              ))}
-            </td>
-          </tr>
-        )}
+              )),
+          ],
+        ]}
       />
     </Page>
   );

@@ -42,24 +42,24 @@ export default function Customers() {
       <ErrorNote error={find.error} />
       <Table
         caption="Customers found"
-        columns={['Name', 'Email', 'Phone', 'Reference', 'Consents']}
         rows={found}
         empty="No customer found."
-        row={(c) => (
-          <tr key={c.svc_id}>
-            <td>{c.name || '—'}</td>
-            <td>{c.email ?? '—'}</td>
-            <td>{c.phone ?? '—'}</td>
-            <td>{c.ref ?? '—'}</td>
-            <td>
-              {c.consents.length === 0
+        rowKey={(c) => c.svc_id}
+        columns={[
+          ['Name', (c) => c.name || '—'],
+          ['Email', (c) => c.email ?? '—'],
+          ['Phone', (c) => c.phone ?? '—'],
+          ['Reference', (c) => c.ref ?? '—'],
+          [
+            'Consents',
+            (c) =>
+              c.consents.length === 0
                 ? 'none'
                 : c.consents
                     .map((consent) => `${consent.purpose} (${consent.active ? 'active' : `withdrawn ${when(consent.withdrawn_at)}`})`)
-                    .join(', ')}
-            </td>
-          </tr>
-        )}
+                    .join(', '),
+          ],
+        ]}
       />
     </Page>
   );

@@ -34,21 +34,19 @@ export default function Keys() {
       {created && <CopyField label="New key" value={created} note="Shown once: copy it now. Only its prefix is kept." />}
       <Table
         caption="Active keys"
-        columns={['Prefix', 'Created', '']}
         rows={keys.data?.keys ?? []}
-        row={(key) => (
-          <tr key={key.id}>
-            <td>
-              <code>{key.prefix}…</code>
-            </td>
-            <td>{when(key.created_at)}</td>
-            <td>
+        columns={[
+          ['Prefix', (key) => <code>{key.prefix}…</code>],
+          ['Created', (key) => when(key.created_at)],
+          [
+            '',
+            (key) => (
               <RunButton run={() => revoke.run(key)} pending={revoke.pending} label={`Revoke ${key.prefix}`}>
                 Revoke
               </RunButton>
-            </td>
-          </tr>
-        )}
+            ),
+          ],
+        ]}
       />
     </Page>
   );

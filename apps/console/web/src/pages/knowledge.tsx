@@ -58,17 +58,15 @@ export default function Knowledge() {
       <ErrorNote error={page.error} />
       <Table
         caption="Knowledge pieces, by reference"
-        columns={['Reference', 'Heading', 'Text', 'Updated']}
         rows={page.pending && items.length === 0 ? undefined : items}
         empty="No pieces yet: the business's system writes them with `PUT /api/v1/knowledge/{ref}`."
-        row={(piece) => (
-          <tr key={piece.external_ref}>
-            <td>{piece.url ? <a href={piece.url}>{piece.external_ref}</a> : piece.external_ref}</td>
-            <td>{piece.heading}</td>
-            <td className="clip">{piece.text}</td>
-            <td>{when(piece.updated_at)}</td>
-          </tr>
-        )}
+        rowKey={(piece) => piece.external_ref}
+        columns={[
+          ['Reference', (piece) => (piece.url ? <a href={piece.url}>{piece.external_ref}</a> : piece.external_ref)],
+          ['Heading', (piece) => piece.heading],
+          ['Text', (piece) => piece.text, 'clip'],
+          ['Updated', (piece) => when(piece.updated_at)],
+        ]}
       />
       {next.more && (
         <RunButton run={() => page.run(next.after)} pending={page.pending}>

@@ -30,15 +30,12 @@ export default function Members() {
       {link && <CopyField label="Invitation link" value={link} note="Send it to the new member: it works once, for 24 hours." />}
       <Table
         caption="Team members"
-        columns={['Email', 'Since', 'State']}
         rows={list.data?.members ?? []}
-        row={(m) => (
-          <tr key={m.id}>
-            <td>{m.email}</td>
-            <td>{when(m.created_at)}</td>
-            <td>{m.active ? 'active' : 'invited'}</td>
-          </tr>
-        )}
+        columns={[
+          ['Email', (m) => m.email],
+          ['Since', (m) => when(m.created_at)],
+          ['State', (m) => (m.active ? 'active' : 'invited')],
+        ]}
       />
     </Page>
   );

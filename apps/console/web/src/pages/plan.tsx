@@ -18,14 +18,13 @@ export default function Plan() {
       </p>
       <Table
         caption="Plans"
-        columns={['Plan', 'Includes']}
-        rows={[...PLANS]}
-        row={(p) => (
-          <tr key={p.plan} aria-current={p.plan === account.plan ? 'true' : undefined}>
-            <td>{p.label}</td>
-            <td>{p.features}</td>
-          </tr>
-        )}
+        rows={PLANS}
+        rowKey={(p) => p.plan}
+        current={(p) => p.plan === account.plan}
+        columns={[
+          ['Plan', (p) => p.label],
+          ['Includes', (p) => p.features],
+        ]}
       />
     </Page>
   );

@@ -112,16 +112,21 @@ export default function WebhookEndpoint({ id }: { id: string }) {
       <Table
         className="deliveries"
         caption="Deliveries, newest last"
-        columns={['Event', 'Status', 'Attempts', 'Next attempt', '']}
         rows={deliveries.data?.deliveries}
         empty="No deliveries."
-        row={(d) => (
-          <tr key={d.id}>
-            <td>
-              <code>{d.event}</code> #{d.event_id}
-            </td>
-            <td>{d.status}</td>
-            <td>
+        columns={[
+          [
+            'Event',
+            (d) => (
+              <>
+                <code>{d.event}</code> #{d.event_id}
+              </>
+            ),
+          ],
+          ['Status', (d) => d.status],
+          [
+            'Attempts',
+            (d) => (
               <ol className="attempts">
                 {d.attempts.map((a, i) => (
                   <li key={i}>
@@ -129,15 +134,18 @@ export default function WebhookEndpoint({ id }: { id: string }) {
                   </li>
                 ))}
               </ol>
-            </td>
-            <td>{when(d.next_attempt_at)}</td>
-            <td>
+            ),
+          ],
+          ['Next attempt', (d) => when(d.next_attempt_at)],
+          [
+            '',
+            (d) => (
               <RunButton run={() => resend.run(d)} pending={resend.pending} label={`Resend delivery ${d.id}`}>
                 Resend
               </RunButton>
-            </td>
-          </tr>
-        )}
+            ),
+          ],
+        ]}
       />
     </Page>
   );

@@ -76,24 +76,22 @@ export default function Webhooks() {
       <ErrorNote error={list.error ?? remove.error} />
       <Table
         caption="Registered endpoints"
-        columns={['URL', 'Events', 'Status', 'Created', '']}
         rows={list.data?.webhooks}
         empty="No endpoints yet."
-        row={(hook) => (
-          <tr key={hook.id}>
-            <td>
-              <Link to={`/settings/webhooks/${hook.id}`}>{hook.url}</Link>
-            </td>
-            <td>{hook.events ? hook.events.join(', ') : 'all'}</td>
-            <td>{hook.status}</td>
-            <td>{when(hook.created_at)}</td>
-            <td>
+        columns={[
+          ['URL', (hook) => <Link to={`/settings/webhooks/${hook.id}`}>{hook.url}</Link>],
+          ['Events', (hook) => (hook.events ? hook.events.join(', ') : 'all')],
+          ['Status', (hook) => hook.status],
+          ['Created', (hook) => when(hook.created_at)],
+          [
+            '',
+            (hook) => (
               <RunButton run={() => remove.run(hook.id)} pending={remove.pending} label={`Delete ${hook.url}`}>
                 Delete
               </RunButton>
-            </td>
-          </tr>
-        )}
+            ),
+          ],
+        ]}
       />
     </Page>
   );
