@@ -1,3 +1,4 @@
+import './v8-flags';
 import { runApp } from '@svc/platform';
 import { app } from './app';
 
