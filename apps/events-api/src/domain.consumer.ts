@@ -2,7 +2,6 @@ import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EVENT_KINDS, EventKind } from '@svc/contracts';
 import { contactErasureConsumer, parseDomainMessage } from '@svc/messaging';
-import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
 
 /** Domain messages from the producers' outboxes: public events are appended to the feed. */
@@ -17,6 +16,6 @@ export class DomainConsumer {
 }
 
 /** `contact.erased`: the customer's personal data leaves every retained event of the account. */
-export const ErasureConsumer = contactErasureConsumer(EventsRepository, 'retained events', (events, accountId, svcId) =>
+export const ErasureConsumer = contactErasureConsumer(EventsService, 'retained events', (events, accountId, svcId) =>
   events.eraseContact(accountId, svcId),
 );

@@ -4,7 +4,7 @@ import { ApiError } from '@svc/platform';
 import { AppendBatcher } from './append-batcher';
 import { EventsRepository } from './events.repository';
 
-/** The feed of an account: what the controllers read and the domain consumer records. */
+/** The feed of an account: what the controllers read, the domain consumer records and erasures blank. */
 @Injectable()
 export class EventsService {
   constructor(
@@ -27,5 +27,10 @@ export class EventsService {
   /** Appends a public event (batched with the others being handled); resolves once it is committed. */
   record(message: DomainMessage<EventKind>): Promise<void> {
     return this.batcher.append(message);
+  }
+
+  /** `contact.erased`: the customer's personal data leaves every retained event of the account; how many events changed. */
+  eraseContact(accountId: string, svcId: number): Promise<number> {
+    return this.events.eraseContact(accountId, svcId);
   }
 }
