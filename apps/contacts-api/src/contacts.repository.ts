@@ -66,14 +66,18 @@ class ContactReads {
     return this.customer(accountId, 'svc_id', svcId);
   }
 
-  /** The account's customer whose `key` is `value`; `lock` takes it FOR UPDATE (in a transaction). */
+  /**
+   * The account's customer whose `key` is `value`; `lock` takes it FOR UPDATE (in a transaction).
+   * A named prepared statement: the chat asks for its customer on every message.
+   */
   protected async customer(
     accountId: string,
     key: 'ref' | 'svc_id',
     value: string | number,
     lock = false,
   ): Promise<EventContact | undefined> {
-    const row = await queryOne<CustomerRow>(this.db, customerSql(key, lock), [accountId, value]);
+    const name = `contacts_customer_by_${key}${lock ? '_locked' : ''}`;
+    const row = await queryOne<CustomerRow>(this.db, { name, text: customerSql(key, lock) }, [accountId, value]);
     return row && toContact(row);
   }
 

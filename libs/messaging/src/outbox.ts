@@ -59,12 +59,16 @@ export async function enqueue(db: Queryable, schema: string, messages: readonly 
   if (messages.length === 0) return;
   await execute(
     db,
-    `WITH added AS (
-       INSERT INTO "${schema}".outbox (id, exchange, routing_key, body)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
-       ON CONFLICT (id) DO NOTHING
-     )
-     SELECT pg_notify($5, '')`,
+    {
+      // Named: producers enqueue on every change, and a prepared statement is planned once per connection.
+      name: `${schema}_outbox_enqueue`,
+      text: `WITH added AS (
+               INSERT INTO "${schema}".outbox (id, exchange, routing_key, body)
+               SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
+               ON CONFLICT (id) DO NOTHING
+             )
+             SELECT pg_notify($5, '')`,
+    },
     [
       messages.map((m) => m.id),
       messages.map((m) => m.exchange),

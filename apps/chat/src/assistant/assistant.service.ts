@@ -58,7 +58,6 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
       const reply = await this.writer.reply(row.account_id, row.lang, pending.text, requestId);
       const contact = known ?? (await this.customers.contactFor(row, requestId)).contact;
       await this.conversations.transaction(async (tx) => {
-        await tx.commitWithoutFlush();
         if (!(await tx.finishReply(row.account_id, row.id, pending.id))) return;
         const message = await tx.addMessage(row.account_id, row.id, {
           author: 'assistant',

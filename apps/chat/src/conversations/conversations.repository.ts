@@ -10,7 +10,7 @@ import {
   MessageAuthor,
 } from '@svc/contracts';
 import { enqueueDomainMessages } from '@svc/messaging';
-import { execute, queryOne, queryRows, SqlParam } from '@svc/persistence';
+import { execute, PreparedStatement, queryOne, queryRows, SqlParam } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { CHAT_SCHEMA } from '../migrations';
 
@@ -91,6 +91,61 @@ const conversationColumns = (alias?: string): string => {
 const CONVERSATION_COLUMNS = conversationColumns();
 const MESSAGE_COLUMNS = 'id, author, text, at, citation, offers_person';
 
+/**
+ * A statement of every customer message and reply (a visitor's call, the assistant's answer, a
+ * stream's read): a named prepared statement, planned once per connection instead of on each call.
+ */
+const hot = (name: string, text: string): PreparedStatement => ({ name: `chat_${name}`, text });
+
+const STREAM_READ = hot(
+  'stream_read',
+  `SELECT c.status, c.handover, m.id, m.author, m.text, m.at, m.citation, m.offers_person
+     FROM chat.conversations c
+     LEFT JOIN LATERAL (
+       SELECT ${MESSAGE_COLUMNS} FROM chat.messages
+        WHERE account_id = c.account_id AND conversation_id = c.id AND id > $3 ORDER BY id LIMIT $4) m ON true
+    WHERE c.account_id = $1 AND c.id = $2
+    ORDER BY m.id`,
+);
+const RECENT_CUSTOMER_MESSAGES = hot(
+  'recent_customer_messages',
+  `SELECT count(*)::int AS count,
+          coalesce(ceil(extract(epoch FROM min(at) + $3 * interval '1 millisecond' - now()) * 1000), 0)::int AS retry_after_ms
+     FROM chat.messages
+    WHERE account_id = $1 AND conversation_id = $2 AND author = 'customer' AND at > now() - $3 * interval '1 millisecond'`,
+);
+const LOCK = hot('lock', `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`);
+const ADD_MESSAGE = hot(
+  'add_message',
+  `WITH next AS (
+     UPDATE chat.conversations SET last_message_id = last_message_id + 1, updated_at = now()
+      WHERE account_id = $1 AND id = $2
+      RETURNING last_message_id, channel, whatsapp_from
+   ), added AS (
+     INSERT INTO chat.messages (conversation_id, id, account_id, author, text, citation, offers_person, reply_pending)
+     SELECT $2, last_message_id, $1, $3, $4, $5::jsonb, $6, $7 FROM next
+     RETURNING ${MESSAGE_COLUMNS}
+   ), whatsapp AS (
+     INSERT INTO chat.deliveries (account_id, kind, conversation_id, payload)
+     SELECT $1, 'whatsapp', $2,
+            jsonb_build_object('kind', 'whatsapp', 'phoneNumberId', n.phone_number_id, 'message', jsonb_build_object('to', next.whatsapp_from, 'type', 'text', 'text', $4::text))
+       FROM next JOIN chat.whatsapp_numbers n ON n.account_id = $1
+      WHERE $8 AND next.channel = 'whatsapp' AND next.whatsapp_from IS NOT NULL
+   )
+   SELECT added.*, pg_notify('${CONVERSATION_CHANNEL}', $2::text), pg_notify('${INBOX_CHANNEL}', $1::text) FROM added`,
+);
+/**
+ * The reply's transaction commits without waiting for its WAL flush: a database crash that loses
+ * it leaves the customer message `reply_pending`, and the sweep answers it anew.
+ */
+const FINISH_REPLY = hot(
+  'finish_reply',
+  `UPDATE chat.messages SET reply_pending = false, reply_lease_until = NULL
+     FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+    WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending`,
+);
+const BY_TOKEN_HASH = hot('by_token_hash', `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE token_hash = $1`);
+
 type MessageRow = ChatMessage;
 
 const toMessage = (row: MessageRow): ChatMessage => ({
@@ -133,17 +188,12 @@ class ConversationReads {
     afterId: number,
     limit = 500,
   ): Promise<{ messages: ChatMessage[]; state: ConversationState } | undefined> {
-    const rows = await queryRows<ConversationState & Partial<MessageRow>>(
-      this.db,
-      `SELECT c.status, c.handover, m.id, m.author, m.text, m.at, m.citation, m.offers_person
-         FROM chat.conversations c
-         LEFT JOIN LATERAL (
-           SELECT ${MESSAGE_COLUMNS} FROM chat.messages
-            WHERE account_id = c.account_id AND conversation_id = c.id AND id > $3 ORDER BY id LIMIT $4) m ON true
-        WHERE c.account_id = $1 AND c.id = $2
-        ORDER BY m.id`,
-      [accountId, conversationId, afterId, limit],
-    );
+    const rows = await queryRows<ConversationState & Partial<MessageRow>>(this.db, STREAM_READ, [
+      accountId,
+      conversationId,
+      afterId,
+      limit,
+    ]);
     const first = rows[0];
     if (!first) return undefined;
     const messages = rows.filter((row): row is ConversationState & MessageRow => row.id !== null && row.id !== undefined).map(toMessage);
@@ -166,14 +216,11 @@ class ConversationReads {
     conversationId: number,
     windowMs: number,
   ): Promise<{ count: number; retryAfterMs: number }> {
-    const rows = await queryRows<{ count: number; retry_after_ms: number }>(
-      this.db,
-      `SELECT count(*)::int AS count,
-              coalesce(ceil(extract(epoch FROM min(at) + $3 * interval '1 millisecond' - now()) * 1000), 0)::int AS retry_after_ms
-         FROM chat.messages
-        WHERE account_id = $1 AND conversation_id = $2 AND author = 'customer' AND at > now() - $3 * interval '1 millisecond'`,
-      [accountId, conversationId, windowMs],
-    );
+    const rows = await queryRows<{ count: number; retry_after_ms: number }>(this.db, RECENT_CUSTOMER_MESSAGES, [
+      accountId,
+      conversationId,
+      windowMs,
+    ]);
     return { count: rows[0]?.count ?? 0, retryAfterMs: rows[0]?.retry_after_ms ?? 0 };
   }
 
@@ -209,21 +256,8 @@ export class ConversationTransaction extends ConversationReads {
     return this.db as EntityManager;
   }
 
-  /**
-   * This transaction's commit returns without waiting for its WAL flush. Only for work that is
-   * done again when a database crash loses it: an assistant reply is (its customer message stays
-   * `reply_pending` and the sweep answers it anew).
-   */
-  async commitWithoutFlush(): Promise<void> {
-    await execute(this.db, 'SET LOCAL synchronous_commit = off');
-  }
-
   async lock(accountId: string, id: number): Promise<ConversationRow | undefined> {
-    return queryOne<ConversationRow>(
-      this.db,
-      `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`,
-      [accountId, id],
-    );
+    return queryOne<ConversationRow>(this.db, LOCK, [accountId, id]);
   }
 
   /**
@@ -235,35 +269,16 @@ export class ConversationTransaction extends ConversationReads {
    */
   async addMessage(accountId: string, conversationId: number, message: NewMessage): Promise<ChatMessage> {
     const toWhatsapp = (message.author === 'assistant' || message.author === 'team') && message.sendOnWhatsapp !== false;
-    const rows = await queryRows<MessageRow>(
-      this.db,
-      `WITH next AS (
-         UPDATE chat.conversations SET last_message_id = last_message_id + 1, updated_at = now()
-          WHERE account_id = $1 AND id = $2
-          RETURNING last_message_id, channel, whatsapp_from
-       ), added AS (
-         INSERT INTO chat.messages (conversation_id, id, account_id, author, text, citation, offers_person, reply_pending)
-         SELECT $2, last_message_id, $1, $3, $4, $5::jsonb, $6, $7 FROM next
-         RETURNING ${MESSAGE_COLUMNS}
-       ), whatsapp AS (
-         INSERT INTO chat.deliveries (account_id, kind, conversation_id, payload)
-         SELECT $1, 'whatsapp', $2,
-                jsonb_build_object('kind', 'whatsapp', 'phoneNumberId', n.phone_number_id, 'message', jsonb_build_object('to', next.whatsapp_from, 'type', 'text', 'text', $4::text))
-           FROM next JOIN chat.whatsapp_numbers n ON n.account_id = $1
-          WHERE $8 AND next.channel = 'whatsapp' AND next.whatsapp_from IS NOT NULL
-       )
-       SELECT added.*, pg_notify('${CONVERSATION_CHANNEL}', $2::text), pg_notify('${INBOX_CHANNEL}', $1::text) FROM added`,
-      [
-        accountId,
-        conversationId,
-        message.author,
-        message.text,
-        message.citation ? JSON.stringify(message.citation) : null,
-        message.offersPerson ?? false,
-        message.replyPending ?? false,
-        toWhatsapp,
-      ],
-    );
+    const rows = await queryRows<MessageRow>(this.db, ADD_MESSAGE, [
+      accountId,
+      conversationId,
+      message.author,
+      message.text,
+      message.citation ? JSON.stringify(message.citation) : null,
+      message.offersPerson ?? false,
+      message.replyPending ?? false,
+      toWhatsapp,
+    ]);
     return toMessage(rows[0] as MessageRow);
   }
 
@@ -316,14 +331,11 @@ export class ConversationTransaction extends ConversationReads {
 
   /**
    * Marks a claimed customer message answered; false when it already was (another replica finished
-   * it after this one's lease ran out): then this answer is dropped.
+   * it after this one's lease ran out): then this answer is dropped. The transaction then commits
+   * without waiting for its WAL flush (see FINISH_REPLY).
    */
   async finishReply(accountId: string, conversationId: number, messageId: number): Promise<boolean> {
-    const affected = await execute(
-      this.db,
-      `UPDATE chat.messages SET reply_pending = false, reply_lease_until = NULL WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending`,
-      [accountId, conversationId, messageId],
-    );
+    const affected = await execute(this.db, FINISH_REPLY, [accountId, conversationId, messageId]);
     return affected === 1;
   }
 
@@ -433,10 +445,7 @@ export class ConversationsRepository extends ConversationReads {
   }
 
   async byTokenHash(tokenHash: Buffer): Promise<ConversationRow | undefined> {
-    const rows = await queryRows<ConversationRow>(this.db, `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE token_hash = $1`, [
-      tokenHash,
-    ]);
-    return rows[0];
+    return queryOne<ConversationRow>(this.db, BY_TOKEN_HASH, [tokenHash]);
   }
 
   /** Gives a conversation its customer unless it already has one; returns the conversation as it is now. */
@@ -460,6 +469,7 @@ export class ConversationsRepository extends ConversationReads {
   /** Claims one customer message for answering (a lease of `leaseMs`), if it is still pending and nobody holds it. */
   async claimReply(accountId: string, conversationId: number, messageId: number, leaseMs: number): Promise<PendingReply | undefined> {
     const rows = await this.claimed(
+      'claim_reply',
       `UPDATE chat.messages SET reply_lease_until = now() + $4::bigint * interval '1 millisecond'
         WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending
           AND (reply_lease_until IS NULL OR reply_lease_until < now())
@@ -472,6 +482,7 @@ export class ConversationsRepository extends ConversationReads {
   /** Claims customer messages still unanswered `olderThanMs` after they were written (their process died or a service was down). */
   claimStaleReplies(olderThanMs: number, leaseMs: number, limit: number): Promise<PendingReply[]> {
     return this.claimed(
+      'claim_stale_replies',
       `UPDATE chat.messages m SET reply_lease_until = now() + $2::bigint * interval '1 millisecond'
          FROM (SELECT conversation_id, id FROM chat.messages
                 WHERE reply_pending AND at < now() - $1::bigint * interval '1 millisecond'
@@ -484,12 +495,15 @@ export class ConversationsRepository extends ConversationReads {
   }
 
   /** The messages an UPDATE … RETURNING claimed, each with its conversation, in the same statement. */
-  private async claimed(claim: string, params: SqlParam[]): Promise<PendingReply[]> {
+  private async claimed(name: string, claim: string, params: SqlParam[]): Promise<PendingReply[]> {
     const rows = await queryRows<ConversationRow & { message_id: number; message_text: string }>(
       this.db,
-      `WITH claimed AS (${claim})
-       SELECT claimed.id AS message_id, claimed.text AS message_text, ${conversationColumns('c')}
-         FROM claimed JOIN chat.conversations c ON c.account_id = claimed.account_id AND c.id = claimed.conversation_id`,
+      hot(
+        name,
+        `WITH claimed AS (${claim})
+         SELECT claimed.id AS message_id, claimed.text AS message_text, ${conversationColumns('c')}
+           FROM claimed JOIN chat.conversations c ON c.account_id = claimed.account_id AND c.id = claimed.conversation_id`,
+      ),
       params,
     );
     return rows.map(({ message_id, message_text, ...conversation }) => ({ id: message_id, text: message_text, conversation }));

@@ -35,39 +35,57 @@ SELECT c.word, c.pieces
      LIMIT 1) c`;
 
 /**
- * For each language pieces are indexed in, the question is stemmed in that language (a piece and
- * the question must be normalised alike to match): candidates are that language's pieces holding
- * one of the rare words ($3) or all the words ($2); any of the words ranks them (ts_rank_cd: cover
- * density, heading weighted above text). The words arrive as parameters so that PostgreSQL plans
- * the tsqueries as constants and reads the GIN index (account, language, vector).
+ * For each search language, the question is stemmed in that language (a piece and the question
+ * must be normalised alike to match): candidates are that language's pieces holding one of the
+ * rare words ($3) or all the words ($2); any of the words ranks them (ts_rank_cd: cover density,
+ * heading weighted above text); the best of every language make the answer. Cover density reads
+ * every position of every word, five times the work of ts_rank's word counts: so ts_rank first
+ * shortlists the likely best (SHORTLIST, or five times the results asked for), and only those are
+ * ranked by cover density. The tsqueries are made
+ * once per language (the MATERIALIZED CTE) and reach the GIN index (account, language, vector) as
+ * the parameters of a lateral scan, so one plan serves every question: a named prepared statement
+ * whose generic plan PostgreSQL keeps, instead of planning eight language branches per search.
  */
-const branch = (lang: string) => `
-  (SELECT p.external_ref, p.heading, p.url, p.text, p.lang, ts_rank_cd(p.search_vector, knowledge.any_of('${lang}', $2), 32) AS score
-     FROM knowledge.pieces p
-    WHERE p.account_id = $1 AND p.lang = '${lang}'
-      AND p.search_vector @@ coalesce(knowledge.any_of('${lang}', $3) || plainto_tsquery(knowledge.search_config('${lang}'), $2),
-                                      plainto_tsquery(knowledge.search_config('${lang}'), $2))
-    ORDER BY score DESC, p.external_ref
-    LIMIT $4)`;
+/**
+ * How many candidates of a language, at least, are ranked by cover density. On bench:chat's 5,000
+ * pieces and 1,800 questions, the answers (order included, up to 20 results) were the same as
+ * ranking every candidate by cover density.
+ */
+const SHORTLIST = 50;
 
 const RANK_SQL = `
-SELECT external_ref, heading, url, score,
-       ts_headline(knowledge.search_config(lang), text, knowledge.any_of(lang, $2), '${HEADLINE_OPTIONS}') AS passage
-  FROM (${SEARCH_LANGUAGES.map(branch).join('\n  UNION ALL')}) AS matches
- ORDER BY score DESC, external_ref
+WITH q AS MATERIALIZED (
+  SELECT l.lang, knowledge.any_of(l.lang, $2) AS ranked,
+         coalesce(knowledge.any_of(l.lang, $3) || plainto_tsquery(knowledge.search_config(l.lang), $2),
+                  plainto_tsquery(knowledge.search_config(l.lang), $2)) AS wanted
+    FROM unnest('{${SEARCH_LANGUAGES.join(',')}}'::text[]) AS l (lang)
+)
+SELECT m.external_ref, m.heading, m.url, m.score,
+       ts_headline(knowledge.search_config(q.lang), m.text, q.ranked, '${HEADLINE_OPTIONS}') AS passage
+  FROM q
+ CROSS JOIN LATERAL (
+   SELECT f.external_ref, f.heading, f.url, f.text, ts_rank_cd(f.search_vector, q.ranked, 32) AS score
+     FROM (SELECT p.external_ref, p.heading, p.url, p.text, p.search_vector
+             FROM knowledge.pieces p
+            WHERE p.account_id = $1 AND p.lang = q.lang AND p.search_vector @@ q.wanted
+            ORDER BY ts_rank(p.search_vector, q.ranked, 32) DESC
+            LIMIT greatest(${SHORTLIST}, $4 * 5)) f
+    ORDER BY score DESC, f.external_ref
+    LIMIT $4) m
+ ORDER BY m.score DESC, m.external_ref
  LIMIT $4`;
 
-/** The search SQL of schema `knowledge`, and nothing else. */
+/** The search SQL of schema `knowledge`, and nothing else. Both statements run on every search: named prepared statements, planned once per connection. */
 export class SearchRepository {
   constructor(private readonly db: DataSource) {}
 
   terms(accountId: string, question: string, language: SearchLanguage): Promise<QuestionTerm[]> {
-    return queryRows<QuestionTerm>(this.db, TERMS_SQL, [accountId, question, language]);
+    return queryRows<QuestionTerm>(this.db, { name: 'knowledge_terms', text: TERMS_SQL }, [accountId, question, language]);
   }
 
   /** The best `limit` pieces for `words`, candidates chosen by `rareWords` (or by holding every word when null). */
   async rank(accountId: string, words: string[], rareWords: string[], limit: number): Promise<KnowledgeSearchResult[]> {
-    const rows = await queryRows<KnowledgeSearchResult & { score: number | string }>(this.db, RANK_SQL, [
+    const rows = await queryRows<KnowledgeSearchResult & { score: number | string }>(this.db, { name: 'knowledge_rank', text: RANK_SQL }, [
       accountId,
       words.join(' '),
       rareWords.length > 0 ? rareWords.join(' ') : null,
