@@ -75,7 +75,10 @@ SELECT m.external_ref, m.heading, m.url, m.score,
  ORDER BY m.score DESC, m.external_ref
  LIMIT $4`;
 
-/** The search SQL of schema `knowledge`, and nothing else. Both statements run on every search: named prepared statements, planned once per connection. */
+/**
+ * The search SQL of schema `knowledge`, and nothing else. Both statements run on every search:
+ * named prepared statements, planned once per connection.
+ */
 export class SearchRepository {
   constructor(private readonly db: DataSource) {}
 
