@@ -3,7 +3,7 @@
 // CPU time of a process and the writing of their results.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -128,10 +128,16 @@ export function cpuMs(pid) {
   return user + system;
 }
 
-/** Writes `result` as bench/results/<name>-<day of `at`>.json (ISO `at`); returns the file's path. */
+/**
+ * Writes `result` as bench/results/<name>-<day of `at`>.json (ISO `at`), or, when a run of that day
+ * wrote that file already, as <name>-<day>-<HHMM>.json; returns the file's path.
+ */
 export function writeResult(name, at, result) {
   mkdirSync(join(root, 'bench/results'), { recursive: true });
-  const file = join(root, 'bench/results', `${name}-${at.slice(0, 10)}.json`);
+  const daily = join(root, 'bench/results', `${name}-${at.slice(0, 10)}.json`);
+  const file = existsSync(daily)
+    ? join(root, 'bench/results', `${name}-${at.slice(0, 10)}-${at.slice(11, 16).replace(':', '')}.json`)
+    : daily;
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   return file;
 }
