@@ -70,6 +70,42 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     });
   });
 
+  it("counts the customer's messages of the last minute from their own index, however long the conversation", async () => {
+    const c = await conversation();
+    // A long conversation: 2,000 messages of the day before, then 3 from the customer and 2 answers now.
+    await execute(
+      dataSource,
+      `WITH last AS (UPDATE chat.conversations SET last_message_id = 2000 WHERE id = $2)
+       INSERT INTO chat.messages (conversation_id, id, account_id, author, text, at)
+       SELECT $2, n, $1, CASE WHEN n % 2 = 0 THEN 'customer' ELSE 'assistant' END, 'earlier', now() - interval '1 day'
+         FROM generate_series(1, 2000) AS n`,
+      [account, c.id],
+    );
+    for (const author of ['customer', 'assistant', 'customer', 'assistant', 'customer'] as const)
+      await repo.transaction((tx) => tx.addMessage(account, c.id, { author, text: 'now' }));
+    const scans = async (): Promise<number> =>
+      Number(
+        (
+          await queryRows<{ idx_scan: string }>(
+            dataSource,
+            `SELECT idx_scan FROM pg_stat_user_indexes WHERE schemaname = 'chat' AND indexrelname = 'messages_customer_at_idx'`,
+          )
+        )[0]?.idx_scan ?? 0,
+      );
+    const before = await scans();
+    // More calls than PostgreSQL's five custom plans: the prepared statement's generic plan as well.
+    for (let i = 0; i < 8; i += 1) {
+      const recent = await repo.recentCustomerMessages(account, c.id, 60_000);
+      expect(recent.count).toBe(3);
+      expect(recent.retryAfterMs).toBeGreaterThan(50_000);
+      expect(recent.retryAfterMs).toBeLessThanOrEqual(60_000);
+    }
+    expect(await repo.recentCustomerMessages(randomUUID(), c.id, 60_000)).toEqual({ count: 0, retryAfterMs: 0 });
+    // Index statistics reach the view when the backends report them (within about a second).
+    for (let wait = 0; (await scans()) - before < 9 && wait < 40; wait += 1) await new Promise((r) => setTimeout(r, 100));
+    expect((await scans()) - before).toBeGreaterThanOrEqual(9);
+  });
+
   it("a stream reads the messages after an id and the conversation's state in one go", async () => {
     const c = await conversation();
     expect(await repo.streamRead(account, c.id, 0)).toEqual({ messages: [], state: { status: 'open', handover: 'none' } });

@@ -3,6 +3,7 @@ import { CreateConversations1764000000001 } from './1764000000001-CreateConversa
 import { CreateBookingsAndInbox1764000000002 } from './1764000000002-CreateBookingsAndInbox';
 import { CreateContactActivity1764000000003 } from './1764000000003-CreateContactActivity';
 import { CreateChannels1764000000004 } from './1764000000004-CreateChannels';
+import { IndexRecentCustomerMessages1764000000005 } from './1764000000005-IndexRecentCustomerMessages';
 
 /**
  * Schema `chat`: conversations, messages, widget settings, hand-overs, bookings, contact activity
@@ -15,4 +16,5 @@ export const CHAT_MIGRATIONS = [
   CreateBookingsAndInbox1764000000002,
   CreateContactActivity1764000000003,
   CreateChannels1764000000004,
+  IndexRecentCustomerMessages1764000000005,
 ];
