@@ -38,21 +38,11 @@ SELECT c.word, c.pieces
  * For each search language, the question is stemmed in that language (a piece and the question
  * must be normalised alike to match): candidates are that language's pieces holding one of the
  * rare words ($3) or all the words ($2); any of the words ranks them (ts_rank_cd: cover density,
- * heading weighted above text); the best of every language make the answer. Cover density reads
- * every position of every word, five times the work of ts_rank's word counts: so ts_rank first
- * shortlists the likely best (SHORTLIST, or five times the results asked for), and only those are
- * ranked by cover density. The tsqueries are made
+ * heading weighted above text); the best of every language make the answer. The tsqueries are made
  * once per language (the MATERIALIZED CTE) and reach the GIN index (account, language, vector) as
  * the parameters of a lateral scan, so one plan serves every question: a named prepared statement
  * whose generic plan PostgreSQL keeps, instead of planning eight language branches per search.
  */
-/**
- * How many candidates of a language, at least, are ranked by cover density. On bench:chat's 5,000
- * pieces and 1,800 questions, the answers (order included, up to 20 results) were the same as
- * ranking every candidate by cover density.
- */
-const SHORTLIST = 50;
-
 const RANK_SQL = `
 WITH q AS MATERIALIZED (
   SELECT l.lang, knowledge.any_of(l.lang, $2) AS ranked,
@@ -64,13 +54,10 @@ SELECT m.external_ref, m.heading, m.url, m.score,
        ts_headline(knowledge.search_config(q.lang), m.text, q.ranked, '${HEADLINE_OPTIONS}') AS passage
   FROM q
  CROSS JOIN LATERAL (
-   SELECT f.external_ref, f.heading, f.url, f.text, ts_rank_cd(f.search_vector, q.ranked, 32) AS score
-     FROM (SELECT p.external_ref, p.heading, p.url, p.text, p.search_vector
-             FROM knowledge.pieces p
-            WHERE p.account_id = $1 AND p.lang = q.lang AND p.search_vector @@ q.wanted
-            ORDER BY ts_rank(p.search_vector, q.ranked, 32) DESC
-            LIMIT greatest(${SHORTLIST}, $4 * 5)) f
-    ORDER BY score DESC, f.external_ref
+   SELECT p.external_ref, p.heading, p.url, p.text, ts_rank_cd(p.search_vector, q.ranked, 32) AS score
+     FROM knowledge.pieces p
+    WHERE p.account_id = $1 AND p.lang = q.lang AND p.search_vector @@ q.wanted
+    ORDER BY score DESC, p.external_ref
     LIMIT $4) m
  ORDER BY m.score DESC, m.external_ref
  LIMIT $4`;
