@@ -102,7 +102,7 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     }
     expect(await repo.recentCustomerMessages(randomUUID(), c.id, 60_000)).toEqual({ count: 0, retryAfterMs: 0 });
     // Index statistics reach the view when the backends report them (within about a second).
-    for (let wait = 0; (await scans()) - before < 9 && wait < 40; wait += 1) await new Promise((r) => setTimeout(r, 100));
+    for (let wait = 0; (await scans()) - before < 9 && wait < 40; wait += 1) await sleep(100);
     expect((await scans()) - before).toBeGreaterThanOrEqual(9);
   });
 

@@ -144,6 +144,31 @@ const FINISH_REPLY = hot(
      FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
     WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending`,
 );
+/** The messages an UPDATE … RETURNING `claim` claimed, each with its conversation, in the same statement. */
+const claiming = (name: string, claim: string): PreparedStatement =>
+  hot(
+    name,
+    `WITH claimed AS (${claim})
+     SELECT claimed.id AS message_id, claimed.text AS message_text, ${conversationColumns('c')}
+       FROM claimed JOIN chat.conversations c ON c.account_id = claimed.account_id AND c.id = claimed.conversation_id`,
+  );
+const CLAIM_REPLY = claiming(
+  'claim_reply',
+  `UPDATE chat.messages SET reply_lease_until = now() + $4::bigint * interval '1 millisecond'
+    WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending
+      AND (reply_lease_until IS NULL OR reply_lease_until < now())
+    RETURNING conversation_id, id, account_id, text`,
+);
+const CLAIM_STALE_REPLIES = claiming(
+  'claim_stale_replies',
+  `UPDATE chat.messages m SET reply_lease_until = now() + $2::bigint * interval '1 millisecond'
+     FROM (SELECT conversation_id, id FROM chat.messages
+            WHERE reply_pending AND at < now() - $1::bigint * interval '1 millisecond'
+              AND (reply_lease_until IS NULL OR reply_lease_until < now())
+            ORDER BY at LIMIT $3 FOR UPDATE SKIP LOCKED) due
+    WHERE m.conversation_id = due.conversation_id AND m.id = due.id
+    RETURNING m.conversation_id, m.id, m.account_id, m.text`,
+);
 const BY_TOKEN_HASH = hot('by_token_hash', `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE token_hash = $1`);
 
 type MessageRow = ChatMessage;
@@ -468,44 +493,16 @@ export class ConversationsRepository extends ConversationReads {
 
   /** Claims one customer message for answering (a lease of `leaseMs`), if it is still pending and nobody holds it. */
   async claimReply(accountId: string, conversationId: number, messageId: number, leaseMs: number): Promise<PendingReply | undefined> {
-    const rows = await this.claimed(
-      'claim_reply',
-      `UPDATE chat.messages SET reply_lease_until = now() + $4::bigint * interval '1 millisecond'
-        WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending
-          AND (reply_lease_until IS NULL OR reply_lease_until < now())
-        RETURNING conversation_id, id, account_id, text`,
-      [accountId, conversationId, messageId, leaseMs],
-    );
-    return rows[0];
+    return (await this.claimed(CLAIM_REPLY, [accountId, conversationId, messageId, leaseMs]))[0];
   }
 
   /** Claims customer messages still unanswered `olderThanMs` after they were written (their process died or a service was down). */
   claimStaleReplies(olderThanMs: number, leaseMs: number, limit: number): Promise<PendingReply[]> {
-    return this.claimed(
-      'claim_stale_replies',
-      `UPDATE chat.messages m SET reply_lease_until = now() + $2::bigint * interval '1 millisecond'
-         FROM (SELECT conversation_id, id FROM chat.messages
-                WHERE reply_pending AND at < now() - $1::bigint * interval '1 millisecond'
-                  AND (reply_lease_until IS NULL OR reply_lease_until < now())
-                ORDER BY at LIMIT $3 FOR UPDATE SKIP LOCKED) due
-        WHERE m.conversation_id = due.conversation_id AND m.id = due.id
-        RETURNING m.conversation_id, m.id, m.account_id, m.text`,
-      [olderThanMs, leaseMs, limit],
-    );
+    return this.claimed(CLAIM_STALE_REPLIES, [olderThanMs, leaseMs, limit]);
   }
 
-  /** The messages an UPDATE … RETURNING claimed, each with its conversation, in the same statement. */
-  private async claimed(name: string, claim: string, params: SqlParam[]): Promise<PendingReply[]> {
-    const rows = await queryRows<ConversationRow & { message_id: number; message_text: string }>(
-      this.db,
-      hot(
-        name,
-        `WITH claimed AS (${claim})
-         SELECT claimed.id AS message_id, claimed.text AS message_text, ${conversationColumns('c')}
-           FROM claimed JOIN chat.conversations c ON c.account_id = claimed.account_id AND c.id = claimed.conversation_id`,
-      ),
-      params,
-    );
+  private async claimed(claim: PreparedStatement, params: SqlParam[]): Promise<PendingReply[]> {
+    const rows = await queryRows<ConversationRow & { message_id: number; message_text: string }>(this.db, claim, params);
     return rows.map(({ message_id, message_text, ...conversation }) => ({ id: message_id, text: message_text, conversation }));
   }
 }
