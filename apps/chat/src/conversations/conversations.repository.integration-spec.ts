@@ -1,6 +1,7 @@
 import { createDataSource, execute, migrate, queryRows } from '@svc/persistence';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { ErasureService } from '../erasure/erasure.service';
 import { HandoverSweeper } from '../handover/handover-sweeper';
