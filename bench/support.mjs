@@ -128,6 +128,13 @@ export function cpuMs(pid) {
   return user + system;
 }
 
+/** CPU time (ms) the whole machine has been busy so far, all cores added up (/proc/stat: everything but idle and iowait). */
+export function machineBusyMs() {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = ticks;
+  return ((user + nice + system + irq + softirq + steal) * 1000) / TICKS_PER_S;
+}
+
 /**
  * Writes `result` as bench/results/<name>-<day of `at`>.json (ISO `at`), or, when a run of that day
  * wrote that file already, as <name>-<day>-<HHMM>.json; returns the file's path.
