@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryRunner } from 'typeorm';
 import { createDataSource } from './data-source';
-import { execute, queryOne, queryRows, withConnection } from './sql';
+import { ASYNC_COMMIT, execute, queryOne, queryRows, withConnection } from './sql';
 
 // This library sits below @svc/testing, so it makes its throw-away database itself.
 const SERVER = process.env['TEST_DATABASE_SERVER_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -69,6 +69,27 @@ describe('typed queries (real PostgreSQL)', () => {
     expect(await execute(db, `UPDATE sample.items SET label = 'x' WHERE id <= $1`, [2])).toBe(2);
     expect(await execute(db, 'DELETE FROM sample.items WHERE id = $1', [9])).toBe(0);
     expect(await execute(db, 'DELETE FROM sample.items')).toBe(3);
+  });
+
+  it('ASYNC_COMMIT turns off the wait for the WAL flush in its own transaction only', async () => {
+    const setting = async (runner: QueryRunner) =>
+      (await queryOne<{ value: string }>(runner, `SELECT current_setting('synchronous_commit') AS value`))?.value;
+    const runner = db.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      const added = await execute(
+        runner,
+        `WITH async_commit AS (${ASYNC_COMMIT}) INSERT INTO sample.items (label, data) SELECT 'a', '\\x00' FROM async_commit`,
+      );
+      expect(added).toBe(1);
+      expect(await setting(runner)).toBe('off');
+      await runner.commitTransaction();
+      // The same connection, after the commit: the server's setting again.
+      expect(await setting(runner)).toBe('on');
+    } finally {
+      await runner.release();
+    }
+    expect(await count()).toBe(1);
   });
 
   it("runs in the transaction of the EntityManager it is given, and on a QueryRunner's connection", async () => {

@@ -33,6 +33,14 @@ export interface PreparedStatement {
 
 export type Statement = string | PreparedStatement;
 
+/**
+ * A one-row query that makes the transaction it runs in commit without waiting for the WAL flush
+ * (`set_config(…, true)` lasts until the end of that transaction), for a statement to name as a CTE
+ * or a FROM item: `WITH async_commit AS (${ASYNC_COMMIT}) …`. Only for work that is done again when
+ * a crash of PostgreSQL itself loses it.
+ */
+export const ASYNC_COMMIT = `SELECT set_config('synchronous_commit', 'off', true)`;
+
 interface Outcome {
   rows: readonly QueryResultRow[];
   /** Rows the statement returned, inserted, updated or deleted (PostgreSQL's command tag). */

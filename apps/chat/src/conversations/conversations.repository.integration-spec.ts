@@ -7,7 +7,7 @@ import { ErasureService } from '../erasure/erasure.service';
 import { HandoverSweeper } from '../handover/handover-sweeper';
 import { CHAT_MIGRATIONS, CHAT_SCHEMA } from '../migrations';
 import { createLogger } from '@svc/platform';
-import { ConversationsRepository } from './conversations.repository';
+import { ConversationsRepository, ConversationTransaction } from './conversations.repository';
 import { newVisitorToken, visitorTokenHash } from './visitor-token';
 
 describe('ConversationsRepository (real PostgreSQL)', () => {
@@ -136,7 +136,13 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
       c.id,
     ]);
     expect((await repo.claimStaleReplies(1_000, 30_000, 10)).filter((p) => p.conversation.id === c.id)).toHaveLength(1);
-    expect(await repo.transaction((tx) => tx.finishReply(account, c.id, message.id))).toBe(true);
+    // The reply's transaction commits without waiting for the WAL flush (a crash that loses it leaves the message pending).
+    const synchronousCommit = async (tx: ConversationTransaction) =>
+      (await queryRows<{ value: string }>(tx.manager, `SELECT current_setting('synchronous_commit') AS value`))[0]?.value;
+    expect(await repo.transaction(async (tx) => [await tx.finishReply(account, c.id, message.id), await synchronousCommit(tx)])).toEqual([
+      true,
+      'off',
+    ]);
     expect(await repo.transaction((tx) => tx.finishReply(account, c.id, message.id))).toBe(false);
     await execute(dataSource, `UPDATE chat.messages SET reply_lease_until = NULL WHERE conversation_id = $1`, [c.id]);
     expect(await repo.claimReply(account, c.id, message.id, 30_000)).toBeUndefined();

@@ -10,7 +10,7 @@ import {
   MessageAuthor,
 } from '@svc/contracts';
 import { enqueueDomainMessages } from '@svc/messaging';
-import { execute, PreparedStatement, queryOne, queryRows, SqlParam } from '@svc/persistence';
+import { ASYNC_COMMIT, execute, PreparedStatement, queryOne, queryRows, SqlParam } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { CHAT_SCHEMA } from '../migrations';
 
@@ -141,7 +141,7 @@ const ADD_MESSAGE = hot(
 const FINISH_REPLY = hot(
   'finish_reply',
   `UPDATE chat.messages SET reply_pending = false, reply_lease_until = NULL
-     FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+     FROM (${ASYNC_COMMIT}) AS async_commit
     WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending`,
 );
 /** The messages an UPDATE … RETURNING `claim` claimed, each with its conversation, in the same statement. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Page, toPage } from '@svc/contracts';
-import { execute, queryOne, queryRows, SqlParam } from '@svc/persistence';
+import { ASYNC_COMMIT, execute, queryOne, queryRows, SqlParam } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 
 /** NOTIFY channel on which new deliveries wake the workers of every dispatcher process. */
@@ -116,12 +116,11 @@ export interface CompletedAttempt {
 }
 
 /**
- * A CTE that makes its statement's commit not wait for the WAL flush (`set_config(…, true)` lasts
- * until the end of the statement's own transaction). For the lease bookkeeping only: a lease or a
+ * The lease bookkeeping commits without waiting for the WAL flush (ASYNC_COMMIT): a lease or a
  * result lost in a crash of PostgreSQL itself means a delivery is sent again after its lease, which
  * at-least-once delivery allows. Making deliveries stays synchronous: a message is acked after it.
  */
-const ASYNC_COMMIT = `async_commit AS (SELECT set_config('synchronous_commit', 'off', true))`;
+const ASYNC_COMMIT_CTE = `async_commit AS (${ASYNC_COMMIT})`;
 
 /** Deliveries and attempts of schema `webhooks`: the delivery outbox the workers drain. */
 @Injectable()
@@ -231,7 +230,7 @@ export class DeliveriesRepository {
   async claim(options: ClaimOptions): Promise<Claim> {
     const rows = await this.prepared<ClaimedDelivery & { left_behind: boolean }>(
       'webhooks_claim',
-      `WITH RECURSIVE ${ASYNC_COMMIT}, pending_endpoints AS (
+      `WITH RECURSIVE ${ASYNC_COMMIT_CTE}, pending_endpoints AS (
          (SELECT endpoint_id FROM webhooks.deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
          UNION ALL
          SELECT (SELECT d.endpoint_id FROM webhooks.deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
@@ -299,7 +298,7 @@ export class DeliveriesRepository {
     const column = <T>(pick: (a: CompletedAttempt) => T): T[] => attempts.map(pick);
     await this.prepared(
       'webhooks_complete',
-      `WITH ${ASYNC_COMMIT}, r AS (
+      `WITH ${ASYNC_COMMIT_CTE}, r AS (
          SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::timestamptz[], $7::int[], $8::int[], $9::text[], $10::text[])
            AS r (id, account_id, token, outcome, retry_ms, started_at, duration_ms, status_code, error, response_body)
        ), recorded AS (
