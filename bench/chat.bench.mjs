@@ -9,9 +9,10 @@
 //  2. BENCH_STREAMS (default 2,000) streams open at once on the one chat process, and its RSS
 //     (/proc/<pid>/status). Target < 300 MB.
 //  Also recorded: the CPU time one reply costs each app and PostgreSQL (the backends of the bench's
-//  database) during step 1.
+//  database), the bench's own client and the whole machine during step 1, and from the product's
+//  share the lowest p50 any order of that work could give on the cores the bench may use.
 // Visitor calls go to the chat process directly (as the Ingress routes them in Kubernetes).
-// Writes bench/results/chat-<date>.json.
+// Writes bench/results/chat-<date>.json (chat-<date>-<HHMM>.json when that day has one already).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
