@@ -51,8 +51,11 @@ export interface RunningProcess {
 }
 
 export interface RunningApp extends RunningProcess {
+  /** The public listener: what a browser, a business or the Ingress reaches. */
   url: string;
   port: number;
+  /** The internal listener (INTERNAL_PORT): `/internal/…` routes and `/metrics`, where the apps reach each other. */
+  internalUrl: string;
 }
 
 const STOP_TIMEOUT_MS = 20_000;
@@ -111,7 +114,7 @@ export async function startApp(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = `http://127.0.0.1:${port}`;
-  const app: RunningApp = { ...track(child), url, port };
+  const app: RunningApp = { ...track(child), url, port, internalUrl: url };
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${app.output()}`);
