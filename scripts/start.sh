@@ -7,6 +7,11 @@ export NX_DAEMON=false NX_NO_CLOUD=true
 # A development machine: a secret left unset takes its development default, published in this
 # repository (every app refuses that without this flag). Services listen on 127.0.0.1 (HOST).
 export ALLOW_INSECURE_DEV_DEFAULTS="${ALLOW_INSECURE_DEV_DEFAULTS:-true}"
+# This machine's own INTERNAL_AUTH_SECRET, kept in .local/dev-settings.env, where the admin CLI reads it.
+node tools/dev-settings.mjs
+set -a
+. .local/dev-settings.env
+set +a
 [ -d node_modules ] || bash scripts/install.sh
 bash scripts/services.sh
 node tools/ensure-database.mjs

@@ -61,7 +61,7 @@ describe('monitoring: alerts and panels against the running apps', () => {
   it('exports every metric an alert or a panel names (kube-state-metrics aside)', async () => {
     const exported = new Set<string>();
     for (const app of [stack.gateway, ...Object.values(stack.services)])
-      for (const name of exposedMetricNames(await scrape(app.url))) exported.add(name);
+      for (const name of exposedMetricNames(await scrape(app.internalUrl))) exported.add(name);
     const named = new Set([
       ...rules.flatMap((r) => metricNames(String(r.expr))),
       ...panels.flatMap((p) => p.targets.flatMap((t) => metricNames(t.expr))),
@@ -80,7 +80,7 @@ describe('monitoring: alerts and panels against the running apps', () => {
     const series = new Map<string, Series>();
     const record = async () => {
       const at = Date.now();
-      for (const sample of parseExposition(await scrape(dispatcher.url))) {
+      for (const sample of parseExposition(await scrape(dispatcher.internalUrl))) {
         if (!sample.labels['__name__']!.startsWith('webhook_')) continue;
         const key = JSON.stringify(sample.labels);
         const entry = series.get(key) ?? { labels: { ...sample.labels, app: 'webhook-dispatcher' }, samples: [] };
@@ -137,11 +137,11 @@ describe('monitoring: alerts and panels against the running apps', () => {
     ]);
     await receiver.waitFor('/answering', 1, 30_000);
     await receiver.waitFor('/failing', 2, 30_000);
-    const chat = await scrape(stack.services['chat']!.url);
+    const chat = await scrape(stack.services['chat']!.internalUrl);
     expect(value(chat, 'outbox_messages_published_total')).toBeGreaterThanOrEqual(1);
     expect(value(chat, 'outbox_publish_duration_seconds_count')).toBeGreaterThanOrEqual(1);
     expect(value(chat, 'outbox_messages_pending')).toBe(0);
-    const events = await scrape(stack.services['events-api']!.url);
+    const events = await scrape(stack.services['events-api']!.internalUrl);
     expect(value(events, 'events_appended_total')).toBeGreaterThanOrEqual(1);
     expect(value(events, 'events_feed_lag_seconds_count')).toBeGreaterThanOrEqual(1);
     expect(
@@ -151,7 +151,7 @@ describe('monitoring: alerts and panels against the running apps', () => {
     // Recorded in a batch after the answer: wait for the dispatcher to count them.
     let dispatcher = '';
     for (let i = 0; i < 50; i++) {
-      dispatcher = await scrape(stack.services['webhook-dispatcher']!.url);
+      dispatcher = await scrape(stack.services['webhook-dispatcher']!.internalUrl);
       if (
         value(dispatcher, 'webhook_retries_scheduled_total') >= 1 &&
         value(dispatcher, 'webhook_attempt_duration_seconds_count', { outcome: 'delivered' }) >= 1

@@ -58,7 +58,7 @@ for (let i = 0; i < 300 && !stopping; i += 1) {
       process.stdout.write(`\nThe API is ready at http://localhost:${port}/api/v1/ (running: ${apps.join(', ')}).\n`);
       process.stdout.write(`Create an account: npm run --silent admin -- account create --name "Acme" --plan scale\n`);
       process.stdout.write(
-        `The team's console: http://localhost:${port}/ (a member's sign-in link: INTERNAL_AUTH_SECRET=development-only-internal-secret-0123456789 npm run --silent admin -- user create --account ID --email you@example.com)\n`,
+        `The team's console: http://localhost:${port}/ (a member's sign-in link: npm run --silent admin -- user create --account ID --email you@example.com)\n`,
       );
       if (process.env.CHAT_DEMO_KEY) {
         await seed(`http://127.0.0.1:${port}`, process.env.CHAT_DEMO_KEY)

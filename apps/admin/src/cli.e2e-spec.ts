@@ -36,7 +36,7 @@ describe('admin command line (built, real PostgreSQL)', () => {
     const output = json(result.stdout);
     expect(output).toEqual({
       account: { id: expect.any(String), name: 'Acme Rentals', plan: 'scale' },
-      api_key: expect.stringMatching(/^svc_cust_[A-Za-z0-9_-]{43}$/),
+      api_key: expect.stringMatching(/^svc_cust_[0-9A-Za-z]{49}$/),
       key: { id: expect.any(String), prefix: output.api_key.slice(0, 13), created_at: expect.any(String) },
     });
     const [stored] = await queryRows<{ hash: string }>(

@@ -26,7 +26,7 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
     requestId: `req-${Date.now()}`,
   });
   const visitor = () => new ChatVisitor(stack.gateway.url);
-  const chatUrl = () => stack.services['chat']?.url as string;
+  const chatUrl = () => stack.services['chat']?.internalUrl as string;
   const signedFetch = async (path: string, init: RequestInit = {}, account: TestAccount = stack.account) =>
     fetch(`${chatUrl()}${path}`, {
       ...init,

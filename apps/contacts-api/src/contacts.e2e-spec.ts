@@ -561,7 +561,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       requestId: randomUUID(),
     });
     const internal = async (route: string, account: TestAccount | null = stack.account) =>
-      fetch(`${stack.services['contacts-api']?.url}${route}`, {
+      fetch(`${stack.services['contacts-api']?.internalUrl}${route}`, {
         headers: account ? { [GATEWAY_CONTEXT_HEADER]: await auth.sign('contacts-api', context(account)) } : {},
       });
 
@@ -616,7 +616,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
     describe('withdrawals and confirmations from the chat and the console', () => {
       const conversation = { id: 42, channel: 'whatsapp', url: 'http://localhost:3000/inbox/42' };
       const post = async (route: string, json: unknown, account: TestAccount = stack.account) =>
-        fetch(`${stack.services['contacts-api']?.url}${route}`, {
+        fetch(`${stack.services['contacts-api']?.internalUrl}${route}`, {
           method: 'POST',
           headers: { [GATEWAY_CONTEXT_HEADER]: await auth.sign('contacts-api', context(account)), 'content-type': 'application/json' },
           body: JSON.stringify(json),

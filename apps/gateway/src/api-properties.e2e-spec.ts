@@ -351,7 +351,7 @@ describe('every route of the OpenAPI document, with generated input (fast-check;
     const contactsPort = await freePort();
     stack = await startStack(SERVICES, {
       appEnv: {
-        'contacts-api': { PORT: String(contactsPort) },
+        'contacts-api': { INTERNAL_PORT: String(contactsPort) },
         'identity-issuer': { CONTACTS_API_URL: `http://127.0.0.1:${contactsPort}` },
         // The write limit is tested on its own; here every generated write must reach its service.
         gateway: { WRITE_LIMIT_PER_MINUTE: '1000000', WRITE_LIMIT_PER_HOUR: '1000000' },

@@ -34,7 +34,7 @@ describe('no personal data, input or secrets in any log line (every app at LOG_L
     stack = await startStack(SERVICES, {
       env: { LOG_LEVEL: 'info' },
       appEnv: {
-        'contacts-api': { PORT: String(contactsPort) },
+        'contacts-api': { INTERNAL_PORT: String(contactsPort) },
         'identity-issuer': { CONTACTS_API_URL: `http://127.0.0.1:${contactsPort}` },
         'webhook-dispatcher': { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CONCURRENCY: '0' },
       },

@@ -25,7 +25,7 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
       keyId: 'chat',
       requestId: randomUUID(),
     });
-    return fetch(`${issuer().url}/internal/identity/verify`, {
+    return fetch(`${issuer().internalUrl}/internal/identity/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(signed ? { [GATEWAY_CONTEXT_HEADER]: context } : {}) },
       body: JSON.stringify(body),
@@ -47,7 +47,7 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
     const contactsPort = await freePort();
     stack = await startStack(['contacts-api', 'identity-issuer'], {
       appEnv: {
-        'contacts-api': { PORT: String(contactsPort) },
+        'contacts-api': { INTERNAL_PORT: String(contactsPort) },
         'identity-issuer': { CONTACTS_API_URL: `http://127.0.0.1:${contactsPort}` },
       },
     });
@@ -132,7 +132,7 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
 
   it('serves the public keys as a JWKS without a context; the chat can verify passes with it', async () => {
     const { token } = await passFor('c-42');
-    const response = await fetch(`${issuer().url}/internal/identity/jwks.json`);
+    const response = await fetch(`${issuer().internalUrl}/internal/identity/jwks.json`);
     expect(response.status).toBe(200);
     const jwks = (await response.json()) as JSONWebKeySet;
     expect(jwks.keys.map((key) => key.kid)).toContain(decodeProtectedHeader(token).kid);
@@ -144,7 +144,7 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
   it('the generated development key survives a restart: passes issued before still identify', async () => {
     const { token } = await passFor('c-42');
     const kids = async () =>
-      ((await (await fetch(`${issuer().url}/internal/identity/jwks.json`)).json()) as { keys: Array<{ kid: string }> }).keys.map(
+      ((await (await fetch(`${issuer().internalUrl}/internal/identity/jwks.json`)).json()) as { keys: Array<{ kid: string }> }).keys.map(
         (k) => k.kid,
       );
     const before = await kids();
@@ -197,7 +197,7 @@ describe('identity-issuer keys in production', () => {
       '/healthz',
     );
     try {
-      const jwks = (await (await fetch(`${app.url}/internal/identity/jwks.json`)).json()) as { keys: Array<Record<string, string>> };
+      const jwks = (await (await fetch(`${app.internalUrl}/internal/identity/jwks.json`)).json()) as { keys: Array<Record<string, string>> };
       expect(jwks.keys.map((key) => key['kid'])).toEqual(['2026-11', '2026-10']);
       for (const key of jwks.keys) expect(Object.keys(key).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x']);
     } finally {

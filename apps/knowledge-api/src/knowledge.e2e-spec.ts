@@ -268,7 +268,7 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
         keyId: 'chat',
         requestId: 'search-test',
       });
-      return fetch(`${stack.services['knowledge-api']?.url}/internal/knowledge/search`, {
+      return fetch(`${stack.services['knowledge-api']?.internalUrl}/internal/knowledge/search`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-svc-context': context },
         body: JSON.stringify({ question, lang }),
@@ -296,7 +296,7 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
 
     it('is not reachable through the gateway, and refuses a call without a signed context', async () => {
       expect((await stack.call('/internal/knowledge/search', { method: 'POST', json: { question: 'x', lang: 'en' } })).status).toBe(404);
-      const direct = await fetch(`${stack.services['knowledge-api']?.url}/internal/knowledge/search`, {
+      const direct = await fetch(`${stack.services['knowledge-api']?.internalUrl}/internal/knowledge/search`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ question: 'shoes', lang: 'en' }),

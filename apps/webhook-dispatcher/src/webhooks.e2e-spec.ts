@@ -240,7 +240,7 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
   describe('internal route', () => {
     it('is not reachable through the gateway, and refuses a call without the signed context', async () => {
       expect((await stack.call('/internal/events', { method: 'POST', json: {} })).status).toBe(404);
-      const direct = await fetch(`${stack.services['webhook-dispatcher']!.url}/internal/events`, {
+      const direct = await fetch(`${stack.services['webhook-dispatcher']!.internalUrl}/internal/events`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: '{}',

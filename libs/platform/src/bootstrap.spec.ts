@@ -1,4 +1,4 @@
-import { installProcessHandlers } from './bootstrap';
+import { installProcessHandlers, isInternalOnly } from './bootstrap';
 
 describe('installProcessHandlers', () => {
   it('logs an unhandled rejection of a background task and keeps the process running', () => {
@@ -28,5 +28,25 @@ describe('installProcessHandlers', () => {
       expect.stringContaining('uncaught exception'),
     );
     expect(exit).toHaveBeenCalledWith(1);
+  });
+});
+
+describe('isInternalOnly', () => {
+  it('knows internal routes by the route matched and by every spelling of the path', () => {
+    expect(isInternalOnly('/internal/console/keys', '/internal/console/keys')).toBe(true);
+    expect(isInternalOnly('/metrics', '/metrics')).toBe(true);
+    // The gateway's catch-all proxy matches any path: the path itself decides.
+    for (const path of [
+      '/internal/console/keys',
+      '/%69nternal/console/keys',
+      '//internal//x',
+      '/INTERNAL/x',
+      '/internal',
+      '/metrics?x=1',
+      '/internal%2Fchat',
+    ])
+      expect([path, isInternalOnly('/*', path)]).toEqual([path, true]);
+    for (const path of ['/api/v1/contacts', '/chat/v1/sessions', '/internals', '/inbox/internal/x', '/%zz'])
+      expect([path, isInternalOnly('/*', path)]).toEqual([path, false]);
   });
 });

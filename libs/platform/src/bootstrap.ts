@@ -4,7 +4,8 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { createServer, IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Bindings, Logger } from 'pino';
 import { Config, ConfigError, ConfigSpec, loadConfig } from './config';
 import { ApiError } from './errors';
@@ -33,7 +34,29 @@ export const MAX_PARAM_LENGTH = 255 * 4 * 3;
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-type AppConfig = PlatformConfig & { PORT: number; HOST: string; LOG_LEVEL: string };
+type AppConfig = PlatformConfig & { PORT: number; INTERNAL_PORT?: number; HOST: string; LOG_LEVEL: string };
+
+/** Marks a request that came in on the internal listener. */
+const VIA_INTERNAL = Symbol('via-internal-listener');
+type ListenerRequest = IncomingMessage & { [VIA_INTERNAL]?: true };
+/** Each app's internal listener, made with the app and listening once `runApp` starts it. */
+const internalListeners = new WeakMap<FastifyInstance, Server>();
+
+/**
+ * Routes served only where the apps reach each other: `/internal/…` and `/metrics`. Checked on the
+ * route matched and on the decoded path, so that no spelling of it passes a proxy on the public side.
+ */
+export function isInternalOnly(routeUrl: string | undefined, rawUrl: string): boolean {
+  if (routeUrl !== undefined && (routeUrl.startsWith('/internal/') || routeUrl === '/metrics')) return true;
+  let path = rawUrl.split('?')[0] ?? '';
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // a malformed escape: the router refuses the path anyway
+  }
+  path = path.replace(/[\\/]+/g, '/').toLowerCase();
+  return path === '/internal' || path.startsWith('/internal/') || path === '/metrics' || path.startsWith('/metrics/');
+}
 
 export interface AppDefinition<S extends ConfigSpec> {
   name: string;
@@ -92,6 +115,16 @@ export async function createApp<S extends ConfigSpec>(
   // Access lines name a call by its route's words; refs and anything else in a path are hashed.
   const accessPaths = new AccessPathRedactor((config as { INTERNAL_AUTH_SECRET?: string }).INTERNAL_AUTH_SECRET);
   fastify.addHook('onRoute', (route) => accessPaths.learnRoute(route.url));
+  // One app, two listeners: the public one (PORT) answers 404 for what only the apps may call.
+  const internalListener = createServer((req, res) => {
+    (req as ListenerRequest)[VIA_INTERNAL] = true;
+    fastify.routing(req, res);
+  });
+  internalListeners.set(fastify, internalListener);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if ((request.raw as ListenerRequest)[VIA_INTERNAL] || !isInternalOnly(request.routeOptions.url, request.url)) return done();
+    sendError(request, reply, new ApiError('not_found', 'Nothing is here.'));
+  });
   // What no service can store or transform safely (a NUL, a body nested too deep, an inherited
   // field name) is refused for every route of every app, before any DTO transformation: bodies by
   // the one JSON reader (`parseJsonBody`; the gateway checks with it too), path parameters and
@@ -151,7 +184,10 @@ export async function createApp<S extends ConfigSpec>(
     drainDeadline = setTimeout(() => {
       logger.warn({ shutdown_timeout_ms: SHUTDOWN_TIMEOUT_MS }, 'connections still busy after SHUTDOWN_TIMEOUT_MS; closing them');
       fastify.server.closeAllConnections();
+      internalListener.closeAllConnections();
     }, SHUTDOWN_TIMEOUT_MS).unref();
+    if (internalListener.listening) internalListener.close();
+    internalListener.closeIdleConnections();
     done();
   });
   fastify.addHook('onClose', (_instance, done) => {
@@ -193,6 +229,21 @@ export function installProcessHandlers(
   };
 }
 
+/** Starts the app's internal listener (every route, `/internal/…` and `/metrics` included); returns its port. */
+export async function listenInternal(app: NestFastifyApplication, port: number, host: string): Promise<number> {
+  const server = internalListeners.get(app.getHttpAdapter().getInstance());
+  if (!server) throw new Error('the app was not made by createApp');
+  server.keepAliveTimeout = 72_000; // longer than the callers' keep-alive pools hold an idle socket
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
+}
+
 /** An app's whole main.ts: validate config (exit 1 naming the bad variable), build, listen. */
 export async function runApp<S extends ConfigSpec>(definition: AppDefinition<S>): Promise<NestFastifyApplication | undefined> {
   let config: Config<S>;
@@ -210,7 +261,13 @@ export async function runApp<S extends ConfigSpec>(definition: AppDefinition<S>)
   try {
     const app = await createApp(definition, config, logger);
     await app.listen({ port: appConfig.PORT, host: appConfig.HOST });
-    logger.info({ port: appConfig.PORT }, `${definition.name} listening on http://${appConfig.HOST}:${appConfig.PORT}`);
+    const internalPort =
+      appConfig.INTERNAL_PORT === undefined ? undefined : await listenInternal(app, appConfig.INTERNAL_PORT, appConfig.HOST);
+    logger.info(
+      { port: appConfig.PORT, internal_port: internalPort },
+      `${definition.name} listening on http://${appConfig.HOST}:${appConfig.PORT}` +
+        (internalPort === undefined ? '' : ` (internal routes on port ${internalPort})`),
+    );
     return app;
   } catch (err) {
     logger.fatal({ err }, `${definition.name} failed to start`);

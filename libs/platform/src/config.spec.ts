@@ -63,6 +63,23 @@ describe('loadConfig', () => {
       /INTERNAL_AUTH_SECRET must be at least 32/,
     );
   });
+
+  it('refuses in production every secret this repository published, the template placeholder, and short secrets', () => {
+    const withToken = { ...spec, TOKEN: optional(secret(0, { orEmpty: true }), 'A token.'), DATABASE: str({ desc: 'A URL.' }) };
+    const production = (env: Record<string, string>) => () => loadConfig(withToken, { NODE_ENV: 'production', ...env });
+    const base = { INTERNAL_AUTH_SECRET: SECRET, DATABASE: 'postgres://svc:real@db/svc' };
+    expect(production(base)).not.toThrow();
+    for (const published of ['development-only-internal-secret-0123456789', 'compose-development-only-internal-auth-secret'])
+      expect(production({ ...base, INTERNAL_AUTH_SECRET: published })).toThrow(
+        /INTERNAL_AUTH_SECRET is a value published in this repository/,
+      );
+    expect(production({ ...base, TOKEN: 'change-me' })).toThrow(/TOKEN still holds the template's "change-me"/);
+    expect(production({ ...base, DATABASE: 'postgres://svc:change-me@db/svc' })).toThrow(/DATABASE still holds/);
+    expect(production({ ...base, TOKEN: 'é'.repeat(15) })).toThrow(/TOKEN must be at least 32 bytes in production/);
+    expect(production({ ...base, TOKEN: 'é'.repeat(16) })).not.toThrow();
+    // Development keeps working with short optional values (a local WhatsApp fake's token).
+    expect(() => loadConfig(withToken, { ...base, TOKEN: 'dev' })).not.toThrow();
+  });
 });
 
 describe('optional', () => {

@@ -15,15 +15,34 @@ export const DEV_DEFAULTS_FLAG = 'ALLOW_INSECURE_DEV_DEFAULTS';
 
 /** Specs of secrets whose `devDefault` is published in the repository (see `asSecret`). */
 const publishedDefaults = new WeakSet<object>();
+/** Every secret's spec: in production each must be a value of the operator's own (see `productionProblems`). */
+const secretSpecs = new WeakSet<object>();
+
+/** The placeholder of the secrets template (k8s/secrets.template.yaml): never a real value. */
+export const TEMPLATE_PLACEHOLDER = 'change-me';
+/** The shortest secret production accepts, in bytes. */
+export const MIN_SECRET_BYTES = 32;
+/**
+ * Secret values this repository has published (development defaults, and the Compose defaults of
+ * earlier versions): production refuses them, as it refuses every `devDefault` of a secret.
+ */
+const PUBLISHED_SECRETS = new Set<string>([
+  'compose-development-only-internal-auth-secret',
+  '825c7fabe970d711434486fba8fe969156bc5ffa0653a2125453c09baadb3c23',
+]);
 
 /**
  * Marks a validator as a secret's: a `devDefault` given to it is published in this repository, so
  * an app uses it only with ALLOW_INSECURE_DEV_DEFAULTS=true, and refuses to start otherwise.
  */
 export function asSecret<T>(validator: BaseValidator<T>): BaseValidator<T> {
-  const marked = (spec?: object): ValidatorSpec<T> => {
+  const marked = (spec?: { devDefault?: T }): ValidatorSpec<T> => {
     const made = (validator as (spec?: object) => ValidatorSpec<T>)(spec);
-    if (spec && 'devDefault' in spec) publishedDefaults.add(made);
+    secretSpecs.add(made);
+    if (spec && 'devDefault' in spec) {
+      publishedDefaults.add(made);
+      if (typeof spec.devDefault === 'string') PUBLISHED_SECRETS.add(spec.devDefault);
+    }
     return made;
   };
   return marked as BaseValidator<T>;
@@ -32,6 +51,23 @@ export function asSecret<T>(validator: BaseValidator<T>): BaseValidator<T> {
 /** True for a secret's spec whose `devDefault` is published (see `asSecret`). */
 export function hasPublishedDefault(spec: object): boolean {
   return publishedDefaults.has(spec);
+}
+
+/**
+ * What production refuses to start with: the template's placeholder in any setting, and a secret
+ * that is published in this repository or shorter than MIN_SECRET_BYTES (an empty optional one is off).
+ */
+function productionProblems(specs: ConfigSpec, values: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  for (const [name, spec] of Object.entries(specs)) {
+    const value = values[name];
+    if (typeof value !== 'string' || value === '') continue;
+    if (value.includes(TEMPLATE_PLACEHOLDER)) problems.push(`${name} still holds the template's "${TEMPLATE_PLACEHOLDER}"`);
+    else if (!secretSpecs.has(spec)) continue;
+    else if (PUBLISHED_SECRETS.has(value)) problems.push(`${name} is a value published in this repository: set a secret of your own`);
+    else if (Buffer.byteLength(value) < MIN_SECRET_BYTES) problems.push(`${name} must be at least ${MIN_SECRET_BYTES} bytes in production`);
+  }
+  return problems;
 }
 
 /** A string of at least `min` characters: for secrets that must not be guessable; `orEmpty` also accepts '' (an optional one). */
@@ -120,6 +156,7 @@ export function loadConfig<S extends ConfigSpec>(specs: S, env: NodeJS.ProcessEn
           );
         }
       }
+      if (effective.NODE_ENV === 'production') lines.push(...productionProblems(specs, values as Record<string, unknown>));
       if (lines.length > 0) throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
     },
   });

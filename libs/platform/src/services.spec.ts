@@ -6,11 +6,12 @@ describe('the service ports table', () => {
     expect(new Set(Object.values(SERVICE_PORTS)).size).toBe(Object.keys(SERVICE_PORTS).length);
   });
 
-  it('is the default of an app PORT and of the URL settings that reach it', () => {
+  it('is the default of an app PORT; the URL settings reach its internal listener, PORT + 100', () => {
     const spec = { ...serviceConfigSpec('contacts-api', 'Port.'), KNOWLEDGE_API_URL: serviceUrl('knowledge-api', 'knowledge-api.') };
     const config = loadConfig(spec, { INTERNAL_AUTH_SECRET: 'a-real-secret-of-forty-characters-0123456' });
     expect(config.PORT).toBe(3001);
-    expect(config.KNOWLEDGE_API_URL).toBe('http://127.0.0.1:3003');
+    expect(config.INTERNAL_PORT).toBe(3101);
+    expect(config.KNOWLEDGE_API_URL).toBe('http://127.0.0.1:3103');
     expect(spec.PORT.desc).toBe('Port.');
     expect(spec.KNOWLEDGE_API_URL.desc).toBe('knowledge-api.');
   });

@@ -19,6 +19,9 @@ export const SERVICE_PORTS = {
 
 export type ServiceName = keyof typeof SERVICE_PORTS;
 
+/** Each app's internal listener is its port + 100 on a development machine (contacts-api: 3101). */
+export const INTERNAL_PORT_OFFSET = 100;
+
 /** The public address on a development machine: the gateway's port on localhost. */
 export const DEFAULT_APP_URL = `http://localhost:${SERVICE_PORTS.gateway}`;
 
@@ -30,12 +33,20 @@ export function serviceUrlSetting<S extends ServiceName>(service: S): ServiceUrl
   return `${service.toUpperCase().replaceAll('-', '_')}_URL` as ServiceUrlSetting<S>;
 }
 
-/** The setting of the address of another app (`CONTACTS_API_URL`); by default where it listens on this machine. */
+/** The setting of the address of another app's internal listener (`CONTACTS_API_URL`); by default on this machine. */
 export function serviceUrl(service: ServiceName, desc: string) {
-  return url({ default: `http://127.0.0.1:${SERVICE_PORTS[service]}`, desc });
+  return url({ default: `http://127.0.0.1:${SERVICE_PORTS[service] + INTERNAL_PORT_OFFSET}`, desc });
 }
 
-/** The settings every app that serves HTTP has: the base ones, the internal auth and its PORT (from SERVICE_PORTS). */
+/** The settings every app that serves HTTP has: the base ones, the internal auth, its PORT and INTERNAL_PORT. */
 export function serviceConfigSpec(service: ServiceName, portDesc: string) {
-  return { ...baseConfigSpec, ...internalAuthConfigSpec, PORT: port({ default: SERVICE_PORTS[service], desc: portDesc }) };
+  return {
+    ...baseConfigSpec,
+    ...internalAuthConfigSpec,
+    PORT: port({ default: SERVICE_PORTS[service], desc: portDesc }),
+    INTERNAL_PORT: port({
+      default: SERVICE_PORTS[service] + INTERNAL_PORT_OFFSET,
+      desc: 'Port of the internal listener: the `/internal/…` routes the other apps call, `/metrics`, and every public route too. Never exposed by the Ingress or the public origin (there `/internal/…` and `/metrics` are 404).',
+    }),
+  };
 }

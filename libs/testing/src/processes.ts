@@ -56,6 +56,7 @@ export interface RunningApp extends RunningProcess {
   port: number;
   /** The internal listener (INTERNAL_PORT): `/internal/…` routes and `/metrics`, where the apps reach each other. */
   internalUrl: string;
+  internalPort: number;
 }
 
 const STOP_TIMEOUT_MS = 20_000;
@@ -109,12 +110,21 @@ export async function startApp(
   probe: '/readyz' | '/healthz' = '/readyz',
 ): Promise<RunningApp> {
   const port = Number(env['PORT'] ?? (await freePort()));
+  const internalPort = Number(env['INTERNAL_PORT'] ?? (await freePort()));
   const child = spawn(process.execPath, [join(REPO_ROOT, 'dist/apps', name, 'src/main.js')], {
-    env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'test', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      ...env,
+      PORT: String(port),
+      INTERNAL_PORT: String(internalPort),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = `http://127.0.0.1:${port}`;
-  const app: RunningApp = { ...track(child), url, port, internalUrl: url };
+  const app: RunningApp = { ...track(child), url, port, internalUrl: `http://127.0.0.1:${internalPort}`, internalPort };
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${app.output()}`);

@@ -76,19 +76,25 @@ export async function startStack(serviceNames: string[], options: StackOptions =
   const services: Record<string, RunningApp> = {};
   // The gateway's port is known up front: the chat asks the gateway which account a widget is.
   const gatewayPort = options.appEnv?.['gateway']?.['PORT'] ?? String(await freePort());
+  const gatewayInternalPort = options.appEnv?.['gateway']?.['INTERNAL_PORT'] ?? String(await freePort());
   // Each service is told where the ones started before it listen (list a service after those it calls).
   const upstreams: Record<string, string> = {};
-  const appEnv = (name: string) => ({ ...env, ...upstreams, GATEWAY_URL: `http://127.0.0.1:${gatewayPort}`, ...options.appEnv?.[name] });
+  const appEnv = (name: string) => ({
+    ...env,
+    ...upstreams,
+    GATEWAY_URL: `http://127.0.0.1:${gatewayInternalPort}`,
+    ...options.appEnv?.[name],
+  });
   // One at a time: each migrates its own schema at start.
   for (const name of serviceNames) {
     services[name] = await startApp(name, appEnv(name), options.startTimeoutMs);
-    upstreams[serviceUrlSetting(name as ServiceName)] = services[name].url;
+    upstreams[serviceUrlSetting(name as ServiceName)] = services[name].internalUrl;
   }
   // Suites share Redis and call from 127.0.0.1: one suite's failed keys must not throttle another's
   // (the throttle is tested in the gateway's suite, on a Redis of its own).
   const gateway = await startApp(
     'gateway',
-    { AUTH_FAILURES_PER_ADDRESS: '100000', ...appEnv('gateway'), PORT: gatewayPort },
+    { AUTH_FAILURES_PER_ADDRESS: '100000', ...appEnv('gateway'), PORT: gatewayPort, INTERNAL_PORT: gatewayInternalPort },
     options.startTimeoutMs,
   );
   const [account, other] = [await newAccount('Acme'), await newAccount('Other')];
@@ -123,7 +129,7 @@ export async function startStack(serviceNames: string[], options: StackOptions =
       if (!running) throw new Error(`${name} is not part of this stack`);
       await running.stop(signal);
       options.appEnv = { ...options.appEnv, [name]: { ...options.appEnv?.[name], ...extra } };
-      services[name] = await startApp(name, { ...appEnv(name), PORT: String(running.port) });
+      services[name] = await startApp(name, { ...appEnv(name), PORT: String(running.port), INTERNAL_PORT: String(running.internalPort) });
       return services[name];
     },
     stop: async () => {

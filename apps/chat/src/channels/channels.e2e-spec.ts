@@ -93,7 +93,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       keyId: 'test',
       requestId: randomUUID(),
     };
-    return fetch(`${stack.services['chat']?.url}${path}`, {
+    return fetch(`${stack.services['chat']?.internalUrl}${path}`, {
       method,
       headers: {
         'content-type': 'application/json',
