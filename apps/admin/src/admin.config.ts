@@ -6,7 +6,7 @@ export const adminConfigSpec = {
   ...messagingConfigSpec,
   INTERNAL_AUTH_SECRET: optional(
     secret(32, { orEmpty: true }),
-    "The apps' INTERNAL_AUTH_SECRET: needed only by the commands that call a service (`widget origins`, `trigger`, `user create`), which refuse to run without it.",
+    "The apps' INTERNAL_AUTH_SECRET: needed only by the commands that call a service (`widget origins`, `trigger`, `user create`, `user remove`, `whatsapp connect`). On a development machine it is read from `.local/dev-settings.env`, which `npm start` writes; in production set it to the apps' value.",
   ),
   CHAT_URL: serviceUrl(
     'chat',
