@@ -1,5 +1,5 @@
-// Runs every web app of dist/apps as a child process with its own logs prefixed, forwards SIGINT
-// and SIGTERM (each app drains and exits), and prints the gateway's URL once it is ready.
+// Runs every web app of dist/apps as a child process with its own logs prefixed, restarts one that
+// exits, forwards SIGINT and SIGTERM (each app drains and exits), and prints the gateway's URL once it is ready.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -20,11 +20,21 @@ const APP_ENV = { chat: { TRUST_PROXY: 'loopback' } };
 const devChannels = process.env.DEV_CHANNELS === 'false' ? null : await startDevChannels();
 const appEnv = { ...(devChannels?.env ?? {}), ...process.env };
 
-const children = apps.map((app) => {
+// A supervisor, as Kubernetes is for a pod: an app that exits is started again after a delay that
+// doubles while it keeps failing (1 s up to 30 s; back to 1 s once it has run for a minute).
+const RESTART_FIRST_MS = 1_000;
+const RESTART_MAX_MS = 30_000;
+const STABLE_MS = 60_000;
+const children = new Map();
+let stopping = false;
+
+function start(app, delayMs = RESTART_FIRST_MS) {
   const child = spawn(process.execPath, [join(root, 'dist/apps', app, 'src/main.js')], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...appEnv, ...APP_ENV[app] },
   });
+  const startedAt = Date.now();
+  children.set(app, child);
   for (const stream of [child.stdout, child.stderr]) {
     let rest = '';
     stream.on('data', (chunk) => {
@@ -34,19 +44,19 @@ const children = apps.map((app) => {
     });
   }
   child.on('exit', (code, signal) => {
-    process.stdout.write(`${app.padEnd(18)} | exited (${code ?? signal})\n`);
-    if (!stopping) stop('SIGTERM', 1);
+    if (stopping) return process.stdout.write(`${app.padEnd(18)} | exited (${code ?? signal})\n`);
+    const wait = Date.now() - startedAt > STABLE_MS ? RESTART_FIRST_MS : delayMs;
+    process.stdout.write(`${app.padEnd(18)} | exited (${code ?? signal}); restarting in ${wait / 1000} s\n`);
+    setTimeout(() => stopping || start(app, Math.min(wait * 2, RESTART_MAX_MS)), wait);
   });
-  return child;
-});
+}
+for (const app of apps) start(app);
 
-let stopping = false;
-function stop(signal, exitCode = 0) {
+function stop(signal) {
   stopping = true;
-  for (const child of children) if (child.exitCode === null) child.kill(signal);
-  Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.on('exit', r)) : null))).then(() =>
-    process.exit(exitCode),
-  );
+  const running = [...children.values()].filter((c) => c.exitCode === null && c.signalCode === null);
+  for (const child of running) child.kill(signal);
+  Promise.all(running.map((c) => new Promise((r) => c.on('exit', r)))).then(() => process.exit(0));
 }
 process.on('SIGINT', () => stop('SIGTERM'));
 process.on('SIGTERM', () => stop('SIGTERM'));
