@@ -251,6 +251,15 @@ async function createUser(config: AdminConfig, account: AccountRow, email: strin
   return (await response.json()) as Output;
 }
 
+/** Removes the account's member with this email (their sessions end at once): `{"removed": {"id","email","role",…}}`. */
+async function removeUser(config: AdminConfig, account: AccountRow, email: string): Promise<Output> {
+  const console_ = { name: 'console', url: config.CONSOLE_URL };
+  const response = await callService(config, console_, account, 'POST', '/internal/console/users/remove', { email });
+  if (response.status === 404) throw new Error(`no member with email ${email} in account ${account.id}`);
+  if (response.status !== 200) throw new Error(`the console refused the removal: ${response.status} ${refusalOf(await response.text())}`);
+  return (await response.json()) as Output;
+}
+
 /** Options several commands take: the account, a consumer queue (or its parking queue). */
 const ACCOUNT_OPTION = ['--account <id>', 'account id'] as const;
 const QUEUE_OPTION = ['--queue <queue>', 'a consumer queue or its parking queue, e.g. events-api.domain'] as const;
@@ -337,11 +346,21 @@ function program(run: (work: Work) => Promise<void>, runBroker: (work: BrokerWor
   const user = root.command('user').description('Team members of the console.');
   user
     .command('create')
-    .description('Create a team member (or renew an invitation) and print their one-time set-password link (24 h).')
+    .description(
+      'Create a team member (an owner; an existing member keeps their role and gets a new link) and print their one-time set-password link (24 h).',
+    )
     .requiredOption(...ACCOUNT_OPTION)
     .requiredOption('--email <email>', "the member's email address", nonEmpty)
     .action((opts: { account: string; email: string }) =>
       runOnAccount(opts.account, (config, account) => createUser(config, account, opts.email)),
+    );
+  user
+    .command('remove')
+    .description("Remove a team member: their sessions end at once (never the account's last owner).")
+    .requiredOption(...ACCOUNT_OPTION)
+    .requiredOption('--email <email>', "the member's email address", nonEmpty)
+    .action((opts: { account: string; email: string }) =>
+      runOnAccount(opts.account, (config, account) => removeUser(config, account, opts.email)),
     );
   const widget = root.command('widget').description("The chat widget's settings.");
   widget

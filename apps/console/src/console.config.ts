@@ -6,7 +6,7 @@ export const consoleConfigSpec = {
     'console',
     'Port the app listens on (the console: 3007; team members reach it at `{APP_URL}/` through the gateway or the Ingress).',
   ),
-  ...databaseConfigSpec('the console owns schema `console` (team members, sessions, set-password links, sign-in failures)'),
+  ...databaseConfigSpec('the console owns schema `console` (team members and roles, sessions, set-password links, sign-in counters)'),
   APP_URL: url({
     default: DEFAULT_APP_URL,
     desc: 'Address of the web application: set-password links (`{APP_URL}/set-password?token=…`); the session cookie is `Secure` when it is https.',
@@ -20,9 +20,13 @@ export const consoleConfigSpec = {
   SESSION_TTL_HOURS: count({ default: 168, desc: 'How long a sign-in lasts (hours) before the member signs in again.' }),
   SIGN_IN_FAILURES: count({
     default: 5,
-    desc: 'Failed sign-ins allowed per email address (and 4× that per client address) in SIGN_IN_WINDOW_S; further attempts get 429 with Retry-After.',
+    desc: 'Failed sign-ins allowed per email address and client address (and 4× that per client address) in SIGN_IN_WINDOW_S; each attempt is counted before its password is checked, further attempts get 429 with Retry-After.',
   }),
-  SIGN_IN_WINDOW_S: count({ default: 900, desc: 'The window (seconds) SIGN_IN_FAILURES counts in.' }),
+  SIGN_IN_EMAIL_FAILURES: count({
+    default: 100,
+    desc: 'Failed sign-ins allowed per email address from all client addresses together in SIGN_IN_WINDOW_S, except from an address the member signed in from in the last 30 days.',
+  }),
+  SIGN_IN_WINDOW_S: count({ default: 900, desc: 'The window (seconds) the sign-in limits count in.' }),
 };
 
 export type ConsoleConfig = Config<typeof consoleConfigSpec>;

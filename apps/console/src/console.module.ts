@@ -7,7 +7,7 @@ import { ConsoleConfig } from './console.config';
 import { AuthController, InternalMembersController } from './members/auth.controller';
 import { MembersRepository } from './members/members.repository';
 import { MembersService } from './members/members.service';
-import { ConsoleInternalGuard, SessionGuard } from './members/session.guard';
+import { ConsoleInternalGuard, OwnerGuard, SessionGuard } from './members/session.guard';
 import { CONSOLE_MIGRATIONS, CONSOLE_SCHEMA } from './migrations';
 import { Upstreams } from './services/upstreams';
 
@@ -25,6 +25,7 @@ export class ConsoleModule {
           useFactory: (db: DataSource) =>
             new MembersService(new MembersRepository(db), config.APP_URL, config.SESSION_TTL_HOURS, {
               failures: config.SIGN_IN_FAILURES,
+              emailFailures: config.SIGN_IN_EMAIL_FAILURES,
               windowS: config.SIGN_IN_WINDOW_S,
             }),
         },
@@ -35,6 +36,7 @@ export class ConsoleModule {
         },
         closedOnShutdown(Upstreams),
         SessionGuard,
+        OwnerGuard,
         ConsoleInternalGuard,
       ],
     };

@@ -2,7 +2,7 @@
  * The console's own routes (`{app_url}/console/v1/…`, for its single-page front end): sign-in,
  * set-password, invitations. Not part of the public REST API.
  */
-import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
+import { IsEmail, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 
 /** Passwords: 10 to 200 characters (argon2id hashes any length; the cap bounds the work). */
 export const PASSWORD_MIN = 10;
@@ -28,8 +28,23 @@ export class SetPasswordDto {
   password!: string;
 }
 
-/** `POST /console/v1/members` (Invite) and the console's internal route for `admin user create`. */
+/** A member's role: `owner` (keys, webhooks, plan, members) or `agent` (conversations, customers, bookings). */
+export const ROLES = ['owner', 'agent'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** `POST /console/v1/members` (Invite; `role` defaults to `agent`) and the console's internal routes for `admin user`. */
 export class InviteMemberDto {
+  @IsEmail()
+  @MaxLength(320)
+  email!: string;
+
+  @IsOptional()
+  @IsIn(ROLES, { message: `role must be one of ${ROLES.join(', ')}` })
+  role?: Role;
+}
+
+/** `admin user remove`: the member of the account with this email. */
+export class RemoveMemberDto {
   @IsEmail()
   @MaxLength(320)
   email!: string;

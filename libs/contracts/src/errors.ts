@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   limit_exceeded: 400,
   unauthorized: 401,
   plan_required: 402,
+  forbidden: 403,
   forbidden_origin: 403,
   not_found: 404,
   method_not_allowed: 405,

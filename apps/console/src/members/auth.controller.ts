@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { InvitedMemberResponse, InviteMemberDto, SetPasswordDto, SignInDto } from '@svc/contracts';
+import { InvitedMemberResponse, InviteMemberDto, RemoveMemberDto, SetPasswordDto, SignInDto } from '@svc/contracts';
 import { APP_CONFIG, Caller } from '@svc/platform';
 import type { GatewayContext } from '@svc/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -8,7 +8,7 @@ import { ConsoleConfig } from '../console.config';
 import { Upstreams } from '../services/upstreams';
 import { SessionRow } from './members.repository';
 import { MembersService, MemberView, NewSession } from './members.service';
-import { ConsoleInternalGuard, SessionGuard } from './session.guard';
+import { ConsoleInternalGuard, OwnerGuard, SessionGuard } from './session.guard';
 import { checkOrigin, clearSessionCookie, cookie, Member, SESSION_COOKIE, setSessionCookie } from './session';
 
 /** What sign-in and set-password answer: the member now signed in (the session is in its cookie). */
@@ -60,7 +60,12 @@ export class AuthController {
   @UseGuards(SessionGuard)
   async session(@Req() request: FastifyRequest, @Member() member: SessionRow) {
     const account = await this.upstreams.account(member.account_id, request.id);
-    return { user: { id: member.member_id, email: member.email }, account, csrf_token: member.csrf_token, app_url: this.config.APP_URL };
+    return {
+      user: { id: member.member_id, email: member.email, role: member.role },
+      account,
+      csrf_token: member.csrf_token,
+      app_url: this.config.APP_URL,
+    };
   }
 
   @Get('members')
@@ -69,11 +74,19 @@ export class AuthController {
     return this.members.listMembers(member.account_id).then((members) => ({ members }));
   }
 
-  /** Invite: the new member's one-time set-password link (24 h), to pass on to them. */
+  /** Invite (owners): the new member's one-time set-password link (24 h), to pass on to them; again for a pending invitation. */
   @Post('members')
-  @UseGuards(SessionGuard)
+  @UseGuards(OwnerGuard)
   invite(@Member() member: SessionRow, @Body() body: InviteMemberDto): Promise<InvitedMemberResponse> {
-    return this.members.invite(member.account_id, body.email);
+    return this.members.invite(member.account_id, body.email, body.role ?? 'agent');
+  }
+
+  /** Remove (owners): the member and every session of theirs, at once; never the account's last owner. */
+  @Delete('members/:id')
+  @HttpCode(204)
+  @UseGuards(OwnerGuard)
+  async remove(@Member() member: SessionRow, @Param('id') id: string): Promise<void> {
+    await this.members.remove(member.account_id, { id });
   }
 
   /** A new session, from the console's own page only: its cookie set, its member answered. */
@@ -85,7 +98,7 @@ export class AuthController {
   }
 }
 
-/** `admin user create`: a member of the account in the signed context (audience `console`), with a set-password link. */
+/** `admin user create` and `remove`: members of the account in the signed context (audience `console`). */
 @ApiExcludeController()
 @Controller('internal/console')
 @UseGuards(ConsoleInternalGuard)
@@ -94,6 +107,12 @@ export class InternalMembersController {
 
   @Post('users')
   create(@Caller() caller: GatewayContext, @Body() body: InviteMemberDto): Promise<InvitedMemberResponse> {
-    return this.members.invite(caller.account.id, body.email);
+    return this.members.createByOperator(caller.account.id, body.email);
+  }
+
+  @Post('users/remove')
+  @HttpCode(200)
+  async remove(@Caller() caller: GatewayContext, @Body() body: RemoveMemberDto): Promise<{ removed: MemberView }> {
+    return { removed: await this.members.remove(caller.account.id, { email: body.email }) };
   }
 }

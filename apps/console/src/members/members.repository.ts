@@ -1,3 +1,4 @@
+import type { Role } from '@svc/contracts';
 import { execute, queryOne, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 
@@ -5,6 +6,7 @@ export interface MemberRow {
   id: string;
   account_id: string;
   email: string;
+  role: Role;
   password_hash: string | null;
   created_at: string;
 }
@@ -13,10 +15,20 @@ export interface SessionRow {
   member_id: string;
   account_id: string;
   email: string;
+  role: Role;
   csrf_token: string;
 }
 
-const MEMBER = 'id, account_id, email, password_hash, created_at';
+/** A throttle counter after reserving one attempt: the attempts counted and when the count restarts. */
+export interface Reserved {
+  n: number;
+  retry_after_s: number;
+}
+
+/** Why a removal did not happen. */
+export type RemoveRefusal = 'not_found' | 'last_owner';
+
+const MEMBER = 'id, account_id, email, role, password_hash, created_at';
 
 /** The SQL of schema `console`, and nothing else. */
 export class MembersRepository {
@@ -26,16 +38,21 @@ export class MembersRepository {
     return queryOne<MemberRow>(this.db, `SELECT ${MEMBER} FROM console.members WHERE lower(email) = lower($1)`, [email]);
   }
 
-  /** The member with this email, created in `accountId` when there is none. */
-  async findOrCreate(accountId: string, email: string): Promise<MemberRow> {
+  /** The member with this email, created in `accountId` with `role` when there is none. */
+  async findOrCreate(accountId: string, email: string, role: Role): Promise<MemberRow> {
     const [row] = await queryRows<MemberRow>(
       this.db,
-      `INSERT INTO console.members (account_id, email) VALUES ($1, $2)
+      `INSERT INTO console.members (account_id, email, role) VALUES ($1, $2, $3)
        ON CONFLICT ((lower(email))) DO UPDATE SET email = console.members.email
        RETURNING ${MEMBER}`,
-      [accountId, email],
+      [accountId, email, role],
     );
     return row;
+  }
+
+  /** A pending invitation's new role (only while the member has no password). */
+  async setPendingRole(memberId: string, role: Role): Promise<void> {
+    await execute(this.db, 'UPDATE console.members SET role = $2 WHERE id = $1 AND password_hash IS NULL', [memberId, role]);
   }
 
   listMembers(accountId: string): Promise<MemberRow[]> {
@@ -44,12 +61,54 @@ export class MembersRepository {
     ]);
   }
 
+  /**
+   * Removes the account's member with this id or email (its sessions and links go with it), unless
+   * that would leave the account without an owner: the owners' rows are locked first, so two
+   * owners removing each other at once cannot both succeed.
+   */
+  async removeMember(accountId: string, by: { id: string } | { email: string }): Promise<MemberRow | RemoveRefusal> {
+    return this.db.transaction(async (tx) => {
+      await execute(tx, `SELECT id FROM console.members WHERE account_id = $1 AND role = 'owner' ORDER BY id FOR UPDATE`, [accountId]);
+      const member =
+        'id' in by
+          ? await queryOne<MemberRow>(tx, `SELECT ${MEMBER} FROM console.members WHERE account_id = $1 AND id = $2::uuid`, [
+              accountId,
+              by.id,
+            ])
+          : await queryOne<MemberRow>(tx, `SELECT ${MEMBER} FROM console.members WHERE account_id = $1 AND lower(email) = lower($2)`, [
+              accountId,
+              by.email,
+            ]);
+      if (!member) return 'not_found';
+      if (member.role === 'owner') {
+        const owners = await queryOne<{ n: number }>(
+          tx,
+          `SELECT count(*)::int AS n FROM console.members WHERE account_id = $1 AND role = 'owner'`,
+          [accountId],
+        );
+        if ((owners?.n ?? 0) <= 1) return 'last_owner';
+      }
+      await execute(tx, 'DELETE FROM console.members WHERE id = $1', [member.id]);
+      return member;
+    });
+  }
+
   async insertPasswordLink(memberId: string, tokenHash: Buffer, ttlHours: number): Promise<void> {
     await execute(
       this.db,
       `INSERT INTO console.password_links (token_hash, member_id, expires_at) VALUES ($1, $2, now() + make_interval(hours => $3))`,
       [tokenHash, memberId, ttlHours],
     );
+  }
+
+  /** Whether a set-password link is usable now (unknown, used and expired links are not). */
+  async linkIsUsable(tokenHash: Buffer): Promise<boolean> {
+    const row = await queryOne<{ ok: number }>(
+      this.db,
+      'SELECT 1 AS ok FROM console.password_links WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()',
+      [tokenHash],
+    );
+    return row !== undefined;
   }
 
   /** Uses a set-password link once: the member it was for, or undefined (unknown, used or expired). */
@@ -65,8 +124,9 @@ export class MembersRepository {
         used.member_id,
         passwordHash,
       ]);
-      // A new password ends the member's other sessions.
+      // A new password ends the member's other sessions and every other link made for them.
       await execute(tx, 'DELETE FROM console.sessions WHERE member_id = $1', [used.member_id]);
+      await execute(tx, 'DELETE FROM console.password_links WHERE member_id = $1 AND token_hash <> $2', [used.member_id, tokenHash]);
       return member;
     });
   }
@@ -79,10 +139,11 @@ export class MembersRepository {
     );
   }
 
+  /** A live session with its member as they are now (a removed member has none; a role change shows at once). */
   async findSession(tokenHash: Buffer): Promise<SessionRow | undefined> {
     return queryOne<SessionRow>(
       this.db,
-      `SELECT s.member_id, m.account_id, m.email, s.csrf_token
+      `SELECT s.member_id, m.account_id, m.email, m.role, s.csrf_token
          FROM console.sessions s JOIN console.members m ON m.id = s.member_id
         WHERE s.token_hash = $1 AND s.expires_at > now()`,
       [tokenHash],
@@ -93,26 +154,50 @@ export class MembersRepository {
     await execute(this.db, 'DELETE FROM console.sessions WHERE token_hash = $1', [tokenHash]);
   }
 
-  /** Failed sign-ins in the window: for this email, and from this client address. */
-  async countFailures(email: string, address: string, windowS: number): Promise<{ email: number; address: number; oldest_s: number }> {
-    const [row] = await queryRows<{ email: number; address: number; oldest_s: number }>(
+  /**
+   * Counts one more attempt for `key` in a fixed window of `windowS` seconds, atomically (one
+   * upsert: concurrent attempts each get their own number), before the attempt is checked.
+   */
+  async reserveAttempt(key: string, windowS: number): Promise<Reserved> {
+    const [row] = await queryRows<Reserved>(
       this.db,
-      `SELECT count(*) FILTER (WHERE lower(email) = lower($1))::int AS email,
-              count(*) FILTER (WHERE address = $2)::int AS address,
-              COALESCE(EXTRACT(EPOCH FROM now() - min(at))::int, 0) AS oldest_s
-         FROM console.sign_in_failures
-        WHERE (lower(email) = lower($1) OR address = $2) AND at > now() - make_interval(secs => $3)`,
-      [email, address, windowS],
+      `INSERT INTO console.sign_in_counts AS c (key, n, resets_at) VALUES ($1, 1, now() + make_interval(secs => $2))
+       ON CONFLICT (key) DO UPDATE SET
+         n = CASE WHEN c.resets_at <= now() THEN 1 ELSE c.n + 1 END,
+         resets_at = CASE WHEN c.resets_at <= now() THEN now() + make_interval(secs => $2) ELSE c.resets_at END
+       RETURNING n, GREATEST(1, ceil(EXTRACT(EPOCH FROM resets_at - now())))::int AS retry_after_s`,
+      [key, windowS],
     );
     return row;
   }
 
-  async recordFailure(email: string, address: string): Promise<void> {
-    await execute(this.db, 'INSERT INTO console.sign_in_failures (email, address) VALUES ($1, $2)', [email, address]);
-    await execute(this.db, "DELETE FROM console.sign_in_failures WHERE at < now() - interval '1 day'");
+  /** After a successful sign-in: `clear` counters end, `release` counters give back the attempt reserved. */
+  async settleAttempt(clear: string[], release: string[]): Promise<void> {
+    await execute(this.db, 'DELETE FROM console.sign_in_counts WHERE key = ANY($1::text[])', [clear]);
+    await execute(this.db, 'UPDATE console.sign_in_counts SET n = GREATEST(n - 1, 0) WHERE key = ANY($1::text[])', [release]);
   }
 
-  async clearFailures(email: string): Promise<void> {
-    await execute(this.db, 'DELETE FROM console.sign_in_failures WHERE lower(email) = lower($1)', [email]);
+  /** Whether the member signed in from this (email, address) recently. */
+  async isKnown(key: string): Promise<boolean> {
+    return (
+      (await queryOne<{ ok: number }>(this.db, 'SELECT 1 AS ok FROM console.sign_in_counts WHERE key = $1 AND resets_at > now()', [
+        key,
+      ])) !== undefined
+    );
+  }
+
+  /** Remembers an (email, address) a member signed in from, for `days`. */
+  async markKnown(key: string, days: number): Promise<void> {
+    await execute(
+      this.db,
+      `INSERT INTO console.sign_in_counts (key, n, resets_at) VALUES ($1, 0, now() + make_interval(days => $2))
+       ON CONFLICT (key) DO UPDATE SET resets_at = EXCLUDED.resets_at`,
+      [key, days],
+    );
+  }
+
+  /** Forgets counters whose window ended long ago. */
+  async pruneCounters(): Promise<void> {
+    await execute(this.db, "DELETE FROM console.sign_in_counts WHERE resets_at < now() - interval '1 day'");
   }
 }

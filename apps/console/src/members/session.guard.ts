@@ -2,8 +2,9 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import { APP_CONFIG, GatewayContextGuard, InternalAuth } from '@svc/platform';
 import type { FastifyRequest } from 'fastify';
 import { ConsoleConfig } from '../console.config';
+import { SessionRow } from './members.repository';
 import { MembersService } from './members.service';
-import { authenticate } from './session';
+import { authenticate, requireOwner } from './session';
 
 /** A signed-in member (and, for a write, the session's CSRF token); see `authenticate`. */
 @Injectable()
@@ -19,6 +20,16 @@ export class SessionGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     await authenticate(context.switchToHttp().getRequest<FastifyRequest>(), this.members, this.origin);
+    return true;
+  }
+}
+
+/** A signed-in owner of the account (an agent: 403 `forbidden`, before the body is checked). */
+@Injectable()
+export class OwnerGuard extends SessionGuard {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    await super.canActivate(context);
+    requireOwner(context.switchToHttp().getRequest<FastifyRequest & { member: SessionRow }>().member);
     return true;
   }
 }

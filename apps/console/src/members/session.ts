@@ -1,6 +1,7 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { ApiError } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { SessionRow } from './members.repository';
 import { MembersService } from './members.service';
 
@@ -40,13 +41,25 @@ export function checkOrigin(request: FastifyRequest, appOrigin: string): void {
   }
 }
 
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/** Whether a request's `X-CSRF-Token` is the session's, compared in constant time (of equal-length digests, so any length is safe). */
+export function csrfMatches(sent: string | string[] | undefined, expected: string): boolean {
+  return typeof sent === 'string' && timingSafeEqual(digest(sent), digest(expected));
+}
+
+/** Refuses (403 `forbidden`) a member who is not an owner of the account. */
+export function requireOwner(member: SessionRow): void {
+  if (member.role !== 'owner') throw new ApiError('forbidden', 'Only an owner of the account can do this.');
+}
+
 /** The signed-in member of a request (401 without a live session; 403 for a write without the CSRF token). */
 export async function authenticate(request: FastifyRequest, members: MembersService, appOrigin: string): Promise<SessionRow> {
   const token = cookie(request, SESSION_COOKIE);
   const session = token ? await members.session(token) : undefined;
   if (!session) throw new ApiError('unauthorized', 'Sign in first.');
   checkOrigin(request, appOrigin);
-  if (!SAFE_METHODS.has(request.method) && request.headers['x-csrf-token'] !== session.csrf_token) {
+  if (!SAFE_METHODS.has(request.method) && !csrfMatches(request.headers['x-csrf-token'], session.csrf_token)) {
     throw new ApiError('forbidden_origin', 'The CSRF token is missing or wrong; reload the page.');
   }
   (request as RequestWithMember).member = session;

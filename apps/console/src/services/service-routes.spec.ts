@@ -28,4 +28,20 @@ describe("the console's service routes", () => {
     expect(scale('POST', '/webhooks')).toBe(true);
     expect(scale('GET', '/conversations')).toBe(false);
   });
+
+  it("keys, webhooks and the widget's allowed origins are for owners; conversations, customers and bookings for every member", () => {
+    const owner = (method: string, path: string) => SERVICE_ROUTES.find((r) => r.method === method && r.path === path)?.owner;
+    for (const r of SERVICE_ROUTES.filter((r) => r.path.startsWith('/keys') || r.path.startsWith('/webhooks'))) expect(r.owner).toBe(true);
+    expect(owner('PUT', '/widget-settings')).toBe(true);
+    for (const [method, path] of [
+      ['GET', '/conversations'],
+      ['POST', '/conversations/:id/replies'],
+      ['GET', '/contacts'],
+      ['GET', '/customers/:svcId'],
+      ['PATCH', '/bookings/:id'],
+      ['GET', '/widget-settings'],
+      ['GET', '/account'],
+    ])
+      expect(owner(method ?? '', path ?? '')).toBe(false);
+  });
 });

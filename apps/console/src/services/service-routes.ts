@@ -1,6 +1,6 @@
 import { ApiError } from '@svc/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticate } from '../members/session';
+import { authenticate, requireOwner } from '../members/session';
 import { MembersService } from '../members/members.service';
 import { Upstream, Upstreams } from './upstreams';
 
@@ -14,18 +14,23 @@ export interface ServiceRoute {
   /** The service's path, with the same `:params`. */
   target: string;
   /** The API's features (keys, webhooks) need the Scale plan, as on the API. */
-  scale?: boolean;
+  scale: boolean;
+  /** Only an owner may call it (keys, webhooks, the widget's allowed origins); an agent gets 403 `forbidden`. */
+  owner: boolean;
 }
 
-const route = (method: Method, path: string, upstream: Upstream, target = path, scale = false): ServiceRoute => ({
+const route = (method: Method, path: string, upstream: Upstream, target = path, scale = false, owner = false): ServiceRoute => ({
   method,
   path,
   upstream,
   target,
   scale,
+  owner,
 });
-const chat = (method: Method, path: string): ServiceRoute => route(method, path, 'chat', `/internal/chat${path}`);
-const webhooks = (method: Method, path: string): ServiceRoute => route(method, path, 'webhook-dispatcher', path, true);
+const chat = (method: Method, path: string, owner = false): ServiceRoute =>
+  route(method, path, 'chat', `/internal/chat${path}`, false, owner);
+const keys = (method: Method, path: string, target: string): ServiceRoute => route(method, path, 'gateway', target, true, true);
+const webhooks = (method: Method, path: string): ServiceRoute => route(method, path, 'webhook-dispatcher', path, true, true);
 
 /**
  * What the console's pages call, in one table: each the member's account's view of a service route
@@ -44,7 +49,7 @@ export const SERVICE_ROUTES: ServiceRoute[] = [
   chat('GET', '/analytics'),
   chat('POST', '/assistant/preview'),
   chat('GET', '/widget-settings'),
-  chat('PUT', '/widget-settings'),
+  chat('PUT', '/widget-settings', true),
   // Customers (contacts-api): find by email or phone, open by ref or by svc_id.
   route('GET', '/contacts', 'contacts-api'),
   route('GET', '/contacts/:ref', 'contacts-api'),
@@ -52,12 +57,12 @@ export const SERVICE_ROUTES: ServiceRoute[] = [
   route('GET', '/customers/:svcId/consents', 'contacts-api', '/internal/contacts/by-svc-id/:svcId/consents'),
   // Knowledge (knowledge-api).
   route('GET', '/knowledge', 'knowledge-api'),
-  // Keys and the account (the gateway owns them).
+  // The account and, for owners, its keys (the gateway owns them).
   route('GET', '/account', 'gateway', '/internal/console/account'),
-  route('GET', '/keys', 'gateway', '/internal/console/keys', true),
-  route('POST', '/keys', 'gateway', '/internal/console/keys', true),
-  route('POST', '/keys/:id/revoke', 'gateway', '/internal/console/keys/:id/revoke', true),
-  // Webhooks (webhook-dispatcher): the API's own routes.
+  keys('GET', '/keys', '/internal/console/keys'),
+  keys('POST', '/keys', '/internal/console/keys'),
+  keys('POST', '/keys/:id/revoke', '/internal/console/keys/:id/revoke'),
+  // Webhooks (webhook-dispatcher): the API's own routes, owners only.
   webhooks('GET', '/webhooks'),
   webhooks('POST', '/webhooks'),
   webhooks('GET', '/webhooks/:id'),
@@ -87,6 +92,7 @@ export function serveServiceRoutes(fastify: FastifyInstance, members: MembersSer
       url: `${CONSOLE_API}${entry.path}`,
       handler: async (request: FastifyRequest, reply) => {
         const member = await authenticate(request, members, appOrigin);
+        if (entry.owner) requireOwner(member);
         const context = await upstreams.context(member, request.id);
         if (entry.scale && context.account.plan !== 'scale') {
           throw new ApiError('plan_required', 'API keys and webhooks need the Scale plan (Settings → Plan).');

@@ -11,21 +11,33 @@ const SetPassword = lazy(() => import('./pages/set-password'));
 const Conversation = lazy(() => import('./pages/conversation'));
 const WebhookEndpoint = lazy(() => import('./pages/webhook-endpoint'));
 
-/** The navigation's pages: path, label and page. */
-const NAV: [string, string, LazyExoticComponent<ComponentType>][] = [
+/** The navigation's pages: path, label, page and whether only owners have it. */
+const NAV: [string, string, LazyExoticComponent<ComponentType>, ownerOnly?: boolean][] = [
   ['/inbox', 'Inbox', lazy(() => import('./pages/inbox'))],
   ['/customers', 'Customers', lazy(() => import('./pages/customers'))],
   ['/knowledge', 'Knowledge', lazy(() => import('./pages/knowledge'))],
   ['/bookings', 'Bookings', lazy(() => import('./pages/bookings'))],
   ['/analytics', 'Analytics', lazy(() => import('./pages/analytics'))],
-  ['/settings/keys', 'API and MCP keys', lazy(() => import('./pages/keys'))],
-  ['/settings/webhooks', 'Webhooks', lazy(() => import('./pages/webhooks'))],
+  ['/settings/keys', 'API and MCP keys', lazy(() => import('./pages/keys')), true],
+  ['/settings/webhooks', 'Webhooks', lazy(() => import('./pages/webhooks')), true],
   ['/settings/widget', 'Widget', lazy(() => import('./pages/widget'))],
-  ['/settings/plan', 'Plan', lazy(() => import('./pages/plan'))],
+  ['/settings/plan', 'Plan', lazy(() => import('./pages/plan')), true],
   ['/settings/members', 'Team', lazy(() => import('./pages/members'))],
 ];
 
-function SignedInPage({ path }: { path: string }) {
+/** The navigation an agent has: the owners' pages left out. */
+const navFor = (session: SessionInfo) => NAV.filter(([, , , ownerOnly]) => !ownerOnly || session.user.role === 'owner');
+
+function SignedInPage({ path, session }: { path: string; session: SessionInfo }) {
+  const ownersOnly = NAV.some(([to, , , ownerOnly]) => ownerOnly && (path === to || path.startsWith(`${to}/`)));
+  if (ownersOnly && session.user.role !== 'owner') {
+    return (
+      <section className="page">
+        <h1>For owners only</h1>
+        <p>Keys, webhooks and the plan are managed by the account&apos;s owners.</p>
+      </section>
+    );
+  }
   const NavPage = NAV.find(([to]) => to === path)?.[2];
   if (NavPage) return <NavPage />;
   const conversation = match('/inbox/:id', path);
@@ -52,7 +64,7 @@ function Shell({ session, path, onSignOut }: { session: SessionInfo; path: strin
         <span className="brand">{session.account.name}</span>
         <nav aria-label="Main">
           <ul>
-            {NAV.map(([to, label]) => (
+            {navFor(session).map(([to, label]) => (
               <li key={to}>
                 <Link to={to} aria-current={path === to || path.startsWith(`${to}/`) ? 'page' : undefined}>
                   {label}
@@ -68,7 +80,7 @@ function Shell({ session, path, onSignOut }: { session: SessionInfo; path: strin
       </header>
       <main id="main">
         <Suspense fallback={<p aria-busy="true">Loading…</p>}>
-          <SignedInPage path={path} />
+          <SignedInPage path={path} session={session} />
         </Suspense>
       </main>
     </SessionContext.Provider>

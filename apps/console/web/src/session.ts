@@ -1,9 +1,9 @@
 import { createContext, useContext } from 'react';
-import type { Plan } from '@svc/contracts';
+import type { Plan, Role } from '@svc/contracts';
 
 /** `GET /console/v1/session`: who is signed in, their account and the CSRF token for writes. */
 export interface SessionInfo {
-  user: { id: string; email: string };
+  user: { id: string; email: string; role: Role };
   account: { id: string; name: string; plan: Plan; widget: string };
   csrf_token: string;
   app_url: string;

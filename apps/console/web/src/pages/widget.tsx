@@ -36,17 +36,25 @@ export default function Widget() {
         Widget id: <code>{session.account.widget}</code>
       </p>
       <CopyField label="Embed snippet" value={snippet} />
-      <form onSubmit={save.onSubmit} className="stack">
-        <h2>Allowed origins</h2>
-        <label>
-          Allowed origins
-          <textarea rows={4} value={origins} onChange={(e) => setOrigins(e.target.value)} placeholder="https://shop.example" />
-        </label>
-        <p className="note">One per line, such as https://shop.example. Empty: any page may use the widget.</p>
-        <SubmitButton pending={save.pending}>Save origins</SubmitButton>
-        {saved && <p role="status">Saved.</p>}
-        <ErrorNote error={save.error ?? settings.error} />
-      </form>
+      {session.user.role === 'owner' ? (
+        <form onSubmit={save.onSubmit} className="stack">
+          <h2>Allowed origins</h2>
+          <label>
+            Allowed origins
+            <textarea rows={4} value={origins} onChange={(e) => setOrigins(e.target.value)} placeholder="https://shop.example" />
+          </label>
+          <p className="note">One per line, such as https://shop.example. Empty: any page may use the widget.</p>
+          <SubmitButton pending={save.pending}>Save origins</SubmitButton>
+          {saved && <p role="status">Saved.</p>}
+          <ErrorNote error={save.error ?? settings.error} />
+        </form>
+      ) : (
+        <>
+          <h2>Allowed origins</h2>
+          <p>{settings.data?.allowed_origins.join(', ') || 'Any page.'} Only an owner changes them.</p>
+          <ErrorNote error={settings.error} />
+        </>
+      )}
     </Page>
   );
 }
