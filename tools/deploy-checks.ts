@@ -28,6 +28,13 @@ export function defaultPort(spec: ConfigSpec): number {
   return port;
 }
 
+/** The port of an app's internal listener (`/internal/…` routes, `/metrics`) unless told otherwise. */
+export function defaultInternalPort(spec: ConfigSpec): number {
+  const port = spec['INTERNAL_PORT']?.default;
+  if (typeof port !== 'number') throw new Error('the config spec has no numeric INTERNAL_PORT default');
+  return port;
+}
+
 const THIS_MACHINE = /\/\/(127\.0\.0\.1|localhost)[:/]|^(127\.0\.0\.1|localhost)$/;
 
 /**
@@ -45,12 +52,12 @@ export function mustBeSet(spec: ConfigSpec): string[] {
     .sort();
 }
 
-/** Why `value` is refused for `name` in production, or undefined when the app accepts it. */
-export function refusal(spec: ConfigSpec, name: string, value: string): string | undefined {
+/** Why `value` is refused for `name` (in production unless `nodeEnv` says otherwise), or undefined when the app accepts it. */
+export function refusal(spec: ConfigSpec, name: string, value: string, nodeEnv = 'production'): string | undefined {
   const validator = spec[name];
   if (!validator) return undefined;
   try {
-    loadConfig({ [name]: validator }, { NODE_ENV: 'production', [name]: value });
+    loadConfig({ [name]: validator }, { NODE_ENV: nodeEnv, [name]: value });
     return undefined;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);

@@ -26,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { BlockList, isIPv6 } from 'node:net';
 import { join, relative } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { configSpecOf, defaultPort, drainMs, effective, mustBeSet, refusal, root, servingApps } from './deploy-checks';
+import { configSpecOf, defaultInternalPort, defaultPort, drainMs, effective, mustBeSet, refusal, root, servingApps } from './deploy-checks';
 import type { IRabbitmqCluster } from './k8s-custom-resources';
 import { headingAnchors } from './markdown';
 import { metricNames, promqlErrors } from './promql';
@@ -80,7 +80,7 @@ interface Kustomization {
   resources?: string[];
   components?: string[];
   patches?: Array<{ path?: string; patch?: string; target?: { kind?: string; name?: string } }>;
-  images?: Array<{ name: string }>;
+  images?: Array<{ name: string; newTag?: string; digest?: string }>;
   replicas?: Array<{ name: string; count: number }>;
   secretGenerator?: Generator[];
   configMapGenerator?: Generator[];
@@ -306,7 +306,13 @@ interface Source {
  * product's namespace) on `port`: a pod selected by no Ingress policy accepts anything; otherwise
  * some ingress rule of a selecting policy must allow the port and the peer.
  */
-function ingressAllowed(policies: INetworkPolicy[], destination: Record<string, string>, source: Source, port: number): boolean {
+function ingressAllowed(
+  policies: INetworkPolicy[],
+  destination: Record<string, string>,
+  source: Source,
+  port: number,
+  portName?: string,
+): boolean {
   const selecting = policies.filter(
     (p) => matches(p.spec?.podSelector, destination) && (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress'),
   );
@@ -318,7 +324,7 @@ function ingressAllowed(policies: INetworkPolicy[], destination: Record<string, 
       const portOk =
         !rule.ports ||
         rule.ports.length === 0 ||
-        rule.ports.some((p) => (p.protocol ?? 'TCP') === 'TCP' && (p.port === undefined || p.port === port));
+        rule.ports.some((p) => (p.protocol ?? 'TCP') === 'TCP' && (p.port === undefined || p.port === port || p.port === portName));
       const peerOk =
         !rule.from ||
         rule.from.length === 0 ||
@@ -610,10 +616,16 @@ describe('Kubernetes manifests: overlays', () => {
 
     it('sets images and replica counts of what the base runs (not of autoscaled Deployments)', () => {
       for (const { name } of kustomization.images ?? []) expect(baseImages).toContain(name);
-      for (const { name } of kustomization.replicas ?? []) {
+      for (const { name, count } of kustomization.replicas ?? []) {
         expect(named(ofKind<IDeployment>(baseObjects, 'Deployment'), name)).toHaveLength(1);
         expect(autoscaledTargets).not.toContain(name);
+        // An entry without a count sets 0 replicas: the app would not run.
+        expect([name, count]).toEqual([name, expect.any(Number)]);
+        expect(count).toBeGreaterThan(0);
       }
+      // An entry without a tag or digest changes nothing, and the base's untagged image is `latest`.
+      for (const image of kustomization.images ?? [])
+        expect([image.name, Boolean(image.newTag ?? image.digest)]).toEqual([image.name, true]);
     });
 
     it('generates only Secrets the base references, with the keys of the template', () => {
@@ -637,21 +649,33 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     expect(products.map((d) => d.metadata?.name).sort()).toEqual(apps);
   });
 
-  it.each(apps)("%s: listens on its config's PORT and is probed on /healthz (liveness) and /readyz (readiness)", (app) => {
-    const container = containerOf(deploymentOf(variant, app), app);
-    const port = defaultPort(specs.get(app)!);
-    expect(container.ports?.map((p) => p.containerPort)).toEqual([port]);
-    const env = definedValues(resolveEnv(variant, container));
-    if (env.has('PORT')) expect(env.get('PORT')).toBe(String(port));
-    expect(container.livenessProbe?.httpGet?.path).toBe('/healthz');
-    expect(containerPort(container, container.livenessProbe?.httpGet?.port)).toBe(port);
-    expect(container.readinessProbe?.httpGet?.path).toBe('/readyz');
-    expect(containerPort(container, container.readinessProbe?.httpGet?.port)).toBe(port);
-    if (container.startupProbe) {
-      expect(container.startupProbe.httpGet?.path).toBe('/healthz');
-      expect(containerPort(container, container.startupProbe.httpGet?.port)).toBe(port);
-    }
-  });
+  it.each(apps)(
+    "%s: listens on its config's PORT (`http`) and INTERNAL_PORT (`internal`), and is probed on /healthz (liveness) and /readyz (readiness) on `http`",
+    (app) => {
+      const deployment = deploymentOf(variant, app);
+      const container = containerOf(deployment, app);
+      const port = defaultPort(specs.get(app)!);
+      const internal = defaultInternalPort(specs.get(app)!);
+      expect(container.ports?.map((p) => [p.name, p.containerPort])).toEqual([
+        ['http', port],
+        ['internal', internal],
+      ]);
+      // Both set explicitly, so that the ports above are the ones the app listens on.
+      const env = definedValues(resolveEnv(variant, container));
+      expect([env.get('PORT'), env.get('INTERNAL_PORT')]).toEqual([String(port), String(internal)]);
+      // /metrics answers on the internal listener only.
+      const annotations = deployment.spec?.template.metadata?.annotations ?? {};
+      if (annotations['prometheus.io/port']) expect(annotations['prometheus.io/port']).toBe(String(internal));
+      expect(container.livenessProbe?.httpGet?.path).toBe('/healthz');
+      expect(containerPort(container, container.livenessProbe?.httpGet?.port)).toBe(port);
+      expect(container.readinessProbe?.httpGet?.path).toBe('/readyz');
+      expect(containerPort(container, container.readinessProbe?.httpGet?.port)).toBe(port);
+      if (container.startupProbe) {
+        expect(container.startupProbe.httpGet?.path).toBe('/healthz');
+        expect(containerPort(container, container.startupProbe.httpGet?.port)).toBe(port);
+      }
+    },
+  );
 
   it.each(apps)('%s: gets every setting it needs in production, each one a value it accepts', (app) => {
     const spec = specs.get(app)!;
@@ -661,6 +685,7 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     expect(mustBeSet(spec).filter((name) => !env.values.has(name))).toEqual([]);
     const mounts = (container.volumeMounts ?? []).map((m) => m.mountPath);
     const refused: string[] = [];
+    const nodeEnv = definedValues(env).get('NODE_ENV') ?? 'development';
     for (const [name, value] of definedValues(env)) {
       // A path into a mounted volume holds what the cluster mounts there, not something to check here.
       if (value.startsWith('/')) {
@@ -669,21 +694,40 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
         );
         continue;
       }
-      const reason = refusal(spec, name, value);
+      const reason = refusal(spec, name, value, nodeEnv);
       if (reason) refused.push(reason);
     }
     expect(refused).toEqual([]);
   });
 
-  it.each(apps)("%s: points every service address at a Service's port", (app) => {
+  it.each(apps)("%s: points every service address at a Service's `internal` port (the other app's internal listener)", (app) => {
     const env = definedValues(resolveEnv(variant, containerOf(deploymentOf(variant, app), app)));
     const services = ofKind<IService>(variant.objects, 'Service');
-    for (const [name, value] of env) {
+    const addresses = [...env].filter(([name]) => name.endsWith('_URL') && name !== 'APP_URL');
+    for (const [name, value] of addresses) {
       const address = /^https?:\/\/([a-z0-9-]+):(\d+)/.exec(value);
       const service = address && named(services, address[1]!)[0];
       if (!address || !service) continue;
-      expect(`${name} → ${service.spec?.ports?.map((p) => p.port).join(',')}`).toBe(`${name} → ${address[2]}`);
+      const internal = service.spec?.ports?.find((p) => p.name === 'internal')?.port;
+      expect(`${name} → ${address[2]}`).toBe(`${name} → ${internal}`);
     }
+    // Every app's address this app is given is a Service of the product.
+    for (const other of apps) {
+      const value = env.get(`${other.toUpperCase().replaceAll('-', '_')}_URL`);
+      if (value !== undefined) expect(value).toBe(`http://${other}:${defaultInternalPort(specs.get(other)!)}`);
+    }
+  });
+
+  it.each(apps)('%s: in production, takes no secret from the manifests (they are published in this repository)', (app) => {
+    const container = containerOf(deploymentOf(variant, app), app);
+    const env = resolveEnv(variant, container);
+    if (definedValues(env).get('NODE_ENV') !== 'production') return;
+    const own = new Set(ofKind<ISecret>(variant.objects, 'Secret').map((s) => s.metadata?.name));
+    const fromManifests = [
+      ...(container.env ?? []).filter((e) => own.has(e.valueFrom?.secretKeyRef?.name)).map((e) => e.name),
+      ...(container.envFrom ?? []).filter((e) => own.has(e.secretRef?.name)).map((e) => `envFrom ${e.secretRef?.name}`),
+    ];
+    expect(fromManifests).toEqual([]);
   });
 
   it.each(apps)(
@@ -734,7 +778,11 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     expect(matches(deployment.spec?.selector, podLabels(deployment))).toBe(true);
     const [service] = named(ofKind<IService>(variant.objects, 'Service'), app);
     expect(service?.spec?.selector && Object.entries(service.spec.selector).every(([k, v]) => podLabels(deployment)[k] === v)).toBe(true);
-    expect(service?.spec?.ports?.map((p) => [p.port, containerPort(container, p.targetPort)])).toEqual([[port, port]]);
+    const internal = defaultInternalPort(specs.get(app)!);
+    expect(service?.spec?.ports?.map((p) => [p.name, p.port, containerPort(container, p.targetPort)])).toEqual([
+      ['http', port, port],
+      ['internal', internal, internal],
+    ]);
     const budgets = ofKind<IPodDisruptionBudget>(variant.objects, 'PodDisruptionBudget').filter((b) =>
       matches(b.spec?.selector, podLabels(deployment)),
     );
@@ -801,9 +849,40 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     const paths = ingresses.flatMap((i) => i.spec?.rules ?? []).flatMap((rule) => rule.http?.paths ?? []);
     expect(paths.map((path) => path.path).sort()).toEqual(Object.keys(PUBLIC_PATHS).sort());
     for (const path of paths) expect([path.path, path.backend.service?.name]).toEqual([path.path, PUBLIC_PATHS[path.path as string]]);
+    // Only the public listener: never the `internal` port (/internal/… routes, /metrics), by name or number.
+    for (const path of paths) expect([path.path, path.backend.service?.port]).toEqual([path.path, { name: 'http' }]);
+    const internalPorts = apps.map((app) => defaultInternalPort(specs.get(app)!));
+    const targets = paths.map((path) => path.backend.service?.port);
+    expect(targets.filter((port) => port?.name === 'internal' || internalPorts.includes(port?.number ?? -1))).toEqual([]);
   });
 
-  it('lets the services behind the gateway accept traffic only from the gateway and each other, and the gateway only from the ingress controller', () => {
+  it("lets the ingress controller reach only the `http` port of the public apps, the product's pods each other's `internal` port, and nobody else in", () => {
+    const policies = ofKind<INetworkPolicy>(variant.objects, 'NetworkPolicy');
+    const controller: Source = { pod: { 'app.kubernetes.io/name': 'ingress-nginx' }, namespace: 'ingress-nginx' };
+    const intruders: Source[] = [
+      { pod: { 'app.kubernetes.io/name': 'intruder' } },
+      { pod: { 'app.kubernetes.io/name': 'intruder' }, namespace: 'elsewhere' },
+    ];
+    const publicApps = new Set(Object.values(PUBLIC_PATHS));
+    for (const app of apps) {
+      const labels = podLabels(deploymentOf(variant, app));
+      const http = defaultPort(specs.get(app)!);
+      const internal = defaultInternalPort(specs.get(app)!);
+      const reach = (source: Source) => [
+        ingressAllowed(policies, labels, source, http, 'http'),
+        ingressAllowed(policies, labels, source, internal, 'internal'),
+      ];
+      expect([app, 'ingress controller', ...reach(controller)]).toEqual([app, 'ingress controller', publicApps.has(app), false]);
+      for (const other of apps.filter((a) => a !== app)) {
+        const caller: Source = { pod: podLabels(deploymentOf(variant, other)) };
+        expect([app, other, ingressAllowed(policies, labels, caller, internal, 'internal')]).toEqual([app, other, true]);
+      }
+      for (const intruder of intruders)
+        expect([app, intruder.namespace, ...reach(intruder)]).toEqual([app, intruder.namespace, false, false]);
+    }
+  });
+
+  it("lets the apps accept traffic only from the product's pods and, the public ones, from the ingress controller", () => {
     const policies = ofKind<INetworkPolicy>(variant.objects, 'NetworkPolicy');
     const pods = [...deployments, ...jobs].map(podLabels);
     const productPod = (labels: Record<string, string>) => labels[PRODUCT_LABEL] === PRODUCT;
@@ -833,19 +912,9 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
         .filter((peer) => app === PUBLIC_APP || !Object.values(PUBLIC_PATHS).includes(app) || !ingressPeer(peer));
       if (Object.values(PUBLIC_PATHS).includes(app) && app !== PUBLIC_APP)
         expect([app, allowedPeers(labels).some(ingressPeer)]).toEqual([app, true]);
-      if (app === PUBLIC_APP) {
-        // The ingress controller's namespace, by name; nothing else.
-        for (const peer of peers) {
-          expect(
-            peer !== 'anyone' && peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] && !peer.ipBlock
-              ? app
-              : `${app} admits ${JSON.stringify(peer)}`,
-          ).toBe(app);
-        }
-        expect(peers.length).toBeGreaterThan(0);
-        continue;
-      }
-      for (const peer of peers) {
+      if (app === PUBLIC_APP) expect([app, peers.some(ingressPeer)]).toEqual([app, true]);
+      // Besides the ingress controller's namespace (by name, the public apps only): pods of the product.
+      for (const peer of peers.filter((p) => app !== PUBLIC_APP || !ingressPeer(p))) {
         // Pods of this namespace (no namespaceSelector, no ipBlock) and, of those, the product's only.
         const sameNamespace = peer !== 'anyone' && !peer.namespaceSelector && !peer.ipBlock && peer.podSelector;
         const onlyProduct =
@@ -880,8 +949,8 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
     ];
     const service = (app: string): Destination => ({
       pod: podLabels(deploymentOf(variant, app)),
-      port: defaultPort(specs.get(app)!),
-      portName: 'http',
+      port: defaultInternalPort(specs.get(app)!),
+      portName: 'internal',
     });
     const verdicts = (source: Record<string, string>, destinations: Destination[]) =>
       destinations.map((d) => `${JSON.stringify(d)}: ${egressAllowed(policies, source, d)}`);
@@ -964,22 +1033,23 @@ describe.each([...rendered].map(([overlay]) => [overlay] as const))('Kubernetes 
       expect(ofKind<IPrometheusRule>(variant.objects, 'PrometheusRule')).toHaveLength(1);
       const dashboards = ofKind<IConfigMap>(variant.objects, 'ConfigMap').filter((m) => m.metadata?.labels?.['grafana_dashboard'] === '1');
       expect(dashboards).toHaveLength(1);
-      // The default-deny ingress policy admits the monitoring namespace on every app's port.
+      // The default-deny ingress policy admits the monitoring namespace on every app's `internal`
+      // port (where /metrics is served), and not on its public one.
       const policies = ofKind<INetworkPolicy>(variant.objects, 'NetworkPolicy');
+      const prometheus: Source = { pod: { 'app.kubernetes.io/name': 'prometheus' }, namespace: 'monitoring' };
       for (const d of deployments) {
-        const admitted = policies
-          .filter((p) => matches(p.spec?.podSelector, podLabels(d)) && (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress'))
-          .flatMap((p) => p.spec?.ingress ?? [])
-          .some((rule) =>
-            (rule.from ?? []).some((peer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring'),
-          );
-        expect([d.metadata?.name, admitted]).toEqual([d.metadata?.name, true]);
+        const app = d.metadata!.name!;
+        const scraped = [
+          ingressAllowed(policies, podLabels(d), prometheus, defaultInternalPort(specs.get(app)!), 'internal'),
+          ingressAllowed(policies, podLabels(d), prometheus, defaultPort(specs.get(app)!), 'http'),
+        ];
+        expect([app, ...scraped]).toEqual([app, true, false]);
       }
       // The PodMonitor selects every app's pods, on the port they serve /metrics on.
       const [monitor] = ofKind<IPodMonitor>(variant.objects, 'PodMonitor');
       for (const d of deployments)
         expect([d.metadata?.name, matches(monitor!.spec.selector as Selector, podLabels(d))]).toEqual([d.metadata?.name, true]);
-      expect(monitor!.spec.podMetricsEndpoints?.map((e) => [e.port, e.path])).toEqual([['http', '/metrics']]);
+      expect(monitor!.spec.podMetricsEndpoints?.map((e) => [e.port, e.path])).toEqual([['internal', '/metrics']]);
     });
   }
 });
