@@ -98,36 +98,27 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
   const shoot = async (name: string) => {
     if (SCREENSHOTS) await console_.screenshot({ path: join(REPO_ROOT, 'docs', `console-${name}.png`), fullPage: true });
   };
+  /** An `admin` command, as an operator runs it. */
+  const admin = (...args: string[]) =>
+    spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), ...args], {
+      env: {
+        ...process.env,
+        DATABASE_URL: stack.env['DATABASE_URL'],
+        INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'],
+        CONSOLE_URL: stack.services['console']?.internalUrl,
+      },
+      encoding: 'utf8',
+    });
   /** `admin user create`, as an operator runs it. */
   const createUser = (accountId: string, email: string): Invited => {
-    const run = spawnSync(
-      process.execPath,
-      [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), 'user', 'create', '--account', accountId, '--email', email],
-      {
-        env: {
-          ...process.env,
-          DATABASE_URL: stack.env['DATABASE_URL'],
-          INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'],
-          CONSOLE_URL: stack.services['console']?.url,
-        },
-        encoding: 'utf8',
-      },
-    );
+    const run = admin('user', 'create', '--account', accountId, '--email', email);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     return JSON.parse(run.stdout) as Invited;
   };
-  /** A member's session outside the browser (another account's member, for isolation): cookie and CSRF token. */
-  const apiSession = async (email: string): Promise<(path: string, init?: { method?: string; json?: unknown }) => Promise<Response>> => {
-    const { sign_in_url } = createUser(stack.other.accountId, email);
-    const token = new URL(sign_in_url).searchParams.get('token');
-    const set = await fetch(`${appUrl}/console/v1/set-password`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token, password: PASSWORD }),
-    });
-    expect(set.status).toBe(200);
-    const cookie = (set.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  type ApiSession = (path: string, init?: { method?: string; json?: unknown }) => Promise<Response>;
+  /** Calls as the member whose session cookie (`svc_console=…`) this is, with its CSRF token. */
+  const sessionApi = async (cookie: string): Promise<ApiSession> => {
     const { csrf_token } = (await (await fetch(`${appUrl}/console/v1/session`, { headers: { cookie } })).json()) as { csrf_token: string };
     return (path, init = {}) =>
       fetch(`${appUrl}/console/v1${path}`, {
@@ -136,6 +127,28 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
         body: init.json === undefined ? undefined : JSON.stringify(init.json),
       });
   };
+  /** A member's session outside the browser (another account's member, for isolation): cookie and CSRF token. */
+  const apiSession = async (email: string): Promise<ApiSession> => {
+    const { sign_in_url } = createUser(stack.other.accountId, email);
+    const token = new URL(sign_in_url).searchParams.get('token');
+    const set = await fetch(`${appUrl}/console/v1/set-password`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token, password: PASSWORD }),
+    });
+    expect(set.status).toBe(200);
+    return sessionApi((set.headers.get('set-cookie') ?? '').split(';')[0] ?? '');
+  };
+  /** The browser's session cookie for the console, as a header. */
+  const cookieOf = async (browser_: TestBrowser) =>
+    `svc_console=${(await browser_.context.cookies(appUrl)).find((c) => c.name === 'svc_console')?.value ?? ''}`;
+  /** A sign-in straight to the console from a client address (as the gateway or Ingress names it in X-Forwarded-For). */
+  const signInFrom = (address: string, email: string, password: string) =>
+    fetch(`${stack.services['console']?.url}/console/v1/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+      body: JSON.stringify({ email, password }),
+    });
 
   beforeAll(async () => {
     ca = createTestCa();
@@ -247,6 +260,20 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     });
     expect(bad.status).toBe(400);
   });
+  it('30 wrong passwords for one member at once: at most SIGN_IN_FAILURES are checked, the rest 429; the member still signs in from another address', async () => {
+    const guesses = await Promise.all(Array.from({ length: 30 }, (_, i) => signInFrom('203.0.113.7', 'ana@shop.example', `guess ${i}`)));
+    const statuses = guesses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(3);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(27);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    const limited = guesses.find((r) => r.status === 429);
+    expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited?.json()).toEqual({ error: { code: 'rate_limited', message: expect.any(String) } });
+    // The guesser's address stays refused, even with the right password; the member's own address is not.
+    expect((await signInFrom('203.0.113.7', 'ana@shop.example', PASSWORD)).status).toBe(429);
+    expect((await signInFrom('198.51.100.20', 'ana@shop.example', PASSWORD)).status).toBe(200);
+  });
+
   it('a customer message from the widget appears in the inbox without reload; the reply appears in the widget and as message.sent (author team) in the feed', async () => {
     const started = Date.now();
     await go('/inbox', 'Inbox');
@@ -495,6 +522,114 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     expect((await other(`/bookings/${bookings.bookings[0]?.id}`, { method: 'PATCH', json: { status: 'cancelled' } })).status).toBe(404);
     expect(((await (await other('/bookings')).json()) as { bookings: unknown[] }).bookings).toEqual([]);
     expect((await fetch(`${appUrl}/console/v1/conversations`)).status).toBe(401);
+  });
+
+  it('roles: the owner invites an agent, who has no owner actions; removed, the agent is signed out at once; admin user remove', async () => {
+    await go('/settings/members', 'Team');
+    await console_.getByRole('row').filter({ hasText: 'ana@shop.example' }).getByText('owner', { exact: true }).waitFor();
+    await console_.getByRole('textbox', { name: 'Email' }).fill('agnes@shop.example');
+    await console_.getByRole('combobox', { name: 'Role' }).selectOption('agent');
+    await console_.getByRole('button', { name: 'Invite' }).click();
+    const link = await console_.getByRole('textbox', { name: 'Invitation link' }).inputValue();
+    expect(link).toMatch(new RegExp(`^${appUrl}/set-password\\?token=`));
+    const owner = await sessionApi(await cookieOf(browser));
+    // An active member's email is refused: no link to take over their sign-in.
+    const again = await owner('/members', { method: 'POST', json: { email: 'ana@shop.example', role: 'agent' } });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('conflict');
+
+    const agentBrowser = await launchBrowser();
+    try {
+      const agent = await agentBrowser.context.newPage();
+      await agent.goto(link);
+      await heading(agent, 'Set your password').waitFor();
+      await agent.getByRole('textbox', { name: 'Password' }).fill(PASSWORD);
+      await agent.getByRole('button', { name: 'Set password' }).click();
+      await heading(agent, 'Inbox').waitFor();
+      const nav = agent.getByRole('navigation', { name: 'Main' });
+      await nav.getByRole('link', { name: 'Bookings' }).waitFor();
+      for (const name of ['API and MCP keys', 'Webhooks', 'Plan']) expect(await nav.getByRole('link', { name }).count()).toBe(0);
+      await agent.goto(`${appUrl}/settings/keys`);
+      await heading(agent, 'For owners only').waitFor();
+      await agent.goto(`${appUrl}/settings/members`);
+      await heading(agent, 'Team').waitFor();
+      await agent.getByRole('row').filter({ hasText: 'agnes@shop.example' }).getByText('agent', { exact: true }).waitFor();
+      expect(await agent.getByRole('button', { name: 'Invite' }).count()).toBe(0);
+      expect(await agent.getByRole('button', { name: /^Remove / }).count()).toBe(0);
+
+      const asAgent = await sessionApi(await cookieOf(agentBrowser));
+      expect((await asAgent('/conversations')).status).toBe(200);
+      expect((await asAgent('/bookings')).status).toBe(200);
+      const ana = ((await (await owner('/members')).json()) as { members: { id: string; email: string }[] }).members.find(
+        (m) => m.email === 'ana@shop.example',
+      );
+      for (const [method, path, json] of [
+        ['GET', '/keys', undefined],
+        ['POST', '/keys', {}],
+        ['GET', '/webhooks', undefined],
+        ['POST', '/webhooks', { url: receiver.url('/x'), events: ['message.sent'] }],
+        ['PUT', '/widget-settings', { origins: [] }],
+        ['POST', '/members', { email: 'ana@shop.example' }],
+        ['POST', '/members', { email: 'mallory@shop.example', role: 'owner' }],
+        ['DELETE', `/members/${ana?.id}`, undefined],
+      ] as const) {
+        const refused = await asAgent(path, { method, json });
+        expect({ method, path, status: refused.status }).toEqual({ method, path, status: 403 });
+        expect(await refused.json()).toEqual({ error: { code: 'forbidden', message: expect.any(String) } });
+      }
+
+      await agent.goto(`${appUrl}/inbox`);
+      await heading(agent, 'Inbox').waitFor();
+      await console_.reload();
+      await heading(console_, 'Team').waitFor();
+      await console_.getByRole('button', { name: 'Remove agnes@shop.example' }).click();
+      await console_.getByRole('row').filter({ hasText: 'agnes@shop.example' }).waitFor({ state: 'detached' });
+      // The agent's next call and next page are refused at once.
+      expect((await asAgent('/conversations')).status).toBe(401);
+      await agent.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Bookings' }).click();
+      await heading(agent, 'Sign in').waitFor();
+    } finally {
+      await agentBrowser.close();
+    }
+
+    const unknown = admin('user', 'remove', '--account', stack.account.accountId, '--email', 'nobody@shop.example');
+    expect(unknown.status).toBe(1);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toContain('no member with email nobody@shop.example');
+    const last = admin('user', 'remove', '--account', stack.account.accountId, '--email', 'ana@shop.example');
+    expect(last.status).toBe(1);
+    expect(last.stderr).toContain('last owner');
+    const { user } = createUser(stack.account.accountId, 'otto@shop.example');
+    const removed = admin('user', 'remove', '--account', stack.account.accountId, '--email', 'otto@shop.example');
+    expect(removed.status).toBe(0);
+    expect(JSON.parse(removed.stdout)).toEqual({
+      removed: { id: user.id, email: 'otto@shop.example', role: 'owner', created_at: expect.any(String), active: false },
+    });
+  });
+
+  it('two owners removing each other at once: one succeeds, the other is the last owner (409)', async () => {
+    const first = await apiSession('one@other.example');
+    const second = await apiSession('two@other.example');
+    const members = ((await (await first('/members')).json()) as { members: { id: string; email: string; role: string }[] }).members;
+    expect(members.every((m) => m.role === 'owner')).toBe(true);
+    // Leave exactly these two owners in the other account.
+    for (const m of members.filter((m) => !['one@other.example', 'two@other.example'].includes(m.email)))
+      expect((await first(`/members/${m.id}`, { method: 'DELETE' })).status).toBe(204);
+    const idOf = (email: string) => members.find((m) => m.email === email)?.id;
+    const [byFirst, bySecond] = await Promise.all([
+      first(`/members/${idOf('two@other.example')}`, { method: 'DELETE' }),
+      second(`/members/${idOf('one@other.example')}`, { method: 'DELETE' }),
+    ]);
+    // One removal wins; the other finds itself the last owner (409) or already signed out (401).
+    expect([byFirst.status, bySecond.status].filter((s) => s === 204)).toHaveLength(1);
+    const survivor = byFirst.status === 204 ? first : second;
+    expect([401, 409]).toContain([byFirst.status, bySecond.status].find((s) => s !== 204));
+    const left = ((await (await survivor('/members')).json()) as { members: { role: string }[] }).members;
+    expect(left.filter((m) => m.role === 'owner')).toHaveLength(1);
+    expect((await survivor('/members/not-a-member-id', { method: 'DELETE' })).status).toBe(404);
+    expect(
+      (await survivor(`/members/${idOf(byFirst.status === 204 ? 'one@other.example' : 'two@other.example')}`, { method: 'DELETE' })).status,
+    ).toBe(409);
   });
 
   it('the initial JavaScript of the inbox is at most 250 KB gzipped (pages are separate chunks)', async () => {
