@@ -182,7 +182,7 @@ class Stream {
 
 // The visitor limits are raised out of reach: one conversation sends more than a person would.
 const stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'chat'], {
-  env: { LOG_LEVEL: 'error', VISITOR_MESSAGES_PER_MINUTE: '1000000' },
+  env: { LOG_LEVEL: 'error', VISITOR_MESSAGES_PER_MINUTE: '1000000', VISITOR_STREAMS_PER_ADDRESS: '1000000' },
 });
 const chatUrl = stack.services.chat.url;
 const chatPid = stack.services.chat.process.pid;

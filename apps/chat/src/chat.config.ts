@@ -82,6 +82,14 @@ export const chatConfigSpec = {
     desc: 'New conversations one visitor address (an IPv6 /64) may open per VISITOR_CONVERSATION_WINDOW_MS, counted by each chat process; past that 429 with Retry-After. Resuming a conversation is not counted.',
   }),
   VISITOR_CONVERSATION_WINDOW_MS: count({ default: 600_000, desc: 'Window of VISITOR_CONVERSATIONS_PER_ADDRESS (whole seconds).' }),
+  VISITOR_STREAMS_PER_ADDRESS: count({
+    default: 50,
+    desc: 'Visitor streams (`GET /chat/v1/stream`) one client address (an IPv6 /64) may hold open on one chat process; past that 429 with Retry-After (a visitor token: at most 5).',
+  }),
+  CHAT_MAX_STREAMS: count({
+    default: 3_000,
+    desc: 'Visitor streams one chat process holds open at most (about 120 KB each: 3,000 fit a 512 MiB pod); past that 503 `unavailable` with Retry-After, so the widget retries, on another replica too.',
+  }),
   VISITOR_MESSAGES_PER_MINUTE: count({
     default: 20,
     desc: 'Messages a visitor may send in one conversation in any minute (counted in PostgreSQL, across replicas); past that 429 with Retry-After.',

@@ -115,13 +115,37 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     expect(first.body.conversation).toEqual({ id: expect.any(Number), channel: 'web', status: 'open', handover: 'none' });
     expect(first.body.messages).toEqual([]);
 
-    const again = await visitor().session({ widget, token: first.body.token });
+    const again = await visitor().session({ widget, token: first.body.token, identity: await passFor('c-ada') });
     expect(again.status).toBe(200);
     expect(again.body.conversation.id).toBe(first.body.conversation.id);
     expect(again.body.customer?.name).toBe('Ada Lovelace');
     const read = await ada.call('/conversation');
     expect(read.status).toBe(200);
     expect(((await read.json()) as { conversation: { id: number } }).conversation.id).toBe(first.body.conversation.id);
+  });
+
+  it("a shared browser: Ada's token without her pass (none, an invalid one, another customer's) starts a new anonymous conversation showing nothing of hers", async () => {
+    expect((await stack.call('/contacts/c-bob', { method: 'PUT', json: { name: 'Bob Shared' } })).status).toBe(201);
+    const ada = visitor();
+    const first = await ada.session({ widget, identity: await passFor('c-ada') });
+    await ada.send('My address is 12 Analytical Lane');
+    const pages: Array<[string | undefined, string | null]> = [
+      [undefined, null],
+      ['not-a-pass', null],
+      [await passFor('c-bob'), 'Bob Shared'],
+    ];
+    for (const [identity, name] of pages) {
+      const next = await visitor().session({ widget, token: first.body.token, ...(identity ? { identity } : {}) });
+      expect(next.status).toBe(201);
+      expect(next.body.token).not.toBe(first.body.token);
+      expect(next.body.conversation.id).not.toBe(first.body.conversation.id);
+      expect(next.body.messages).toEqual([]);
+      expect(next.body.customer?.name ?? null).toBe(name);
+    }
+    // Her token still works for her own page (with her pass), and an anonymous token resumes without one.
+    expect((await visitor().session({ widget, token: first.body.token, identity: await passFor('c-ada') })).status).toBe(200);
+    const anonymous = await visitor().session({ widget });
+    expect((await visitor().session({ widget, token: anonymous.body.token })).status).toBe(200);
   });
 
   it("without a pass, or with an invalid one, or an erased customer's, the visitor is anonymous; an unknown widget is 404", async () => {
@@ -375,6 +399,39 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     expect(await errorCode(bad)).toBe('invalid_parameter');
   });
 
+  it('at most 5 open streams per visitor token: of 20 opened at once 5 are open, the rest 429 rate_limited with Retry-After; closing one frees a slot', async () => {
+    const v = visitor();
+    await v.session({ widget });
+    const aborts: AbortController[] = [];
+    const open = () => {
+      const abort = new AbortController();
+      aborts.push(abort);
+      return fetch(`${stack.gateway.url}/chat/v1/stream`, { headers: { authorization: `Bearer ${v.token}` }, signal: abort.signal });
+    };
+    try {
+      const responses = await Promise.all(Array.from({ length: 20 }, open));
+      const opened = responses.filter((r) => r.status === 200);
+      const refused = responses.filter((r) => r.status !== 200);
+      expect(opened).toHaveLength(5);
+      expect(refused.map((r) => r.status)).toEqual(Array(15).fill(429));
+      for (const response of refused) {
+        expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(await errorCode(response)).toBe('rate_limited');
+      }
+      expect((await open()).status).toBe(429);
+      aborts[responses.indexOf(opened[0]!)]!.abort();
+      let again = 429;
+      for (const deadline = Date.now() + 10_000; again === 429 && Date.now() < deadline; await sleep(100)) {
+        const response = await open();
+        again = response.status;
+        if (again === 429) await response.body?.cancel();
+      }
+      expect(again).toBe(200);
+    } finally {
+      for (const abort of aborts) abort.abort();
+    }
+  });
+
   it('allowed origins (admin widget origins): other pages get 403 forbidden_origin; allowed ones get CORS; preflights are answered', async () => {
     const account = await stack.newAccount('Origins');
     const accountWidget = await widgetOf(account);
@@ -404,7 +461,7 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
       widget: { account_id: account.accountId, allowed_origins: ['https://a.example', 'https://b.example'] },
     });
     // The settings route is for the product's own services: no signed context, no entry.
-    const unsigned = await fetch(`${stack.services['chat']?.url}/internal/chat/widget-settings`, {
+    const unsigned = await fetch(`${stack.services['chat']?.internalUrl}/internal/chat/widget-settings`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
       body: '{"origins":[]}',

@@ -46,11 +46,12 @@ import { ConversationNotifier } from './stream/conversation-notifier';
 import { DemoController } from './static/demo.controller';
 import { DemoShop } from './static/demo-shop';
 import { WidgetScriptController } from './static/widget-script.controller';
-import { StreamService } from './stream/stream.service';
+import { StreamService, STREAMS_PER_TOKEN } from './stream/stream.service';
 import { OriginPolicy } from './visitor/origin-policy';
 import { NewConversationThrottle } from './visitor/new-conversation-throttle';
 import { VisitorController } from './visitor/visitor.controller';
 import { VisitorGuard } from './visitor/visitor.guard';
+import { VisitorLimits } from './visitor/visitor-limits';
 import { WidgetAccounts } from './visitor/widget-accounts';
 
 /** How often a replica looks for conversations whose wait for a person ran out: a tenth of the wait, between 0.5 and 5 s. */
@@ -100,6 +101,7 @@ export class ChatModule {
         closedOnShutdown(ContactsClient, IdentityClient, KnowledgeClient, WidgetsClient),
         { provide: DemoShop, useValue: new DemoShop(config.GATEWAY_URL, config.CHAT_DEMO_KEY) },
         VisitorGuard,
+        { provide: VisitorLimits, inject: [DataSource], useFactory: (db: DataSource) => new VisitorLimits(db) },
         ...repositoryProviders(
           ConversationsRepository,
           WidgetSettingsRepository,
@@ -194,7 +196,11 @@ export class ChatModule {
           provide: StreamService,
           inject: [ConversationsRepository, ConversationNotifier, APP_LOGGER],
           useFactory: (conversations: ConversationsRepository, notifier: ConversationNotifier, root: Logger) =>
-            new StreamService(conversations, notifier, root.child({ component: 'streams' })),
+            new StreamService(conversations, notifier, root.child({ component: 'streams' }), {
+              perToken: STREAMS_PER_TOKEN,
+              perAddress: config.VISITOR_STREAMS_PER_ADDRESS,
+              perProcess: config.CHAT_MAX_STREAMS,
+            }),
         },
         {
           provide: InboxService,

@@ -14,6 +14,7 @@ import { Caller, RequestId } from '@svc/platform';
 import { ConversationRow } from '../conversations/conversations.repository';
 import { InternalChatController } from '../settings/internal-call.guard';
 import { Visitor, VisitorGuard } from '../visitor/visitor.guard';
+import { VisitorLimits } from '../visitor/visitor-limits';
 import { ChannelsRepository } from './channels.repository';
 import { WhatsappService } from './whatsapp.service';
 
@@ -63,11 +64,15 @@ export class ChannelsInternalController {
 @ApiExcludeController()
 @Controller('chat/v1')
 export class PhoneCodeController {
-  constructor(private readonly whatsapp: WhatsappService) {}
+  constructor(
+    private readonly whatsapp: WhatsappService,
+    private readonly limits: VisitorLimits,
+  ) {}
 
   @Post('phone-code')
   @UseGuards(VisitorGuard)
-  phoneCode(@Visitor() visitor: ConversationRow, @RequestId() id: string): Promise<PhoneCodeResponse> {
+  async phoneCode(@Visitor() visitor: ConversationRow, @RequestId() id: string): Promise<PhoneCodeResponse> {
+    await this.limits.take(visitor, 'phone_code');
     return this.whatsapp.phoneCode(visitor, id);
   }
 }

@@ -36,9 +36,9 @@ export class SessionsService {
   ) {}
 
   /**
-   * 200 with the same conversation when the token given is still valid for this widget (and no pass
-   * names someone else); otherwise 201 with a new conversation and token. A pass that identifies
-   * nobody is ignored: the visitor is anonymous. New conversations are limited per address.
+   * 200 with the same conversation when the token given is still valid for this widget and the
+   * page's pass (or its absence) fits it; otherwise 201 with a new conversation and token. A pass
+   * that identifies nobody is ignored: the visitor is anonymous. New conversations are limited per address.
    */
   async open(dto: CreateChatSessionDto, request: SessionRequest): Promise<{ created: boolean; body: ChatSessionResponse }> {
     const account = await this.widgets.resolve(dto.widget, request.requestId);
@@ -68,11 +68,12 @@ export class SessionsService {
   }
 
   /**
-   * A pass naming someone other than the conversation's customer starts a new conversation (a
-   * shared browser, or an anonymous chat before signing up: never merged automatically).
+   * An identified customer's conversation is resumed only with a pass for that same customer (a
+   * shared browser: the next person sees nothing of it); a pass naming someone else than an
+   * anonymous chat's customer starts a new conversation too (never merged automatically).
    */
   private samePerson(row: ConversationRow, customer: IdentifiedCustomer | null): boolean {
-    if (!customer) return true;
-    return row.customer_svc_id === null || (row.customer_identified && row.customer_svc_id === customer.svc_id);
+    if (row.customer_identified) return customer !== null && row.customer_svc_id === customer.svc_id;
+    return !customer || row.customer_svc_id === null;
   }
 }

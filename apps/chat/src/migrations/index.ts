@@ -4,10 +4,11 @@ import { CreateBookingsAndInbox1764000000002 } from './1764000000002-CreateBooki
 import { CreateContactActivity1764000000003 } from './1764000000003-CreateContactActivity';
 import { CreateChannels1764000000004 } from './1764000000004-CreateChannels';
 import { IndexRecentCustomerMessages1764000000005 } from './1764000000005-IndexRecentCustomerMessages';
+import { CreateVisitorLimits1764000000006 } from './1764000000006-CreateVisitorLimits';
 
 /**
- * Schema `chat`: conversations, messages, widget settings, hand-overs, bookings, contact activity
- * and the outbox of the chat's events. Owned by the chat.
+ * Schema `chat`: conversations, messages, widget settings, hand-overs, bookings, contact activity,
+ * the visitors' per-conversation limits and the outbox of the chat's events. Owned by the chat.
  */
 export const CHAT_SCHEMA = 'chat';
 export const CHAT_MIGRATIONS = [
@@ -17,4 +18,5 @@ export const CHAT_MIGRATIONS = [
   CreateContactActivity1764000000003,
   CreateChannels1764000000004,
   IndexRecentCustomerMessages1764000000005,
+  CreateVisitorLimits1764000000006,
 ];

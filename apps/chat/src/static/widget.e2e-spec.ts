@@ -276,13 +276,13 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     const context = { account: { id: stack.account.accountId, name: '', plan: 'scale' as const }, keyId: 'test', requestId: randomUUID() };
     const headers = async () => ({ 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: await auth.sign('chat', context) });
     const list = (await (
-      await fetch(`${stack.services['chat']?.url}/internal/chat/bookings?status=requested`, { headers: await headers() })
+      await fetch(`${stack.services['chat']?.internalUrl}/internal/chat/bookings?status=requested`, { headers: await headers() })
     ).json()) as {
       bookings: Array<{ id: number; listing_ref: string; note: string; created_by: string }>;
     };
     const booking = list.bookings.find((b) => b.listing_ref === 'shipping' && b.note === 'Ring twice');
     expect(booking?.created_by).toBe('customer');
-    const confirmed = await fetch(`${stack.services['chat']?.url}/internal/chat/bookings/${booking?.id}`, {
+    const confirmed = await fetch(`${stack.services['chat']?.internalUrl}/internal/chat/bookings/${booking?.id}`, {
       method: 'PATCH',
       headers: await headers(),
       body: '{"status":"confirmed"}',
@@ -333,6 +333,49 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
       consent: { purpose: 'reply_email', origin: 'chat', source: 'chat', text: texts.reply_email_consent },
     });
     await page.close();
+  });
+
+  it("a shared browser (one profile, one shop origin): after Ada's page with her pass, a page without one shows nothing of hers; SvcChat.reset() forgets her at once", async () => {
+    const tokenOf = (page: Page) => storage.get(page, `svc-chat:${widget}:token`);
+    const ada = await open(pageWith({ widget, identity: await passFor('c-ada') }));
+    await openChat(ada);
+    await ada.getByText('Signed in as Ada Lovelace').waitFor();
+    await ask(ada, 'Please send my order to 12 Analytical Lane');
+    await log(ada).getByText('12 Analytical Lane').waitFor();
+    const adasToken = await tokenOf(ada);
+    await ada.close();
+
+    // The next person on the same computer: the shop's page without a pass.
+    const next = await open(pageWith({ widget }));
+    await openChat(next);
+    await log(next).getByText('Hi! Ask us anything.').waitFor();
+    await sleep(500);
+    expect(await next.getByText('Signed in as').count()).toBe(0);
+    expect(await next.getByText('Ada').count()).toBe(0);
+    expect(await log(next).getByText('Analytical Lane').count()).toBe(0);
+    const nextToken = await tokenOf(next);
+    expect(nextToken).toMatch(/^vis_/);
+    expect(nextToken).not.toBe(adasToken);
+    await next.close();
+
+    // The business's sign-out calls SvcChat.reset(): the panel is cleared and the token gone at once.
+    const again = await open(pageWith({ widget, identity: await passFor('c-ada') }));
+    await openChat(again);
+    await again.getByText('Signed in as Ada Lovelace').waitFor();
+    await ask(again, 'My phone is in the Analytical Engine');
+    await log(again).getByText('Analytical Engine').waitFor();
+    await again.evaluate(() => (globalThis as unknown as { SvcChat: { reset(): void } }).SvcChat.reset());
+    expect(await tokenOf(again)).toBeNull();
+    expect(await log(again).getByText('Analytical Engine').count()).toBe(0);
+    expect(await again.getByText('Signed in as').count()).toBe(0);
+    await openChat(again);
+    await log(again).getByText('Hi! Ask us anything.').waitFor();
+    for (const deadline = Date.now() + 10_000; !(await tokenOf(again)) && Date.now() < deadline;) await sleep(100);
+    expect(await tokenOf(again)).toMatch(/^vis_/);
+    expect(await again.getByText('Signed in as').count()).toBe(0);
+    expect(await log(again).getByText('Analytical Engine').count()).toBe(0);
+    expect(await tokenOf(again)).not.toBe(adasToken);
+    await again.close();
   });
 
   it("an expired pass, or an erased customer's, leaves the visitor anonymous (the general greeting, no name)", async () => {

@@ -1,12 +1,12 @@
 import { createDataSource, migrate } from '@svc/persistence';
-import { createLogger } from '@svc/platform';
+import { ApiError, createLogger } from '@svc/platform';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
-import { ConversationsRepository } from '../conversations/conversations.repository';
+import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
 import { newVisitorToken, visitorTokenHash } from '../conversations/visitor-token';
 import { CHAT_MIGRATIONS, CHAT_SCHEMA } from '../migrations';
 import { ConversationNotifier } from './conversation-notifier';
@@ -62,7 +62,7 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
     repo = new ConversationsRepository(dataSource);
     notifier = new ConversationNotifier(db.url, logger);
     await notifier.onModuleInit();
-    streams = new StreamService(repo, notifier, logger, 200);
+    streams = new StreamService(repo, notifier, logger, { perToken: 5, perAddress: 8, perProcess: 20 }, 200);
   });
 
   afterAll(async () => {
@@ -76,7 +76,7 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
     for (const text of ['one', 'two', 'three'])
       await repo.transaction((tx) => tx.addMessage(account, conversation.id, { author: 'customer', text }));
     const response = new FakeResponse();
-    streams.serve(conversation, 1, response as unknown as ServerResponse, { 'x-request-id': 'r-1' });
+    streams.serve(conversation, '203.0.113.1', 1, response as unknown as ServerResponse, { 'x-request-id': 'r-1' });
     expect(response.status).toBe(200);
     expect(response.headers).toMatchObject({
       'content-type': 'text/event-stream; charset=utf-8',
@@ -106,7 +106,7 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
     const mine = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
     const other = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
     const response = new FakeResponse();
-    streams.serve(mine, 0, response as unknown as ServerResponse, {});
+    streams.serve(mine, '203.0.113.1', 0, response as unknown as ServerResponse, {});
     await until('the first state', () => response.body.includes('event: state'));
     await repo.transaction((tx) => tx.addMessage(account, other.id, { author: 'customer', text: 'not yours' }));
     await sleep(300);
@@ -120,9 +120,9 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
     const one = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
     const two = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
     const tabs = [new FakeResponse(), new FakeResponse(), new FakeResponse()];
-    streams.serve(one, 0, tabs[0] as unknown as ServerResponse, {});
-    streams.serve(one, 0, tabs[1] as unknown as ServerResponse, {});
-    streams.serve(two, 0, tabs[2] as unknown as ServerResponse, {});
+    streams.serve(one, '203.0.113.1', 0, tabs[0] as unknown as ServerResponse, {});
+    streams.serve(one, '203.0.113.1', 0, tabs[1] as unknown as ServerResponse, {});
+    streams.serve(two, '203.0.113.1', 0, tabs[2] as unknown as ServerResponse, {});
     expect([streams.openStreams, streams.openConversations]).toEqual([3, 2]);
     tabs[0]!.emit('close');
     expect([streams.openStreams, streams.openConversations]).toEqual([2, 2]);
@@ -130,5 +130,48 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
     expect([streams.openStreams, streams.openConversations]).toEqual([1, 1]);
     tabs[2]!.emit('close');
     expect([streams.openStreams, streams.openConversations]).toEqual([0, 0]);
+  });
+
+  it('refuses streams past 5 per token (429), past the address limit (429) and past the process cap (503), each with Retry-After; a close frees a slot', async () => {
+    const open = async (address: string, row?: ConversationRow) => {
+      const conversation = row ?? (await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null));
+      const response = new FakeResponse();
+      try {
+        streams.serve(conversation, address, 0, response as unknown as ServerResponse, {});
+        return { response, refused: undefined };
+      } catch (err) {
+        return { response, refused: err as ApiError };
+      }
+    };
+    const one = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
+    const tries = await Promise.all(Array.from({ length: 20 }, () => open('203.0.113.9', one)));
+    const opened = tries.filter((t) => !t.refused);
+    expect(opened).toHaveLength(5);
+    for (const { refused, response } of tries.filter((t) => t.refused)) {
+      expect(refused?.getStatus()).toBe(429);
+      expect(refused?.code).toBe('rate_limited');
+      expect(refused?.headers['retry-after']).toBe('10');
+      expect(response.status).toBe(0);
+    }
+    opened[0]!.response.emit('close');
+    expect((await open('203.0.113.9', one)).refused).toBeUndefined();
+
+    // The address: 8 streams (5 on `one`, 3 more on other tokens); an IPv6 /64 counts as one address.
+    for (let i = 0; i < 3; i += 1) expect((await open('203.0.113.9')).refused).toBeUndefined();
+    expect((await open('203.0.113.9')).refused?.getStatus()).toBe(429);
+    for (let i = 0; i < 8; i += 1) expect((await open(`2001:db8:1:2::${i + 1}`)).refused).toBeUndefined();
+    expect((await open('2001:db8:1:2::ff')).refused?.code).toBe('rate_limited');
+
+    // The process: 20 in all, then 503 for anyone.
+    for (let i = 0; i < 4; i += 1) expect((await open('198.51.100.1')).refused).toBeUndefined();
+    const full = (await open('198.51.100.2')).refused;
+    expect(full?.getStatus()).toBe(503);
+    expect(full?.code).toBe('unavailable');
+    expect(full?.headers['retry-after']).toBe('10');
+    expect(streams.openStreams).toBe(20);
+    streams.beforeApplicationShutdown();
+    expect(streams.openStreams).toBe(0);
+    expect((await open('198.51.100.2')).refused).toBeUndefined();
+    streams.beforeApplicationShutdown();
   });
 });

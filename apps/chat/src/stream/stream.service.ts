@@ -1,3 +1,4 @@
+import { ApiError, clientOf } from '@svc/platform';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
@@ -6,6 +7,21 @@ import { EventStreams, PING_INTERVAL_MS } from './event-streams';
 
 /** Messages one read returns at most. */
 const BATCH = 500;
+
+/** Open visitor streams this process allows: per visitor token (conversation), per client address, in all. */
+export interface StreamLimits {
+  perToken: number;
+  perAddress: number;
+  perProcess: number;
+}
+
+/** At most 5 streams per visitor token (the contract's limit). */
+export const STREAMS_PER_TOKEN = 5;
+/** What a refused stream is told to wait: a slot frees when one of the open streams closes. */
+const RETRY_AFTER_SECONDS = 10;
+
+const refused = (code: 'rate_limited' | 'unavailable', message: string) =>
+  new ApiError(code, message, undefined, { 'retry-after': String(RETRY_AFTER_SECONDS) });
 
 /**
  * The Server-Sent Events of a conversation: every message after the given id (`id:` = message
@@ -16,11 +32,14 @@ const BATCH = 500;
 export class StreamService extends EventStreams {
   /** Streams open per conversation id. */
   private readonly conversationsOpen = new Map<number, number>();
+  /** Streams open per client (an IPv6 /64 counts as one). */
+  private readonly clientsOpen = new Map<string, number>();
 
   constructor(
     private readonly conversations: ConversationsRepository,
     private readonly notifier: ConversationNotifier,
     private readonly logger: Logger,
+    private readonly limits: StreamLimits,
     pingIntervalMs = PING_INTERVAL_MS,
   ) {
     super(pingIntervalMs);
@@ -30,8 +49,21 @@ export class StreamService extends EventStreams {
     return this.conversationsOpen.size;
   }
 
-  serve(row: ConversationRow, afterId: number, raw: ServerResponse, headers: Record<string, string>): void {
-    this.conversationsOpen.set(row.id, (this.conversationsOpen.get(row.id) ?? 0) + 1);
+  /**
+   * Opens the stream, or refuses it before anything is written: 429 past the streams of its token
+   * or of its address, 503 past the process's cap (counted in this process: a replica never takes
+   * more than it can hold).
+   */
+  serve(row: ConversationRow, address: string, afterId: number, raw: ServerResponse, headers: Record<string, string>): void {
+    const client = clientOf(address);
+    if (this.openStreams >= this.limits.perProcess)
+      throw refused('unavailable', 'The chat is at its limit of open streams; try again shortly.');
+    if ((this.conversationsOpen.get(row.id) ?? 0) >= this.limits.perToken)
+      throw refused('rate_limited', `At most ${this.limits.perToken} open streams per visitor token; close one first.`);
+    if ((this.clientsOpen.get(client) ?? 0) >= this.limits.perAddress)
+      throw refused('rate_limited', `At most ${this.limits.perAddress} open streams per address; close one first.`);
+    count(this.conversationsOpen, row.id, 1);
+    count(this.clientsOpen, client, 1);
     let last = afterId;
     let state = '';
     this.openStream(raw, headers, {
@@ -55,10 +87,16 @@ export class StreamService extends EventStreams {
       onError: (err) =>
         this.logger.warn({ conversation_id: row.id, err: (err as Error).message }, 'stream read failed; the next wake-up reads again'),
       onClose: () => {
-        const left = (this.conversationsOpen.get(row.id) ?? 1) - 1;
-        if (left > 0) this.conversationsOpen.set(row.id, left);
-        else this.conversationsOpen.delete(row.id);
+        count(this.conversationsOpen, row.id, -1);
+        count(this.clientsOpen, client, -1);
       },
     });
   }
+}
+
+/** Adds `by` to a key's count; a count of 0 is removed. */
+function count<K>(counts: Map<K, number>, key: K, by: number): void {
+  const now = (counts.get(key) ?? 0) + by;
+  if (now > 0) counts.set(key, now);
+  else counts.delete(key);
 }

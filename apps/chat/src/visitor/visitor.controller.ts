@@ -24,6 +24,7 @@ import { ConversationRow, ConversationsRepository } from '../conversations/conve
 import { SessionsService } from '../conversations/sessions.service';
 import { StreamService } from '../stream/stream.service';
 import { languageOfAcceptLanguage, widgetTexts } from '../texts/texts';
+import { VisitorLimits } from './visitor-limits';
 import { originOf, Visitor, VisitorGuard } from './visitor.guard';
 
 /** `Last-Event-ID` or `?after=`: the last message id the widget has; 0 when none. */
@@ -48,6 +49,7 @@ export class VisitorController {
     private readonly conversations: ConversationsRepository,
     private readonly streams: StreamService,
     private readonly bookings: BookingsService,
+    private readonly limits: VisitorLimits,
   ) {}
 
   @Post('sessions')
@@ -85,31 +87,42 @@ export class VisitorController {
   @Post('handover')
   @HttpCode(200)
   @UseGuards(VisitorGuard)
-  handover(@Visitor() visitor: ConversationRow, @RequestId() id: string): Promise<ChatConversationState> {
+  async handover(@Visitor() visitor: ConversationRow, @RequestId() id: string): Promise<ChatConversationState> {
+    await this.limits.take(visitor, 'handover');
     return this.conversation.handover(visitor, id);
   }
 
   @Post('handover/reach')
   @HttpCode(200)
   @UseGuards(VisitorGuard)
-  reach(@Visitor() visitor: ConversationRow, @Body() body: HandoverReachDto, @RequestId() id: string): Promise<ChatConversationState> {
+  async reach(
+    @Visitor() visitor: ConversationRow,
+    @Body() body: HandoverReachDto,
+    @RequestId() id: string,
+  ): Promise<ChatConversationState> {
+    await this.limits.take(visitor, 'handover');
     return this.conversation.reach(visitor, body, id);
   }
 
   /** A booking request for the piece the assistant's last answer cited. */
   @Post('bookings')
   @UseGuards(VisitorGuard)
-  requestBooking(@Visitor() visitor: ConversationRow, @Body() body: RequestBookingDto): Promise<{ booking: Omit<Booking, 'contact'> }> {
+  async requestBooking(
+    @Visitor() visitor: ConversationRow,
+    @Body() body: RequestBookingDto,
+  ): Promise<{ booking: Omit<Booking, 'contact'> }> {
+    await this.limits.take(visitor, 'booking');
     return this.bookings.request(visitor, body);
   }
 
   @Post('consents')
   @UseGuards(VisitorGuard)
-  consent(
+  async consent(
     @Visitor() visitor: ConversationRow,
     @Body() body: FutureConsentDto,
     @RequestId() id: string,
   ): Promise<{ consent: EventConsent }> {
+    await this.limits.take(visitor, 'consent');
     return this.conversation.consent(visitor, body, id);
   }
 
@@ -122,11 +135,12 @@ export class VisitorController {
     @Res() reply: FastifyReply,
   ): void {
     const from = resumeAfter(lastEventId, after);
-    reply.hijack();
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(reply.getHeaders())) if (typeof value === 'string') headers[name] = value;
     headers['x-request-id'] = reply.request.id;
-    this.streams.serve(visitor, from, reply.raw, headers);
+    // Refused past the limits before the reply is taken over: the error is then the usual JSON.
+    this.streams.serve(visitor, reply.request.ip, from, reply.raw, headers);
+    reply.hijack();
   }
 
   @Get('texts')

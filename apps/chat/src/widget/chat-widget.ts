@@ -26,6 +26,12 @@ export function canBook(messages: readonly ChatMessage[]): boolean {
 export const tokenKey = (widget: string) => `svc-chat:${widget}:token`;
 const openKey = (widget: string) => `svc-chat:${widget}:open`;
 
+/** Removes what the browser keeps of a widget's visitor (its token, and whether the panel was open). */
+export function forgetVisitor(widget: string): void {
+  storage('localStorage')?.removeItem(tokenKey(widget));
+  storage('sessionStorage')?.removeItem(openKey(widget));
+}
+
 /** The reply's last line "More: <url>" is shown as the source link instead (the text is kept for other channels). */
 export function withoutTrailingUrl(text: string, url: string): string {
   const lines = text.trimEnd().split('\n');
@@ -54,6 +60,8 @@ export class ChatWidget {
   private texts?: ChatTexts;
   private stream?: ConversationStream;
   private starting?: Promise<void>;
+  /** Raised by reset(): a session that was opening before it is dropped when it arrives. */
+  private generation = 0;
 
   private readonly launcher: HTMLButtonElement;
   private readonly panel: HTMLElement;
@@ -153,6 +161,35 @@ export class ChatWidget {
     this.launcher.focus();
   }
 
+  /**
+   * Forgets the visitor at once (the business's sign-out): the saved token, the stream, the
+   * panel's conversation and the page's pass; the next open starts an anonymous session.
+   */
+  reset(): void {
+    this.generation += 1;
+    this.stream?.stop();
+    this.stream = undefined;
+    this.starting = undefined;
+    this.api.token = '';
+    this.options.identity = undefined;
+    forgetVisitor(this.options.widget);
+    this.clear();
+    this.panel.hidden = true;
+    this.launcher.setAttribute('aria-expanded', 'false');
+    this.render();
+  }
+
+  /** Nothing of a conversation left on the panel. */
+  private clear(): void {
+    this.messages.clear();
+    this.customer = null;
+    this.state = { status: 'open', handover: 'none' };
+    this.note.textContent = '';
+    this.note.className = 'note';
+    this.bookingForm.hidden = true;
+    this.bookingForm.replaceChildren();
+  }
+
   /** Opens (or resumes) the visitor session, then follows the stream. */
   private async start(): Promise<void> {
     const [texts] = await Promise.all([this.api.texts(this.options.lang).catch(() => undefined), this.openSession()]);
@@ -164,7 +201,9 @@ export class ChatWidget {
   private async openSession(): Promise<void> {
     const store = storage('localStorage');
     const saved = store?.getItem(tokenKey(this.options.widget)) ?? undefined;
+    const generation = this.generation;
     const session = await this.api.session(this.options.widget, this.options.identity, saved);
+    if (generation !== this.generation) return;
     store?.setItem(tokenKey(this.options.widget), session.token);
     this.load(session);
     this.stream?.stop();
@@ -180,12 +219,13 @@ export class ChatWidget {
   /** The token stopped working (the conversation was erased): a new session, a new conversation. */
   private async restart(): Promise<void> {
     storage('localStorage')?.removeItem(tokenKey(this.options.widget));
-    this.messages.clear();
     await this.openSession().catch((err: unknown) => this.showError(err));
     this.render();
   }
 
+  /** What the session shows, and only that: a new conversation (another customer's page) replaces what was shown. */
   private load(body: ChatConversationResponse): void {
+    this.clear();
     this.customer = body.customer;
     this.state = { status: body.conversation.status, handover: body.conversation.handover };
     for (const message of body.messages) this.messages.set(message.id, message);
