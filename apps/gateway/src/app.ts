@@ -15,7 +15,7 @@ export const app: AppDefinition<typeof gatewayConfigSpec> = {
   name: 'gateway',
   configSpec: gatewayConfigSpec,
   globalPrefix: 'api/v1',
-  // The client address that failed authentications are counted by (request.ip).
+  // The client address (request.ip) the services are told in X-Forwarded-For.
   serverOptions: (config) => ({ trustProxy: trustProxyOption(config.TRUST_PROXY) }),
   module: (config, logger) => GatewayModule.forRoot(config, logger),
   configure: (nest, fastify) => {

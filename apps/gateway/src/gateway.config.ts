@@ -14,14 +14,6 @@ export const gatewayConfigSpec = {
     default: 2_000,
     desc: 'How long a key lookup is cached in a process, found or not (max 5000: revocations and plan changes apply within 5 s).',
   }),
-  AUTH_FAILURES_PER_ADDRESS: count({
-    default: 20,
-    desc: 'Failed authentications (unknown or revoked keys) one client address may make per AUTH_FAILURE_WINDOW_MS; past that its uncached keys get 429 before any lookup.',
-  }),
-  AUTH_FAILURE_WINDOW_MS: count({
-    default: 60_000,
-    desc: 'Window of AUTH_FAILURES_PER_ADDRESS, counted from the first failure (whole seconds).',
-  }),
   TRUST_PROXY: optional(
     trustProxy,
     'Proxies whose X-Forwarded-For is believed for the client address (Fastify `trustProxy`): empty for none, a number of hops, or addresses/CIDR ranges (`uniquelocal` = private ranges). In Kubernetes, the Ingress controller.',

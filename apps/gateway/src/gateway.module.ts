@@ -4,7 +4,6 @@ import { appStack } from '@svc/persistence';
 import { closedOnShutdown } from '@svc/platform';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
-import { AuthFailureThrottle } from './auth/auth-failure-throttle';
 import { ApiKeyAuthenticator } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
 import { GatewayPipeline } from './gateway.pipeline';
@@ -29,12 +28,6 @@ export class GatewayModule {
       ],
       controllers: [WhoamiController, OpenApiController],
       providers: [
-        {
-          provide: AuthFailureThrottle,
-          inject: [REDIS_CLIENT],
-          useFactory: (redis: RedisClient) =>
-            new AuthFailureThrottle(redis, { failures: config.AUTH_FAILURES_PER_ADDRESS, windowMs: config.AUTH_FAILURE_WINDOW_MS }),
-        },
         {
           provide: ApiKeyAuthenticator,
           inject: [DataSource],

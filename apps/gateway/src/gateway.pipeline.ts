@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { API_PLAN } from '@svc/contracts';
 import { ApiError, APP_CONFIG, BODY_LIMIT_BYTES, InternalAuth, parseJsonBody, unavailableError } from '@svc/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AuthFailureThrottle } from './auth/auth-failure-throttle';
 import { ApiKeyAuthenticator, Principal } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, IdempotencyStore, REPLAYED_HEADER } from './idempotency/idempotency';
@@ -49,9 +48,9 @@ function canonicalUrlOf(url: string): { url: string; path: string } {
 
 /**
  * The checks every public call passes, in the contract's order, in an onRequest hook before the
- * body is read: a path with no single meaning is refused (400), then 401 (with failed
- * authentications throttled per client address: 429), 402, 429 (writes); then 415 / 413 / 400 `invalid_json` while Fastify reads
- * the body; then the route (the gateway's own, or a proxied service).
+ * body is read: a path with no single meaning is refused (400), then 401, 402, 429 (writes); then
+ * 415 / 413 / 400 `invalid_json` while Fastify reads the body; then the route (the gateway's own,
+ * or a proxied service).
  */
 @Injectable()
 export class GatewayPipeline {
@@ -60,7 +59,6 @@ export class GatewayPipeline {
   constructor(
     @Inject(APP_CONFIG) config: GatewayConfig,
     private readonly authenticator: ApiKeyAuthenticator,
-    private readonly authFailures: AuthFailureThrottle,
     private readonly limiter: WriteLimiter,
     private readonly proxy: UpstreamProxy,
     private readonly idempotency: IdempotencyStore,
@@ -140,21 +138,11 @@ export class GatewayPipeline {
   }
 
   /**
-   * A key not in the cache: a client address with too many failed authentications gets 429 before
-   * its key is looked up; a well-formed key that is not found counts as a failure of its address.
-   * A missing or malformed key costs no lookup and is not counted.
+   * A key not in the cache: looked up unless its shape or checksum rules it out. Nothing is counted
+   * per client address, so other callers' bad keys never hold up a valid one.
    */
   private async authenticate(request: FastifyRequest, reply: FastifyReply, apiKey: string): Promise<void> {
-    if (!this.authenticator.isWellFormed(apiKey)) return this.admit(request, reply, null);
-    const wait = await this.authFailures.retryAfterSeconds(request.ip);
-    if (wait > 0) {
-      throw new ApiError('rate_limited', `Too many failed authentications from this address; retry in ${wait} s.`, undefined, {
-        'retry-after': String(wait),
-      });
-    }
-    const principal = await this.authenticator.lookup(apiKey);
-    if (!principal) await this.authFailures.recordFailure(request.ip);
-    return this.admit(request, reply, principal);
+    return this.admit(request, reply, await this.authenticator.lookup(apiKey));
   }
 
   /** 401, 402, then for a write the limit (the promise of its 429 or go-ahead). */

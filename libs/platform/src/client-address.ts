@@ -39,7 +39,7 @@ export function trustProxyOption(setting: number | string): false | number | str
 }
 
 /**
- * What a client is counted by (failed authentications, new chat conversations): an IPv4 address
+ * What a client is counted by (new chat conversations, open streams): an IPv4 address
  * (IPv4-mapped IPv6 included) as it is; an IPv6 address by its /64, the block one subscriber
  * gets, so that a guesser cannot take a new address for each try. Anything else (not an address)
  * as it is.

@@ -1,4 +1,5 @@
 import { AccountsRepository, generateApiKey, hashApiKey, PrincipalRow } from '@svc/accounts';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiKeyAuthenticator } from './authenticator';
 
@@ -51,17 +52,17 @@ describe('ApiKeyAuthenticator', () => {
   it('keeps real keys cached however many unknown keys are tried (separate, bounded caches)', async () => {
     const real = Array.from({ length: 50 }, () => generateApiKey());
     const { findPrincipal, repository } = fakeRepository(real);
-    const authenticator = new ApiKeyAuthenticator(repository, 60_000, { known: 100, unknown: 20 });
+    const authenticator = new ApiKeyAuthenticator(repository, 60_000, { known: 100, unknown: 20, unknownTtlMs: 60_000 });
     for (const key of real) await authenticator.lookup(key);
     for (let i = 0; i < 1_000; i += 1) await authenticator.lookup(generateApiKey());
     expect(real.every((key) => authenticator.cached(key) !== undefined)).toBe(true);
     expect(findPrincipal).toHaveBeenCalledTimes(50 + 1_000);
   });
 
-  it('forgets an unknown key once the cache time has passed, so a key created later is found', async () => {
+  it('forgets an unknown key once its cache time has passed, so a key created later is found', async () => {
     const key = generateApiKey();
     const { add, findPrincipal, repository } = fakeRepository([]);
-    const authenticator = new ApiKeyAuthenticator(repository, 50);
+    const authenticator = new ApiKeyAuthenticator(repository, 60_000, { known: 10, unknown: 10, unknownTtlMs: 50 });
     expect(await authenticator.lookup(key)).toBeNull();
     add(key);
     expect(await authenticator.lookup(key)).toBeNull(); // remembered: no second query
@@ -71,11 +72,34 @@ describe('ApiKeyAuthenticator', () => {
     expect(findPrincipal).toHaveBeenCalledTimes(2);
   });
 
-  it('answers null without a query for a token that is not shaped like a key', async () => {
-    const { findPrincipal, repository } = fakeRepository([]);
+  it('answers null without a query for a token that is not shaped like a key, or a key whose checksum does not match', async () => {
+    const key = generateApiKey();
+    const { findPrincipal, repository } = fakeRepository([key]);
     const authenticator = new ApiKeyAuthenticator(repository, 60_000);
-    expect(authenticator.isWellFormed('svc_cust_short')).toBe(false);
-    expect(await authenticator.lookup('svc_cust_short')).toBeNull();
+    const typo = key.slice(0, 20) + (key[20] === 'a' ? 'b' : 'a') + key.slice(21);
+    const badChecksum = key.slice(0, -1) + (key.endsWith('0') ? '1' : '0');
+    for (const token of ['', 'svc_cust_short', typo, badChecksum, `${key}x`, `svc_cust_${'x'.repeat(49)}`]) {
+      expect(await authenticator.lookup(token)).toBeNull();
+    }
     expect(findPrincipal).not.toHaveBeenCalled();
+  });
+
+  it('remembers an unknown key longer than a known one: a repeated unknown key costs no query after the known-key cache time', async () => {
+    const { findPrincipal, repository } = fakeRepository([]);
+    const authenticator = new ApiKeyAuthenticator(repository, 10);
+    const stale = generateApiKey();
+    expect(await authenticator.lookup(stale)).toBeNull();
+    await sleep(30);
+    expect(await authenticator.lookup(stale)).toBeNull();
+    expect(findPrincipal).toHaveBeenCalledTimes(1);
+  });
+
+  it('looks up a key made before the checksum (no checksum to check) and finds it', async () => {
+    const legacy = `svc_cust_${randomBytes(32).toString('base64url')}`;
+    const { findPrincipal, repository } = fakeRepository([legacy]);
+    const authenticator = new ApiKeyAuthenticator(repository, 60_000);
+    expect(await authenticator.lookup(legacy)).not.toBeNull();
+    expect(await authenticator.lookup(legacy.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a')))).toBeNull();
+    expect(findPrincipal).toHaveBeenCalledTimes(2);
   });
 });

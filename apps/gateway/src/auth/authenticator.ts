@@ -1,4 +1,4 @@
-import { API_KEY_PATTERN, AccountsRepository, hashApiKey, PrincipalRow, sameHash } from '@svc/accounts';
+import { API_KEY_PREFIX, AccountsRepository, hashApiKey, isWellFormedApiKey, PrincipalRow, sameHash } from '@svc/accounts';
 import { Plan } from '@svc/contracts';
 import { LRUCache } from 'lru-cache';
 import { hash } from 'node:crypto';
@@ -16,16 +16,19 @@ export interface KeyCacheSizes {
   known: number;
   /** Keys not found: unknown, revoked. Apart, so that guessed keys cannot push real ones out. */
   unknown: number;
+  /** How long a key not found stays known as such: it never becomes valid (keys are random, made by the service, revocation is final). */
+  unknownTtlMs: number;
 }
 
-const DEFAULT_SIZES: KeyCacheSizes = { known: 50_000, unknown: 10_000 };
+const DEFAULT_SIZES: KeyCacheSizes = { known: 50_000, unknown: 10_000, unknownTtlMs: 10 * 60_000 };
 
 /**
- * Resolves a bearer key to its principal. Every answer of the database, found or not, is cached
- * per process for at most AUTH_CACHE_TTL_MS (≤ 5 s), so a revocation or plan change is seen within
- * that time by every gateway and a key costs at most one query per process in that time;
- * concurrent lookups of one key share one query. Found and not-found keys are cached in two
- * bounded structures, so any number of guessed keys cannot push the real keys out of theirs.
+ * Resolves a bearer key to its principal. A token that cannot be a key (wrong shape, or a
+ * checksum that does not match) is refused without a lookup. A key found is cached per process
+ * for at most AUTH_CACHE_TTL_MS (≤ 5 s), so a revocation or plan change is seen within that time
+ * by every gateway; a key not found is remembered for `unknownTtlMs`, so a repeated unknown key
+ * costs no query; concurrent lookups of one key share one query. Found and not-found keys are
+ * cached in two bounded structures, so any number of guessed keys cannot push the real keys out.
  */
 export class ApiKeyAuthenticator {
   /** Keyed by a digest of the key, never the key itself. */
@@ -38,25 +41,19 @@ export class ApiKeyAuthenticator {
     ttlMs: number,
     sizes: KeyCacheSizes = DEFAULT_SIZES,
   ) {
-    const ttl = Math.max(ttlMs, 1);
-    this.known = new LRUCache<string, Principal>({ max: sizes.known, ttl });
-    this.unknown = new LRUCache<string, true>({ max: sizes.unknown, ttl });
-  }
-
-  /** True for a token shaped like a key: only those are looked up (and count as failures). */
-  isWellFormed(apiKey: string): boolean {
-    return API_KEY_PATTERN.test(apiKey);
+    this.known = new LRUCache<string, Principal>({ max: sizes.known, ttl: Math.max(ttlMs, 1) });
+    this.unknown = new LRUCache<string, true>({ max: sizes.unknown, ttl: Math.max(sizes.unknownTtlMs, 1) });
   }
 
   /** The principal of a key found in the last AUTH_CACHE_TTL_MS, synchronously (no promise on the hot path). */
   cached(apiKey: string): Principal | undefined {
-    if (!API_KEY_PATTERN.test(apiKey)) return undefined;
-    return this.known.get(digestOf(apiKey));
+    // No pattern or checksum here: only keys that passed them are in the map.
+    return apiKey.startsWith(API_KEY_PREFIX) ? this.known.get(digestOf(apiKey)) : undefined;
   }
 
-  /** The principal, or null for a key that is malformed, unknown or revoked. */
+  /** The principal, or null for a key that is malformed (no lookup), unknown or revoked. */
   lookup(apiKey: string): Promise<Principal | null> {
-    if (!API_KEY_PATTERN.test(apiKey)) return Promise.resolve(null);
+    if (!isWellFormedApiKey(apiKey)) return Promise.resolve(null);
     const digest = digestOf(apiKey);
     const found = this.known.get(digest);
     if (found) return Promise.resolve(found);

@@ -251,7 +251,14 @@ export function assembleOpenApi(parts: ApiPart[]): OpenAPIObject {
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
     webhooks: webhooksSection(),
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `svc_cust_` followed by 43 characters.' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An API key: `svc_cust_` followed by 49 letters and digits (43 random, 6 of checksum); keys made before the checksum: 43 characters of base64url.',
+        },
+      },
       schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))) as never,
       responses: Object.fromEntries(
         Object.entries(COMMON).map(([name, response]) => [name, { ...response, headers: { ...response.headers, ...REQUEST_ID_HEADER } }]),

@@ -9,7 +9,6 @@ import {
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AuthFailureThrottle } from '../auth/auth-failure-throttle';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { WriteLimiter } from '../rate-limit/write-limiter';
 import { createRedisClient, GATEWAY_REDIS_OPTIONS, RedisClient } from './redis-client';
@@ -113,7 +112,7 @@ describe("the gateway's Redis client on a Redis Cluster (private, three masters)
     await cluster?.stop();
   });
 
-  it('runs the write limit, the Idempotency-Key store and the failed-authentication count on keys of every node (one key per script: no hash tags)', async () => {
+  it('runs the write limit and the Idempotency-Key store on keys of every node (one key per script: no hash tags)', async () => {
     const limiter = new WriteLimiter(client, { perMinute: 2, perHour: 100, minuteWindowMs: 60_000, hourWindowMs: 3_600_000 });
     const keys = Array.from({ length: 30 }, () => randomUUID());
     await eventually(() => limiter.consume(keys[0]!), 10_000);
@@ -126,19 +125,6 @@ describe("the gateway's Redis client on a Redis Cluster (private, three masters)
     const run = () => Promise.resolve({ status: 201, headers: {}, body: Buffer.from('{"id":1}') });
     expect((await store.answer(request, run)).replayed).toBe(false);
     expect((await store.answer(request, run)).replayed).toBe(true);
-
-    // Counted in the cluster, not in the process's fallback: a throttle with a client of its own (another gateway) sees it.
-    const limits = { failures: 2, windowMs: 60_000 };
-    const address = '203.0.113.9';
-    await new AuthFailureThrottle(client, limits).recordFailure(address);
-    await new AuthFailureThrottle(client, limits).recordFailure(address);
-    const other = createRedisClient(`redis+cluster://${cluster.nodes[2]}`, GATEWAY_REDIS_OPTIONS);
-    try {
-      const throttle = new AuthFailureThrottle(other, limits);
-      await eventually(async () => expect(await throttle.retryAfterSeconds(address)).toBeGreaterThan(0), 10_000);
-    } finally {
-      other.disconnect();
-    }
 
     // The keys are spread over the masters, so every one of them ran the scripts.
     const sizes = await Promise.all(
