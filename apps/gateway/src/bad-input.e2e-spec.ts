@@ -141,6 +141,72 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     });
   });
 
+  describe('a lone surrogate (no character: it was stored as U+FFFD, or a 500)', () => {
+    const LONE = '\udfff';
+    it.each([
+      [
+        'a bulk item external_ref',
+        'POST',
+        '/knowledge/bulk',
+        { items: [{ external_ref: `k${LONE}`, heading: 'Shipping', text: TEXT }] },
+        'items[0].external_ref',
+      ],
+      [
+        'a bulk item heading',
+        'POST',
+        '/knowledge/bulk',
+        { items: [{ external_ref: 'k-s', heading: `S${LONE}`, text: TEXT }] },
+        'items[0].heading',
+      ],
+      ['a knowledge text', 'PUT', '/knowledge/k-s', { heading: 'Shipping', text: `${TEXT}\ud800` }, 'text'],
+      ['a customer name', 'PUT', '/contacts/c-s', { name: `Ada ${LONE}` }, 'name'],
+      ['a field name', 'PUT', '/contacts/c-s', { [`na${LONE}me`]: 'Ada' }, 'na\\udfffme'],
+      ['a webhook url', 'POST', '/webhooks', { url: `https://127.0.0.1/${LONE}` }, 'url'],
+    ])('in %s is 400 validation_failed naming the field', async (_, method, path, json, field) => {
+      await refused(path, { method, json }, 'validation_failed', field);
+    });
+
+    it('takes a surrogate pair (an emoji) as the character it is', async () => {
+      const response = await stack.call('/knowledge/k-emoji', { method: 'PUT', json: { heading: 'Shipping 🚚', text: TEXT } });
+      expect(response.status).toBe(201);
+      expect(((await response.json()) as { heading: string }).heading).toBe('Shipping 🚚');
+    });
+
+    it('bytes that are not UTF-8 are 400 invalid_json, not stored as U+FFFD', async () => {
+      const body = Buffer.concat([Buffer.from('{"heading":"S'), Buffer.from([0xed, 0xbf, 0xbf]), Buffer.from(`","text":"${TEXT}"}`)]);
+      const before = await dataSnapshot(stack.dataSource);
+      const response = await fetch(`${stack.gateway.url}/api/v1/knowledge/k-bytes`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${stack.account.key}`, 'content-type': 'application/json' },
+        body,
+      });
+      expect(response.status).toBe(400);
+      expect(await error(response)).toEqual({ code: 'invalid_json', message: expect.any(String) });
+      expect(await dataSnapshot(stack.dataSource)).toEqual(before);
+    });
+
+    it('is refused by a service itself too (an internal caller)', async () => {
+      const auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
+      const context: GatewayContext = {
+        account: { id: stack.account.accountId, name: 'Acme', plan: 'scale' },
+        keyId: 'k',
+        requestId: randomUUID(),
+      };
+      const before = await dataSnapshot(stack.dataSource);
+      const response = await fetch(`${stack.services['knowledge-api']?.url}/knowledge/bulk`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: await auth.sign('knowledge-api', context) },
+        body: JSON.stringify({ items: [{ external_ref: LONE, heading: 'Shipping', text: TEXT }] }),
+      });
+      expect(response.status).toBe(400);
+      expect(await error(response)).toMatchObject({
+        code: 'validation_failed',
+        details: [expect.objectContaining({ path: 'items[0].external_ref' })],
+      });
+      expect(await dataSnapshot(stack.dataSource)).toEqual(before);
+    });
+  });
+
   it.each([
     ['PUT', '/contacts/c-inherited', { name: 'Ada', toString: {} }, 'toString'],
     [

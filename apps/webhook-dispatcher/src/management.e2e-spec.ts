@@ -149,6 +149,17 @@ describe('webhook-dispatcher: managing endpoints and deliveries (resend, recover
       status: 400,
       code: 'validation_failed',
     });
+    // url and status are not nullable (events is: null means every kind).
+    for (const [field, message] of [
+      ['url', 'url must be a string'],
+      ['status', 'status must be enabled or disabled'],
+    ]) {
+      expect(
+        await failure(
+          await call(account, `/webhooks/${created.id}`, { method: 'PATCH', json: { [field!]: null, events: ['handover.created'] } }),
+        ),
+      ).toEqual({ status: 400, code: 'validation_failed', message: expect.any(String), details: [{ path: field, message }] });
+    }
     expect(await endpoint(account, created.id)).toEqual(everything);
 
     // Another account's endpoint, an unknown one and a non-number are all 404 on every route.

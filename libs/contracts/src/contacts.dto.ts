@@ -15,11 +15,10 @@ import {
   MaxLength,
   Min,
   registerDecorator,
-  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import type { EventConsent, EventContact } from './events';
-import { CodePoints, NoControlCharacters } from './validators';
+import { CodePoints, IfSent, NoControlCharacters } from './validators';
 
 /** Consent purposes. Part of the public contract: do not rename without a new API version. */
 export const CONSENT_PURPOSES = [
@@ -36,9 +35,6 @@ export const E164 = /^\+[1-9][0-9]{1,14}$/;
 export const MAX_CONSENTS_PER_REQUEST = 100;
 
 const TIMESTAMP_EXAMPLE = '2026-11-21T10:04:05.123456+00:00';
-
-/** Validates the property only when it was sent: `null` then fails the type check instead of passing. */
-const IfSent = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 /** A BCP 47 language tag that `Intl` can canonicalise (`en`, `pt-BR`, `zh-Hant-TW`). */
 export function IsLanguageTag(): PropertyDecorator {

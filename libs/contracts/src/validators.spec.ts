@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { IsInt, IsOptional, validateSync } from 'class-validator';
+import { UpdateWebhookDto } from './webhooks.dto';
 import { CodePoints, NoControlCharacters, PlainText, QueryInteger } from './validators';
 
 class Sample {
@@ -38,5 +39,14 @@ describe('the shared validators', () => {
     expect(plainToInstance(Sample, { limit: '120' }).limit).toBe(120);
     expect(problems({ limit: '120' })).toEqual([]);
     for (const bad of ['1000', '-1', '1.5', '0x10', ' 1']) expect(problems({ limit: bad })).toEqual(['limit must be an integer number']);
+  });
+
+  it('IfSent lets a field be left out but not sent as null (PATCH /webhooks/{id}: url and status)', () => {
+    const webhook = (plain: object) =>
+      validateSync(plainToInstance(UpdateWebhookDto, plain)).map((error) => [error.property, Object.keys(error.constraints ?? {})]);
+    expect(webhook({})).toEqual([]);
+    expect(webhook({ events: null })).toEqual([]);
+    expect(webhook({ url: null })).toEqual([['url', expect.arrayContaining(['isString'])]]);
+    expect(webhook({ status: null })).toEqual([['status', ['isIn']]]);
   });
 });

@@ -1,6 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, Matches, Max, Min, registerDecorator, ValidationOptions } from 'class-validator';
+import { IsInt, IsOptional, Matches, Max, Min, registerDecorator, ValidateIf, ValidationOptions } from 'class-validator';
+
+/** Validates the property only when it was sent: `null` then fails the type check instead of passing as `IsOptional` lets it. */
+export const IfSent = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 /**
  * A string of `min` to `max` Unicode code points: an emoji counts one, as PostgreSQL's

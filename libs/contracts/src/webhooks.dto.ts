@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, MaxLength, ValidateBy, ValidationOptions } from 'class-validator';
 import { EVENT_KINDS, EventKind } from './events';
-import { AfterId, PageLimit } from './validators';
+import { AfterId, IfSent, PageLimit } from './validators';
 
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
@@ -162,7 +162,7 @@ export class UpdateWebhookDto {
     maxLength: WEBHOOK_URL_MAX_LENGTH,
     example: URL_EXAMPLE,
   })
-  @IsOptional()
+  @IfSent()
   @WebhookUrl()
   url?: string;
 
@@ -177,7 +177,7 @@ export class UpdateWebhookDto {
       '`disabled` stops attempts (deliveries are recorded as `failed`); `enabled` turns the endpoint on again, also after the service disabled it.',
     example: 'enabled',
   })
-  @IsOptional()
+  @IfSent()
   @IsIn(WEBHOOK_STATUSES, { message: 'status must be enabled or disabled' })
   status?: WebhookStatus;
 }

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Bindings, Logger } from 'pino';
 import { Config, ConfigError, ConfigSpec, loadConfig } from './config';
 import { ApiError } from './errors';
-import { ApiExceptionFilter, ApiFastifyAdapter, RouteRegistry, sendError } from './http-errors';
+import { ApiExceptionFilter, ApiFastifyAdapter, clientErrorHandler, RouteRegistry, sendError } from './http-errors';
 import { AccessPathRedactor, accessLog, CallLogger, createLogger, NestPinoLogger } from './logger';
 import { ReadinessService } from './readiness.service';
 import { MetricsService } from './metrics.service';
@@ -92,6 +92,7 @@ export async function createApp<S extends ConfigSpec>(
     // Each call's logger carries its request id, made only if the call logs (`CallLogger`).
     childLoggerFactory: (parent: FastifyBaseLogger, bindings: Bindings) => new CallLogger(parent, bindings),
     return503OnClosing: true,
+    clientErrorHandler,
     forceCloseConnections: 'idle',
     // No app uses Nest middleware; without it Nest leaves @fastify/middie and its hook out.
     skipMiddie: true,

@@ -2,6 +2,9 @@ import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestj
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Router from 'find-my-way';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { ApiError, ErrorResponse, INTERNAL_ERROR, isDependencyUnavailable, toErrorResponse } from './errors';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -73,4 +76,30 @@ export class ApiFastifyAdapter extends FastifyAdapter {
   override setErrorHandler(): FastifyInstance {
     return this.getInstance<FastifyInstance>().setErrorHandler((error, request, reply) => sendError(request, reply, error));
   }
+}
+
+/** What a request Node's HTTP parser refused was told, by status (the contract has no code of its own for 408 or 431). */
+const CLIENT_ERRORS: Record<number, string> = {
+  400: 'The request is not valid HTTP.',
+  408: 'The request did not arrive in time.',
+  431: 'The request head (request line and headers) is over 16 KB.',
+};
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses before any route sees it (a
+ * head over 16 KB → 431, one that is not HTTP → 400, too slow → 408) answered in the contract's
+ * error shape (`validation_failed`) with an X-Request-Id, then the connection closed.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  // A reset or closed connection: nobody to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = JSON.stringify({ error: { code: 'validation_failed', message: CLIENT_ERRORS[status] } });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

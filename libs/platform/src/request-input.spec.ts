@@ -49,6 +49,25 @@ describe('checkJsonBody', () => {
     expect(err.details).toEqual([{ path, message: `${path} is not a known field` }]);
   });
 
+  it.each([
+    [{ items: [{ external_ref: '\udfff' }] }, 'items[0].external_ref'],
+    [{ heading: 'Flat \ud800 Berlin' }, 'heading'],
+    [{ text: 'pair 😀 then half \ud83d' }, 'text'],
+    [{ name: ['ok', '\udc00x'] }, 'name[1]'],
+    [{ 'na\udfffme': 'Ada' }, 'na\\udfffme'],
+    ['\ud800', 'body'],
+  ])('refuses a lone surrogate (stored, it would become U+FFFD) as validation_failed naming where it is (%j)', (body, path) => {
+    const err = refusal(() => checkJsonBody(body));
+    expect(err.code).toBe('validation_failed');
+    expect(err.details).toEqual([
+      { path, message: `${path} must not contain a lone surrogate (\\ud800 to \\udfff without its pair): it is not a character` },
+    ]);
+  });
+
+  it('takes surrogate pairs (emoji, other astral characters)', () => {
+    expect(() => checkJsonBody({ heading: '😀 𝄞 𠜎', text: '\ud83d\ude00' })).not.toThrow();
+  });
+
   it(`takes ${MAX_JSON_DEPTH} levels and refuses one more as invalid_json, objects and arrays alike`, () => {
     expect(() => checkJsonBody(nested(MAX_JSON_DEPTH))).not.toThrow();
     expect(refusal(() => checkJsonBody(nested(MAX_JSON_DEPTH + 1))).code).toBe('invalid_json');
@@ -77,6 +96,18 @@ describe('checkPathParameters and checkQueryParameters', () => {
     expect(refusal(() => checkQueryParameters({ email: 'a@example.com', toString: '1' }))).toMatchObject({
       code: 'invalid_parameter',
       details: [{ path: 'toString' }],
+    });
+  });
+
+  it('refuse a lone surrogate in a path parameter as validation_failed, in a query value or name as invalid_parameter', () => {
+    expect(refusal(() => checkPathParameters({ ref: 'a\udfff' }))).toMatchObject({ code: 'validation_failed', details: [{ path: 'ref' }] });
+    expect(refusal(() => checkQueryParameters({ after: '\ud800' }))).toMatchObject({
+      code: 'invalid_parameter',
+      details: [{ path: 'after' }],
+    });
+    expect(refusal(() => checkQueryParameters({ 'x\udfff': '1' }))).toMatchObject({
+      code: 'invalid_parameter',
+      details: [{ path: 'x\\udfff' }],
     });
   });
 
@@ -115,6 +146,22 @@ describe('parseJsonBody', () => {
     const inString = JSON.stringify({ a: '['.repeat(100), b: 'say \\"[[[[\\" \\\\', c: ['{'.repeat(100)] });
     expect(nestedTooDeep(bytes(inString))).toBe(false);
     expect(parseJsonBody(bytes(inString))).toEqual(JSON.parse(inString));
+  });
+
+  it('refuses bytes that are not UTF-8 as invalid_json (decoding would turn them into U+FFFD)', () => {
+    // A surrogate encoded as UTF-8 (CESU-8), a lone continuation byte, a truncated sequence.
+    for (const raw of [[0xed, 0xbf, 0xbf], [0x80], [0xe2, 0x82]]) {
+      const body = Buffer.concat([bytes('{"heading":"'), Buffer.from(raw), bytes('"}')]);
+      expect(refusal(() => parseJsonBody(body))).toMatchObject({ code: 'invalid_json', message: 'The request body is not valid UTF-8.' });
+    }
+  });
+
+  it('refuses a lone surrogate escaped in the JSON text, naming the field', () => {
+    expect(refusal(() => parseJsonBody(bytes('{"items":[{"external_ref":"\\udfff"}]}')))).toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'items[0].external_ref' }],
+    });
+    expect(parseJsonBody(bytes('{"heading":"\\ud83d\\ude00"}'))).toEqual({ heading: '😀' });
   });
 
   it('refuses a NUL and an inherited field name as checkJsonBody does', () => {

@@ -1,4 +1,5 @@
 import { ErrorDetail, INVALID_FIELDS, INVALID_JSON, INVALID_PARAMETERS } from '@svc/contracts';
+import { isUtf8 } from 'node:buffer';
 import { ApiError } from './errors';
 
 /**
@@ -10,6 +11,10 @@ export const MAX_JSON_DEPTH = 32;
 
 const NUL = '\u0000';
 const NUL_MESSAGE = 'must not contain the NUL character (\\u0000)';
+/** A UTF-16 surrogate without its pair (`"\udfff"` in JSON): no character, so no UTF-8 and no PostgreSQL text can hold it. */
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
+const SURROGATE_MESSAGE = 'must not contain a lone surrogate (\\ud800 to \\udfff without its pair): it is not a character';
 
 /** `consents[0].text` from the keys walked to a value (the name a problem is reported under). */
 function pathOf(base: string, keys: readonly (string | number)[]): string {
@@ -25,18 +30,23 @@ function pathOf(base: string, keys: readonly (string | number)[]): string {
  */
 const isInheritedName = (key: string): boolean => Object.prototype.hasOwnProperty.call(Object.prototype, key);
 
-type Problem = 'nul' | 'depth' | 'inherited';
+type Problem = 'nul' | 'surrogate' | 'depth' | 'inherited';
+
+/** What no text column can store: a NUL, or a lone surrogate (which would be stored as U+FFFD, the data changed). */
+function textProblem(text: string): Problem | undefined {
+  return text.includes(NUL) ? 'nul' : LONE_SURROGATE.test(text) ? 'surrogate' : undefined;
+}
 
 /**
  * The first problem of a decoded value that no service can store or safely transform: a NUL
- * character in a string or a key (PostgreSQL's text cannot hold it), a key every object inherits,
+ * character or a lone surrogate in a string or a key (PostgreSQL's text cannot hold either), a key every object inherits,
  * or nesting deeper than MAX_JSON_DEPTH. Stops at MAX_JSON_DEPTH, so the walk itself never
  * recurses deeply. The keys walked are kept on one stack; a path is spelled out only for a problem.
  */
 export function unstorableInput(value: unknown, base: string): { path: string; problem: Problem } | undefined {
   const keys: (string | number)[] = [];
   const walk = (node: unknown, depth: number): Problem | undefined => {
-    if (typeof node === 'string') return node.includes(NUL) ? 'nul' : undefined;
+    if (typeof node === 'string') return textProblem(node);
     if (node === null || typeof node !== 'object' || ArrayBuffer.isView(node)) return undefined;
     if (depth > MAX_JSON_DEPTH) return 'depth';
     if (Array.isArray(node)) {
@@ -50,8 +60,8 @@ export function unstorableInput(value: unknown, base: string): { path: string; p
     }
     for (const key of Object.keys(node)) {
       keys.push(key);
-      if (key.includes(NUL)) return 'nul';
-      if (isInheritedName(key)) return 'inherited';
+      const keyProblem = textProblem(key) ?? (isInheritedName(key) ? 'inherited' : undefined);
+      if (keyProblem) return keyProblem;
       const found = walk((node as Record<string, unknown>)[key], depth + 1);
       if (found) return found;
       keys.pop();
@@ -63,17 +73,18 @@ export function unstorableInput(value: unknown, base: string): { path: string; p
 }
 
 function messageFor(problem: Problem, path: string): string {
-  return problem === 'inherited' ? `${path} is not a known field` : `${path} ${NUL_MESSAGE}`;
+  if (problem === 'inherited') return `${path} is not a known field`;
+  return `${path} ${problem === 'surrogate' ? SURROGATE_MESSAGE : NUL_MESSAGE}`;
 }
 
-/** A problem's path as `details` shows it: the NUL escaped, so the path itself is printable. */
+/** A problem's path as `details` shows it: a NUL or lone surrogate escaped, so the path itself is printable. */
 function shownPath(path: string): string {
-  return path.replaceAll(NUL, '\\u0000');
+  return path.replaceAll(NUL, '\\u0000').replace(LONE_SURROGATES, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`);
 }
 
 /**
  * Refuses a parsed JSON body that no route can take: nested deeper than MAX_JSON_DEPTH (400
- * `invalid_json`), holding a NUL character or a field named like an inherited property (400
+ * `invalid_json`), holding a NUL character, a lone surrogate or a field named like an inherited property (400
  * `validation_failed` naming the field). Part of `parseJsonBody`, the one body reader.
  */
 export function checkJsonBody(body: unknown): void {
@@ -120,11 +131,13 @@ export function nestedTooDeep(bytes: Uint8Array): boolean {
 
 /**
  * The one JSON body reader of every app (the gateway checks with it too): an empty body is no
- * body; nesting beyond MAX_JSON_DEPTH or text that does not parse is 400 `invalid_json`; then
- * `checkJsonBody`. Refused before anything transforms the value.
+ * body; bytes that are not UTF-8 (decoding would change them to U+FFFD), nesting beyond
+ * MAX_JSON_DEPTH or text that does not parse is 400 `invalid_json`; then `checkJsonBody`.
+ * Refused before anything transforms the value.
  */
 export function parseJsonBody(bytes: Buffer): unknown {
   if (bytes.length === 0) return undefined;
+  if (!isUtf8(bytes)) throw new ApiError('invalid_json', 'The request body is not valid UTF-8.');
   if (nestedTooDeep(bytes)) throw new ApiError('invalid_json', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
   let body: unknown;
   try {
@@ -136,27 +149,26 @@ export function parseJsonBody(bytes: Buffer): unknown {
   return body;
 }
 
-/** Path parameters and query strings: a NUL in any value or name, or an inherited name, is refused like a bad field. */
+/** Path parameters and query strings: a NUL or lone surrogate in any value or name, or an inherited name, is refused like a bad field. */
 function checkTextValues(values: unknown, code: 'validation_failed' | 'invalid_parameter', message: string): void {
   if (values === null || typeof values !== 'object') return;
   const details: ErrorDetail[] = [];
   for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
-    const found: { path: string; problem: Problem } | undefined = name.includes(NUL)
-      ? { path: name, problem: 'nul' }
-      : isInheritedName(name)
-        ? { path: name, problem: 'inherited' }
-        : unstorableInput(value, name);
+    const nameProblem = textProblem(name) ?? (isInheritedName(name) ? 'inherited' : undefined);
+    const found: { path: string; problem: Problem } | undefined = nameProblem
+      ? { path: name, problem: nameProblem }
+      : unstorableInput(value, name);
     if (found) details.push({ path: shownPath(found.path), message: messageFor(found.problem, shownPath(found.path)) });
   }
   if (details.length > 0) throw new ApiError(code, message, details);
 }
 
-/** The path parameters of a call (`{ref}`): a NUL is 400 `validation_failed` on that parameter. */
+/** The path parameters of a call (`{ref}`): a NUL or lone surrogate is 400 `validation_failed` on that parameter. */
 export function checkPathParameters(params: unknown): void {
   checkTextValues(params, 'validation_failed', INVALID_FIELDS);
 }
 
-/** The query string of a call: a NUL is 400 `invalid_parameter` on that parameter. */
+/** The query string of a call: a NUL or lone surrogate is 400 `invalid_parameter` on that parameter. */
 export function checkQueryParameters(query: unknown): void {
   checkTextValues(query, 'invalid_parameter', INVALID_PARAMETERS);
 }
