@@ -65,7 +65,7 @@ describe('console while its PostgreSQL is down (a private server, stopped and st
           ...process.env,
           DATABASE_URL: stack.env['DATABASE_URL'],
           INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'],
-          CONSOLE_URL: stack.services['console']?.url,
+          CONSOLE_URL: stack.services['console']?.internalUrl,
         },
         encoding: 'utf8',
       },
