@@ -4,6 +4,7 @@
 // path an image copies or runs must exist in the result, for every app.
 import type { ConfigSpec } from '@svc/platform';
 import { execFile, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +12,8 @@ import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, sep } from 'node:path';
 import { parse } from 'yaml';
-import { configSpecOf, defaultPort, mustBeSet, refusal, root, servingApps } from './deploy-checks';
+import { hasPublishedDefault } from '@svc/platform';
+import { configSpecOf, defaultInternalPort, defaultPort, mustBeSet, refusal, root, servingApps } from './deploy-checks';
 
 // ---------------------------------------------------------------------------------------------
 // Dockerfile
@@ -281,7 +283,11 @@ describe('docker/Dockerfile', () => {
   it.each(apps)(
     "%s: the image runs the app's compiled main.js, which needs only its own code, the libraries and production dependencies",
     (app) => {
-      const img = image('app', { APP: app, PORT: String(defaultPort(specs.get(app)!)) });
+      const img = image('app', {
+        APP: app,
+        PORT: String(defaultPort(specs.get(app)!)),
+        INTERNAL_PORT: String(defaultInternalPort(specs.get(app)!)),
+      });
       const cmd = all(lineage('app'), 'CMD').at(-1);
       const script = substitute(nodeScript(execForm(cmd!.args)) ?? '', { APP: app });
       expect(script).toBe(`dist/apps/${app}/src/main.js`);
@@ -375,7 +381,12 @@ describe('docker/Dockerfile', () => {
     const app = all(lineage('app'), 'ENV')
       .map((i) => i.args)
       .join(' ');
-    expect(app).toMatch(/\bPORT=\$\{PORT\}/);
+    expect(app).toMatch(/(^|\s)PORT=\$\{PORT\}/);
+    expect(app).toMatch(/(^|\s)INTERNAL_PORT=\$\{INTERNAL_PORT\}/);
+    // Both ports documented; the build refuses to make an image without either.
+    expect(all(lineage('app'), 'EXPOSE').map((i) => i.args)).toEqual(['${PORT} ${INTERNAL_PORT}']);
+    const check = all(lineage('app'), 'RUN').find((i) => i.args.includes('test -n'))?.args ?? '';
+    for (const arg of ['PORT', 'INTERNAL_PORT']) expect(check).toContain(`test -n "\${${arg}}"`);
     const healthcheck = all(lineage('app'), 'HEALTHCHECK').at(-1)!.args;
     const command = execForm(healthcheck.slice(healthcheck.indexOf('CMD')));
     expect(command.slice(0, 2)).toEqual(['node', '-e']);
@@ -418,8 +429,48 @@ const compose = parse(readFileSync(join(root, 'docker/compose.yml'), 'utf8'), { 
   services: Record<string, ComposeService>;
 };
 const services = compose.services;
-/** Compose's `${VAR:-default}` as it comes out when VAR is not set. */
-const interpolate = (value: string) => value.replace(/\$\{\w+:-([^}]*)\}/g, '$1');
+/** What the operator puts in docker/.env (the commands of compose.yml's header). */
+const operatorShell = { INTERNAL_AUTH_SECRET: randomBytes(48).toString('base64'), WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') };
+const REFERENCE = /\$(?:(\$)|([_a-z]\w*)|\{([_a-z]\w*)(?:(:?[-?])([^}]*))?\}|)/gi;
+
+/**
+ * Compose's interpolation (compose-go's rules): `$$` is a `$`; `${VAR}`, `${VAR:-default}`,
+ * `${VAR-default}`, `${VAR:?message}` (fails with the message when VAR is unset or empty); any other
+ * `$` is an invalid template. Defaults and messages are interpolated too.
+ */
+function interpolate(value: string, shell: Record<string, string>): string {
+  return value.replace(REFERENCE, (whole, escaped?: string, plain?: string, braced?: string, op?: string, rest = '') => {
+    if (escaped) return '$';
+    const name = plain ?? braced;
+    if (!name) throw new Error(`invalid interpolation in ${JSON.stringify(value)}`);
+    const set = shell[name];
+    if (op === ':?' || op === '?') {
+      const message = interpolate(rest, shell);
+      if (set === undefined || (op === ':?' && set === '')) throw new Error(`required variable ${name} is missing a value: ${message}`);
+      return set;
+    }
+    if (op === ':-' || op === '-') return set === undefined || (op === ':-' && set === '') ? interpolate(rest, shell) : set;
+    return set ?? '';
+  });
+}
+
+/** Every `${…}` reference of a compose value: the variable and its operator (`:?`, `:-`, …, or '' for none). */
+const references = (value: string) =>
+  [...value.matchAll(REFERENCE)].filter((m) => !m[1]).map((m) => ({ name: m[2] ?? m[3] ?? '', op: m[4] ?? '' }));
+
+/** Every string in the compose file (keys of environment maps included), for the interpolation checks. */
+const strings = (node: unknown): string[] =>
+  typeof node === 'string'
+    ? [node]
+    : Array.isArray(node)
+      ? node.flatMap(strings)
+      : node !== null && typeof node === 'object'
+        ? Object.entries(node).flatMap(([key, value]) => [key, ...strings(value)])
+        : [];
+const composeText = readFileSync(join(root, 'docker/compose.yml'), 'utf8');
+/** A setting production must get from the operator: a secret by its name, or one whose development default is published. */
+const isSecret = (spec: ConfigSpec, name: string) =>
+  /SECRET|TOKEN|PASSWORD|(^|_)KEY$/.test(name) || (spec[name] !== undefined && hasPublishedDefault(spec[name] as object));
 
 describe('docker/compose.yml', () => {
   it('runs PostgreSQL, RabbitMQ and Redis with health checks', () => {
@@ -440,13 +491,21 @@ describe('docker/compose.yml', () => {
     expect(service?.build?.dockerfile).toBe('docker/Dockerfile');
     expect(join(root, 'docker', service?.build?.context ?? '')).toBe(root);
     expect(service?.build?.target).toBeUndefined();
-    expect(service?.build?.args).toEqual({ APP: app, PORT: String(defaultPort(specs.get(app)!)) });
+    expect(service?.build?.args).toEqual({
+      APP: app,
+      PORT: String(defaultPort(specs.get(app)!)),
+      INTERNAL_PORT: String(defaultInternalPort(specs.get(app)!)),
+    });
     expect(service?.depends_on?.['migrate']?.condition).toBe('service_completed_successfully');
   });
 
   it.each(apps)('%s: gets every setting it needs in production, each one a value it accepts', (app) => {
     const spec = specs.get(app)!;
-    const env = new Map(Object.entries(services[app]?.environment ?? {}).map(([k, v]) => [k, interpolate(String(v))]));
+    const raw = Object.entries(services[app]?.environment ?? {}).map(([k, v]) => [k, String(v)] as const);
+    const env = new Map(raw.map(([k, v]) => [k, interpolate(v, operatorShell)]));
+    // Secrets come from the operator, never from this file: each one a required `${…:?…}`.
+    for (const [name, value] of raw.filter(([name]) => isSecret(spec, name)))
+      expect([name, references(value)]).toEqual([name, [{ name, op: ':?' }]]);
     expect(mustBeSet(spec).filter((name) => !env.has(name))).toEqual([]);
     const mounts = (services[app]?.volumes ?? []).map((v) => v.split(':')[1]!);
     const refused: string[] = [];
@@ -459,17 +518,50 @@ describe('docker/compose.yml', () => {
       if (reason) refused.push(reason);
     }
     expect(refused).toEqual([]);
-    // Addresses of other apps: their service name and port.
+    // Addresses of other apps: their service name and internal port (the internal listener).
     for (const [name, value] of env) {
       const address = /^https?:\/\/([a-z0-9-]+):(\d+)/.exec(value);
       if (!address || !apps.includes(address[1]!)) continue;
-      expect(`${name} → ${address[2]}`).toBe(`${name} → ${defaultPort(specs.get(address[1]!)!)}`);
+      expect(`${name} → ${address[2]}`).toBe(`${name} → ${defaultInternalPort(specs.get(address[1]!)!)}`);
     }
   });
 
-  it('publishes only the gateway (and the RabbitMQ management UI on localhost)', () => {
+  it('publishes only the gateway and the RabbitMQ management UI, on 127.0.0.1 only, and never an internal port', () => {
     const published = Object.entries(services).filter(([, s]) => (s.ports ?? []).length > 0);
     expect(published.map(([name]) => name).sort()).toEqual(['gateway', 'rabbitmq']);
-    expect(services['rabbitmq']?.ports?.every((p) => p.startsWith('127.0.0.1:'))).toBe(true);
+    const internalPorts = apps.map((app) => String(defaultInternalPort(specs.get(app)!)));
+    for (const [name, service] of published) {
+      for (const port of service.ports ?? []) {
+        // HOST_IP:HOST_PORT:CONTAINER_PORT, no range, no other interface.
+        const [, hostPort, containerPort] = /^127\.0\.0\.1:(\d+):(\d+)$/.exec(port) ?? [];
+        expect([name, port, hostPort !== undefined]).toEqual([name, port, true]);
+        expect([name, port, internalPorts.includes(hostPort!) || internalPorts.includes(containerPort!)]).toEqual([name, port, false]);
+      }
+    }
+    expect(services['gateway']?.ports).toEqual([`127.0.0.1:${defaultPort(specs.get('gateway')!)}:${defaultPort(specs.get('gateway')!)}`]);
+    for (const [name, service] of Object.entries(services))
+      expect([name, (service as { expose?: unknown }).expose]).toEqual([name, undefined]);
+  });
+
+  it('has no default for any variable: every `${…}` is required, and says how to make the secret', () => {
+    const used = strings(parse(composeText)).flatMap(references);
+    expect(used.length).toBeGreaterThan(0);
+    expect(used.filter((ref) => ref.op !== ':?')).toEqual([]);
+    expect([...new Set(used.map((ref) => ref.name))].sort()).toEqual(Object.keys(operatorShell).sort());
+    // Without them, compose stops before anything starts, naming the variable and the command that makes one.
+    for (const name of Object.keys(operatorShell)) {
+      const value = strings(parse(composeText)).find((s) => references(s).some((ref) => ref.name === name))!;
+      expect(() => interpolate(value, {})).toThrow(
+        new RegExp(`${name} is missing a value: set ${name}, e\\.g\\. export ${name}=\\$\\(openssl rand -base64 \\d+\\)`),
+      );
+      expect(() => interpolate(value, { [name]: '' })).toThrow(name);
+    }
+    // Every `$` of the file is valid for compose, given the operator's values.
+    for (const value of strings(parse(composeText))) expect(() => interpolate(value, operatorShell)).not.toThrow();
+    // The header says where the real secrets go: an .env file beside compose.yml, which git ignores.
+    const header = composeText.slice(0, composeText.search(/^[^#\s]/m));
+    expect(header).toMatch(/docker\/\.env/);
+    expect(header).toMatch(/openssl rand/);
+    expect(readFileSync(join(root, '.gitignore'), 'utf8').split('\n')).toContain('.env');
   });
 });
