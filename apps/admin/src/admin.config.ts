@@ -13,7 +13,7 @@ export const adminConfigSpec = {
     'The chat (widget, visitor API): the gateway routes `/chat/*` there unchanged, without key checks; `admin widget origins` writes its widget settings there.',
   ),
   EVENTS_API_URL: serviceUrl('events-api', 'events-api (the event feed); `admin trigger` asks it for the feed id the event got.'),
-  CONSOLE_URL: serviceUrl('console', 'The console: `admin user create` creates team members there.'),
+  CONSOLE_URL: serviceUrl('console', 'The console: `admin user create` and `user remove` manage team members there.'),
   DATABASE_URL: url({ default: DEFAULT_DATABASE_URL, desc: 'PostgreSQL (the admin command line writes schema `gateway`).' }),
   APP_URL: url({
     default: DEFAULT_APP_URL,

@@ -30,6 +30,8 @@ import { adminConfigSpec } from './admin.config';
 
 type AdminConfig = Config<typeof adminConfigSpec>;
 
+const NO_SECRET = 'set INTERNAL_AUTH_SECRET to the value the apps use (on a development machine, start the product once with `npm start`)';
+
 /** What a command prints: exactly one JSON object on stdout. */
 type Output = Record<string, unknown>;
 
@@ -137,7 +139,7 @@ async function feedIdOf(config: AdminConfig, account: AccountRow, uuid: string):
  */
 async function trigger(config: AdminConfig, account: AccountRow, kind: EventKind): Promise<Output> {
   if (config.INTERNAL_AUTH_SECRET === '')
-    throw new Error('trigger asks events-api for the feed id: set INTERNAL_AUTH_SECRET to the value the apps use');
+    throw new Error(`trigger asks events-api for the feed id: ${NO_SECRET}`);
   const accountId = account.id;
   const message = domainMessage(kind, accountId, sampleEventData(kind, { appUrl: config.APP_URL, n: Math.floor(Math.random() * 9000) }));
   const client = new AmqpClient(config.RABBITMQ_URL, createLogger('admin', 'silent'), 'admin');
@@ -189,7 +191,7 @@ async function callService(
   body: unknown,
 ): Promise<Response> {
   if (config.INTERNAL_AUTH_SECRET === '')
-    throw new Error(`this command calls the ${service.name}: set INTERNAL_AUTH_SECRET to the value the apps use`);
+    throw new Error(`this command calls the ${service.name}: ${NO_SECRET}`);
   const context = await new InternalAuth(config.INTERNAL_AUTH_SECRET).sign(service.name, {
     account,
     keyId: 'admin',
