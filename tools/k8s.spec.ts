@@ -783,6 +783,8 @@ describe.each(variants.map((v) => [v.name, v] as const))('Kubernetes manifests: 
       ['http', port, port],
       ['internal', internal, internal],
     ]);
+    // Inside the cluster only: the Ingress is the one way in (and it targets `http`).
+    expect([app, service?.spec?.type ?? 'ClusterIP']).toEqual([app, 'ClusterIP']);
     const budgets = ofKind<IPodDisruptionBudget>(variant.objects, 'PodDisruptionBudget').filter((b) =>
       matches(b.spec?.selector, podLabels(deployment)),
     );
