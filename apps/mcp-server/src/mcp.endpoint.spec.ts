@@ -3,7 +3,7 @@ import { CallToolRequestSchema, JSONRPCRequest, LATEST_PROTOCOL_VERSION } from '
 import { GatewayContext } from '@svc/contracts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExchangeTransport } from './exchange.transport';
-import { readPost } from './mcp.endpoint';
+import { invalidParams, readPost } from './mcp.endpoint';
 
 const HEADERS = {
   accept: 'application/json, text/event-stream',
@@ -65,6 +65,22 @@ describe('readPost: the Streamable HTTP rules of a POST', () => {
     );
     // initialize names its revision in its params: the header is not read.
     expect(readPost({ ...HEADERS, 'mcp-protocol-version': '2020-01-01' }, initialize)).toEqual([initialize]);
+  });
+});
+
+describe("invalidParams: params that do not fit the method are -32602, not the SDK's internal error", () => {
+  it.each([false, [], 'x', { name: 7 }, { name: 'whoami', arguments: [1] }])('tools/call with params %j', (params) => {
+    const request = { jsonrpc: '2.0', id: 3, method: 'tools/call', params } as unknown as JSONRPCRequest;
+    expect(invalidParams(request)).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: { code: -32602, message: expect.stringMatching(/^Invalid params: /) },
+    });
+  });
+
+  it('lets a well-formed call and methods it does not know pass', () => {
+    expect(invalidParams(call(1, 'whoami'))).toBeUndefined();
+    expect(invalidParams({ jsonrpc: '2.0', id: 1, method: 'no/such', params: {} })).toBeUndefined();
   });
 });
 

@@ -3,6 +3,8 @@ import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js'
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
   JSONRPCMessage,
   JSONRPCMessageSchema,
   JSONRPCRequest,
@@ -73,6 +75,18 @@ export function readPost(headers: IncomingHttpHeaders, body: unknown): JSONRPCRe
   return requests.length > 0 ? requests : { status: 202 };
 }
 
+/** The request schemas of the methods served: params they refuse are -32602 (the SDK would answer -32603, an internal error). */
+const PARAMS = { initialize: InitializeRequestSchema, 'tools/list': ListToolsRequestSchema, 'tools/call': CallToolRequestSchema };
+
+/** A JSON-RPC error answering `request` when its params do not fit its method's schema. */
+export function invalidParams(request: JSONRPCRequest): JSONRPCMessage | undefined {
+  const schema = PARAMS[request.method as keyof typeof PARAMS];
+  const parsed = schema?.safeParse(request);
+  if (!parsed || parsed.success) return undefined;
+  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+  return { jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${issues}` } };
+}
+
 /**
  * `POST /mcp`: MCP over Streamable HTTP, stateless (no session: every request stands alone, as the
  * gateway checks each one), answered as JSON. One SDK server, built with its tools at start, serves
@@ -110,7 +124,12 @@ export class McpEndpoint {
         if (requests.body === undefined) return reply.send();
         return reply.type('application/json').send(JSON.stringify(requests.body));
       }
-      const responses = await this.transport.exchange(requests, caller);
+      const refused = requests.map(invalidParams);
+      const served = requests.filter((_, index) => refused[index] === undefined);
+      const responses = [
+        ...refused.filter((answer) => answer !== undefined),
+        ...(served.length > 0 ? await this.transport.exchange(served, caller) : []),
+      ];
       return reply.type('application/json').send(JSON.stringify(responses.length === 1 ? responses[0] : responses));
     });
     for (const method of ['GET', 'DELETE'] as const) {
