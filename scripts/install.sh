@@ -26,3 +26,13 @@ if ! command -v wrk >/dev/null 2>&1; then
   { apt-get install -y wrk || { apt-get update && apt-get install -y wrk; }; } >/dev/null 2>&1 \
     || echo "install: wrk is not installed (apt-get install -y wrk, as root); bench:gateway falls back to autocannon" >&2
 fi
+
+# HAProxy is the load balancer of `npm run chaos` (two replicas of every app; the outage tier runs a
+# short one): Debian's package, installed only when missing.
+if ! command -v haproxy >/dev/null 2>&1; then
+  echo "install: haproxy is missing; installing Debian's haproxy package" >&2
+  if ! { apt-get install -y haproxy || { apt-get update && apt-get install -y haproxy; }; } >/dev/null 2>&1; then
+    echo "install: could not install haproxy (apt-get install -y haproxy, as root); npm run chaos and its outage test need it" >&2
+    exit 1
+  fi
+fi

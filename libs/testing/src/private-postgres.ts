@@ -43,8 +43,8 @@ export class PrivatePostgres {
     return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
   }
 
-  /** Creates the cluster and starts it. */
-  static async create(): Promise<PrivatePostgres> {
+  /** Creates the cluster and starts it, on `port` (default: a free one of this worker's block). */
+  static async create(port?: number): Promise<PrivatePostgres> {
     const dir = mkdtempSync(join(tmpdir(), 'svc-private-pg-'));
     if (process.getuid?.() === 0) {
       const { stdout } = await run('id', ['-u', 'postgres']);
@@ -53,7 +53,7 @@ export class PrivatePostgres {
     }
     const data = join(dir, 'data');
     await asPostgres('initdb', ['-D', data, '--auth=trust', '--username=postgres', '--encoding=UTF8', '--locale=C', '--no-sync']);
-    const server = new PrivatePostgres(dir, await freePort());
+    const server = new PrivatePostgres(dir, port ?? (await freePort()));
     await server.start();
     return server;
   }

@@ -24,10 +24,11 @@ const REPLICA_SYNCED = 'MASTER <-> REPLICA sync: Finished with success';
 
 /**
  * Spawns `redis-server` (no persistence, loopback only) and waits until it accepts connections;
- * with `replicaOf`, as a replica of the private Redis on that port, once it has synchronised.
+ * with `replicaOf`, as a replica of the private Redis on that port, once it has synchronised;
+ * on `port` (default: a free one of this worker's block).
  */
-export async function startPrivateRedis(timeoutMs = 10_000, options: { replicaOf?: number } = {}): Promise<PrivateRedis> {
-  const port = await freePort();
+export async function startPrivateRedis(timeoutMs = 10_000, options: { replicaOf?: number; port?: number } = {}): Promise<PrivateRedis> {
+  const port = options.port ?? (await freePort());
   let running: RunningProcess | undefined;
   const replica = options.replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(options.replicaOf)];
   // Its own working directory, new at each start: a replica stores the master's snapshot there,

@@ -1,0 +1,242 @@
+// Two replicas of every app of dist/apps, each on its own ports, behind HAProxy: one TCP `listen`
+// per app over the replicas' internal listeners (what a Kubernetes Service does) and one HTTP
+// frontend over the two gateways' public ports (the Ingress). The cluster is the replicas'
+// supervisor: it restarts what the chaos runner kills, and any replica that exits by itself.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** The apps that serve HTTP, in the order they are started (their migrations run under a lock anyway). */
+export const APPS = [
+  'gateway',
+  'contacts-api',
+  'identity-issuer',
+  'knowledge-api',
+  'events-api',
+  'webhook-dispatcher',
+  'chat',
+  'console',
+  'mcp-server',
+];
+export const REPLICAS = 2;
+
+/** `CONTACTS_API_URL` for contacts-api (libs/platform serviceUrlSetting). */
+const urlSetting = (app) => `${app.toUpperCase().replaceAll('-', '_')}_URL`;
+
+/** The JSON error a client gets from the load balancer when no replica could answer: the API's own shape. */
+const UNAVAILABLE = JSON.stringify({ error: { code: 'unavailable', message: 'The service is temporarily unavailable; retry shortly.' } });
+
+/** The HAProxy configuration of `cluster` (ports in `ports`), 502/503/504 answered as the API's 503. */
+function haproxyConfig(ports, errorFile) {
+  const servers = (app, kind) => ports.replicas[app].map((r, i) => `  server ${app}-${i + 1} 127.0.0.1:${r[kind]} check`).join('\n');
+  return [
+    'global',
+    '  maxconn 4096',
+    'defaults',
+    '  timeout connect 2s',
+    '  timeout client 90s',
+    '  timeout server 90s',
+    '  timeout queue 5s',
+    '  timeout check 1s',
+    '  default-server inter 1s fall 2 rise 1',
+    '  option httpchk GET /readyz',
+    '  balance roundrobin',
+    '',
+    'frontend public',
+    '  mode http',
+    `  bind 127.0.0.1:${ports.public}`,
+    '  option forwardfor',
+    `  errorfile 502 ${errorFile}`,
+    `  errorfile 503 ${errorFile}`,
+    `  errorfile 504 ${errorFile}`,
+    '  default_backend gateways',
+    'backend gateways',
+    '  mode http',
+    '  option redispatch',
+    '  retries 2',
+    `  errorfile 502 ${errorFile}`,
+    `  errorfile 503 ${errorFile}`,
+    `  errorfile 504 ${errorFile}`,
+    servers('gateway', 'port'),
+    '',
+    ...APPS.flatMap((app) => [`listen ${app}`, '  mode tcp', `  bind 127.0.0.1:${ports.services[app]}`, servers(app, 'internalPort'), '']),
+  ].join('\n');
+}
+
+/**
+ * Starts HAProxy and two replicas of every app with `env` (plus `appEnv[app]`), logs under `dir`.
+ * `freePort` hands out the ports. Returns the cluster: its public URL, replicas, kill/pause/resume.
+ */
+export async function startCluster({ dir, env, appEnv = {}, freePort, root, log }) {
+  const ports = { public: await freePort(), services: {}, replicas: {} };
+  for (const app of APPS) {
+    ports.services[app] = await freePort();
+    ports.replicas[app] = [];
+    for (let i = 0; i < REPLICAS; i += 1) ports.replicas[app].push({ port: await freePort(), internalPort: await freePort() });
+  }
+  const errorFile = join(dir, '503.http');
+  writeFileSync(
+    errorFile,
+    `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${UNAVAILABLE}`,
+  );
+  const cfg = join(dir, 'haproxy.cfg');
+  writeFileSync(cfg, haproxyConfig(ports, errorFile));
+  const haproxyLog = createWriteStream(join(dir, 'haproxy.log'));
+  const haproxy = spawn('haproxy', ['-f', cfg, '-db'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  haproxy.stdout.pipe(haproxyLog);
+  haproxy.stderr.pipe(haproxyLog);
+
+  const upstreams = Object.fromEntries(APPS.map((app) => [urlSetting(app), `http://127.0.0.1:${ports.services[app]}`]));
+  const publicUrl = `http://127.0.0.1:${ports.public}`;
+  let stopping = false;
+  /** Every replica: app, index, ports, its current process, and every incarnation's pid and times. */
+  const replicas = APPS.flatMap((app) =>
+    ports.replicas[app].map((p, index) => ({
+      app,
+      index,
+      name: `${app}-${index + 1}`,
+      ...p,
+      child: null,
+      expectedExit: false,
+      starts: 0,
+      crashes: 0,
+      startFailures: 0,
+      incarnations: [],
+    })),
+  );
+
+  const spawnReplica = (replica) => {
+    const out = createWriteStream(join(dir, `${replica.name}.log`), { flags: 'a' });
+    const child = spawn(process.execPath, [join(root, 'dist/apps', replica.app, 'src/main.js')], {
+      env: {
+        ...env,
+        ...upstreams,
+        APP_URL: publicUrl,
+        ...appEnv[replica.app],
+        PORT: String(replica.port),
+        INTERNAL_PORT: String(replica.internalPort),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.pipe(out);
+    child.stderr.pipe(out);
+    replica.child = child;
+    replica.expectedExit = false;
+    replica.starts += 1;
+    const incarnation = { pid: child.pid, startedAt: Date.now(), readyAt: null, warmRssKb: null };
+    replica.incarnations.push(incarnation);
+    child.on('exit', (code, signal) => {
+      out.end();
+      if (stopping || replica.expectedExit) return;
+      // Exiting while starting (its database down) is what Kubernetes restarts with a back-off; exiting once ready is a crash.
+      if (incarnation.readyAt) replica.crashes += 1;
+      else replica.startFailures += 1;
+      log(
+        `${replica.name} exited by itself ${incarnation.readyAt ? 'after it was ready' : 'while starting'} (${code ?? signal}); restarting it`,
+      );
+      // Restarted at once, then backing off to 8 s while it keeps failing (a CrashLoopBackOff in short).
+      const failing = replica.incarnations.slice(-4).filter((i) => !i.readyAt).length;
+      setTimeout(() => !stopping && spawnReplica(replica), 1000 * 2 ** Math.max(0, failing - 1));
+    });
+    return incarnation;
+  };
+
+  /** Resolves once `replica`'s current process answers /readyz 200 (or after `timeoutMs`, false). */
+  const waitReady = async (replica, timeoutMs = 120_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && !stopping) {
+      try {
+        const r = await fetch(`http://127.0.0.1:${replica.internalPort}/readyz`, { signal: AbortSignal.timeout(2000) });
+        if (r.status === 200) {
+          const incarnation = replica.incarnations.at(-1);
+          incarnation.readyAt ??= Date.now();
+          return true;
+        }
+      } catch {
+        // starting
+      }
+      await sleep(250);
+    }
+    return false;
+  };
+
+  const cluster = {
+    publicUrl,
+    ports,
+    replicas,
+    haproxy,
+    /** kill -9 of `replica`; resolves once it is gone. */
+    async kill(replica) {
+      replica.expectedExit = true;
+      const { child } = replica;
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await once(child, 'exit');
+      }
+    },
+    /** Starts `replica` again on its ports; resolves once it is ready. */
+    async restart(replica) {
+      spawnReplica(replica);
+      return waitReady(replica);
+    },
+    pause: (replica) => replica.child.kill('SIGSTOP'),
+    resume: (replica) => replica.child.kill('SIGCONT'),
+    waitReady,
+    /** Resident memory (kB) of `replica`'s current process, from /proc. */
+    rssKb(replica) {
+      try {
+        return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${replica.child.pid}/status`, 'utf8'))?.[1]);
+      } catch {
+        return null;
+      }
+    },
+    /** Waits until every replica is ready and HAProxy serves the public origin. */
+    async allReady(timeoutMs = 180_000) {
+      const ready = await Promise.all(replicas.map((r) => waitReady(r, timeoutMs)));
+      if (ready.includes(false))
+        throw new Error(
+          `not ready: ${replicas
+            .filter((_, i) => !ready[i])
+            .map((r) => r.name)
+            .join(', ')}`,
+        );
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(250)) {
+        const r = await fetch(`${publicUrl}/readyz`).catch(() => null);
+        if (r?.status === 200) return;
+      }
+      throw new Error('HAProxy does not serve the gateways');
+    },
+    async stop() {
+      stopping = true;
+      for (const r of replicas) {
+        r.child?.kill('SIGCONT');
+        if (r.child && r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGTERM');
+      }
+      await Promise.all(
+        replicas.map(async (r) => {
+          const child = r.child;
+          if (!child || child.exitCode !== null || child.signalCode !== null) return;
+          const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+          await once(child, 'exit');
+          clearTimeout(timer);
+        }),
+      );
+      haproxy.kill('SIGTERM');
+      if (haproxy.exitCode === null) await once(haproxy, 'exit');
+    },
+  };
+  // Two at a time: each starting NestJS app takes a core for a few seconds.
+  const queue = [...replicas];
+  await Promise.all(
+    [0, 1].map(async () => {
+      for (let r = queue.shift(); r; r = queue.shift()) {
+        spawnReplica(r);
+        if (!(await waitReady(r, 120_000))) throw new Error(`${r.name} was not ready within 120 s; see ${join(dir, `${r.name}.log`)}`);
+      }
+    }),
+  );
+  await cluster.allReady();
+  return cluster;
+}
