@@ -8,7 +8,7 @@
 //   node tools/dev-channels.mjs whatsapp --from +4915112345678 --text "Hello" [--id wamid.X]
 //                                               posts a signed inbound message to the chat's webhook
 //
-// Both read WHATSAPP_APP_SECRET (default `dev-whatsapp-app-secret`, what `npm start` gives the chat),
+// Both read WHATSAPP_APP_SECRET (default `dev-whatsapp-app-secret-0123456789`, what `npm start` gives the chat),
 // WHATSAPP_PHONE_NUMBER_ID (default `100000000000001`: connect it with `admin whatsapp connect`) and
 // PORT (the gateway, 3000).
 import { createServer } from 'node:http';
@@ -23,7 +23,7 @@ const { FakeWhatsapp } = require(join(root, 'dist/libs/testing/src/fake-whatsapp
 const { MailSink } = require(join(root, 'dist/libs/testing/src/mail-sink.js'));
 
 export const DEV_WHATSAPP = {
-  appSecret: process.env.WHATSAPP_APP_SECRET || 'dev-whatsapp-app-secret',
+  appSecret: process.env.WHATSAPP_APP_SECRET || 'dev-whatsapp-app-secret-0123456789',
   verifyToken: process.env.WHATSAPP_VERIFY_TOKEN || 'dev-verify-token',
   phoneNumberId: process.env.WHATSAPP_PHONE_NUMBER_ID || '100000000000001',
   apiPort: 3907,

@@ -1,5 +1,5 @@
 import { CHAT_QUEUE, consumeQueues } from '@svc/messaging';
-import { AppDefinition, trustProxyOption } from '@svc/platform';
+import { ApiError, AppDefinition, trustProxyOption } from '@svc/platform';
 import type { FastifyInstance } from 'fastify';
 import { chatConfigSpec } from './chat.config';
 import { ChatModule } from './chat.module';
@@ -32,6 +32,16 @@ export function installCors(fastify: FastifyInstance): void {
   });
 }
 
+const CONFIRM_LINKS = '/chat/confirm/';
+
+/** The confirmation page's form posts itself without script (an empty form body, ignored); other routes stay JSON only. */
+export function acceptConfirmForm(fastify: FastifyInstance): void {
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: 1024 }, (request, _body, done) => {
+    if (request.url.startsWith(CONFIRM_LINKS)) done(null, undefined);
+    else done(new ApiError('unsupported_media_type', 'The request body must be JSON; send Content-Type: application/json.'), undefined);
+  });
+}
+
 export const app: AppDefinition<typeof chatConfigSpec> = {
   name: 'chat',
   configSpec: chatConfigSpec,
@@ -39,6 +49,7 @@ export const app: AppDefinition<typeof chatConfigSpec> = {
   serverOptions: (config) => ({ trustProxy: trustProxyOption(config.TRUST_PROXY) }),
   configure: async (nest, fastify, config) => {
     installCors(fastify);
+    acceptConfirmForm(fastify);
     await consumeQueues(nest, [CHAT_QUEUE], config.RABBITMQ_PREFETCH);
   },
 };

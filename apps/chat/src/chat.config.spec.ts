@@ -23,6 +23,15 @@ describe('chat configuration', () => {
     expect(config.HANDOVER_WAIT).toBe('3m');
   });
 
+  it("refuses a WHATSAPP_APP_SECRET under 32 characters (the template's `change-me` too); empty turns WhatsApp off", () => {
+    const load = (value: string) => () => loadConfig(chatConfigSpec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true', WHATSAPP_APP_SECRET: value });
+    expect(load('change-me')).toThrow(/WHATSAPP_APP_SECRET must be at least 32 characters/);
+    expect(load('x'.repeat(31))).toThrow(/WHATSAPP_APP_SECRET must be at least 32/);
+    expect(load('x'.repeat(32))().WHATSAPP_APP_SECRET).toBe('x'.repeat(32));
+    expect(load('')().WHATSAPP_APP_SECRET).toBe('');
+    expect(load('dev-whatsapp-app-secret-0123456789')().WHATSAPP_APP_SECRET).toHaveLength(34);
+  });
+
   it('looks for due hand-overs often enough for the wait, between 0.5 and 5 s', () => {
     expect(handoverSweepIntervalMs(2_000)).toBe(500);
     expect(handoverSweepIntervalMs(30_000)).toBe(3_000);

@@ -105,8 +105,8 @@ export const chatConfigSpec = {
   ),
   WHATSAPP_ACCESS_TOKEN: optional(secret(0, { orEmpty: true }), 'Bearer token for WHATSAPP_API_URL (a system user token).'),
   WHATSAPP_APP_SECRET: optional(
-    secret(0, { orEmpty: true }),
-    'The Cloud API app secret: `X-Hub-Signature-256` of inbound webhooks is checked with it (empty: every inbound webhook is refused with 401).',
+    secret(32, { orEmpty: true }),
+    'The Cloud API app secret (32+ characters): `X-Hub-Signature-256` of inbound webhooks is checked with it (empty: every inbound webhook is refused with 401).',
   ),
   WHATSAPP_VERIFY_TOKEN: optional(
     secret(0, { orEmpty: true }),

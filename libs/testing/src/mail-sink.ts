@@ -18,11 +18,16 @@ export class MailSink {
     return `smtp://127.0.0.1:${this.port}`;
   }
 
-  static async start(port = 0): Promise<MailSink> {
+  /** `refuse`: the reply text (with code 550) to a recipient it refuses, or undefined to take it. */
+  static async start(port = 0, refuse: (recipient: string) => string | undefined = () => undefined): Promise<MailSink> {
     const server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS', 'AUTH'],
       logger: false,
+      onRcptTo(address, _session, callback) {
+        const refusal = refuse(address.address);
+        callback(refusal === undefined ? undefined : Object.assign(new Error(refusal), { responseCode: 550 }));
+      },
       onData(stream, _session, callback) {
         simpleParser(stream)
           .then((mail) => {

@@ -3,11 +3,19 @@ import {
   isStopWord,
   isValidWhatsappSignature,
   retryDelayMs,
+  sameSecret,
   whatsappRefusal,
   whatsappSignature,
 } from './channel-rules';
 
 describe('channel rules', () => {
+  it('compares a verify token in constant time, any length or type refused without throwing', () => {
+    expect(sameSecret('verify-me', 'verify-me')).toBe(true);
+    for (const given of ['verify-m', 'verify-me ', 'Verify-me', '', 'x'.repeat(10_000), undefined, ['verify-me'], 42])
+      expect(sameSecret(given, 'verify-me')).toBe(false);
+    expect(sameSecret('', '')).toBe(false);
+  });
+
   it('takes STOP in any case and its translations, nothing else', () => {
     for (const word of ['STOP', 'stop', ' Stop ', 'STOPP', 'arret', 'ARRÊT', 'arrêt', 'Baja', 'ALTO']) expect(isStopWord(word)).toBe(true);
     for (const word of ['stop please', 'halt', '', 'STO P']) expect(isStopWord(word)).toBe(false);

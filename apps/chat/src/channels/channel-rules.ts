@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** The words that withdraw WhatsApp consents (the contract's list), compared without case or surrounding spaces. */
 const STOP_WORDS = new Set(['STOP', 'STOPP', 'ARRET', 'ARRÊT', 'BAJA', 'ALTO']);
@@ -23,6 +23,13 @@ export function isValidWhatsappSignature(rawBody: Buffer, header: unknown, appSe
   const expected = Buffer.from(whatsappSignature(rawBody, appSecret));
   const given = Buffer.from(header.trim().toLowerCase());
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** A value sent against the configured one, in constant time whatever their lengths (both hashed first). */
+export function sameSecret(given: unknown, expected: string): boolean {
+  if (typeof given !== 'string' || expected === '') return false;
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(given), digest(expected));
 }
 
 /** WhatsApp's customer service window: free-form messages only within 24 hours of the customer's last message. */

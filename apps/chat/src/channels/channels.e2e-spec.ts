@@ -33,8 +33,9 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 
-const APP_SECRET = 'whatsapp-app-secret-for-tests';
+const APP_SECRET = 'whatsapp-app-secret-for-tests-0123456789';
 const PHONE_NUMBER_ID = '109876543210';
 const BUSINESS_NUMBER = '+15550001234';
 
@@ -203,7 +204,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
   });
 
   describe('email confirmation', () => {
-    it('sends a link (text + HTML, the business named) that confirms once in Chromium; the link again changes nothing', async () => {
+    it('sends a link (text + HTML, the business named); opening it (GET, as a mail scanner does) changes nothing; its "Confirm" button confirms once in Chromium; the link again changes nothing', async () => {
       expect(
         (await stack.call('/contacts/c-bob', { method: 'PUT', json: { name: 'Bob', email: 'bob@example.com', lang: 'de' } })).status,
       ).toBe(201);
@@ -225,10 +226,24 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       expect(link).toBeDefined();
       expect(mail.html).toContain(link);
 
+      const local = link.replace(/^https?:\/\/[^/]+/, stack.gateway.url);
+      // A mail scanner's prefetch: GET, twice, changes nothing.
+      for (let i = 0; i < 2; i += 1) {
+        const prefetch = await fetch(local);
+        expect(prefetch.status).toBe(200);
+        expect(await prefetch.text()).toContain('<form method="post">');
+      }
+      await sleep(500);
+      expect(((await (await stack.call('/contacts/c-bob')).json()) as ContactResponseDto).email_confirmed).toBe(false);
+      expect(await eventsOf('contact.confirmed', (e) => e.data.contact.ref === 'c-bob')).toHaveLength(0);
+
       const page = await browser.context.newPage();
-      const opened = await page.goto(link.replace(/^https?:\/\/[^/]+/, stack.gateway.url));
+      const opened = await page.goto(local);
       expect(opened?.status()).toBe(200);
-      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toMatch(/confirmed|bestätigt/i);
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain(business);
+      expect(((await (await stack.call('/contacts/c-bob')).json()) as ContactResponseDto).email_confirmed).toBe(false);
+      await page.getByRole('button').click();
+      await page.getByRole('heading', { level: 1, name: /confirmed|bestätigt/i }).waitFor();
       const [confirmed] = await waitForEvents('contact.confirmed', (e) => e.data.contact.ref === 'c-bob');
       expect(confirmed?.data).toMatchObject({
         confirmed: 'email',
@@ -238,11 +253,19 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       expect(await deliveredConfirmation((e) => e.data.contact.ref === 'c-bob')).toEqual(confirmed);
       expect(((await (await stack.call('/contacts/c-bob')).json()) as ContactResponseDto).email_confirmed).toBe(true);
 
-      const again = await page.goto(link.replace(/^https?:\/\/[^/]+/, stack.gateway.url));
+      const again = await page.goto(local);
       expect(again?.status()).toBe(410);
       await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toMatch(/no longer|nicht mehr/i);
+      expect((await fetch(local, { method: 'POST' })).status).toBe(410);
       const unknown = await page.goto(`${stack.gateway.url}/chat/confirm/${'x'.repeat(43)}`);
       expect(unknown?.status()).toBe(404);
+      expect((await fetch(`${stack.gateway.url}/chat/confirm/${'x'.repeat(43)}`, { method: 'POST' })).status).toBe(404);
+      // Without script the form posts itself (an empty form body, where the Ingress routes to the chat): taken there only.
+      const form = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' };
+      expect((await fetch(`${stack.services['chat']!.url}/chat/confirm/${'x'.repeat(43)}`, form)).status).toBe(404);
+      const elsewhere = await fetch(`${stack.services['chat']!.url}/chat/v1/sessions`, form);
+      expect(elsewhere.status).toBe(415);
+      expect(((await elsewhere.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type');
       await page.close();
       expect(await eventsOf('contact.confirmed', (e) => e.data.contact.ref === 'c-bob')).toHaveLength(1);
       expect(
@@ -323,6 +346,34 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       expect(granted?.data.consent).toMatchObject({ purpose: 'future_whatsapp', origin: 'chat', source: 'chat', lang: 'de', active: true });
       expect(await eventsOf('consent.granted', (e) => e.data.contact.svc_id === granted?.data.contact.svc_id)).toHaveLength(1);
     }, 60_000);
+
+    it('30 consents sent at once in one conversation: 10 recorded (each with its consent.granted), the rest 429 with Retry-After', async () => {
+      const v = visitor();
+      const session = await v.session({ widget });
+      expect(session.status).toBe(201);
+      const conversation = session.body.conversation.id;
+      await v.send('Can you keep me posted?');
+      const responses = await Promise.all(
+        Array.from({ length: 30 }, () =>
+          v.call('/consents', {
+            method: 'POST',
+            json: { purpose: 'future_email', consent_text: texts.future_email_consent, lang: 'en' },
+          }),
+        ),
+      );
+      const created = responses.filter((r) => r.status === 201);
+      const refused = responses.filter((r) => r.status !== 201);
+      expect(created).toHaveLength(10);
+      expect(refused.map((r) => r.status)).toEqual(Array(20).fill(429));
+      for (const response of refused) {
+        expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(3_500);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
+      }
+      const mine = (e: Extract<PublicEvent, { event: 'consent.granted' }>) => e.data.conversation?.id === conversation;
+      await waitForEvents('consent.granted', mine, 10);
+      await sleep(1_000);
+      expect(await eventsOf('consent.granted', mine)).toHaveLength(10);
+    }, 60_000);
   });
 
   describe('WhatsApp', () => {
@@ -332,9 +383,13 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       );
       expect(ok.status).toBe(200);
       expect(await ok.text()).toBe('1158201444');
-      expect(
-        (await fetch(`${stack.gateway.url}/chat/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1`)).status,
-      ).toBe(401);
+      for (const token of ['wrong', 'verify-m', 'verify-me-too', '', 'x'.repeat(5_000)]) {
+        const refused = await fetch(
+          `${stack.gateway.url}/chat/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=${token}&hub.challenge=1`,
+        );
+        expect(refused.status).toBe(401);
+        expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+      }
     });
 
     it('refuses a bad signature with 401 and records nothing', async () => {

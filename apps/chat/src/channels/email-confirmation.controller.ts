@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EmailConfirmationService } from './email-confirmation.service';
@@ -9,9 +9,19 @@ import { EmailConfirmationService } from './email-confirmation.service';
 export class EmailConfirmationController {
   constructor(private readonly confirmations: EmailConfirmationService) {}
 
+  /** The page with the "Confirm" button: opening the link changes nothing. */
   @Get(':token')
-  async open(@Param('token') token: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
-    const page = await this.confirmations.open(token, request.id);
+  async show(@Param('token') token: string, @Res() reply: FastifyReply): Promise<FastifyReply> {
+    return this.send(reply, await this.confirmations.show(token));
+  }
+
+  /** The button: confirms the address once. */
+  @Post(':token')
+  async confirm(@Param('token') token: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
+    return this.send(reply, await this.confirmations.confirm(token, request.id));
+  }
+
+  private send(reply: FastifyReply, page: { status: number; html: string }): FastifyReply {
     return reply
       .code(page.status)
       .header('cache-control', 'no-store')

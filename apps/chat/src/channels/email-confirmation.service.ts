@@ -50,13 +50,20 @@ export class EmailConfirmationService {
     return true;
   }
 
-  /** Opening a link: the page to show and its status. Used, expired or unknown links change nothing. */
-  async open(token: string, requestId: string): Promise<{ status: number; html: string }> {
+  /**
+   * Opening a link (GET): a page with a "Confirm" button, and nothing changed (mail scanners
+   * prefetch links). Used, expired or unknown links show a page saying so.
+   */
+  async show(token: string): Promise<{ status: number; html: string }> {
+    const { link, row, lang, values } = await this.find(token);
+    if (!link || !row || link.used || link.expired) return { status: link ? 410 : 404, html: confirmationPage(lang, 'used', values) };
+    return { status: 200, html: confirmationPage(lang, 'ask', values) };
+  }
+
+  /** The button's POST: confirms once. Used, expired or unknown links change nothing. */
+  async confirm(token: string, requestId: string): Promise<{ status: number; html: string }> {
     const tokenHash = hashOf(token);
-    const link = /^[A-Za-z0-9_-]{43}$/.test(token) ? await this.channels.emailConfirmation(tokenHash) : undefined;
-    const row = link ? await this.conversations.get(link.account_id, link.conversation_id) : undefined;
-    const lang = row?.lang ?? null;
-    const values = { business: row?.business_name ?? '', email: link?.email ?? '' };
+    const { link, row, lang, values } = await this.find(token);
     if (!link || !row || link.used || link.expired || !(await this.channels.useEmailConfirmation(tokenHash))) {
       return { status: link ? 410 : 404, html: confirmationPage(lang, 'used', values) };
     }
@@ -74,5 +81,11 @@ export class EmailConfirmationService {
       this.logger.warn({ request_id: requestId, err: (err as Error).message }, 'email confirmation deferred');
       return { status: 503, html: confirmationPage(lang, 'later', values) };
     }
+  }
+
+  private async find(token: string) {
+    const link = /^[A-Za-z0-9_-]{43}$/.test(token) ? await this.channels.emailConfirmation(hashOf(token)) : undefined;
+    const row = link ? await this.conversations.get(link.account_id, link.conversation_id) : undefined;
+    return { link, row, lang: row?.lang ?? null, values: { business: row?.business_name ?? '', email: link?.email ?? '' } };
   }
 }

@@ -111,19 +111,33 @@ export function confirmationEmail(lang: string | null, business: string, link: s
   return { subject: fill(t.subject, values), text, html };
 }
 
-/** The page the link opens: a title and one sentence, in the customer's language. */
+/**
+ * The button's POST, sent with fetch (no body, so no form content type for the proxies on the way);
+ * without script the form posts itself.
+ */
+const CONFIRM_SCRIPT = `document.forms[0].addEventListener('submit',function(e){e.preventDefault();var b=this.querySelector('button');b.disabled=true;fetch(location.href,{method:'POST'}).then(function(r){return r.text()}).then(function(h){var d=new DOMParser().parseFromString(h,'text/html');document.title=d.title;document.body.replaceWith(d.body)},function(){b.disabled=false})})`;
+
+/** The page the link opens (`ask`: the "Confirm" button) and the button's outcome: a title and a sentence, in the customer's language. */
 export function confirmationPage(
   lang: string | null,
-  outcome: 'confirmed' | 'used' | 'changed' | 'later',
+  outcome: 'ask' | 'confirmed' | 'used' | 'changed' | 'later',
   values: { business: string; email: string },
 ): string {
   const t = emailTexts(lang);
   const [title, body] = {
+    ask: [
+      fill(t.subject, { business: values.business || 'our team' }),
+      `${fill(t.intro, { business: values.business || 'our team' })} {email}`,
+    ],
     confirmed: [t.confirmed_title, t.confirmed_body],
     used: [t.used_title, t.used_body],
     changed: [t.changed_title, t.changed_body],
     later: [t.later_title, t.later_body],
   }[outcome] as [string, string];
   return `<!doctype html><html lang="${t.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title></head>
-<body style="font-family:sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem"><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(fill(body, { business: values.business || 'The team', email: values.email }))}</p></main></body></html>`;
+<body style="font-family:sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem"><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(fill(body, { business: values.business || 'The team', email: values.email }))}</p>${
+    outcome === 'ask'
+      ? `<form method="post"><button type="submit">${escapeHtml(t.button)}</button></form><script>${CONFIRM_SCRIPT}</script>`
+      : ''
+  }</main></body></html>`;
 }

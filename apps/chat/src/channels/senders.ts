@@ -68,6 +68,13 @@ export interface OutgoingEmail {
   html: string;
 }
 
+const EMAIL_ADDRESS = /[^\s@"'<>()[\],;:]+@[^\s@"'<>()[\],;:]+/g;
+
+/** An SMTP error without the addresses it quotes (a refusal names the recipient): for logs and the delivery's stored error. */
+export function withoutAddresses(text: string, recipient: string): string {
+  return text.split(recipient).join('[email]').replace(EMAIL_ADDRESS, '[email]');
+}
+
 /** Email over SMTP (`SMTP_URL`) with nodemailer. */
 export class EmailSender {
   /** Null while SMTP_URL is empty: emails stay queued. */
@@ -96,8 +103,9 @@ export class EmailSender {
       const code = (err as { responseCode?: number }).responseCode;
       // A 5xx SMTP reply refuses the message for good; no connection or 4xx: try again later.
       const permanent = typeof code === 'number' && code >= 500;
-      this.logger.warn({ err: (err as Error).message, permanent }, 'email not sent');
-      return { ok: false, permanent, error: (err as Error).message.slice(0, 300) };
+      const error = withoutAddresses((err as Error).message, email.to).slice(0, 300);
+      this.logger.warn({ err: error, permanent }, 'email not sent');
+      return { ok: false, permanent, error };
     }
   }
 

@@ -2,7 +2,7 @@ import { Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nest
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ApiError, rawBodyOf } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isValidWhatsappSignature } from './channel-rules';
+import { isValidWhatsappSignature, sameSecret } from './channel-rules';
 import { InboundWhatsappMessage, InboundWhatsappStatus, WhatsappService } from './whatsapp.service';
 
 /** What the chat reads of a Cloud API webhook body (everything else is ignored). */
@@ -74,11 +74,9 @@ export class WhatsappWebhookController {
 
   @Get()
   verify(@Query() query: Record<string, unknown>, @Res() reply: FastifyReply): FastifyReply {
-    const token = query['hub.verify_token'];
     if (
       query['hub.mode'] !== 'subscribe' ||
-      this.secrets.verifyToken === '' ||
-      token !== this.secrets.verifyToken ||
+      !sameSecret(query['hub.verify_token'], this.secrets.verifyToken) ||
       typeof query['hub.challenge'] !== 'string'
     ) {
       throw new ApiError('unauthorized', 'The verify token does not match.');
