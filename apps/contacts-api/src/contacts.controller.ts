@@ -1,4 +1,4 @@
-import { Body, Delete, Get, Param, Put, Query, Res } from '@nestjs/common';
+import { Body, Param, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -8,6 +8,7 @@ import {
   ApiOperation,
 } from '@nestjs/swagger';
 import {
+  API_ROUTES,
   ContactListResponseDto,
   ContactRefParams,
   ContactResponseDto,
@@ -19,7 +20,7 @@ import {
   invalidFieldsExample,
   UpsertContactDto,
 } from '@svc/contracts';
-import { ApiInvalidQueryResponse, Caller, NoContent, PublicApiController } from '@svc/platform';
+import { ApiInvalidQueryResponse, Caller, NoContent, PublicApiController, Route } from '@svc/platform';
 import type { FastifyReply } from 'fastify';
 import { ContactsService } from './contacts.service';
 
@@ -33,11 +34,11 @@ const NOT_FOUND = {
   example: errorExample('not_found', 'There is no customer with ref "cust-1042".'),
 };
 
-@PublicApiController('contacts', 'Customers')
+@PublicApiController('Customers')
 export class ContactsController {
   constructor(private readonly contacts: ContactsService) {}
 
-  @Put(':ref')
+  @Route(API_ROUTES.contacts.upsert)
   @ApiOperation({
     operationId: 'upsertContact',
     summary: 'Create or update a customer and record consents.',
@@ -94,7 +95,7 @@ export class ContactsController {
     return contact;
   }
 
-  @Get(':ref')
+  @Route(API_ROUTES.contacts.get)
   @ApiOperation({
     operationId: 'getContact',
     summary: 'A customer with every consent.',
@@ -108,7 +109,7 @@ export class ContactsController {
     return this.contacts.get(caller.account.id, ref);
   }
 
-  @Get()
+  @Route(API_ROUTES.contacts.list)
   @ApiOperation({
     operationId: 'findContacts',
     summary: 'Customers by email (case-insensitive) or by phone.',
@@ -123,7 +124,7 @@ export class ContactsController {
     return this.contacts.find(caller.account.id, query);
   }
 
-  @Delete(':ref')
+  @Route(API_ROUTES.contacts.erase)
   @NoContent('Erased.')
   @ApiOperation({
     operationId: 'deleteContact',

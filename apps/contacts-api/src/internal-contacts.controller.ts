@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import {
   ChatConsentDto,
@@ -11,13 +11,14 @@ import {
   ContactSvcIdParams,
   EventContact,
   GatewayContext,
+  INTERNAL_ROUTES,
   InternalConsent,
   InternalConsentsResponse,
   WhatsappStopDto,
   WhatsappStopResponse,
   WithdrawConsentDto,
 } from '@svc/contracts';
-import { Caller } from '@svc/platform';
+import { Caller, Route } from '@svc/platform';
 import { ContactsService } from './contacts.service';
 
 /**
@@ -26,28 +27,28 @@ import { ContactsService } from './contacts.service';
  * 200 with the customer without consents (the events' `contact` shape), or 404 `not_found`.
  */
 @ApiExcludeController()
-@Controller('internal/contacts')
+@Controller()
 export class InternalContactsController {
   constructor(private readonly contacts: ContactsService) {}
 
-  @Get('by-ref/:ref')
+  @Route(INTERNAL_ROUTES.contacts.byRef)
   byRef(@Caller() caller: GatewayContext, @Param() { ref }: ContactRefParams): Promise<EventContact> {
     return this.contacts.contactByRef(caller.account.id, ref);
   }
 
-  @Get('by-svc-id/:svcId')
+  @Route(INTERNAL_ROUTES.contacts.bySvcId)
   bySvcId(@Caller() caller: GatewayContext, @Param() { svcId }: ContactSvcIdParams): Promise<EventContact> {
     return this.contacts.contactBySvcId(caller.account.id, svcId);
   }
 
   /** 201: a chat-met customer (ref null, a new svc_id, no details). */
-  @Post('chat-met')
+  @Route(INTERNAL_ROUTES.contacts.chatMet)
   createChatMet(@Caller() caller: GatewayContext): Promise<EventContact> {
     return this.contacts.createChatMet(caller.account.id);
   }
 
   /** 200: details a chat-met customer left in the chat; a customer with a ref is left as it is. */
-  @Patch('by-svc-id/:svcId')
+  @Route(INTERNAL_ROUTES.contacts.update)
   saveChatDetails(
     @Caller() caller: GatewayContext,
     @Param() { svcId }: ContactSvcIdParams,
@@ -57,7 +58,7 @@ export class InternalContactsController {
   }
 
   /** 201: a consent given in the chat, with its `consent.granted` event. */
-  @Post('by-svc-id/:svcId/consents')
+  @Route(INTERNAL_ROUTES.contacts.addConsent)
   recordChatConsent(
     @Caller() caller: GatewayContext,
     @Param() { svcId }: ContactSvcIdParams,
@@ -67,13 +68,13 @@ export class InternalContactsController {
   }
 
   /** 200: the customer's consents with their ids (the console names one to withdraw). */
-  @Get('by-svc-id/:svcId/consents')
+  @Route(INTERNAL_ROUTES.contacts.consents)
   consents(@Caller() caller: GatewayContext, @Param() { svcId }: ContactSvcIdParams): Promise<InternalConsentsResponse> {
     return this.contacts.consentsOf(caller.account.id, svcId);
   }
 
   /** 200: the consent, withdrawn now with its `consent.withdrawn` event; already withdrawn → as it is, no event. */
-  @Post('by-svc-id/:svcId/consents/:consentId/withdraw')
+  @Route(INTERNAL_ROUTES.contacts.withdrawConsent)
   @HttpCode(200)
   withdrawConsent(
     @Caller() caller: GatewayContext,
@@ -84,14 +85,14 @@ export class InternalContactsController {
   }
 
   /** 200 `{withdrawn}`: STOP from a WhatsApp number withdraws the whatsapp consents of its customers. */
-  @Post('whatsapp-stop')
+  @Route(INTERNAL_ROUTES.contacts.whatsappStop)
   @HttpCode(200)
   whatsappStop(@Caller() caller: GatewayContext, @Body() body: WhatsappStopDto): Promise<WhatsappStopResponse> {
     return this.contacts.whatsappStop(caller.account.id, body);
   }
 
   /** 200: the customer proved their email or phone (`contact.confirmed`); 409 when it is no longer theirs. */
-  @Post('by-svc-id/:svcId/confirm')
+  @Route(INTERNAL_ROUTES.contacts.confirm)
   @HttpCode(200)
   confirm(
     @Caller() caller: GatewayContext,

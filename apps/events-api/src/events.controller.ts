@@ -1,15 +1,15 @@
-import { Controller, Get, Header, Query } from '@nestjs/common';
+import { Controller, Header, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { EventsPageDto, EventsQueryDto, GatewayContext } from '@svc/contracts';
-import { ApiInvalidQueryResponse, Caller } from '@svc/platform';
+import { API_ROUTES, EventsPageDto, EventsQueryDto, GatewayContext } from '@svc/contracts';
+import { ApiInvalidQueryResponse, Caller, Route } from '@svc/platform';
 import { EventsService } from './events.service';
 
 @ApiTags('Events')
-@Controller('events')
+@Controller()
 export class EventsController {
   constructor(private readonly events: EventsService) {}
 
-  @Get()
+  @Route(API_ROUTES.events.list)
   @ApiOperation({
     operationId: 'listEvents',
     summary: 'The event feed: events after a given id, in order.',

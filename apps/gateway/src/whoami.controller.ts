@@ -1,12 +1,12 @@
-import { createParamDecorator, ExecutionContext, Get, Inject } from '@nestjs/common';
+import { createParamDecorator, ExecutionContext, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { WhoamiResponseDto } from '@svc/contracts';
-import { ApiError, APP_CONFIG, PublicApiController } from '@svc/platform';
+import { API_ROUTES, WhoamiResponseDto } from '@svc/contracts';
+import { ApiError, APP_CONFIG, PublicApiController, Route } from '@svc/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Principal } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
 
-const WHOAMI_PATH = '/api/v1/whoami';
+const WHOAMI_PATH = `/api/v1${API_ROUTES.whoami.get.path}`;
 
 /** The principal the gateway pipeline authenticated for this call. */
 function principalOf(request: FastifyRequest): Principal {
@@ -18,11 +18,11 @@ const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext
   principalOf(ctx.switchToHttp().getRequest<FastifyRequest>()),
 );
 
-@PublicApiController('whoami', 'Account')
+@PublicApiController('Account')
 export class WhoamiController {
   constructor(@Inject(APP_CONFIG) private readonly config: GatewayConfig) {}
 
-  @Get()
+  @Route(API_ROUTES.whoami.get)
   @ApiOperation({
     operationId: 'whoami',
     summary: 'The account and key making the call.',

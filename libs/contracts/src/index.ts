@@ -19,3 +19,4 @@ export * from './inbox.dto';
 export * from './messages.dto';
 export * from './pages';
 export * from './validators';
+export * from './routes';

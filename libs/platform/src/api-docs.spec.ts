@@ -1,11 +1,11 @@
-import { Get } from '@nestjs/common';
-import { HTTP_CODE_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { RequestMethod } from '@nestjs/common';
+import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DECORATORS } from '@nestjs/swagger/dist/constants';
-import { ApiInvalidQueryResponse, NoContent, PublicApiController } from './api-docs';
+import { ApiInvalidQueryResponse, NoContent, PublicApiController, Route } from './api-docs';
 
-@PublicApiController('things', 'Things')
+@PublicApiController('Things')
 class ThingsController {
-  @Get()
+  @Route({ app: 'things-api', method: 'GET', path: '/things' })
   @ApiInvalidQueryResponse('`limit` is out of range.', { path: 'limit', message: 'limit must be a whole number from 1 to 200' })
   list(): void {}
 
@@ -14,10 +14,15 @@ class ThingsController {
 }
 
 describe('the API documentation decorators', () => {
-  it('make a public controller: its path, its tag and the API key', () => {
-    expect(Reflect.getMetadata(PATH_METADATA, ThingsController)).toBe('things');
+  it('make a public controller: no path of its own (its routes carry theirs), its tag and the API key', () => {
+    expect(Reflect.getMetadata(PATH_METADATA, ThingsController)).toBe('/');
     expect(Reflect.getMetadata(DECORATORS.API_TAGS, ThingsController)).toEqual(['Things']);
     expect(Reflect.getMetadata(DECORATORS.API_SECURITY, ThingsController)).toEqual([{ bearer: [] }]);
+  });
+
+  it("serve a catalogue route with Nest's own method and path", () => {
+    expect(Reflect.getMetadata(METHOD_METADATA, ThingsController.prototype.list)).toBe(RequestMethod.GET);
+    expect(Reflect.getMetadata(PATH_METADATA, ThingsController.prototype.list)).toBe('/things');
   });
 
   it('send 204 where they document it', () => {

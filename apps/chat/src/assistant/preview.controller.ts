@@ -1,6 +1,6 @@
-import { Body, HttpCode, Post } from '@nestjs/common';
-import { AssistantPreviewDto, AssistantPreviewResponse, GatewayContext } from '@svc/contracts';
-import { Caller } from '@svc/platform';
+import { Body, HttpCode } from '@nestjs/common';
+import { AssistantPreviewDto, AssistantPreviewResponse, GatewayContext, INTERNAL_ROUTES } from '@svc/contracts';
+import { Caller, Route } from '@svc/platform';
 import { InternalChatController } from '../settings/internal-call.guard';
 import { textLanguage } from '../texts/texts';
 import { AnswerWriter } from './answer-writer';
@@ -9,11 +9,11 @@ import { AnswerWriter } from './answer-writer';
  * "Ask as a customer" (console) and `search_knowledge` (MCP): what the assistant would answer a
  * question, with the same search, rules and optional writer as in a conversation; nothing is written.
  */
-@InternalChatController('assistant')
+@InternalChatController()
 export class PreviewController {
   constructor(private readonly writer: AnswerWriter) {}
 
-  @Post('preview')
+  @Route(INTERNAL_ROUTES.chat.preview)
   @HttpCode(200)
   async preview(@Caller() caller: GatewayContext, @Body() body: AssistantPreviewDto): Promise<AssistantPreviewResponse> {
     const lang = textLanguage(body.lang);

@@ -1,16 +1,17 @@
-import { Body, Controller, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import {
   ChatMessage,
   ConnectWhatsappDto,
   ConversationIdParams,
   GatewayContext,
+  INTERNAL_ROUTES,
   PhoneCodeResponse,
   WhatsappNumberResponse,
   WhatsappTemplateDto,
   WhatsappTextDto,
 } from '@svc/contracts';
-import { Caller, RequestId } from '@svc/platform';
+import { Caller, RequestId, Route } from '@svc/platform';
 import { ConversationRow } from '../conversations/conversations.repository';
 import { InternalChatController } from '../settings/internal-call.guard';
 import { Visitor, VisitorGuard } from '../visitor/visitor.guard';
@@ -29,13 +30,13 @@ export class ChannelsInternalController {
     private readonly whatsapp: WhatsappService,
   ) {}
 
-  @Put('whatsapp-number')
+  @Route(INTERNAL_ROUTES.chat.whatsappNumber)
   connect(@Caller() caller: GatewayContext, @Body() body: ConnectWhatsappDto): Promise<WhatsappNumberResponse> {
     return this.channels.connectNumber(caller.account.id, body.phone_number_id, body.number);
   }
 
   /** 201 with the team's message: an approved template, queued for the Cloud API; 409 with the reason when the 24-hour rule refuses it. */
-  @Post('conversations/:id/whatsapp-template')
+  @Route(INTERNAL_ROUTES.chat.whatsappTemplate)
   template(
     @Caller() caller: GatewayContext,
     @Param() { id }: ConversationIdParams,
@@ -50,7 +51,7 @@ export class ChannelsInternalController {
   }
 
   /** 201 with the team's message: a free-form reply, only within 24 hours of the customer's last message (409 after). */
-  @Post('conversations/:id/whatsapp-text')
+  @Route(INTERNAL_ROUTES.chat.whatsappText)
   text(
     @Caller() caller: GatewayContext,
     @Param() { id }: ConversationIdParams,

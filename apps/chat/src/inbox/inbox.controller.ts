@@ -1,14 +1,15 @@
-import { Body, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Headers, Param, Query, Req, Res } from '@nestjs/common';
 import {
   GatewayContext,
   InboxConversationResponse,
   InboxConversationsPage,
   INBOX_CURSOR,
+  INTERNAL_ROUTES,
   ListConversationsQueryDto,
   TeamReplyDto,
   TeamReplyResponse,
 } from '@svc/contracts';
-import { ApiError, Caller } from '@svc/platform';
+import { ApiError, Caller, Route } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InternalChatController } from '../settings/internal-call.guard';
 import { InboxStreamService } from './inbox-stream.service';
@@ -31,22 +32,22 @@ export class InboxController {
     private readonly streams: InboxStreamService,
   ) {}
 
-  @Get('conversations')
+  @Route(INTERNAL_ROUTES.chat.conversations)
   list(@Caller() caller: GatewayContext, @Query() query: ListConversationsQueryDto): Promise<InboxConversationsPage> {
     return this.inbox.list(caller.account.id, query, caller.requestId);
   }
 
-  @Get('conversations/:id')
+  @Route(INTERNAL_ROUTES.chat.conversation)
   get(@Caller() caller: GatewayContext, @Param('id') id: string): Promise<InboxConversationResponse> {
     return this.inbox.get(caller.account.id, pathId(id, 'conversation'), caller.requestId);
   }
 
-  @Post('conversations/:id/replies')
+  @Route(INTERNAL_ROUTES.chat.reply)
   reply(@Caller() caller: GatewayContext, @Param('id') id: string, @Body() body: TeamReplyDto): Promise<TeamReplyResponse> {
     return this.inbox.reply(caller.account.id, pathId(id, 'conversation'), body.text, caller.requestId);
   }
 
-  @Get('inbox/stream')
+  @Route(INTERNAL_ROUTES.chat.inboxStream)
   stream(
     @Caller() caller: GatewayContext,
     @Headers('last-event-id') lastEventId: string | undefined,

@@ -10,11 +10,7 @@ export class InternalCallGuard extends GatewayContextGuard {
   }
 }
 
-/** A controller of the chat's internal routes (`/internal/chat/{path}`): not in the public API, signed calls only. */
-export function InternalChatController(path = ''): ClassDecorator {
-  return applyDecorators(
-    ApiExcludeController(),
-    Controller(path ? `internal/chat/${path}` : 'internal/chat'),
-    UseGuards(InternalCallGuard),
-  );
+/** A controller of the chat's internal routes (`INTERNAL_ROUTES.chat`): not in the public API, signed calls only. */
+export function InternalChatController(): ClassDecorator {
+  return applyDecorators(ApiExcludeController(), Controller(), UseGuards(InternalCallGuard));
 }

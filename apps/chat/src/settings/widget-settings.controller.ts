@@ -1,6 +1,6 @@
-import { Body, Get, Put } from '@nestjs/common';
-import { GatewayContext, WidgetOriginsDto, WidgetSettingsResponse } from '@svc/contracts';
-import { Caller } from '@svc/platform';
+import { Body } from '@nestjs/common';
+import { GatewayContext, INTERNAL_ROUTES, WidgetOriginsDto, WidgetSettingsResponse } from '@svc/contracts';
+import { Caller, Route } from '@svc/platform';
 import { OriginPolicy } from '../visitor/origin-policy';
 import { InternalChatController } from './internal-call.guard';
 import { WidgetSettingsRepository } from './widget-settings.repository';
@@ -17,13 +17,13 @@ export class WidgetSettingsController {
   ) {}
 
   /** The allowed origins (empty: any page may embed the widget). */
-  @Get('widget-settings')
+  @Route(INTERNAL_ROUTES.chat.widgetSettings)
   async getOrigins(@Caller() caller: GatewayContext): Promise<WidgetSettingsResponse> {
     return { account_id: caller.account.id, allowed_origins: await this.settings.allowedOrigins(caller.account.id) };
   }
 
   /** Replaces the allowed origins (an empty list: any page may embed the widget). */
-  @Put('widget-settings')
+  @Route(INTERNAL_ROUTES.chat.setWidgetSettings)
   async setOrigins(@Caller() caller: GatewayContext, @Body() body: WidgetOriginsDto): Promise<WidgetSettingsResponse> {
     const origins = [...new Set(body.origins.map((origin) => new URL(origin).origin))];
     const allowed = await this.settings.setAllowedOrigins(caller.account.id, origins);

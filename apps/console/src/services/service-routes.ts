@@ -1,14 +1,13 @@
+import { API_ROUTES, AppRoute, INTERNAL_ROUTES, RouteMethod } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticate, requireOwner } from '../members/session';
 import { MembersService } from '../members/members.service';
 import { Upstream, Upstreams } from './upstreams';
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
 /** A console route (under `/console/v1`) answered by a service's route, as the service answers it. */
 export interface ServiceRoute {
-  method: Method;
+  method: RouteMethod;
   path: string;
   upstream: Upstream;
   /** The service's path, with the same `:params`. */
@@ -19,18 +18,24 @@ export interface ServiceRoute {
   owner: boolean;
 }
 
-const route = (method: Method, path: string, upstream: Upstream, target = path, scale = false, owner = false): ServiceRoute => ({
-  method,
+/** The console's `path` for the service's route `target` (from the catalogue in @svc/contracts: method, service and path). */
+const route = (path: string, target: AppRoute<Upstream>, scale = false, owner = false): ServiceRoute => ({
+  method: target.method,
   path,
-  upstream,
-  target,
+  upstream: target.app,
+  target: target.path,
   scale,
   owner,
 });
-const chat = (method: Method, path: string, owner = false): ServiceRoute =>
-  route(method, path, 'chat', `/internal/chat${path}`, false, owner);
-const keys = (method: Method, path: string, target: string): ServiceRoute => route(method, path, 'gateway', target, true, true);
-const webhooks = (method: Method, path: string): ServiceRoute => route(method, path, 'webhook-dispatcher', path, true, true);
+const CHAT_PREFIX = '/internal/chat';
+const chat = (target: AppRoute<'chat'>, owner = false): ServiceRoute => route(target.path.slice(CHAT_PREFIX.length), target, false, owner);
+const keys = (path: string, target: AppRoute<'gateway'>): ServiceRoute => route(path, target, true, true);
+/** A service route the console serves at the same path. */
+const same = (target: AppRoute<Upstream>, scale = false, owner = false): ServiceRoute => route(target.path, target, scale, owner);
+const webhooks = (target: AppRoute<'webhook-dispatcher'>): ServiceRoute => same(target, true, true);
+
+const { chat: CHAT, contacts: CONTACTS, gateway: GATEWAY } = INTERNAL_ROUTES;
+const { contacts: API_CONTACTS, knowledge: API_KNOWLEDGE, webhooks: WEBHOOKS } = API_ROUTES;
 
 /**
  * What the console's pages call, in one table: each the member's account's view of a service route
@@ -38,41 +43,41 @@ const webhooks = (method: Method, path: string): ServiceRoute => route(method, p
  */
 export const SERVICE_ROUTES: ServiceRoute[] = [
   // Inbox (the chat).
-  chat('GET', '/conversations'),
-  chat('GET', '/conversations/:id'),
-  chat('POST', '/conversations/:id/replies'),
-  chat('POST', '/conversations/:id/whatsapp-template'),
+  chat(CHAT.conversations),
+  chat(CHAT.conversation),
+  chat(CHAT.reply),
+  chat(CHAT.whatsappTemplate),
   // Bookings, analytics, "ask as a customer", widget settings (the chat).
-  chat('GET', '/bookings'),
-  chat('POST', '/bookings'),
-  chat('PATCH', '/bookings/:id'),
-  chat('GET', '/analytics'),
-  chat('POST', '/assistant/preview'),
-  chat('GET', '/widget-settings'),
-  chat('PUT', '/widget-settings', true),
+  chat(CHAT.bookings),
+  chat(CHAT.createBooking),
+  chat(CHAT.updateBooking),
+  chat(CHAT.analytics),
+  chat(CHAT.preview),
+  chat(CHAT.widgetSettings),
+  chat(CHAT.setWidgetSettings, true),
   // Customers (contacts-api): find by email or phone, open by ref or by svc_id.
-  route('GET', '/contacts', 'contacts-api'),
-  route('GET', '/contacts/:ref', 'contacts-api'),
-  route('GET', '/customers/:svcId', 'contacts-api', '/internal/contacts/by-svc-id/:svcId'),
-  route('GET', '/customers/:svcId/consents', 'contacts-api', '/internal/contacts/by-svc-id/:svcId/consents'),
+  same(API_CONTACTS.list),
+  same(API_CONTACTS.get),
+  route('/customers/:svcId', CONTACTS.bySvcId),
+  route('/customers/:svcId/consents', CONTACTS.consents),
   // Knowledge (knowledge-api).
-  route('GET', '/knowledge', 'knowledge-api'),
+  same(API_KNOWLEDGE.list),
   // The account and, for owners, its keys (the gateway owns them).
-  route('GET', '/account', 'gateway', '/internal/console/account'),
-  keys('GET', '/keys', '/internal/console/keys'),
-  keys('POST', '/keys', '/internal/console/keys'),
-  keys('POST', '/keys/:id/revoke', '/internal/console/keys/:id/revoke'),
+  route('/account', GATEWAY.account),
+  keys('/keys', GATEWAY.keys),
+  keys('/keys', GATEWAY.createKey),
+  keys('/keys/:id/revoke', GATEWAY.revokeKey),
   // Webhooks (webhook-dispatcher): the API's own routes, owners only.
-  webhooks('GET', '/webhooks'),
-  webhooks('POST', '/webhooks'),
-  webhooks('GET', '/webhooks/:id'),
-  webhooks('PATCH', '/webhooks/:id'),
-  webhooks('DELETE', '/webhooks/:id'),
-  webhooks('GET', '/webhooks/:id/deliveries'),
-  webhooks('POST', '/webhooks/:id/deliveries/:deliveryId/resend'),
-  webhooks('POST', '/webhooks/:id/recover'),
-  webhooks('POST', '/webhooks/:id/test'),
-  webhooks('POST', '/webhooks/:id/rotate-secret'),
+  webhooks(WEBHOOKS.list),
+  webhooks(WEBHOOKS.create),
+  webhooks(WEBHOOKS.get),
+  webhooks(WEBHOOKS.update),
+  webhooks(WEBHOOKS.remove),
+  webhooks(WEBHOOKS.deliveries),
+  webhooks(WEBHOOKS.resend),
+  webhooks(WEBHOOKS.recover),
+  webhooks(WEBHOOKS.test),
+  webhooks(WEBHOOKS.rotateSecret),
 ];
 
 export const CONSOLE_API = '/console/v1';

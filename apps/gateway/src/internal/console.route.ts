@@ -1,5 +1,5 @@
 import { AccountNotFoundError, AccountsService, ApiKeyRow, KeyNotFoundError } from '@svc/accounts';
-import { GatewayContext, isUuid } from '@svc/contracts';
+import { GatewayContext, INTERNAL_ROUTES, isUuid } from '@svc/contracts';
 import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
@@ -29,27 +29,44 @@ export function serveConsoleRoutes(fastify: FastifyInstance, accounts: AccountsS
     }
   };
 
-  fastify.get('/internal/console/account', async (request) => ({ account: await account((await caller(request)).account.id) }));
-
-  fastify.get('/internal/console/keys', async (request) => {
-    const { account: acc } = await caller(request);
-    return { keys: (await accounts.listKeys(acc.id)).map(keyView) };
+  const { account: ACCOUNT, keys: KEYS, createKey: CREATE_KEY, revokeKey: REVOKE_KEY } = INTERNAL_ROUTES.gateway;
+  fastify.route({
+    method: ACCOUNT.method,
+    url: ACCOUNT.path,
+    handler: async (request) => ({ account: await account((await caller(request)).account.id) }),
   });
 
-  fastify.post('/internal/console/keys', async (request, reply) => {
-    const { account: acc } = await caller(request);
-    const created = await accounts.createKey((await account(acc.id)).id);
-    return reply.code(201).send({ key: keyView(created.key), api_key: created.apiKey });
+  fastify.route({
+    method: KEYS.method,
+    url: KEYS.path,
+    handler: async (request) => {
+      const { account: acc } = await caller(request);
+      return { keys: (await accounts.listKeys(acc.id)).map(keyView) };
+    },
   });
 
-  fastify.post<{ Params: { id: string } }>('/internal/console/keys/:id/revoke', async (request) => {
-    const { account: acc } = await caller(request);
-    try {
-      const key = await accounts.revokeKey(request.params.id, acc.id);
-      return { key: { ...keyView(key), revoked_at: key.revoked_at } };
-    } catch (err) {
-      if (err instanceof KeyNotFoundError) throw new ApiError('not_found', 'There is no such key.');
-      throw err;
-    }
+  fastify.route({
+    method: CREATE_KEY.method,
+    url: CREATE_KEY.path,
+    handler: async (request, reply) => {
+      const { account: acc } = await caller(request);
+      const created = await accounts.createKey((await account(acc.id)).id);
+      return reply.code(201).send({ key: keyView(created.key), api_key: created.apiKey });
+    },
+  });
+
+  fastify.route<{ Params: { id: string } }>({
+    method: REVOKE_KEY.method,
+    url: REVOKE_KEY.path,
+    handler: async (request) => {
+      const { account: acc } = await caller(request);
+      try {
+        const key = await accounts.revokeKey(request.params.id, acc.id);
+        return { key: { ...keyView(key), revoked_at: key.revoked_at } };
+      } catch (err) {
+        if (err instanceof KeyNotFoundError) throw new ApiError('not_found', 'There is no such key.');
+        throw err;
+      }
+    },
   });
 }

@@ -1,14 +1,13 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { eventSchemas, INVALID_JSON } from '@svc/contracts';
-import { ROUTES, Upstream } from '../proxy/route-table';
+import { API_ROUTE_LIST, eventSchemas, INVALID_JSON } from '@svc/contracts';
 import { webhooksSection } from './webhooks-section';
 
 type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
 type Responses = Operation['responses'];
 
 export interface ApiPart {
-  /** `gateway` or the upstream that serves these routes. */
-  app: 'gateway' | Upstream;
+  /** The app whose controllers these routes are (its name). */
+  app: string;
   document: OpenAPIObject;
 }
 
@@ -207,12 +206,13 @@ function fastifyPath(openApiPath: string): string {
 
 /**
  * One OpenAPI 3.1 document of the whole public API from the apps' own documents. Fails when two
- * apps describe the same operation or schema differently, or when a service documents a route the
- * gateway does not send to it.
+ * apps describe the same operation or schema differently, or when the apps' routes and `API_ROUTES`
+ * (which the gateway proxies) differ.
  */
 export function assembleOpenApi(parts: ApiPart[]): OpenAPIObject {
   const paths: OpenAPIObject['paths'] = {};
   const schemas: Record<string, unknown> = {};
+  const declared = new Set(API_ROUTE_LIST.map((r) => `${r.app} ${r.method} ${r.path}`));
   for (const { app, document } of parts) {
     for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
       if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(schema))
@@ -224,10 +224,8 @@ export function assembleOpenApi(parts: ApiPart[]): OpenAPIObject {
         const operation = item[method];
         if (!operation) continue;
         if (paths[path]?.[method]) throw new Error(`${method.toUpperCase()} ${path} is described by two apps`);
-        if (app !== 'gateway') {
-          const routed = ROUTES.some((r) => r.method === method.toUpperCase() && r.path === fastifyPath(path) && r.upstream === app);
-          if (!routed) throw new Error(`${app} documents ${method.toUpperCase()} ${path}, which the gateway does not route to it`);
-        }
+        const route = `${method.toUpperCase()} ${fastifyPath(path)}`;
+        if (!declared.delete(`${app} ${route}`)) throw new Error(`${app} documents ${route}, which API_ROUTES does not give it`);
         operation.security = [{ bearer: [] }];
         addCommonResponses(method, operation, app !== 'gateway');
         addRequestExample(operation, schemas);
@@ -235,6 +233,8 @@ export function assembleOpenApi(parts: ApiPart[]): OpenAPIObject {
       }
     }
   }
+  const [missing] = declared;
+  if (missing !== undefined) throw new Error(`API_ROUTES has ${missing}, which that app's controllers do not document`);
   // Events as the contract types them: a union discriminated by `event`, one payload schema per kind.
   Object.assign(schemas, eventSchemas());
   return toJsonSchemaNullability({

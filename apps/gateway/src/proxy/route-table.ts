@@ -1,3 +1,4 @@
+import { API_ROUTE_LIST } from '@svc/contracts';
 import type { HTTPMethods } from 'fastify';
 import type { GatewayConfig } from '../gateway.config';
 
@@ -20,26 +21,7 @@ export interface ProxyRoute {
   upstream: Upstream;
 }
 
-/** Every public route the gateway does not answer itself, and the service that owns it. */
-export const ROUTES: readonly ProxyRoute[] = [
-  { method: 'PUT', path: '/contacts/:ref', upstream: 'contacts-api' },
-  { method: 'GET', path: '/contacts/:ref', upstream: 'contacts-api' },
-  { method: 'DELETE', path: '/contacts/:ref', upstream: 'contacts-api' },
-  { method: 'GET', path: '/contacts', upstream: 'contacts-api' },
-  { method: 'POST', path: '/contacts/:ref/identity', upstream: 'identity-issuer' },
-  { method: 'PUT', path: '/knowledge/:externalRef', upstream: 'knowledge-api' },
-  { method: 'DELETE', path: '/knowledge/:externalRef', upstream: 'knowledge-api' },
-  { method: 'POST', path: '/knowledge/bulk', upstream: 'knowledge-api' },
-  { method: 'GET', path: '/knowledge', upstream: 'knowledge-api' },
-  { method: 'GET', path: '/events', upstream: 'events-api' },
-  { method: 'POST', path: '/webhooks', upstream: 'webhook-dispatcher' },
-  { method: 'GET', path: '/webhooks', upstream: 'webhook-dispatcher' },
-  { method: 'DELETE', path: '/webhooks/:id', upstream: 'webhook-dispatcher' },
-  { method: 'GET', path: '/webhooks/:id', upstream: 'webhook-dispatcher' },
-  { method: 'PATCH', path: '/webhooks/:id', upstream: 'webhook-dispatcher' },
-  { method: 'POST', path: '/webhooks/:id/rotate-secret', upstream: 'webhook-dispatcher' },
-  { method: 'GET', path: '/webhooks/:id/deliveries', upstream: 'webhook-dispatcher' },
-  { method: 'POST', path: '/webhooks/:id/deliveries/:deliveryId/resend', upstream: 'webhook-dispatcher' },
-  { method: 'POST', path: '/webhooks/:id/recover', upstream: 'webhook-dispatcher' },
-  { method: 'POST', path: '/webhooks/:id/test', upstream: 'webhook-dispatcher' },
-];
+/** Every public route the gateway does not answer itself, and the service that owns it (from `API_ROUTES`). */
+export const ROUTES: readonly ProxyRoute[] = API_ROUTE_LIST.flatMap(({ app, method, path }) =>
+  app === 'gateway' ? [] : [{ method, path, upstream: app }],
+);

@@ -1,6 +1,7 @@
-import { Param, Post } from '@nestjs/common';
+import { Param } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOperation } from '@nestjs/swagger';
 import {
+  API_ROUTES,
   ContactRefParams,
   errorExample,
   ErrorResponseDto,
@@ -8,14 +9,14 @@ import {
   IdentityPassResponseDto,
   invalidFieldsExample,
 } from '@svc/contracts';
-import { Caller, PublicApiController } from '@svc/platform';
+import { Caller, PublicApiController, Route } from '@svc/platform';
 import { IdentityService } from './identity.service';
 
-@PublicApiController('contacts', 'Same-browser pass')
+@PublicApiController('Same-browser pass')
 export class IdentityController {
   constructor(private readonly identity: IdentityService) {}
 
-  @Post(':ref/identity')
+  @Route(API_ROUTES.identity.issue)
   @ApiOperation({
     operationId: 'createIdentityPass',
     summary: 'A same-browser pass for a customer, to place on that visitor’s page.',

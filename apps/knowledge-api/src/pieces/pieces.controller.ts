@@ -1,6 +1,7 @@
-import { Body, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, HttpCode, Param, Query, Res } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
+  API_ROUTES,
   BulkUpsertKnowledgeDto,
   BulkUpsertKnowledgeResponseDto,
   errorExample,
@@ -14,7 +15,7 @@ import {
   ListKnowledgeQueryDto,
   UpsertKnowledgePieceDto,
 } from '@svc/contracts';
-import { ApiInvalidQueryResponse, Caller, NoContent, PublicApiController } from '@svc/platform';
+import { ApiInvalidQueryResponse, Caller, NoContent, PublicApiController, Route } from '@svc/platform';
 import type { FastifyReply } from 'fastify';
 import { PiecesService } from './pieces.service';
 
@@ -37,11 +38,11 @@ const QUOTA = {
 };
 const INVALID_JSON = { summary: 'The body does not parse', value: INVALID_JSON_EXAMPLE };
 
-@PublicApiController('knowledge', 'Knowledge')
+@PublicApiController('Knowledge')
 export class PiecesController {
   constructor(private readonly pieces: PiecesService) {}
 
-  @Put(':externalRef')
+  @Route(API_ROUTES.knowledge.upsert)
   @ApiOperation({
     operationId: 'upsertKnowledgePiece',
     summary: 'Add or replace one knowledge piece.',
@@ -79,7 +80,7 @@ export class PiecesController {
     return piece;
   }
 
-  @Post('bulk')
+  @Route(API_ROUTES.knowledge.bulk)
   @HttpCode(200)
   @ApiOperation({
     operationId: 'bulkUpsertKnowledgePieces',
@@ -117,7 +118,7 @@ export class PiecesController {
     return this.pieces.bulkUpsert(caller.account.id, body.items);
   }
 
-  @Get()
+  @Route(API_ROUTES.knowledge.list)
   @ApiOperation({
     operationId: 'listKnowledgePieces',
     summary: 'Look up one piece by external_ref, or list the pieces page by page.',
@@ -140,7 +141,7 @@ export class PiecesController {
     return this.pieces.list(caller.account.id, query);
   }
 
-  @Delete(':externalRef')
+  @Route(API_ROUTES.knowledge.remove)
   @NoContent('Removed.')
   @ApiOperation({
     operationId: 'deleteKnowledgePiece',

@@ -1,4 +1,4 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, HttpCode, Param, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
@@ -10,6 +10,7 @@ import {
   ApiParam,
 } from '@nestjs/swagger';
 import {
+  API_ROUTES,
   CreatedWebhookDto,
   CreateWebhookDto,
   DeliveriesQueryDto,
@@ -28,7 +29,7 @@ import {
   WebhookEndpointDto,
   WebhookListDto,
 } from '@svc/contracts';
-import { ApiInvalidQueryResponse, Caller, NoContent, PublicApiController } from '@svc/platform';
+import { ApiInvalidQueryResponse, Caller, NoContent, PublicApiController, Route } from '@svc/platform';
 import { EndpointsService } from './endpoints.service';
 
 const ID_PARAM = {
@@ -48,11 +49,11 @@ const DISABLED = {
   example: { error: { code: 'conflict', message: 'Webhook endpoint 17 is disabled; enable it first (PATCH with "status": "enabled").' } },
 };
 
-@PublicApiController('webhooks', 'Webhooks')
+@PublicApiController('Webhooks')
 export class WebhooksController {
   constructor(private readonly endpoints: EndpointsService) {}
 
-  @Post()
+  @Route(API_ROUTES.webhooks.create)
   @ApiOperation({
     operationId: 'createWebhook',
     summary: 'Register a webhook endpoint; the response carries its signing secret, shown only here.',
@@ -93,7 +94,7 @@ export class WebhooksController {
     return this.endpoints.create(caller.account.id, dto);
   }
 
-  @Get()
+  @Route(API_ROUTES.webhooks.list)
   @ApiOperation({
     operationId: 'listWebhooks',
     summary: 'The registered webhook endpoints, oldest first, without their secrets.',
@@ -105,7 +106,7 @@ export class WebhooksController {
     return this.endpoints.list(caller.account.id);
   }
 
-  @Get(':id')
+  @Route(API_ROUTES.webhooks.get)
   @ApiOperation({
     operationId: 'getWebhook',
     summary: 'One webhook endpoint, without its secret.',
@@ -119,7 +120,7 @@ export class WebhooksController {
     return this.endpoints.get(caller.account.id, id);
   }
 
-  @Patch(':id')
+  @Route(API_ROUTES.webhooks.update)
   @ApiOperation({
     operationId: 'updateWebhook',
     summary: 'Change the address, the kinds or the status of an endpoint; fields left out keep their value.',
@@ -134,7 +135,7 @@ export class WebhooksController {
     return this.endpoints.update(caller.account.id, id, dto);
   }
 
-  @Post(':id/rotate-secret')
+  @Route(API_ROUTES.webhooks.rotateSecret)
   @HttpCode(200)
   @ApiOperation({
     operationId: 'rotateWebhookSecret',
@@ -149,7 +150,7 @@ export class WebhooksController {
     return this.endpoints.rotateSecret(caller.account.id, id);
   }
 
-  @Get(':id/deliveries')
+  @Route(API_ROUTES.webhooks.deliveries)
   @ApiOperation({
     operationId: 'listWebhookDeliveries',
     summary: "The endpoint's deliveries with every attempt, oldest first.",
@@ -167,7 +168,7 @@ export class WebhooksController {
     return this.endpoints.deliveriesOf(caller.account.id, id, query);
   }
 
-  @Post(':id/deliveries/:deliveryId/resend')
+  @Route(API_ROUTES.webhooks.resend)
   @HttpCode(202)
   @ApiOperation({
     operationId: 'resendWebhookDelivery',
@@ -189,7 +190,7 @@ export class WebhooksController {
     return this.endpoints.resend(caller.account.id, id, deliveryId);
   }
 
-  @Post(':id/recover')
+  @Route(API_ROUTES.webhooks.recover)
   @HttpCode(202)
   @ApiOperation({
     operationId: 'recoverWebhook',
@@ -206,7 +207,7 @@ export class WebhooksController {
     return this.endpoints.recover(caller.account.id, id, dto.since);
   }
 
-  @Post(':id/test')
+  @Route(API_ROUTES.webhooks.test)
   @HttpCode(200)
   @ApiOperation({
     operationId: 'testWebhook',
@@ -222,7 +223,7 @@ export class WebhooksController {
     return this.endpoints.test(caller.account.id, id, dto.event);
   }
 
-  @Delete(':id')
+  @Route(API_ROUTES.webhooks.remove)
   @NoContent('Removed.')
   @ApiOperation({
     operationId: 'deleteWebhook',
