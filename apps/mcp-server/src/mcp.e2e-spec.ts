@@ -526,4 +526,28 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
       await client.close();
     }
   });
+
+  it('search_knowledge counts like a write (it runs the assistant): with 10 writes left, 10 of 30 questions sent at once are answered', async () => {
+    const asker = await stack.newAccount('Curious');
+    const client = await connect(asker.key);
+    try {
+      const writes = await Promise.all(
+        Array.from({ length: 110 }, (_, i) => stack.call(`/contacts/q-${i}`, { method: 'PUT', key: asker.key, json: {} })),
+      );
+      expect(writes.filter((r) => r.status >= 300)).toEqual([]);
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, () => tool('search_knowledge', { question: 'Do you ship to Berlin?' }, client)),
+      );
+      expect(answers.filter((a) => !a.isError)).toHaveLength(10);
+      const refused = answers.filter((a) => a.isError);
+      expect(refused).toHaveLength(20);
+      for (const result of refused) {
+        expect(result.structuredContent).toEqual({ error: { code: 'rate_limited', message: expect.stringMatching(/retry in \d+ s/) } });
+        expect(result._meta?.['retry_after_seconds']).toBeGreaterThanOrEqual(1);
+      }
+      expect((await stack.call('/contacts/one-more', { method: 'PUT', key: asker.key, json: {} })).status).toBe(429);
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -34,7 +34,7 @@ export interface ChatToolSpec {
   body?: DtoClass;
   /** Body fields the tool sets itself, left out of its input (`created_by: agent`). */
   fixed?: Record<string, unknown>;
-  /** Counts in the key's write limits (it changes something). */
+  /** Counts in the key's write limits: it changes something, or costs like a write (the assistant's preview). */
   write: boolean;
 }
 
@@ -113,13 +113,12 @@ export const CHAT_TOOLS: readonly ChatToolSpec[] = [
   {
     name: 'search_knowledge',
     title: 'What would the assistant answer?',
-    description:
-      "Asks the assistant a customer's `question` (optional `lang`: en, de, fr, es) and returns what it would answer, the knowledge piece it would cite and whether it would offer a person. Nothing is written and no customer sees it.",
+    description: `Asks the assistant a customer's \`question\` (optional \`lang\`: en, de, fr, es) and returns what it would answer, the knowledge piece it would cite and whether it would offer a person. Nothing is written and no customer sees it. Running the assistant costs like a write: ${WRITES_NOTE}`,
     annotations: READ,
     method: 'POST',
     path: '/internal/chat/assistant/preview',
     body: AssistantPreviewDto,
-    write: false,
+    write: true,
   },
   {
     name: 'list_bookings',
