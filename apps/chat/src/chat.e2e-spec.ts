@@ -450,7 +450,7 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
         env: {
           PATH: process.env['PATH'] ?? '',
           DATABASE_URL: stack.db.url,
-          CHAT_URL: stack.services['chat']?.url,
+          CHAT_URL: stack.services['chat']?.internalUrl,
           INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'],
         },
         encoding: 'utf8',
@@ -482,7 +482,7 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
         env: {
           PATH: process.env['PATH'] ?? '',
           DATABASE_URL: stack.db.url,
-          CHAT_URL: stack.services['chat']?.url,
+          CHAT_URL: stack.services['chat']?.internalUrl,
           INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'],
         },
         encoding: 'utf8',

@@ -274,7 +274,7 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
           DATABASE_URL: stack.db.url,
           RABBITMQ_URL: stack.env['RABBITMQ_URL']!,
           APP_URL: 'https://app.example.com',
-          EVENTS_API_URL: stack.services['events-api']!.url,
+          EVENTS_API_URL: stack.services['events-api']!.internalUrl,
           INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET']!,
         },
         encoding: 'utf8',

@@ -589,7 +589,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
         PATH: process.env['PATH'] ?? '',
         DATABASE_URL: stack.db.url,
         INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'] as string,
-        CHAT_URL: stack.services['chat']?.url as string,
+        CHAT_URL: stack.services['chat']?.internalUrl as string,
       };
       try {
         const { stdout, stderr } = await run(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), ...args], {

@@ -478,7 +478,7 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
         'https://only.example',
       ],
       {
-        env: { PATH: process.env['PATH'] ?? '', ...stack.env, CHAT_URL: stack.services['chat']!.url },
+        env: { PATH: process.env['PATH'] ?? '', ...stack.env, CHAT_URL: stack.services['chat']!.internalUrl },
         encoding: 'utf8',
       },
     );
