@@ -1,13 +1,14 @@
 // npm run chaos — two replicas of every app behind HAProxy, a real workload through the public
 // origin, faults on a seeded schedule (kill -9 and SIGSTOP of replicas, RabbitMQ, PostgreSQL and
-// Redis restarts), then a checker that reads back everything that was acknowledged. Needs
-// `npm run build` (dist/), haproxy, PostgreSQL server binaries (a private server is made), Redis
-// and the shared RabbitMQ on 127.0.0.1 (a vhost of its own; the broker is restarted once).
+// Redis restarts), then a checker that reads back everything that was acknowledged. Runs what
+// dist/ holds (builds it first when it lacks an app). Needs haproxy, PostgreSQL's server binaries
+// (a private server is made), redis-server and the shared RabbitMQ on 127.0.0.1 (a vhost of its
+// own; the broker is restarted once).
 // Settings: CHAOS_SEED, CHAOS_MINUTES (10), CHAOS_BASELINE_SECONDS (60), CHAOS_ACCOUNTS (3),
 // CHAOS_VISITORS (4 per account), CHAOS_DRAIN_SECONDS (240). Writes bench/results/chaos-*.json.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -32,17 +33,20 @@ import {
 const startedAt = new Date();
 const log = (line) => process.stdout.write(`[${((Date.now() - startedAt.getTime()) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
 
-for (const file of ['dist/libs/testing/src/index.js', ...APPS.map((a) => `dist/apps/${a}/src/main.js`)])
-  if (!existsSync(join(root, file))) {
-    console.error(`chaos: ${file} is missing: run \`npm run build\` first`);
+// A fresh clone is built first (SWC: seconds); a built tree is run as it is.
+const built = ['dist/libs/testing/src/index.js', ...APPS.map((a) => `dist/apps/${a}/src/main.js`)];
+if (!built.every((file) => existsSync(join(root, file)))) {
+  console.log('chaos: dist/ is incomplete; running `npm run build` first');
+  if (spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' }).status !== 0) {
+    console.error('chaos: `npm run build` failed');
     process.exit(2);
   }
+}
 if (spawnSync('haproxy', ['-v']).status !== 0) {
   console.error('chaos: haproxy is not installed (bash scripts/install.sh installs it, or apt-get install haproxy)');
   process.exit(2);
 }
 
-const testing = createRequire(import.meta.url)(join(root, 'dist/libs/testing/src/index.js'));
 const seed = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const minutes = Number(process.env.CHAOS_MINUTES ?? 10);
 const baselineS = Number(process.env.CHAOS_BASELINE_SECONDS ?? 60);
@@ -68,6 +72,11 @@ async function freePort() {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-chaos-'));
+// The replicas run a copy of dist/ made now: a build during the run (another change) must not give
+// a restarted replica other code than its sibling's.
+cpSync(join(root, 'dist'), join(dir, 'dist'), { recursive: true });
+symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+const testing = createRequire(import.meta.url)(join(dir, 'dist/libs/testing/src/index.js'));
 const cleanups = [];
 let cleaning = null;
 /** Undoes everything the run did, last first: faults in effect, processes, the private servers, the vhost. */
@@ -120,7 +129,7 @@ try {
     env,
     appEnv: { chat: { TRUST_PROXY: 'loopback' }, gateway: { TRUST_PROXY: 'loopback' } },
     freePort,
-    root,
+    root: dir,
     log,
   });
   cleanups.push(() => cluster.stop());

@@ -66,7 +66,7 @@ function haproxyConfig(ports, errorFile) {
 }
 
 /**
- * Starts HAProxy and two replicas of every app with `env` (plus `appEnv[app]`), logs under `dir`.
+ * Starts HAProxy and two replicas of every app of `root`/dist with `env` (plus `appEnv[app]`), logs under `dir`.
  * `freePort` hands out the ports. Returns the cluster: its public URL, replicas, kill/pause/resume.
  */
 export async function startCluster({ dir, env, appEnv = {}, freePort, root, log }) {
