@@ -113,7 +113,7 @@ export function checkFeedAndChat({ feeds, readers, conversations, accounts }) {
       result.disorder += reader.backwards;
       result.problems.push(`the feed reader of ${accountId} saw ids go backwards ${reader.backwards} times`);
     }
-    const unread = feed.filter((e) => !seen.has(e.id));
+    const unread = feed.filter((e) => e.id > readerLast);
     if (unread.length) {
       result.lost += unread.length;
       result.problems.push(`the feed reader of ${accountId} never saw ${unread.length} events (it stopped at ${readerLast})`);
