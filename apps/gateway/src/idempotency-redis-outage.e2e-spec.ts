@@ -1,7 +1,8 @@
 import { CreatedWebhookDto, WebhookListDto } from '@svc/contracts';
-import { PrivateRedis, Stack, startPrivateRedis, startStack, TestAccount, waitFor } from '@svc/testing';
+import { PrivateRedis, Stack, startApp, startPrivateRedis, startStack, TestAccount, waitFor } from '@svc/testing';
 import Redis from 'ioredis';
 import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const URL_A = 'https://93.184.215.14/svc/redis-outage-a';
 
@@ -136,4 +137,19 @@ describe('Idempotency-Key while the gateway’s Redis is down (gateway and webho
     expect(retry.status).toBe(201);
     expect((await post(account, key)).headers.get('idempotent-replayed')).toBe('true');
   }, 90_000);
+
+  it("a gateway started while Redis is down says so in one JSON log line, never in ioredis's own unhandled-error print", async () => {
+    await redis.stop();
+    try {
+      // A second gateway on the stack's database; degraded (200) without Redis, so it starts.
+      const gateway = await startApp('gateway', { ...stack.env, REDIS_URL: redis.url });
+      await sleep(1_500); // several reconnection attempts
+      await gateway.stop();
+      expect(gateway.output()).toContain('"msg":"Redis unavailable: writes answer 503 until it is back; reads go on"');
+      expect(gateway.output()).not.toContain('[ioredis]');
+    } finally {
+      await redis.start();
+    }
+    await redisBack();
+  }, 60_000);
 });

@@ -17,11 +17,9 @@ class RedisLifecycle implements OnModuleInit, OnApplicationShutdown {
     @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     private readonly readiness: ReadinessService,
     @Inject(APP_LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onModuleInit(): void {
-    this.readiness.register('redis', () => this.redis.ping(), { critical: false });
-    // One line when Redis goes away and one when it is back (ioredis reconnects by itself).
+  ) {
+    // One line when Redis goes away and one when it is back (ioredis reconnects by itself). Listening
+    // from the start: an error event nobody listens to is printed by ioredis, not logged.
     this.redis.on('error', (err: Error) => this.lost(err.message));
     this.redis.on('close', () => this.lost('connection closed'));
     this.redis.on('ready', () => {
@@ -29,6 +27,10 @@ class RedisLifecycle implements OnModuleInit, OnApplicationShutdown {
       this.down = false;
       this.logger.info('Redis available again: writes accepted');
     });
+  }
+
+  onModuleInit(): void {
+    this.readiness.register('redis', () => this.redis.ping(), { critical: false });
   }
 
   private lost(reason: string): void {
