@@ -10,17 +10,25 @@ const API_SCHEMAS = ['contacts', 'identity', 'knowledge', 'webhooks'];
  * `contact.erased`), and outboxes (a relay deletes what it published at any moment; an outbox row
  * is only ever written with the data change it reports, which the other tables show).
  */
-const WRITTEN_LATER = new Set(['webhooks.deliveries', 'webhooks.attempts', 'webhooks.erased_contacts']);
+const WRITTEN_LATER = new Set([
+  'webhooks.deliveries',
+  'webhooks.attempts',
+  'webhooks.erased_contacts',
+  'chat.deliveries',
+  'chat.contact_activity',
+  // Counters of the visitor limits: a refused attempt may count, like the rate limits kept in Redis.
+  'chat.visitor_limits',
+]);
 
 /**
  * A fingerprint of everything the API has written: per table, a hash of its rows. Two equal
- * snapshots taken around a refused request prove that it wrote nothing.
+ * snapshots taken around a refused request prove that it wrote nothing. `schemas`: `chat` too, for the visitor API and MCP.
  */
-export async function dataSnapshot(dataSource: DataSource): Promise<Record<string, string>> {
+export async function dataSnapshot(dataSource: DataSource, schemas = API_SCHEMAS): Promise<Record<string, string>> {
   const tables = await queryRows<{ schemaname: string; tablename: string }>(
     dataSource,
     `SELECT schemaname, tablename FROM pg_tables WHERE schemaname = ANY($1) ORDER BY 1, 2`,
-    [API_SCHEMAS],
+    [schemas],
   );
   const written = tables.filter(({ schemaname, tablename }) => tablename !== 'outbox' && !WRITTEN_LATER.has(`${schemaname}.${tablename}`));
   if (written.length === 0) return {};
