@@ -40,6 +40,8 @@ function boundaries({ tests }) {
       { sourceTag: 'type:testing', onlyDependOnLibsWithTags: [...RUNTIME, 'type:testing'] },
       { sourceTag: 'type:service', onlyDependOnLibsWithTags: [...RUNTIME, 'type:clients', ...testing] },
       { sourceTag: 'type:cli', onlyDependOnLibsWithTags: [...RUNTIME, ...testing] },
+      // web: the browser front ends (chat widget, console), which share the API's shapes only.
+      { sourceTag: 'type:web', onlyDependOnLibsWithTags: ['type:contracts'] },
     ],
   };
 }

@@ -15,6 +15,7 @@ module.exports = {
     '^.+\\.ts$': [
       '@swc/jest',
       {
+        swcrc: false, // .swcrc is the build's (it leaves test files out)
         jsc: {
           target: 'es2022',
           parser: { syntax: 'typescript', decorators: true },

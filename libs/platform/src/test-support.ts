@@ -6,8 +6,8 @@ export const TEST_SUPPORT_DIR = 'test-support';
 /**
  * Loads a module of an app's `src/test-support/` folder (for example a route through which
  * end-to-end suites feed the app what its queue would): only with `NODE_ENV=test`, which the test
- * harness sets and a deployment never does. Production builds (`tools/build.mjs --production`, what
- * the images hold) leave those folders out, so there it is `undefined` whatever NODE_ENV says.
+ * harness sets and a deployment never does. The images' build never sees those folders
+ * (.dockerignore), so there it is `undefined` whatever NODE_ENV says.
  */
 export function loadTestSupport<T>(nodeEnv: string, path: string): T | undefined {
   if (nodeEnv !== 'test' || !['', '.js', '.ts'].some((extension) => existsSync(`${path}${extension}`))) return undefined;

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The widget bundle, written next to this file by `npm run build` (tools/build.mjs, esbuild). */
+/** The widget bundle (the chat-widget project, esbuild), copied next to this file by the chat's build. */
 export const WIDGET_BUNDLE_PATH = join(__dirname, 'widget.js');
 
 /** `GET /chat/widget.js`: the standalone widget businesses embed (read once at start). */

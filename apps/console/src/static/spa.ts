@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 
-/** Where `npm run build` (tools/build.mjs, Vite) writes the front end: dist/apps/console/web beside dist/apps/console/src. */
+/** The front end (the console-web project, Vite), copied by the console's build to dist/apps/console/web beside dist/apps/console/src. */
 export const WEB_DIR = join(__dirname, '../../web');
 
 const TYPES: Record<string, string> = {
