@@ -1,4 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { ReadinessService } from '@svc/platform';
+import { DataSource } from 'typeorm';
 import { serviceStack } from '@svc/messaging';
 import { repositoryProviders } from '@svc/persistence';
 import type { Logger } from 'pino';
@@ -7,19 +9,46 @@ import { KNOWLEDGE_MIGRATIONS, KNOWLEDGE_SCHEMA } from './migrations';
 import { PiecesController } from './pieces/pieces.controller';
 import { PiecesRepository } from './pieces/pieces.repository';
 import { PiecesService } from './pieces/pieces.service';
+import { SearchIndex } from './search/search-index';
 import { SearchController } from './search/search.controller';
 import { SearchRepository } from './search/search.repository';
 import { SearchService } from './search/search.service';
 
-/** knowledge-api: the accounts' knowledge pieces and the assistant's search over them. */
+/** knowledge-api: the accounts' knowledge pieces and the assistant's search over them (in memory, `SearchIndex`). */
 @Module({
   controllers: [PiecesController, SearchController],
-  providers: [...repositoryProviders(PiecesRepository, SearchRepository), PiecesService, SearchService],
+  providers: [...repositoryProviders(PiecesRepository, SearchRepository), SearchService],
 })
 export class KnowledgeApiModule {
   /** With its stack: the platform, schema `knowledge` (migrated at start), RabbitMQ with the outbox relay; reached through the gateway. */
   static forRoot(config: KnowledgeApiConfig, logger: Logger): DynamicModule {
     const stack = { config, logger, schema: KNOWLEDGE_SCHEMA, migrations: KNOWLEDGE_MIGRATIONS, behindGateway: true };
-    return { module: KnowledgeApiModule, imports: serviceStack('knowledge-api', stack) };
+    return {
+      module: KnowledgeApiModule,
+      imports: serviceStack('knowledge-api', stack),
+      providers: [
+        {
+          provide: SearchIndex,
+          inject: [DataSource, ReadinessService],
+          useFactory: (db: DataSource, readiness: ReadinessService) => {
+            const index = new SearchIndex(new SearchRepository(db), config.DATABASE_URL, logger.child({ component: 'search-index' }));
+            // Without its LISTEN connection a replica still answers, from an index that may miss other replicas' writes.
+            readiness.register(
+              'search-index',
+              async () => {
+                if (!index.listening) throw new Error('not listening for changes');
+              },
+              { critical: false },
+            );
+            return index;
+          },
+        },
+        {
+          provide: PiecesService,
+          inject: [PiecesRepository, SearchIndex],
+          useFactory: (pieces: PiecesRepository, index: SearchIndex) => new PiecesService(pieces, index),
+        },
+      ],
+    };
   }
 }

@@ -25,8 +25,9 @@ export function asksForPerson(text: string): boolean {
 }
 
 /**
- * How relevant the best piece must be to answer from it: knowledge-api's score is ts_rank_cd
- * normalised to [0, 1) (rank / (rank + 1)); below this, the words matched only in passing.
+ * A floor under the best piece's score. knowledge-api returns only the pieces it trusts to answer
+ * (its score is the share of the question's weight a piece matches, from 0.5 up), so no result
+ * means "I don't know, would you like a person?".
  */
 export const GOOD_MATCH_SCORE = 0.05;
 

@@ -1,6 +1,7 @@
 import { outboxMigration } from '@svc/messaging';
 import { CreateKnowledgePieces1763900000000 } from './1763900000000-CreateKnowledgePieces';
+import { SearchInMemory1763900000001 } from './1763900000001-SearchInMemory';
 
-/** Schema `knowledge`: pieces, their search index and the outbox of their domain messages. Owned by knowledge-api. */
+/** Schema `knowledge`: pieces and the outbox of their domain messages. Owned by knowledge-api. */
 export const KNOWLEDGE_SCHEMA = 'knowledge';
-export const KNOWLEDGE_MIGRATIONS = [CreateKnowledgePieces1763900000000, outboxMigration(KNOWLEDGE_SCHEMA)];
+export const KNOWLEDGE_MIGRATIONS = [CreateKnowledgePieces1763900000000, outboxMigration(KNOWLEDGE_SCHEMA), SearchInMemory1763900000001];

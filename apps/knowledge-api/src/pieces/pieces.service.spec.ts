@@ -36,7 +36,8 @@ function fakeRepository(held: string[], total = held.length) {
         .map((ref) => ({ external_ref: ref })),
     ),
   };
-  return { writer, repository, service: new PiecesService(repository as unknown as PiecesRepository) };
+  const index = { refresh: jest.fn(async (): Promise<void> => undefined) };
+  return { writer, repository, index, service: new PiecesService(repository as unknown as PiecesRepository, index) };
 }
 
 const body = { heading: 'Versandkosten', text: 'Der Versand ist ab 50 Euro kostenlos, darunter kostet er 4,90 Euro.' };
@@ -66,10 +67,32 @@ describe('PiecesService', () => {
   });
 
   it('refuses the 5,001st piece with limit_exceeded and writes nothing', async () => {
-    const { service, writer } = fakeRepository([], 5000);
+    const { service, writer, index } = fakeRepository([], 5000);
     await expectError(service.upsert(ACCOUNT, 'one-more', body), 'limit_exceeded');
     expect(writer.upsert).not.toHaveBeenCalled();
     expect(writer.announce).not.toHaveBeenCalled();
+    expect(index.refresh).not.toHaveBeenCalled();
+  });
+
+  it('has the search index re-read what it wrote once the transaction is over, before it answers', async () => {
+    const { service, repository, index } = fakeRepository(['x']);
+    let committed = false;
+    repository.writeForAccount.mockImplementation(async <T>(_account: string, work: (w: PiecesWriter) => Promise<T>) => {
+      const result = await work(fakeRepository(['x']).writer as unknown as PiecesWriter);
+      committed = true;
+      return result;
+    });
+    index.refresh.mockImplementation(async () => expect(committed).toBe(true));
+    await service.upsert(ACCOUNT, 'a', body);
+    expect(index.refresh).toHaveBeenLastCalledWith(ACCOUNT, ['a']);
+    await service.bulkUpsert(
+      ACCOUNT,
+      ['b', 'c'].map((ref) => ({ external_ref: ref, ...body })),
+    );
+    expect(index.refresh).toHaveBeenLastCalledWith(ACCOUNT, ['b', 'c']);
+    await service.delete(ACCOUNT, 'x');
+    expect(index.refresh).toHaveBeenLastCalledWith(ACCOUNT, ['x']);
+    expect(index.refresh).toHaveBeenCalledTimes(3);
   });
 
   it('bulk: counts created and updated, keeps the request order, announces each piece', async () => {

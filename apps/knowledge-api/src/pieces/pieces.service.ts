@@ -12,6 +12,7 @@ import {
 } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import { detectLanguage } from '../search/language';
+import { SearchIndex } from '../search/search-index';
 import { PieceInput, PiecesRepository, PiecesWriter } from './pieces.repository';
 
 function toInput(ref: string, body: UpsertKnowledgePieceDto): PieceInput {
@@ -37,24 +38,33 @@ async function checkQuota(writer: PiecesWriter, newPieces: number): Promise<void
   }
 }
 
+/**
+ * Every write is searchable on this replica when it is answered: the search index re-reads the
+ * pieces written once the transaction has committed (other replicas follow through NOTIFY).
+ */
 @Injectable()
 export class PiecesService {
-  constructor(private readonly pieces: PiecesRepository) {}
+  constructor(
+    private readonly pieces: PiecesRepository,
+    private readonly index: Pick<SearchIndex, 'refresh'>,
+  ) {}
 
-  upsert(accountId: string, ref: string, body: UpsertKnowledgePieceDto): Promise<{ created: boolean; piece: KnowledgePieceDto }> {
-    return this.pieces.writeForAccount(accountId, async (writer) => {
+  async upsert(accountId: string, ref: string, body: UpsertKnowledgePieceDto): Promise<{ created: boolean; piece: KnowledgePieceDto }> {
+    const written = await this.pieces.writeForAccount(accountId, async (writer) => {
       const created = (await writer.existingRefs([ref])).size === 0;
       await checkQuota(writer, created ? 1 : 0);
       const [piece] = await writer.upsert([toInput(ref, body)]);
       await writer.announce([ref], 'upserted');
       return { created, piece: piece as KnowledgePieceDto };
     });
+    await this.index.refresh(accountId, [ref]);
+    return written;
   }
 
   /** All or nothing: the items are valid and distinct (the DTO checks), and fit in the quota together. */
-  bulkUpsert(accountId: string, items: KnowledgeBulkItemDto[]): Promise<BulkUpsertKnowledgeResponseDto> {
+  async bulkUpsert(accountId: string, items: KnowledgeBulkItemDto[]): Promise<BulkUpsertKnowledgeResponseDto> {
     const refs = items.map((item) => item.external_ref);
-    return this.pieces.writeForAccount(accountId, async (writer) => {
+    const response = await this.pieces.writeForAccount(accountId, async (writer) => {
       const existing = await writer.existingRefs(refs);
       const created = items.length - existing.size;
       await checkQuota(writer, created);
@@ -62,6 +72,8 @@ export class PiecesService {
       await writer.announce(refs, 'upserted');
       return { items: refs.map((ref) => written.get(ref) as KnowledgePieceDto), created, updated: existing.size };
     });
+    await this.index.refresh(accountId, refs);
+    return response;
   }
 
   async delete(accountId: string, ref: string): Promise<void> {
@@ -70,6 +82,7 @@ export class PiecesService {
         throw new ApiError('not_found', `There is no knowledge piece with external_ref ${JSON.stringify(ref)}.`);
       await writer.announce([ref], 'deleted');
     });
+    await this.index.refresh(accountId, [ref]);
   }
 
   async list(accountId: string, query: ListKnowledgeQueryDto): Promise<KnowledgeListResponseDto> {

@@ -15,7 +15,7 @@ export class SearchController {
 
   @Post('search')
   @HttpCode(200)
-  search(@Caller() caller: GatewayContext, @Body() body: SearchKnowledgeDto): Promise<KnowledgeSearchResponse> {
+  search(@Caller() caller: GatewayContext, @Body() body: SearchKnowledgeDto): KnowledgeSearchResponse {
     return this.searchService.answer(caller.account.id, body);
   }
 }

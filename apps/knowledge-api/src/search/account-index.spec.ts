@@ -1,0 +1,206 @@
+import { AccountIndex, editDistance, IndexedPiece, passage } from './account-index';
+import { keyOf, words } from './analyzer';
+import { detectLanguage } from './language';
+
+/** A small shop's knowledge in three languages, with neighbours that share words, so that ranking and trust matter. */
+const PIECES: Array<Omit<IndexedPiece, 'id' | 'lang'>> = [
+  {
+    external_ref: 'en-shipping',
+    heading: 'Shipping times and costs',
+    text: 'We ship every order within 2 working days. Delivery to EU countries takes 3 to 5 days, and shipping is free above 50 euros.',
+    url: null,
+  },
+  {
+    external_ref: 'en-returns',
+    heading: 'Returning shoes',
+    text: 'You can return your shoes within 30 days if they are unworn. Refunds are paid to the card you used within a week.',
+    url: null,
+  },
+  {
+    external_ref: 'en-warranty',
+    heading: 'Warranty on boots',
+    text: 'Our hiking boots carry a two-year warranty against manufacturing defects. Wear and tear is not covered by it.',
+    url: null,
+  },
+  {
+    external_ref: 'en-gift-cards',
+    heading: 'Gift cards',
+    text: 'Gift cards are valid for three years and can be used online and in our stores. They cannot be exchanged for cash.',
+    url: null,
+  },
+  {
+    external_ref: 'en-tram',
+    heading: 'Getting to our store',
+    text: 'Take tram 4 to the stop Market Square; our store is across the road. A day card for the tram costs 5 euros.',
+    url: null,
+  },
+  {
+    external_ref: 'de-ruecksendung',
+    heading: 'Rücksendung von Schuhen',
+    text: 'Sie können Ihre Schuhe innerhalb von 30 Tagen kostenlos zurücksenden. Die Erstattung erfolgt auf die Karte, mit der Sie bezahlt haben.',
+    url: null,
+  },
+  {
+    external_ref: 'de-versand',
+    heading: 'Versandkosten',
+    text: 'Der Versand innerhalb Deutschlands ist ab 50 Euro kostenlos. Darunter berechnen wir eine Pauschale von 4,90 Euro für jede Bestellung.',
+    url: null,
+  },
+  {
+    external_ref: 'de-winterlager',
+    heading: 'Winterlager für Fahrräder',
+    text: 'Von November bis März lagern wir Ihr Fahrrad für 80 Euro in unserem trockenen Keller.',
+    url: null,
+  },
+  {
+    external_ref: 'fr-livraison',
+    heading: 'Délai de livraison',
+    text: 'Les commandes sont livrées en trois jours ouvrés. La livraison est gratuite pour les commandes de plus de 50 euros.',
+    url: null,
+  },
+  {
+    external_ref: 'fr-garantie',
+    heading: 'Garantie des chaussures',
+    text: 'Toutes nos chaussures sont garanties deux ans contre les défauts de fabrication. Vous pouvez nous envoyer une photo du défaut.',
+    url: null,
+  },
+  {
+    external_ref: 'es-bicicletas',
+    heading: 'Alquiler de bicicletas',
+    text: 'Alquilamos bicicletas urbanas por 20 euros al día, con casco y candado incluidos.',
+    url: null,
+  },
+];
+
+function shop(): AccountIndex {
+  const index = new AccountIndex();
+  PIECES.forEach((piece, i) => index.upsert({ ...piece, id: String(i + 1), lang: detectLanguage(`${piece.heading}\n${piece.text}`) }));
+  return index;
+}
+
+describe('AccountIndex', () => {
+  const index = shop();
+  const best = (question: string, lang: Parameters<AccountIndex['search']>[1] = 'english') =>
+    index.search(question, lang, 3)[0]?.external_ref;
+
+  describe('finds the right piece first', () => {
+    it.each([
+      ['other inflections', 'Can I return shoes I bought?', 'english', 'en-returns'],
+      ['other inflections (shipped)', 'When is my order shipped?', 'english', 'en-shipping'],
+      ['a misspelled word', 'how long does shiping take', 'english', 'en-shipping'],
+      ['two misspelled words', 'waranty on hiking bots', 'english', 'en-warranty'],
+      ['a synonym (guarantee for warranty)', 'guarantee on hiking boots', 'english', 'en-warranty'],
+      ['German in another inflection', 'Rücksendungen von Schuhen?', 'german', 'de-ruecksendung'],
+      ['German without umlauts', 'Rucksendung der Schuhe', 'german', 'de-ruecksendung'],
+      ['a misspelled German word, a verb matched in a compound', 'Was kostet der Versnd?', 'german', 'de-versand'],
+      ['the first part of a German compound', 'Könnt ihr mein Fahrrad über den Winter lagern?', 'german', 'de-winterlager'],
+      ['French without accents, in another inflection', 'delais de livraisons', 'french', 'fr-livraison'],
+      ['French with accents the piece lacks', 'Les chaussures sont-elles garanties contre les défauts ?', 'french', 'fr-garantie'],
+      ['a misspelled French word', 'garantie des chausures', 'french', 'fr-garantie'],
+      ['a Spanish short form (bici for bicicleta)', '¿Alquilan bicis?', 'spanish', 'es-bicicletas'],
+      ['a language without a stemmer', 'gift cards', 'simple', 'en-gift-cards'],
+    ] as const)('%s: %s', (_case, question, lang, expected) => {
+      expect(best(question, lang)).toBe(expected);
+    });
+  });
+
+  describe('answers nothing rather than a piece that shares a word or two with the question', () => {
+    it.each([
+      ['paying with a card service I name', 'Can I pay with Klarna card service?'],
+      ['a word of the piece, the question about something else', 'My order 4411 has not arrived'],
+      ['only function words', 'the of and when can we'],
+      ['no word any piece holds', 'xylophone zeppelin'],
+      ['a product the shop does not write about', 'Do you sell kayaks?'],
+    ])('%s: %s', (_case, question) => {
+      expect(index.search(question, 'english', 3)).toEqual([]);
+    });
+  });
+
+  it('returns heading, url, the passage and a score in (0, 1), best first, at most limit', () => {
+    const results = index.search('Is shipping free above 50 euros?', 'english', 5);
+    expect(results[0]).toEqual({
+      external_ref: 'en-shipping',
+      heading: 'Shipping times and costs',
+      url: null,
+      passage: expect.stringContaining('shipping is free above 50 euros'),
+      score: expect.any(Number),
+    });
+    for (const result of results) expect(result.score).toBeGreaterThan(0);
+    for (const result of results) expect(result.score).toBeLessThan(1);
+    expect(results.map((r) => r.score)).toEqual([...results.map((r) => r.score)].sort((a, b) => b - a));
+    expect(index.search('shoes returns', 'english', 1)).toHaveLength(1);
+  });
+
+  it('weights a heading word above the same word in a text', () => {
+    const two = new AccountIndex();
+    const text = 'Our shop answers questions about every service we offer to our customers here.';
+    two.upsert({
+      id: '1',
+      external_ref: 'text',
+      heading: 'General questions',
+      text: `${text} Insurance is included.`,
+      url: null,
+      lang: 'english',
+    });
+    two.upsert({ id: '2', external_ref: 'heading', heading: 'Insurance', text, url: null, lang: 'english' });
+    expect(two.search('insurance', 'english', 2).map((r) => r.external_ref)).toEqual(['heading', 'text']);
+  });
+
+  it('follows changes: a replaced text is found by its new words, a removed piece no more (by ref or by id)', () => {
+    const changing = shop();
+    changing.upsert({
+      id: '4',
+      external_ref: 'en-gift-cards',
+      heading: 'Gift vouchers',
+      text: 'Vouchers never expire and can be topped up in any store.',
+      url: null,
+      lang: 'english',
+    });
+    expect(changing.search('exchanged gift cards for cash', 'english', 3).map((r) => r.external_ref)).not.toContain('en-gift-cards');
+    expect(changing.search('do vouchers expire', 'english', 3)[0]?.external_ref).toBe('en-gift-cards');
+    changing.remove('en-gift-cards');
+    expect(changing.search('do vouchers expire', 'english', 3)).toEqual([]);
+    expect(changing.size).toBe(PIECES.length - 1);
+    changing.removeId('2');
+    expect(changing.search('return my shoes', 'english', 3).map((r) => r.external_ref)).not.toContain('en-returns');
+    changing.removeId('999');
+    expect(changing.size).toBe(PIECES.length - 2);
+  });
+
+  it('an empty index answers nothing', () => {
+    expect(new AccountIndex().search('shipping', 'english', 3)).toEqual([]);
+  });
+});
+
+describe('passage', () => {
+  it('is the whole text when it is short', () => {
+    expect(passage('Short answer. Two sentences.', new Set(['answer']), 'english')).toBe('Short answer. Two sentences.');
+  });
+
+  it('is the sentences of a long text that hold the matched words, in their order', () => {
+    const filler = 'Our team is happy to help you choose the right equipment for your next trip in the mountains.';
+    const text = [
+      filler,
+      filler,
+      'Rentals must be booked two days ahead.',
+      filler,
+      'A deposit of 200 euros is held on your card.',
+      filler,
+    ].join(' ');
+    const keys = new Set(['deposit', 'rental'].map((w) => keyOf(w, 'english')));
+    expect(passage(text, keys, 'english')).toBe('Rentals must be booked two days ahead. … A deposit of 200 euros is held on your card.');
+  });
+});
+
+describe('words and editDistance', () => {
+  it('keeps a one-letter part with the next, splits apostrophes', () => {
+    expect(words("E-Bike-Service, l'atelier, Online-Kalender")).toEqual(['ebike', 'service', 'l', 'atelier', 'online', 'kalender']);
+  });
+
+  it('counts a swap of two neighbours as one edit', () => {
+    expect(editDistance('satruday', 'saturday')).toBe(1);
+    expect(editDistance('waranty', 'warranty')).toBe(1);
+    expect(editDistance('maison', 'saison')).toBe(1);
+    expect(editDistance('abc', 'xyz')).toBe(3);
+  });
+});

@@ -1,0 +1,440 @@
+import { KnowledgeSearchResult } from '@svc/contracts';
+import { fold, isStopWord, keyOf, synonymsOf, words } from './analyzer';
+import { SearchLanguage } from './language';
+
+/** A piece as the index holds it (the row of `knowledge.pieces` it was read from). */
+export interface IndexedPiece {
+  id: string;
+  external_ref: string;
+  heading: string;
+  text: string;
+  url: string | null;
+  lang: SearchLanguage;
+}
+
+/** The settings of the ranking and of the trust in a match; `TUNING` holds the calibrated ones. */
+export interface Tuning {
+  /** A heading word counts this many times a text word. */
+  headingWeight: number;
+  /** BM25's term frequency saturation and length normalisation. */
+  k1: number;
+  b: number;
+  /** Share of the question's weight the best piece must match to be trusted. */
+  minCoverage: number;
+  /** An unknown word (no piece holds it, nothing close) weighs this many times a word one piece holds. */
+  unknownWeight: number;
+  /** The same for an unknown number (an order number, a size). */
+  unknownNumberWeight: number;
+  /** What a misspelled word matched through its correction, and a word through its synonym, count for. */
+  correctedFactor: number;
+  synonymFactor: number;
+}
+
+/** Calibrated on bench/answers (see bench/README.md). */
+export const TUNING: Tuning = {
+  headingWeight: 3,
+  k1: 1.2,
+  b: 0.75,
+  minCoverage: 0.5,
+  unknownWeight: 1.05,
+  unknownNumberWeight: 0.35,
+  correctedFactor: 0.85,
+  synonymFactor: 0.8,
+};
+
+/** Words of a piece a matching passage holds at most; a shorter text is its own passage. */
+const PASSAGE_WORDS = 50;
+
+interface Posting {
+  key: string;
+  docs: Doc[];
+  tf: number[];
+}
+
+interface Doc {
+  piece: IndexedPiece;
+  /** Weighted length: heading words count `headingWeight` times. */
+  length: number;
+  postings: Posting[];
+  /** The distinct words (folded) of the piece: the vocabulary that corrects misspelled question words. */
+  surfaces: string[];
+}
+
+interface Alternative {
+  posting: Posting;
+  factor: number;
+}
+
+/** A question word in one language: the keys it may match, and what it weighs in the question. */
+interface QueryTerm {
+  alternatives: Alternative[];
+  weight: number;
+}
+
+const isNumber = (word: string) => /^\p{N}+$/u.test(word);
+
+/** Every string made of `word` with one character left out. */
+function deletions(word: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < word.length; i += 1) out.push(word.slice(0, i) + word.slice(i + 1));
+  return out;
+}
+
+/** Edits a misspelled word of this length may be away from the word it meant (shorter words are too often other words). */
+const maxEdits = (length: number) => (length >= 9 ? 2 : length >= 5 ? 1 : 0);
+
+/** The shortest word part a short form or a compound is matched by. */
+const MIN_PART = 4;
+
+/** Languages that write compounds as one word, which the search splits when a question's compound is unknown. */
+const COMPOUNDING = new Set<SearchLanguage>(['german', 'dutch']);
+
+/** Edits from `a` to `b`: insertions, deletions, substitutions and swaps of two neighbours (optimal string alignment). */
+export function editDistance(a: string, b: string): number {
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i += 1) rows.push([i]);
+  for (let j = 1; j <= b.length; j += 1) (rows[0] as number[])[j] = j;
+  for (let i = 1; i <= a.length; i += 1) {
+    const row = rows[i] as number[];
+    const above = rows[i - 1] as number[];
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min((above[j] as number) + 1, (row[j - 1] as number) + 1, (above[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, ((rows[i - 2] as number[])[j - 2] as number) + 1);
+      row[j] = best;
+    }
+  }
+  return (rows[a.length] as number[])[b.length] as number;
+}
+
+/** The pieces of one language of an account: postings with term frequencies, and the vocabulary. */
+class LanguageIndex {
+  readonly postings = new Map<string, Posting>();
+  /** Folded word → its key and how many pieces hold it. */
+  readonly vocabulary = new Map<string, { key: string; docs: number }>();
+  /** A word with one letter left out → the vocabulary's words it comes from (symmetric delete). */
+  readonly deletes = new Map<string, Set<string>>();
+  count = 0;
+  totalLength = 0;
+
+  constructor(
+    readonly language: SearchLanguage,
+    private readonly tuning: Tuning,
+  ) {}
+
+  add(piece: IndexedPiece): Doc {
+    const tf = new Map<string, number>();
+    const surfaces = new Set<string>();
+    let length = 0;
+    const count = (text: string, weight: number) => {
+      for (const word of words(text)) {
+        const folded = fold(word);
+        if (isStopWord(folded)) continue;
+        const key = keyOf(word, this.language);
+        tf.set(key, (tf.get(key) ?? 0) + weight);
+        length += weight;
+        if (folded.length >= 3 && !isNumber(folded) && !surfaces.has(folded)) {
+          surfaces.add(folded);
+          this.addSurface(folded, key);
+        }
+      }
+    };
+    count(piece.heading, this.tuning.headingWeight);
+    count(piece.text, 1);
+    const doc: Doc = { piece, length, postings: [], surfaces: [...surfaces] };
+    for (const [key, frequency] of tf) {
+      let posting = this.postings.get(key);
+      if (!posting) this.postings.set(key, (posting = { key, docs: [], tf: [] }));
+      posting.docs.push(doc);
+      posting.tf.push(frequency);
+      doc.postings.push(posting);
+    }
+    this.count += 1;
+    this.totalLength += length;
+    return doc;
+  }
+
+  remove(doc: Doc): void {
+    for (const posting of doc.postings) {
+      const at = posting.docs.indexOf(doc);
+      const last = posting.docs.length - 1;
+      posting.docs[at] = posting.docs[last] as Doc;
+      posting.tf[at] = posting.tf[last] as number;
+      posting.docs.pop();
+      posting.tf.pop();
+      if (posting.docs.length === 0) this.postings.delete(posting.key);
+    }
+    for (const surface of doc.surfaces) this.removeSurface(surface);
+    this.count -= 1;
+    this.totalLength -= doc.length;
+  }
+
+  private addSurface(surface: string, key: string): void {
+    const known = this.vocabulary.get(surface);
+    if (known) {
+      known.docs += 1;
+      return;
+    }
+    this.vocabulary.set(surface, { key, docs: 1 });
+    for (const deleted of deletions(surface)) {
+      const from = this.deletes.get(deleted);
+      if (from) from.add(surface);
+      else this.deletes.set(deleted, new Set([surface]));
+    }
+  }
+
+  private removeSurface(surface: string): void {
+    const known = this.vocabulary.get(surface);
+    if (!known) return;
+    known.docs -= 1;
+    if (known.docs > 0) return;
+    this.vocabulary.delete(surface);
+    for (const deleted of deletions(surface)) {
+      const from = this.deletes.get(deleted);
+      from?.delete(surface);
+      if (from?.size === 0) this.deletes.delete(deleted);
+    }
+  }
+
+  /** BM25's inverse document frequency of a key held by `df` of this language's pieces. */
+  idf(df: number): number {
+    return Math.log(1 + (this.count - df + 0.5) / (df + 0.5));
+  }
+
+  /** The closest vocabulary word to a misspelled one (fewest edits, then the most pieces), if any is close enough. */
+  private correction(word: string): string | undefined {
+    const edits = maxEdits(word.length);
+    if (edits === 0) return undefined;
+    const candidates = new Set<string>();
+    for (const variant of [word, ...deletions(word)]) {
+      if (this.vocabulary.has(variant)) candidates.add(variant);
+      for (const surface of this.deletes.get(variant) ?? []) candidates.add(surface);
+    }
+    let best: { word: string; edits: number; docs: number } | undefined;
+    for (const candidate of candidates) {
+      // A misspelling rarely starts with another letter ("maison" is not "saison").
+      if (candidate[0] !== word[0]) continue;
+      const away = editDistance(word, candidate);
+      const docs = this.vocabulary.get(candidate)?.docs ?? 0;
+      if (away > edits) continue;
+      if (!best || away < best.edits || (away === best.edits && docs > best.docs)) best = { word: candidate, edits: away, docs };
+    }
+    return best?.word;
+  }
+
+  /** The keys of a known word: as written, folded, or the stem of either. */
+  private knownKeys(word: string): string[] {
+    const folded = fold(word);
+    const keys = new Set<string>();
+    const surface = this.vocabulary.get(folded);
+    if (surface) keys.add(surface.key);
+    for (const key of [keyOf(word, this.language), keyOf(folded, this.language)]) if (this.postings.has(key)) keys.add(key);
+    return [...keys];
+  }
+
+  /**
+   * A compound word split where its end is a word the pieces hold (`versandkosten` → `kosten`),
+   * with its beginning when the pieces hold that too (`bremsenreparatur` → `reparatur`, `bremsen`).
+   */
+  private compoundParts(folded: string): string[] {
+    for (let at = 3; at <= folded.length - MIN_PART; at += 1) {
+      const head = this.knownKeys(folded.slice(at));
+      if (head.length === 0) continue;
+      const left = folded.slice(0, at);
+      return [...head, ...this.knownKeys(left), ...(left.endsWith('s') ? this.knownKeys(left.slice(0, -1)) : [])];
+    }
+    return [];
+  }
+
+  /**
+   * The keys the pieces hold that begin with an unknown word's key: a short form (`bici` →
+   * `biciclet`) or the first part of a compound (`winter` → `winterlag`); in a compounding
+   * language also those that end with it (`kost` → `versandkost`). At most the three most held.
+   */
+  private partOf(word: string): string[] {
+    const key = keyOf(word, this.language);
+    if (key.length < MIN_PART) return [];
+    const compounding = COMPOUNDING.has(this.language);
+    // The stemmer keeps a German verb's -t/-et (`kostet`): the compound's end is then the bare stem.
+    const end = this.language === 'german' ? key.replace(/e?t$/, '') : key;
+    const found: Posting[] = [];
+    for (const [held, posting] of this.postings) {
+      if (held.length <= key.length) continue;
+      if (held.startsWith(key) || (compounding && end.length >= MIN_PART && held.endsWith(end))) found.push(posting);
+    }
+    return found
+      .sort((a, b) => b.docs.length - a.docs.length)
+      .slice(0, 3)
+      .map((posting) => posting.key);
+  }
+
+  /**
+   * A question word as this language's pieces may hold it, or undefined for a stop word. Only in
+   * the visitor's own language (`native`) is a word corrected, split or matched by its synonyms:
+   * elsewhere a close word is usually another word.
+   */
+  term(word: string, native: boolean): QueryTerm | undefined {
+    const folded = fold(word);
+    if (isStopWord(folded)) return undefined;
+    const alternatives = new Map<Posting, number>();
+    const offer = (key: string, factor: number) => {
+      const posting = this.postings.get(key);
+      if (posting && (alternatives.get(posting) ?? 0) < factor) alternatives.set(posting, factor);
+    };
+    let keys = this.knownKeys(word);
+    for (const key of keys) offer(key, 1);
+    if (keys.length === 0 && native && !isNumber(folded)) {
+      keys = this.partOf(folded);
+      if (keys.length === 0 && COMPOUNDING.has(this.language)) keys = this.compoundParts(folded);
+      if (keys.length === 0) {
+        const corrected = this.correction(folded);
+        if (corrected) keys = this.knownKeys(corrected);
+      }
+      for (const key of keys) offer(key, this.tuning.correctedFactor);
+    }
+    if (native) {
+      for (const key of keys.length > 0 ? keys : [keyOf(word, this.language)]) {
+        for (const synonym of synonymsOf(key, this.language)) offer(synonym, this.tuning.synonymFactor);
+      }
+    }
+    const known = [...alternatives].map(([posting, factor]) => ({ posting, factor }));
+    const weight =
+      known.length > 0
+        ? Math.max(...known.map((a) => this.idf(a.posting.docs.length)))
+        : this.idf(1) * (isNumber(folded) ? this.tuning.unknownNumberWeight : this.tuning.unknownWeight);
+    return { alternatives: known, weight };
+  }
+}
+
+interface Candidate {
+  doc: Doc;
+  language: LanguageIndex;
+  score: number;
+  matched: number;
+  keys: Set<string>;
+}
+
+/**
+ * One account's pieces in memory, per language, searched with BM25 (heading words weighted above
+ * text words), per-language stems, stop words, synonyms, corrections of misspelled words and
+ * German-style compounds. A result is returned only when it matches enough of the question's
+ * weight (each word weighs its inverse document frequency, an unknown word the most): a piece that
+ * shares one common word with the question is not an answer.
+ */
+export class AccountIndex {
+  private readonly byRef = new Map<string, Doc & { language: LanguageIndex }>();
+  /** Database id → external_ref: a deleted piece is known by its id only. */
+  private readonly refs = new Map<string, string>();
+  private readonly languages = new Map<SearchLanguage, LanguageIndex>();
+
+  constructor(private readonly tuning: Tuning = TUNING) {}
+
+  get size(): number {
+    return this.byRef.size;
+  }
+
+  /** Adds a piece, or replaces the one with its external_ref. */
+  upsert(piece: IndexedPiece): void {
+    this.remove(piece.external_ref);
+    let language = this.languages.get(piece.lang);
+    if (!language) this.languages.set(piece.lang, (language = new LanguageIndex(piece.lang, this.tuning)));
+    this.byRef.set(piece.external_ref, Object.assign(language.add(piece), { language }));
+    this.refs.set(piece.id, piece.external_ref);
+  }
+
+  remove(ref: string): void {
+    const doc = this.byRef.get(ref);
+    if (!doc) return;
+    doc.language.remove(doc);
+    this.byRef.delete(ref);
+    this.refs.delete(doc.piece.id);
+    if (doc.language.count === 0) this.languages.delete(doc.language.language);
+  }
+
+  /** Removes the piece with this database id, if the index holds it. */
+  removeId(id: string): void {
+    const ref = this.refs.get(id);
+    if (ref !== undefined) this.remove(ref);
+  }
+
+  /** The trusted pieces for a question, best first, each with its matching passage and its share of the question matched. */
+  search(question: string, visitor: SearchLanguage, limit: number): KnowledgeSearchResult[] {
+    const asked = words(question);
+    const candidates: Candidate[] = [];
+    for (const language of this.languages.values()) candidates.push(...this.rank(language, asked, language.language === visitor));
+    return candidates
+      .filter((c) => c.matched >= this.tuning.minCoverage)
+      .sort((a, b) => b.score - a.score || (a.doc.piece.external_ref < b.doc.piece.external_ref ? -1 : 1))
+      .slice(0, limit)
+      .map((c) => ({
+        external_ref: c.doc.piece.external_ref,
+        heading: c.doc.piece.heading,
+        url: c.doc.piece.url,
+        passage: passage(c.doc.piece.text, c.keys, c.language.language),
+        score: Math.min(0.999, Math.round(c.matched * 1000) / 1000),
+      }));
+  }
+
+  /** Every piece of `language` holding a question word, with its BM25 score and the share of the question it matches. */
+  private rank(language: LanguageIndex, asked: string[], native: boolean): Candidate[] {
+    const terms = [...new Set(asked.map(fold))]
+      .map((word) => language.term(asked.find((w) => fold(w) === word) ?? word, native))
+      .filter((t): t is QueryTerm => t !== undefined);
+    const total = terms.reduce((sum, term) => sum + term.weight, 0);
+    if (total === 0) return [];
+    const average = language.totalLength / language.count;
+    const { k1, b } = this.tuning;
+    const found = new Map<Doc, Candidate>();
+    for (const term of terms) {
+      const best = new Map<Doc, { score: number; factor: number; key: string }>();
+      for (const { posting, factor } of term.alternatives) {
+        const idf = language.idf(posting.docs.length);
+        for (let i = 0; i < posting.docs.length; i += 1) {
+          const doc = posting.docs[i] as Doc;
+          const tf = posting.tf[i] as number;
+          const score = (factor * idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * doc.length) / average));
+          const previous = best.get(doc);
+          if (!previous || score > previous.score) best.set(doc, { score, factor, key: posting.key });
+        }
+      }
+      for (const [doc, match] of best) {
+        let candidate = found.get(doc);
+        if (!candidate) found.set(doc, (candidate = { doc, language, score: 0, matched: 0, keys: new Set() }));
+        candidate.score += match.score;
+        candidate.matched += (term.weight * match.factor) / total;
+        candidate.keys.add(match.key);
+      }
+    }
+    return [...found.values()];
+  }
+}
+
+/**
+ * The part of a piece's text that answers: the whole text when it is short, else its sentences
+ * that hold the most matched words, in their order, up to PASSAGE_WORDS words.
+ */
+export function passage(text: string, keys: ReadonlySet<string>, language: SearchLanguage): string {
+  const length = (s: string) => s.split(/\s+/).filter(Boolean).length;
+  if (length(text) <= PASSAGE_WORDS) return text.trim();
+  const sentences = text.split(/(?<=[.!?;:])\s+/).map((sentence, index) => ({
+    sentence,
+    index,
+    hits: words(sentence).filter((w) => keys.has(keyOf(w, language))).length,
+  }));
+  const chosen: typeof sentences = [];
+  let used = 0;
+  for (const candidate of [...sentences].sort((a, b) => b.hits - a.hits || a.index - b.index)) {
+    const size = length(candidate.sentence);
+    if (chosen.length > 0 && (candidate.hits === 0 || used + size > PASSAGE_WORDS)) continue;
+    chosen.push(candidate);
+    used += size;
+  }
+  chosen.sort((a, b) => a.index - b.index);
+  const parts = chosen.map((c, i) =>
+    i > 0 && (chosen[i - 1] as { index: number }).index !== c.index - 1 ? `… ${c.sentence}` : c.sentence,
+  );
+  const joined = parts.join(' ');
+  const cut = joined.split(/\s+/);
+  return cut.length > PASSAGE_WORDS * 1.5 ? `${cut.slice(0, PASSAGE_WORDS).join(' ')} …` : joined;
+}

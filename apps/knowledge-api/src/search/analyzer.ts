@@ -1,0 +1,213 @@
+import { stemmer as dutch } from '@orama/stemmers/dutch';
+import { stemmer as english } from '@orama/stemmers/english';
+import { stemmer as french } from '@orama/stemmers/french';
+import { stemmer as german } from '@orama/stemmers/german';
+import { stemmer as italian } from '@orama/stemmers/italian';
+import { stemmer as portuguese } from '@orama/stemmers/portuguese';
+import { stemmer as spanish } from '@orama/stemmers/spanish';
+import { SearchLanguage } from './language';
+
+/** Snowball stemmers of the stemmed languages; `simple` keeps words as they are. */
+const STEMMERS: Record<SearchLanguage, (word: string) => string> = {
+  english,
+  german,
+  french,
+  spanish,
+  italian,
+  portuguese,
+  dutch,
+  simple: (word) => word,
+};
+
+/** Languages whose Snowball stemmer keeps a plural `s` after a vowel (`vélos`, `bicis`): it is taken off after stemming. */
+const PLURAL_S = new Set<SearchLanguage>(['french', 'spanish', 'portuguese', 'italian']);
+
+/** Lower case without accents (`Rückgabe` → `ruckgabe`, `ß` → `ss`): how words are compared. */
+export function fold(word: string): string {
+  return word.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').replace(/ß/g, 'ss').replace(/æ/g, 'ae').replace(/œ/g, 'oe');
+}
+
+/**
+ * The words of a text, lower case with their accents: letters and digits; a one-letter part joined
+ * by a hyphen stays with the next (`E-Bike` → `ebike`, `e-mail` → `email`); apostrophes split
+ * (`l'atelier` → `l`, `atelier`).
+ */
+export function words(text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu)) {
+    const parts = match[0].split('-');
+    let prefix = '';
+    for (const part of parts) {
+      if ([...part].length === 1 && /\p{L}/u.test(part) && parts.length > 1) prefix += part;
+      else {
+        out.push(prefix + part);
+        prefix = '';
+      }
+    }
+    if (prefix) out.push(prefix);
+  }
+  return out;
+}
+
+/** The search key of a word in a language: its stem, without accents. */
+export function keyOf(word: string, language: SearchLanguage): string {
+  let key = fold(STEMMERS[language](word));
+  if (PLURAL_S.has(language) && key.length > 3 && key.endsWith('s') && !key.endsWith('ss')) key = key.slice(0, -1);
+  return key;
+}
+
+const list = (words: string) => words.split(/\s+/).filter(Boolean).map(fold);
+
+/**
+ * Words that say nothing about what is asked, in the languages the assistant speaks: function
+ * words, question words, greetings and light verbs ("can", "get", "gibt", "faut", "puedo").
+ * One set for all: a visitor may write in another language than the widget's, and these words
+ * rarely carry meaning in the others.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set([
+  ...list(`a about above after again against all also am an and any anyone anything are as at be because been before being
+    below between both but by can cannot cant could couldnt d did didnt do does doesnt doing done dont down during each
+    either else ever every few for from further get gets getting got had has have having he her here hers him his how i
+    id if im in into is isnt it its itll ive just know let ll like long lot m make many may me might more most much must
+    my myself need needs no nor not now of off ok okay on once one only or other our ours out over own please pls plz re
+    really s same shall she should so some someone something still such t tell than thank thanks that thats the their
+    them then there theres these they this those through to too u under until up ur us ve very want wanted was we were
+    what whats when where wheres which while who whom why will with wont would wouldnt yes yet you youre your yours hi hello hey
+    dear guys go going come coming till somewhere anywhere take takes`),
+  ...list(`aber alle allem allen aller alles als also am an andere anderen anders auch auf aus bei beim bin bis bist bitte
+    brauche brauchen da damit danke dann darf das dass dein deine dem den denn der des dich die dies diese diesem diesen
+    dieser dieses dir doch dort du durch dürfen eigentlich ein eine einem einen einer eines einfach er es etwas euch euer
+    eure eurem euren eurer für gegen gehen geht genau gern gerne gibt gibts hab habe haben habt hallo hat hatte hier hin
+    ich ihm ihn ihnen ihr ihre ihrem ihren ihrer im in ins ist ja jede jedem jeden jeder jetzt kann kannst können könnt
+    könnte lange mal man mein meine meinem meinen meiner mich mir mit muss müssen möchte möchten nach nein nicht nichts
+    noch nun nur ob oder schon sehr sein seine seinem seinen seiner seid sich sie sind so soll sollte sonst um und uns
+    unser unsere viel vom von vor wann war waren warum was weil welche welchem welchen welcher welches wenn wer werde
+    werden wie wieder wieviel will wir wird wo wollen würde zu zum zur ab gleich machen macht fürs irgendwo`),
+  ...list(`a à ai as au aussi aux avec avez avons bien bonjour ça ce cela ces cet cette chez combien comment d dans de des
+    du elle elles en encore es est et être exactement faire fait faut il ils j je l la le les leur leurs lui m ma mais me
+    merci mes moi mon n ne nos notre nous on ont ou où par pas peut peux pouvez pouvons pour pourquoi puis puisje qu quand
+    que quel quelle quelles quels qui s sa salut sans se ses si son sont suis sur svp stp t ta te tes toi ton tout toute
+    tous tu un une veux voudrais voulez vos votre vous y trop venir bout`),
+  ...list(`a al algo algún alguna algunas alguno algunos ante antes aquí como cómo con cuál cuales cuáles cuando cuándo
+    cuánta cuántas cuánto cuántos de del desde donde dónde durante e el él ella ellas ellos en entre era es esa esas ese
+    eso esos esta está están estar este esto estos falta gracias ha hace hacer hay hola la las le les lo los me mi mí mis
+    mucho muy más necesito no nos nosotros o os para pero poco podría por porque puede pueden puedo que qué quién quiero
+    quisiera se ser si sí sin sobre son su sus también te tengo tiene tienen todo tu tus un una uno unos usted ustedes vosotros
+    y ya yo ahora`),
+]);
+
+/** Whether a folded word says nothing about what is asked: a stop word, or a single letter. */
+export function isStopWord(folded: string): boolean {
+  return STOP_WORDS.has(folded) || (folded.length === 1 && !/\p{N}/u.test(folded));
+}
+
+/**
+ * Words customers and businesses use for the same thing, in the commerce and service vocabulary
+ * of each language: a question word matches a piece that holds another word of its group.
+ */
+const SYNONYMS: Partial<Record<SearchLanguage, string[]>> = {
+  english: [
+    'price cost costs fee fees charge charges rate rates',
+    'rent rental hire hiring lease',
+    'warranty guarantee guaranteed',
+    'shipping delivery deliver postage ship shipped',
+    'refund refunded reimburse',
+    'send sent',
+    'try test',
+    'appointment booking book reserve reservation',
+    'pay payment paying paid',
+    'voucher coupon giftcard',
+    'open opening hours',
+    'address location',
+    'park parking car',
+    'instalment instalments installment installments monthly financing finance',
+    'deposit security',
+    'child children kid kids son daughter',
+    'used secondhand',
+    'phone telephone call',
+    'email mail',
+    'cancel cancellation',
+    'discount reduction',
+  ],
+  german: [
+    'preis preise kosten kostet gebühr gebühren tarif',
+    'miete mieten vermieten ausleihen leihen verleih',
+    'garantie gewährleistung',
+    'lieferung liefern versand versenden zustellung',
+    'erstattung rückerstattung',
+    'termin buchen reservieren reservierung',
+    'zahlen bezahlen zahlung',
+    'gutschein geschenkgutschein',
+    'offen geöffnet öffnungszeiten',
+    'adresse standort anfahrt',
+    'parken parkieren parkplatz auto',
+    'rate raten ratenzahlung abzahlen finanzierung',
+    'kaution pfand',
+    'kind kinder sohn tochter',
+    'gebraucht gebrauchte occasion',
+    'telefon anrufen',
+    'stornieren absagen',
+    'rabatt ermässigung',
+  ],
+  french: [
+    'prix coût coûte tarif tarifs frais',
+    'louer location',
+    'garantie garanti',
+    'livraison livrer expédition envoi',
+    'remboursement rembourser remboursé',
+    'rendezvous rdv réserver réservation',
+    'payer paiement',
+    'bon cadeau',
+    'ouvert ouverture horaires',
+    'adresse trouver',
+    'garer parking stationner voiture',
+    'mensualités mensualité crédit financement',
+    'caution dépôt',
+    'enfant enfants fils fille',
+    'occasion usagé',
+    'téléphone appeler',
+    'annuler annulation',
+    'réduction remise rabais',
+  ],
+  spanish: [
+    'precio precios coste costo cuesta tarifa',
+    'alquilar alquiler rentar',
+    'garantía',
+    'envío envíos enviar entrega entregar',
+    'reembolso devolución devolver devuelvo devuelve devuelven',
+    'cita reservar reserva',
+    'pagar pago',
+    'tarjeta regalo vale',
+    'abierto abren abrir horario',
+    'dirección llegar',
+    'aparcar aparcamiento estacionar parking coche',
+    'plazos cuotas financiación',
+    'fianza depósito',
+    'niño niños hijo hija',
+    'usada usadas usado segunda mano',
+    'teléfono llamar',
+    'cancelar cancelación anular',
+    'descuento rebaja',
+  ],
+};
+
+/** For each language: a word's key → the keys of the other words of its groups. */
+const SYNONYM_KEYS = new Map<SearchLanguage, Map<string, Set<string>>>();
+for (const [language, groups] of Object.entries(SYNONYMS) as Array<[SearchLanguage, string[]]>) {
+  const byKey = new Map<string, Set<string>>();
+  for (const group of groups) {
+    const keys = new Set(group.split(' ').map((word) => keyOf(word, language)));
+    for (const key of keys) {
+      const others = byKey.get(key) ?? new Set<string>();
+      for (const other of keys) if (other !== key) others.add(other);
+      byKey.set(key, others);
+    }
+  }
+  SYNONYM_KEYS.set(language, byKey);
+}
+
+/** The keys that mean the same as `key` in `language` (none when it has no group). */
+export function synonymsOf(key: string, language: SearchLanguage): ReadonlySet<string> {
+  return SYNONYM_KEYS.get(language)?.get(key) ?? EMPTY;
+}
+const EMPTY: ReadonlySet<string> = new Set();

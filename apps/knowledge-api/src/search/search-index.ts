@@ -1,0 +1,174 @@
+import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { KnowledgeSearchResult } from '@svc/contracts';
+import { listen } from '@svc/persistence';
+import { Client } from 'pg';
+import type { Logger } from 'pino';
+import { PIECES_CHANGED_CHANNEL } from '../migrations/1763900000001-SearchInMemory';
+import { AccountIndex } from './account-index';
+import { SearchLanguage } from './language';
+import { PieceRow, SearchRepository } from './search.repository';
+
+/** Pieces read per statement when the index is built. */
+const LOAD_PAGE = 2_000;
+/** Wait before a lost listener connects again, or a failed re-read is retried by a full reload. */
+const RETRY_MS = 2_000;
+
+/** A notification of `knowledge_pieces_changed`: the account and the ids of the pieces a statement changed. */
+interface PiecesChanged {
+  a: string;
+  i: Array<number | string>;
+}
+
+/**
+ * The search index of every account, in this replica's memory. Built from schema `knowledge` at
+ * start (before the app listens) and kept fresh by re-reading the pieces each committed statement
+ * changed: the table's trigger NOTIFYs `knowledge_pieces_changed` to every replica's LISTEN
+ * connection, and the replica that wrote re-reads at once, before it answers the write. Re-reads
+ * run one after the other, so the last one applied holds what the database held last. A replica
+ * that loses its LISTEN connection connects again and rebuilds the whole index (it may have missed
+ * notifications); meanwhile it keeps serving what it has.
+ */
+export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private accounts = new Map<string, AccountIndex>();
+  private listener?: Client;
+  private stopped = false;
+  private queue: Promise<void> = Promise.resolve();
+  private reloadTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly pieces: SearchRepository,
+    private readonly databaseUrl: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** LISTENs first, then loads: a change committed during the load is re-read after it. */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.listen();
+    await this.enqueue(() => this.load());
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.reloadTimer);
+    await this.listener?.end().catch(() => undefined);
+    this.listener = undefined;
+    await this.queue;
+  }
+
+  /** Whether changes reach this replica now (its LISTEN connection is up). */
+  get listening(): boolean {
+    return this.listener !== undefined;
+  }
+
+  /** The account's trusted pieces for a question, best first. */
+  search(accountId: string, question: string, visitor: SearchLanguage, limit: number): KnowledgeSearchResult[] {
+    return this.accounts.get(accountId)?.search(question, visitor, limit) ?? [];
+  }
+
+  /** Re-reads the account's pieces with these external_refs: called by the replica that has just committed them. */
+  refresh(accountId: string, refs: string[]): Promise<void> {
+    return this.enqueue(async () => {
+      const rows = await this.pieces.byRefs(accountId, refs);
+      this.apply(rows);
+      const found = new Set(rows.map((row) => row.external_ref));
+      for (const ref of refs) if (!found.has(ref)) this.accounts.get(accountId)?.remove(ref);
+      this.dropIfEmpty(accountId);
+    });
+  }
+
+  /** Runs `work` after the loads and re-reads before it; a failed one schedules a full reload. Never rejects. */
+  private enqueue(work: () => Promise<void>): Promise<void> {
+    this.queue = this.queue.then(work).catch((err: unknown) => {
+      this.logger.warn({ err: (err as Error).message }, 'search index could not read pieces; reloading it soon');
+      this.reloadSoon();
+    });
+    return this.queue;
+  }
+
+  private reloadSoon(): void {
+    if (this.stopped || this.reloadTimer) return;
+    this.reloadTimer = setTimeout(() => {
+      this.reloadTimer = undefined;
+      void this.enqueue(() => this.load());
+    }, RETRY_MS);
+    this.reloadTimer.unref();
+  }
+
+  /** Builds every account's index from the table, then puts it in place of the old one. */
+  private async load(): Promise<void> {
+    const started = Date.now();
+    const accounts = new Map<string, AccountIndex>();
+    let after = '0';
+    let count = 0;
+    for (;;) {
+      const rows = await this.pieces.page(after, LOAD_PAGE);
+      for (const row of rows) this.accountIn(accounts, row.account_id).upsert(row);
+      count += rows.length;
+      if (rows.length < LOAD_PAGE) break;
+      after = (rows[rows.length - 1] as PieceRow).id;
+    }
+    this.accounts = accounts;
+    this.logger.info({ pieces: count, accounts: accounts.size, ms: Date.now() - started }, 'search index built');
+  }
+
+  private apply(rows: PieceRow[]): void {
+    for (const row of rows) this.accountIn(this.accounts, row.account_id).upsert(row);
+  }
+
+  private dropIfEmpty(accountId: string): void {
+    if (this.accounts.get(accountId)?.size === 0) this.accounts.delete(accountId);
+  }
+
+  private accountIn(accounts: Map<string, AccountIndex>, accountId: string): AccountIndex {
+    let index = accounts.get(accountId);
+    if (!index) accounts.set(accountId, (index = new AccountIndex()));
+    return index;
+  }
+
+  private onChange(payload: string | undefined): void {
+    let change: PiecesChanged;
+    try {
+      change = JSON.parse(payload ?? '') as PiecesChanged;
+    } catch {
+      this.logger.warn('search index got an unreadable change notification; reloading it');
+      this.reloadSoon();
+      return;
+    }
+    const ids = change.i.map(String);
+    void this.enqueue(async () => {
+      const rows = await this.pieces.byIds(ids);
+      this.apply(rows);
+      const found = new Set(rows.map((row) => row.id));
+      for (const id of ids) if (!found.has(id)) this.accounts.get(change.a)?.removeId(id);
+      this.dropIfEmpty(change.a);
+    });
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.databaseUrl, application_name: 'knowledge-search-index' });
+    client.on('notification', (message) => this.onChange(message.payload));
+    client.on('error', (err) => {
+      this.logger.warn({ err: err.message }, 'search index lost its LISTEN connection; connecting again');
+      if (this.listener === client) this.listener = undefined;
+      void client.end().catch(() => undefined);
+      this.listenAgainSoon();
+    });
+    try {
+      await client.connect();
+      await listen(client, [PIECES_CHANGED_CHANNEL]);
+      this.listener = client;
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      this.logger.warn({ err: (err as Error).message }, 'search index could not LISTEN; trying again');
+      this.listenAgainSoon();
+    }
+  }
+
+  /** Connects again after a while, then rebuilds the index: notifications sent meanwhile were missed. */
+  private listenAgainSoon(): void {
+    setTimeout(() => {
+      if (this.stopped || this.listener) return;
+      void this.listen().then(() => (this.listener ? this.enqueue(() => this.load()) : undefined));
+    }, RETRY_MS).unref();
+  }
+}
