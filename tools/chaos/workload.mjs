@@ -21,9 +21,11 @@ export function createRecorder() {
     serverErrors: [],
     statuses: {},
     transportErrors: 0,
+    refusals: {},
     acked: [],
     note(status, body, at = Date.now(), what = '') {
       this.statuses[status] = (this.statuses[status] ?? 0) + 1;
+      if (status === 429) this.refusals[body?.error?.message ?? '?'] = (this.refusals[body?.error?.message ?? '?'] ?? 0) + 1;
       if (status >= 500) this.serverErrors.push({ at, status, shaped: typeof body?.error?.code === 'string', what });
     },
     ack(kind, at = Date.now()) {
@@ -207,9 +209,10 @@ export class VisitorStream {
   closed = false;
   abort = null;
 
-  constructor(base, token, recorder) {
+  constructor(base, token, recorder, headers = {}) {
     this.base = base;
     this.token = token;
+    this.headers = headers;
     this.recorder = recorder;
     this.done = this.run();
   }
@@ -228,7 +231,7 @@ export class VisitorStream {
       try {
         this.opens += 1;
         const response = await fetch(`${this.base}/chat/v1/stream`, {
-          headers: { authorization: `Bearer ${this.token}`, ...(lastId > 0 ? { 'last-event-id': String(lastId) } : {}) },
+          headers: { ...this.headers, authorization: `Bearer ${this.token}`, ...(lastId > 0 ? { 'last-event-id': String(lastId) } : {}) },
           signal: this.abort.signal,
         });
         if (response.status !== 200) {
@@ -292,12 +295,14 @@ const QUESTIONS = [
 ];
 
 /** A chat visitor: one conversation after another, a message every few seconds, waiting for each reply on the stream. */
-export async function visitor({ base, widget, accountId, name, random, recorder, conversations, stop, paceS }) {
+export async function visitor({ base, widget, accountId, name, address, random, recorder, conversations, stop, paceS }) {
+  // The visitor's own address, as the load balancer (HAProxy, like an Ingress) passes it on in X-Forwarded-For.
+  const from = { 'x-forwarded-for': address };
   while (!stop()) {
     const session = await settle(
       recorder,
       `${base}/chat/v1/sessions`,
-      { method: 'POST', json: { widget }, what: 'POST /chat/v1/sessions' },
+      { method: 'POST', headers: from, json: { widget }, what: 'POST /chat/v1/sessions' },
       stop,
     );
     if (session.outcome !== 'acked') {
@@ -312,7 +317,7 @@ export async function visitor({ base, widget, accountId, name, random, recorder,
       token,
       sent: [],
       unknown: [],
-      stream: new VisitorStream(base, token, recorder),
+      stream: new VisitorStream(base, token, recorder, from),
     };
     conversations.push(conversation);
     const length = 6 + Math.floor(random() * 8);
@@ -320,7 +325,7 @@ export async function visitor({ base, widget, accountId, name, random, recorder,
       await pause(random, paceS[0], paceS[1], stop);
       if (stop()) break;
       const text = `${pickOf(random, QUESTIONS).replace('{p}', pickOf(random, PRODUCTS))} [${name}-${conversation.id}-${n}]`;
-      const auth = { authorization: `Bearer ${token}` };
+      const auth = { ...from, authorization: `Bearer ${token}` };
       const r = await settle(
         recorder,
         `${base}/chat/v1/messages`,
@@ -335,7 +340,7 @@ export async function visitor({ base, widget, accountId, name, random, recorder,
       const id = r.body.message.id;
       conversation.sent.push({ id, text, attempts: r.attempts });
       for (const end = Date.now() + 45_000; Date.now() < end && !stop(); await sleep(100))
-        if ([...conversation.stream.seen.values()].some((m) => m.author !== 'customer' && m.id > id)) break;
+        if ([...conversation.stream.seen.values()].some((m) => m.author === 'assistant' && m.id > id)) break;
     }
   }
 }
