@@ -1,12 +1,13 @@
-import { EventConversation, INVALID_FIELDS } from '@svc/contracts';
+import { EventConversation, INTERNAL_ROUTES, INVALID_FIELDS } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../members/session';
 import { MembersService } from '../members/members.service';
-import { CONSOLE_API } from './service-routes';
+import { CONSOLE_API, targetPath } from './service-routes';
 import { passOn, Upstreams } from './upstreams';
 
 const ID = /^[1-9][0-9]{0,17}$/;
+const { chat: CHAT, contacts: CONTACTS } = INTERNAL_ROUTES;
 
 /**
  * The console's routes that are more than one service call: Withdraw (the team withdraws a consent
@@ -34,17 +35,17 @@ export function serveTeamActions(fastify: FastifyInstance, members: MembersServi
       let conversation: EventConversation | null = null;
       if (conversationId !== undefined && conversationId !== null) {
         const found = await upstreams.expect<{ conversation: EventConversation }>(
-          'chat',
-          'GET',
-          `/internal/chat/conversations/${conversationId}`,
+          CHAT.conversation.app,
+          CHAT.conversation.method,
+          targetPath(CHAT.conversation.path, { id: String(conversationId) }, ''),
           context,
         );
         conversation = { id: found.conversation.id, channel: found.conversation.channel, url: found.conversation.url };
       }
       const response = await upstreams.call(
-        'contacts-api',
-        'POST',
-        `/internal/contacts/by-svc-id/${svcId}/consents/${encodeURIComponent(consentId)}/withdraw`,
+        CONTACTS.withdrawConsent.app,
+        CONTACTS.withdrawConsent.method,
+        targetPath(CONTACTS.withdrawConsent.path, { svcId, consentId }, ''),
         context,
         {
           withdrawn_by: 'team',
@@ -64,8 +65,8 @@ export function serveTeamActions(fastify: FastifyInstance, members: MembersServi
     reply.raw.once('close', () => abort.abort());
     const lastEventId = request.headers['last-event-id'];
     const stream = await upstreams.openStream(
-      'chat',
-      '/internal/chat/inbox/stream',
+      CHAT.inboxStream.app,
+      CHAT.inboxStream.path,
       context,
       typeof lastEventId === 'string' ? { 'last-event-id': lastEventId } : {},
       abort.signal,

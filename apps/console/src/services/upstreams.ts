@@ -1,4 +1,4 @@
-import { ERROR_STATUS, ErrorCode, GatewayContext, isPlan, Plan } from '@svc/contracts';
+import { ERROR_STATUS, ErrorCode, GatewayContext, INTERNAL_ROUTES, isPlan, Plan, RouteMethod } from '@svc/contracts';
 import { InternalHttpClient, InternalResponse } from '@svc/internal-clients';
 import { ApiError, InternalAuth } from '@svc/platform';
 import { LRUCache } from 'lru-cache';
@@ -56,7 +56,8 @@ export class Upstreams {
     const cached = this.accounts.get(accountId);
     if (cached) return cached;
     const context: GatewayContext = { account: { id: accountId, name: '', plan: 'starter' }, keyId: 'console', requestId };
-    const response = await this.clients.gateway.call('GET', '/internal/console/account', context);
+    const { method, path } = INTERNAL_ROUTES.gateway.account;
+    const response = await this.clients.gateway.call(method, path, context);
     const account = (response.body as { account?: Partial<ConsoleAccount> } | undefined)?.account;
     if (
       response.status !== 200 ||
@@ -78,18 +79,12 @@ export class Upstreams {
     return { account: { id, name, plan }, keyId: `console:${member.member_id}`, requestId };
   }
 
-  call(
-    upstream: Upstream,
-    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
-    path: string,
-    context: GatewayContext,
-    json?: unknown,
-  ): Promise<InternalResponse> {
+  call(upstream: Upstream, method: RouteMethod, path: string, context: GatewayContext, json?: unknown): Promise<InternalResponse> {
     return this.clients[upstream].call(method, path, context, json);
   }
 
   /** A call whose answer must be 2xx: its body; a 4xx is passed on as it came. */
-  async expect<T>(upstream: Upstream, method: 'GET' | 'POST', path: string, context: GatewayContext, json?: unknown): Promise<T> {
+  async expect<T>(upstream: Upstream, method: RouteMethod, path: string, context: GatewayContext, json?: unknown): Promise<T> {
     const response = await this.call(upstream, method, path, context, json);
     if (response.status >= 400) throw passOn(response);
     return response.body as T;
