@@ -138,8 +138,7 @@ async function feedIdOf(config: AdminConfig, account: AccountRow, uuid: string):
  * id a receiver and a feed reader see), once events-api has recorded it.
  */
 async function trigger(config: AdminConfig, account: AccountRow, kind: EventKind): Promise<Output> {
-  if (config.INTERNAL_AUTH_SECRET === '')
-    throw new Error(`trigger asks events-api for the feed id: ${NO_SECRET}`);
+  if (config.INTERNAL_AUTH_SECRET === '') throw new Error(`trigger asks events-api for the feed id: ${NO_SECRET}`);
   const accountId = account.id;
   const message = domainMessage(kind, accountId, sampleEventData(kind, { appUrl: config.APP_URL, n: Math.floor(Math.random() * 9000) }));
   const client = new AmqpClient(config.RABBITMQ_URL, createLogger('admin', 'silent'), 'admin');
@@ -190,8 +189,7 @@ async function callService(
   path: string,
   body: unknown,
 ): Promise<Response> {
-  if (config.INTERNAL_AUTH_SECRET === '')
-    throw new Error(`this command calls the ${service.name}: ${NO_SECRET}`);
+  if (config.INTERNAL_AUTH_SECRET === '') throw new Error(`this command calls the ${service.name}: ${NO_SECRET}`);
   const context = await new InternalAuth(config.INTERNAL_AUTH_SECRET).sign(service.name, {
     account,
     keyId: 'admin',

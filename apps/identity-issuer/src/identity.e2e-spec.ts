@@ -197,7 +197,9 @@ describe('identity-issuer keys in production', () => {
       '/healthz',
     );
     try {
-      const jwks = (await (await fetch(`${app.internalUrl}/internal/identity/jwks.json`)).json()) as { keys: Array<Record<string, string>> };
+      const jwks = (await (await fetch(`${app.internalUrl}/internal/identity/jwks.json`)).json()) as {
+        keys: Array<Record<string, string>>;
+      };
       expect(jwks.keys.map((key) => key['kid'])).toEqual(['2026-11', '2026-10']);
       for (const key of jwks.keys) expect(Object.keys(key).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x']);
     } finally {
