@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { serviceStack } from '@svc/messaging';
-import { pruneJobProvider } from '@svc/platform';
+import { pruneJobProvider } from '@svc/jobs';
 import type { Logger } from 'pino';
 import { AppendBatcher } from './append-batcher';
 import { DomainConsumer, ErasureConsumer } from './domain.consumer';

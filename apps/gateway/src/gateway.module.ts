@@ -1,9 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ACCOUNTS_MIGRATIONS, ACCOUNTS_SCHEMA, AccountsRepository } from '@svc/accounts';
 import { appStack } from '@svc/persistence';
-import { closedOnShutdown } from '@svc/platform';
+import { APP_CONFIG, closedOnShutdown } from '@svc/platform';
 import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
 import { ApiKeyAuthenticator } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
 import { GatewayPipeline } from './gateway.pipeline';
@@ -28,32 +27,24 @@ export class GatewayModule {
       ],
       controllers: [WhoamiController, OpenApiController],
       providers: [
+        AccountsRepository,
         {
           provide: ApiKeyAuthenticator,
-          inject: [DataSource],
-          useFactory: (db: DataSource) => new ApiKeyAuthenticator(new AccountsRepository(db), config.AUTH_CACHE_TTL_MS),
+          inject: [AccountsRepository, APP_CONFIG],
+          useFactory: (accounts: AccountsRepository, { AUTH_CACHE_TTL_MS }: GatewayConfig) =>
+            new ApiKeyAuthenticator(accounts, AUTH_CACHE_TTL_MS),
         },
+        WriteLimiter,
         {
-          provide: WriteLimiter,
-          inject: [REDIS_CLIENT],
-          useFactory: (redis: RedisClient) =>
-            new WriteLimiter(redis, {
-              perMinute: config.WRITE_LIMIT_PER_MINUTE,
-              perHour: config.WRITE_LIMIT_PER_HOUR,
-              minuteWindowMs: config.WRITE_LIMIT_MINUTE_WINDOW_MS,
-              hourWindowMs: config.WRITE_LIMIT_HOUR_WINDOW_MS,
-            }),
-        },
-        {
-          provide: IdempotencyStore,
-          inject: [REDIS_CLIENT],
           // A claim outlives the longest upstream call; a second request with the key waits as long as the first may take.
-          useFactory: (redis: RedisClient) =>
-            new IdempotencyStore(redis, { claimMs: config.UPSTREAM_TIMEOUT_MS + 5_000, waitMs: config.UPSTREAM_TIMEOUT_MS + 5_000 }),
+          provide: IdempotencyStore,
+          inject: [REDIS_CLIENT, APP_CONFIG],
+          useFactory: (redis: RedisClient, { UPSTREAM_TIMEOUT_MS }: GatewayConfig) =>
+            new IdempotencyStore(redis, { claimMs: UPSTREAM_TIMEOUT_MS + 5_000, waitMs: UPSTREAM_TIMEOUT_MS + 5_000 }),
         },
-        { provide: UpstreamProxy, useFactory: () => new UpstreamProxy(config) },
-        { provide: ChatProxy, useFactory: () => new ChatProxy(config) },
-        { provide: ConsoleProxy, useFactory: () => new ConsoleProxy(config) },
+        UpstreamProxy,
+        ChatProxy,
+        ConsoleProxy,
         closedOnShutdown(UpstreamProxy, ChatProxy, ConsoleProxy),
         GatewayPipeline,
       ],

@@ -1,18 +1,17 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { appStack, repositoryProviders } from '@svc/persistence';
-import { closedOnShutdown, InternalAuth, pruneJobProvider } from '@svc/platform';
-import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
 import { ContactsClient } from '@svc/internal-clients';
+import { appStack } from '@svc/persistence';
+import { APP_CONFIG, APP_LOGGER, closedOnShutdown, InternalAuth } from '@svc/platform';
+import type { Logger } from 'pino';
 import { IdentityIssuerConfig } from './identity-issuer.config';
-import { loadDevelopmentKeyRing } from './keys/dev-signing-keys';
 import { DevSigningKeysRepository } from './keys/dev-signing-keys.repository';
-import { configuredKeyRing, KeyRing } from './keys/key-ring';
+import { keyRingProvider } from './keys/key-ring.provider';
 import { IDENTITY_MIGRATIONS, IDENTITY_SCHEMA } from './migrations';
 import { IdentityController } from './passes/identity.controller';
 import { IdentityService } from './passes/identity.service';
 import { InternalIdentityController } from './passes/internal-identity.controller';
 import { IssuedPassesRepository } from './passes/issued-passes.repository';
+import { PassRetention } from './passes/pass-retention';
 import { PassTokenService } from './passes/pass-token.service';
 
 @Module({})
@@ -29,40 +28,18 @@ export class IdentityIssuerModule {
       }),
       controllers: [IdentityController, InternalIdentityController],
       providers: [
-        {
-          provide: KeyRing,
-          inject: [DataSource],
-          // Configured keys whenever given; the configuration requires them in production, so the
-          // generated key is reached only in development and tests.
-          useFactory: (db: DataSource) =>
-            config.IDENTITY_SIGNING_KEYS.length > 0
-              ? configuredKeyRing(config.IDENTITY_SIGNING_KEYS, config.IDENTITY_ACTIVE_KID)
-              : loadDevelopmentKeyRing(new DevSigningKeysRepository(db), config.INTERNAL_AUTH_SECRET, logger),
-        },
-        {
-          provide: PassTokenService,
-          inject: [KeyRing],
-          useFactory: (keys: KeyRing) =>
-            new PassTokenService(keys, { issuer: config.IDENTITY_TOKEN_ISSUER, audience: config.IDENTITY_TOKEN_AUDIENCE }),
-        },
+        DevSigningKeysRepository,
+        keyRingProvider,
+        PassTokenService,
+        IssuedPassesRepository,
+        IdentityService,
+        PassRetention,
         {
           provide: ContactsClient,
-          inject: [InternalAuth],
-          useFactory: (auth: InternalAuth) =>
-            new ContactsClient({ url: config.CONTACTS_API_URL, auth, timeoutMs: config.CONTACTS_API_TIMEOUT_MS, logger }),
+          inject: [InternalAuth, APP_CONFIG, APP_LOGGER],
+          useFactory: (auth: InternalAuth, { CONTACTS_API_URL, CONTACTS_API_TIMEOUT_MS }: IdentityIssuerConfig, root: Logger) =>
+            new ContactsClient({ url: CONTACTS_API_URL, auth, timeoutMs: CONTACTS_API_TIMEOUT_MS, logger: root }),
         },
-        ...repositoryProviders(IssuedPassesRepository),
-        {
-          provide: IdentityService,
-          inject: [ContactsClient, PassTokenService, IssuedPassesRepository],
-          useFactory: (contacts: ContactsClient, tokens: PassTokenService, passes: IssuedPassesRepository) =>
-            new IdentityService(contacts, tokens, passes, logger),
-        },
-        pruneJobProvider(
-          IssuedPassesRepository,
-          { what: 'pass records', retentionDays: config.IDENTITY_PASS_RETENTION_DAYS, intervalMs: config.IDENTITY_PRUNE_INTERVAL_MS },
-          logger.child({ component: 'pass-retention' }),
-        ),
         closedOnShutdown(ContactsClient),
       ],
     };

@@ -39,7 +39,7 @@ describe('webhook-dispatcher: one account cannot starve the others (default caps
   };
   const feed = (account: TestAccount, count: number) =>
     feedEvents(
-      stack.services['webhook-dispatcher']!.url,
+      stack.services['webhook-dispatcher']!.internalUrl,
       stack.env['INTERNAL_AUTH_SECRET']!,
       account.accountId,
       Array.from({ length: count }, () => sampleEvent('message.received')),

@@ -3,7 +3,7 @@ import { databaseConfigSpec } from '@svc/persistence';
 import { asSecret, bool, Config, count, optional, serviceConfigSpec } from '@svc/platform';
 import { makeValidator } from 'envalid';
 import { readFileSync } from 'node:fs';
-import { parseRetrySchedule } from './delivery/retry-schedule';
+import { parseRetrySchedule } from '@svc/jobs';
 import { decodeAesKey, KEY_ID, LEGACY_KEY_ID, parseKeyList } from './security/secret-box';
 
 /** 32 bytes as hex or base64: the AES-256-GCM key of the signing secrets at rest. */

@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { Plan } from '@svc/contracts';
 import { queryOne, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
@@ -35,8 +36,9 @@ const PRINCIPAL_QUERY = `SELECT k.id AS key_id, k.key_hash, k.prefix AS key_pref
          a.id AS account_id, a.name AS account_name, a.plan AS account_plan, a.widget_id AS account_widget
     FROM gateway.api_keys k JOIN gateway.accounts a ON a.id = k.account_id`;
 
+@Injectable()
 export class AccountsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
   async insertAccount(name: string, plan: Plan): Promise<AccountRow> {
     const [row] = await queryRows<AccountRow>(

@@ -1,5 +1,5 @@
 import { execute, listen, withConnection } from '@svc/persistence';
-import { WakeLoop } from '@svc/platform';
+import { WakeLoop } from '@svc/jobs';
 import { Client, QueryResult } from 'pg';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';

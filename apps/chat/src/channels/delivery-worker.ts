@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
-import { Periodic } from '@svc/platform';
+import { Periodic } from '@svc/jobs';
 import type { Logger } from 'pino';
 import { retryDelayMs } from './channel-rules';
 import { DeliveriesRepository, Delivery } from './deliveries.repository';

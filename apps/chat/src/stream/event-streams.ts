@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown } from '@nestjs/common';
-import { WakeLoop } from '@svc/platform';
+import { WakeLoop } from '@svc/jobs';
 import type { ServerResponse } from 'node:http';
 
 /** A comment line this often keeps proxies and the visitor's connection from timing out. */

@@ -1,3 +1,5 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '@svc/platform';
 import type { FastifyInstance } from 'fastify';
 import { GatewayConfig } from '../gateway.config';
 import { PassThroughUpstream } from './pass-through';
@@ -23,8 +25,9 @@ const FORWARDED_REQUEST_HEADERS = [
  * token, which the chat checks). Each open event stream holds a connection for as long as the
  * visitor stays (see PassThroughUpstream).
  */
+@Injectable()
 export class ChatProxy extends PassThroughUpstream {
-  constructor(config: GatewayConfig) {
+  constructor(@Inject(APP_CONFIG) config: GatewayConfig) {
     super('chat', config.CHAT_URL, config.UPSTREAM_TIMEOUT_MS, FORWARDED_REQUEST_HEADERS);
   }
 

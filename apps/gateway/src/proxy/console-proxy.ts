@@ -1,4 +1,5 @@
-import { sendError } from '@svc/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, sendError } from '@svc/platform';
 import type { FastifyInstance } from 'fastify';
 import { GatewayConfig } from '../gateway.config';
 import { canonicalPath } from './canonical-path';
@@ -38,8 +39,9 @@ export function isConsolePath(url: string): boolean {
  * its own sessions). Forwarded from an onRequest hook, so that no gateway route (and no 404/405 of
  * the API) is shadowed by a catch-all; bodies stream through as they come.
  */
+@Injectable()
 export class ConsoleProxy extends PassThroughUpstream {
-  constructor(config: GatewayConfig) {
+  constructor(@Inject(APP_CONFIG) config: GatewayConfig) {
     // The inbox's live stream holds a connection while a member keeps the page open (see PassThroughUpstream).
     super('console', config.CONSOLE_URL, config.UPSTREAM_TIMEOUT_MS, FORWARDED_REQUEST_HEADERS, CONSOLE_UNAVAILABLE);
   }

@@ -1,5 +1,6 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { servicePool } from '@svc/internal-clients';
-import { ApiError, GATEWAY_CONTEXT_HEADER, unavailableError } from '@svc/platform';
+import { ApiError, APP_CONFIG, GATEWAY_CONTEXT_HEADER, unavailableError } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Dispatcher, Pool } from 'undici';
 import type { Answer } from '../idempotency/idempotency';
@@ -15,10 +16,11 @@ function unavailable(request: FastifyRequest, upstream: Upstream, err: unknown):
 }
 
 /** Forwards calls to the owning service over pooled keep-alive connections. */
+@Injectable()
 export class UpstreamProxy {
   private readonly pools = new Map<Upstream, Pool>();
 
-  constructor(config: GatewayConfig) {
+  constructor(@Inject(APP_CONFIG) config: GatewayConfig) {
     for (const [upstream, setting] of Object.entries(UPSTREAMS) as Array<[Upstream, keyof GatewayConfig]>) {
       this.pools.set(upstream, servicePool(String(config[setting]), { connections: 128, timeoutMs: config.UPSTREAM_TIMEOUT_MS }));
     }

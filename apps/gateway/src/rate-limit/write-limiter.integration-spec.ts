@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
-import { WriteLimiter, WriteLimits } from './write-limiter';
+import { WriteLimiter, WriteLimitConfig } from './write-limiter';
 
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 describe('WriteLimiter (real Redis)', () => {
   const connections: Redis[] = [];
-  const limiter = (limits: WriteLimits) => {
+  const limiter = (limits: WriteLimitConfig) => {
     const redis = new Redis(REDIS_URL);
     connections.push(redis);
     return new WriteLimiter(redis, limits);
@@ -17,7 +17,12 @@ describe('WriteLimiter (real Redis)', () => {
   afterAll(() => connections.forEach((c) => c.disconnect()));
 
   it('accepts 120 writes in a minute and refuses the 121st with a Retry-After within the minute', async () => {
-    const l = limiter({ perMinute: 120, perHour: 3000, minuteWindowMs: 60_000, hourWindowMs: 3_600_000 });
+    const l = limiter({
+      WRITE_LIMIT_PER_MINUTE: 120,
+      WRITE_LIMIT_PER_HOUR: 3000,
+      WRITE_LIMIT_MINUTE_WINDOW_MS: 60_000,
+      WRITE_LIMIT_HOUR_WINDOW_MS: 3_600_000,
+    });
     const key = randomUUID();
     const decisions = await burst(l, key, 120);
     expect(decisions.every((d) => d.allowed)).toBe(true);
@@ -30,7 +35,12 @@ describe('WriteLimiter (real Redis)', () => {
   });
 
   it('does not count refused writes, and accepts a write once Retry-After has passed', async () => {
-    const l = limiter({ perMinute: 3, perHour: 1000, minuteWindowMs: 1_500, hourWindowMs: 60_000 });
+    const l = limiter({
+      WRITE_LIMIT_PER_MINUTE: 3,
+      WRITE_LIMIT_PER_HOUR: 1000,
+      WRITE_LIMIT_MINUTE_WINDOW_MS: 1_500,
+      WRITE_LIMIT_HOUR_WINDOW_MS: 60_000,
+    });
     const key = randomUUID();
     await burst(l, key, 3);
     const refusals = await burst(l, key, 20);
@@ -42,7 +52,12 @@ describe('WriteLimiter (real Redis)', () => {
   });
 
   it('refuses the 3,001st write in an hour even when each minute has room', async () => {
-    const l = limiter({ perMinute: 120, perHour: 3000, minuteWindowMs: 40, hourWindowMs: 120_000 });
+    const l = limiter({
+      WRITE_LIMIT_PER_MINUTE: 120,
+      WRITE_LIMIT_PER_HOUR: 3000,
+      WRITE_LIMIT_MINUTE_WINDOW_MS: 40,
+      WRITE_LIMIT_HOUR_WINDOW_MS: 120_000,
+    });
     const key = randomUUID();
     let accepted = 0;
     while (accepted < 3000) {
@@ -58,7 +73,12 @@ describe('WriteLimiter (real Redis)', () => {
   });
 
   it('never accepts more than the limit across independent connections (several gateways)', async () => {
-    const limits = { perMinute: 120, perHour: 3000, minuteWindowMs: 60_000, hourWindowMs: 3_600_000 };
+    const limits = {
+      WRITE_LIMIT_PER_MINUTE: 120,
+      WRITE_LIMIT_PER_HOUR: 3000,
+      WRITE_LIMIT_MINUTE_WINDOW_MS: 60_000,
+      WRITE_LIMIT_HOUR_WINDOW_MS: 3_600_000,
+    };
     const gateways = [limiter(limits), limiter(limits), limiter(limits)];
     const key = randomUUID();
     const decisions = (await Promise.all(gateways.map((g) => burst(g, key, 100)))).flat();

@@ -1,12 +1,14 @@
-import type { RedisClient } from '../redis/redis-client';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '@svc/platform';
+import type { GatewayConfig } from '../gateway.config';
+import { REDIS_CLIENT, RedisClient } from '../redis/redis-client';
 import { randomUUID } from 'node:crypto';
 
-export interface WriteLimits {
-  perMinute: number;
-  perHour: number;
-  minuteWindowMs: number;
-  hourWindowMs: number;
-}
+/** The limits of the write limiter (and their sliding windows, which tests shorten). */
+export type WriteLimitConfig = Pick<
+  GatewayConfig,
+  'WRITE_LIMIT_PER_MINUTE' | 'WRITE_LIMIT_PER_HOUR' | 'WRITE_LIMIT_MINUTE_WINDOW_MS' | 'WRITE_LIMIT_HOUR_WINDOW_MS'
+>;
 
 export interface LimitDecision {
   allowed: boolean;
@@ -72,12 +74,13 @@ type LimiterRedis = RedisClient & {
   consumeWrite(key: string, member: string, ...limits: number[]): Promise<[number, number, number, number, number]>;
 };
 
+@Injectable()
 export class WriteLimiter {
   private readonly redis: LimiterRedis;
 
   constructor(
-    redis: RedisClient,
-    private readonly limits: WriteLimits,
+    @Inject(REDIS_CLIENT) redis: RedisClient,
+    @Inject(APP_CONFIG) private readonly limits: WriteLimitConfig,
   ) {
     redis.defineCommand('consumeWrite', { numberOfKeys: 1, lua: SCRIPT });
     this.redis = redis as LimiterRedis;
@@ -85,14 +88,14 @@ export class WriteLimiter {
 
   /** Counts one write of `keyId` if it is within both limits. */
   async consume(keyId: string): Promise<LimitDecision> {
-    const { perMinute, minuteWindowMs, perHour, hourWindowMs } = this.limits;
+    const { WRITE_LIMIT_PER_MINUTE, WRITE_LIMIT_MINUTE_WINDOW_MS, WRITE_LIMIT_PER_HOUR, WRITE_LIMIT_HOUR_WINDOW_MS } = this.limits;
     const [allowed, limit, remaining, resetMs, waitMs] = await this.redis.consumeWrite(
       `ratelimit:writes:${keyId}`,
       randomUUID(),
-      perMinute,
-      minuteWindowMs,
-      perHour,
-      hourWindowMs,
+      WRITE_LIMIT_PER_MINUTE,
+      WRITE_LIMIT_MINUTE_WINDOW_MS,
+      WRITE_LIMIT_PER_HOUR,
+      WRITE_LIMIT_HOUR_WINDOW_MS,
     );
     return {
       allowed: allowed === 1,

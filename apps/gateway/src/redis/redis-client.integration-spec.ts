@@ -14,7 +14,12 @@ import { WriteLimiter } from '../rate-limit/write-limiter';
 import { createRedisClient, GATEWAY_REDIS_OPTIONS, RedisClient } from './redis-client';
 
 const MASTER_NAME = 'svc-redis';
-const LIMITS = { perMinute: 100, perHour: 1000, minuteWindowMs: 60_000, hourWindowMs: 3_600_000 };
+const LIMITS = {
+  WRITE_LIMIT_PER_MINUTE: 100,
+  WRITE_LIMIT_PER_HOUR: 1000,
+  WRITE_LIMIT_MINUTE_WINDOW_MS: 60_000,
+  WRITE_LIMIT_HOUR_WINDOW_MS: 3_600_000,
+};
 
 /** Waits until `check` passes, or throws its last failure after `timeoutMs`. */
 async function eventually<T>(check: () => Promise<T>, timeoutMs: number): Promise<T> {
@@ -80,7 +85,10 @@ describe("the gateway's Redis client through Redis Sentinel (private master, rep
     // (A write the old master accepts between the promotion and its demotion is lost: Redis
     // replicates asynchronously; docs/operations.md "Scaling and capacity" says what that costs.)
     await eventually(async () => expect([await role(second), await role(first)]).toEqual(['master', 'slave']), 15_000);
-    expect(await eventually(() => limiter.consume(key), 15_000)).toMatchObject({ allowed: true, remaining: LIMITS.perMinute - 2 });
+    expect(await eventually(() => limiter.consume(key), 15_000)).toMatchObject({
+      allowed: true,
+      remaining: LIMITS.WRITE_LIMIT_PER_MINUTE - 2,
+    });
     expect(await count(second, key)).toBe(2);
     await eventually(async () => expect(await count(first, key)).toBe(2), 15_000);
 
@@ -89,7 +97,10 @@ describe("the gateway's Redis client through Redis Sentinel (private master, rep
     first.disconnect();
     second.disconnect();
     await replica.stop();
-    expect(await eventually(() => limiter.consume(key), 30_000)).toMatchObject({ allowed: true, remaining: LIMITS.perMinute - 3 });
+    expect(await eventually(() => limiter.consume(key), 30_000)).toMatchObject({
+      allowed: true,
+      remaining: LIMITS.WRITE_LIMIT_PER_MINUTE - 3,
+    });
     expect(sentinel.output()).toContain(`+switch-master ${MASTER_NAME} 127.0.0.1 ${replica.port} 127.0.0.1 ${master.port}`);
     const promoted = on(master);
     expect([await role(promoted), await count(promoted, key)]).toEqual(['master', 3]);
@@ -113,7 +124,12 @@ describe("the gateway's Redis client on a Redis Cluster (private, three masters)
   });
 
   it('runs the write limit and the Idempotency-Key store on keys of every node (one key per script: no hash tags)', async () => {
-    const limiter = new WriteLimiter(client, { perMinute: 2, perHour: 100, minuteWindowMs: 60_000, hourWindowMs: 3_600_000 });
+    const limiter = new WriteLimiter(client, {
+      WRITE_LIMIT_PER_MINUTE: 2,
+      WRITE_LIMIT_PER_HOUR: 100,
+      WRITE_LIMIT_MINUTE_WINDOW_MS: 60_000,
+      WRITE_LIMIT_HOUR_WINDOW_MS: 3_600_000,
+    });
     const keys = Array.from({ length: 30 }, () => randomUUID());
     await eventually(() => limiter.consume(keys[0]!), 10_000);
     const decisions = await Promise.all(keys.map(async (key) => [await limiter.consume(key), await limiter.consume(key)] as const));

@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { execute, queryRows } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 
@@ -17,8 +18,9 @@ export interface DevSigningKeysTransaction {
 const LOCK = 'identity:development-signing-key';
 
 /** Table `identity.signing_keys`: the keys generated when none are configured (development, tests). */
+@Injectable()
 export class DevSigningKeysRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
   /**
    * Runs `work` in a transaction holding an advisory lock, so that replicas starting together on

@@ -29,8 +29,8 @@ const ada: EventContact = {
 function setup() {
   const { publicKey, privateKey } = generateEd25519();
   const tokens = new PassTokenService(new KeyRing([{ kid: 'k1', publicKey, privateKey }], 'k1'), {
-    issuer: 'svc-identity-issuer',
-    audience: 'svc-chat',
+    IDENTITY_TOKEN_ISSUER: 'svc-identity-issuer',
+    IDENTITY_TOKEN_AUDIENCE: 'svc-chat',
   });
   const byRef = jest.fn<Promise<EventContact | null>, [string, GatewayContext]>();
   const bySvcId = jest.fn<Promise<EventContact | null>, [number, GatewayContext]>();

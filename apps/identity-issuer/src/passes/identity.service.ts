@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import {
   API_PLAN,
   EventContact,
@@ -6,7 +7,7 @@ import {
   IdentityPassResponseDto,
   VerifyIdentityPassResponse,
 } from '@svc/contracts';
-import { ApiError } from '@svc/platform';
+import { ApiError, APP_LOGGER } from '@svc/platform';
 import type { Logger } from 'pino';
 import { ContactsClient } from '@svc/internal-clients';
 import { IssuedPassesRepository } from './issued-passes.repository';
@@ -26,12 +27,13 @@ function widgetContext(accountId: string, requestId: string): GatewayContext {
   return { account: { id: accountId, name: '', plan: API_PLAN }, keyId: 'identity-issuer', requestId };
 }
 
+@Injectable()
 export class IdentityService {
   constructor(
-    private readonly contacts: Pick<ContactsClient, 'byRef' | 'bySvcId'>,
+    @Inject(ContactsClient) private readonly contacts: Pick<ContactsClient, 'byRef' | 'bySvcId'>,
     private readonly tokens: PassTokenService,
-    private readonly passes: Pick<IssuedPassesRepository, 'record'>,
-    private readonly logger: Logger,
+    @Inject(IssuedPassesRepository) private readonly passes: Pick<IssuedPassesRepository, 'record'>,
+    @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
   /** `POST /contacts/{ref}/identity`: a pass for the caller's customer `ref`. */

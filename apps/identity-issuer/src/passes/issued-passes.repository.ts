@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { execute, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 
@@ -12,8 +13,9 @@ export interface PassRecord {
 }
 
 /** Table `identity.issued_passes`: which pass was issued for whom, when, under which key. */
+@Injectable()
 export class IssuedPassesRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
   /** Records the pass; returns its expiry as a contract timestamp (`…T10:04:05.000000+00:00`). */
   async record(pass: PassRecord): Promise<{ expires_at: string }> {

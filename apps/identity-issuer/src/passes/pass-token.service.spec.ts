@@ -17,11 +17,11 @@ function retired(key: SigningKey): SigningKey {
   return { kid: key.kid, publicKey: key.publicKey };
 }
 
-const options = { issuer: 'svc-identity-issuer', audience: 'svc-chat' };
+const config = { IDENTITY_TOKEN_ISSUER: 'svc-identity-issuer', IDENTITY_TOKEN_AUDIENCE: 'svc-chat' };
 
 /** A token service over `keys` whose clock reads `at`. */
 function tokens(keys: SigningKey[], activeKid: string, at: Date = ISSUED_AT): PassTokenService {
-  return new PassTokenService(new KeyRing(keys, activeKid), { ...options, clock: () => at });
+  return Object.assign(new PassTokenService(new KeyRing(keys, activeKid), config), { clock: () => at });
 }
 
 function base64url(value: object): string {
@@ -98,11 +98,12 @@ describe('PassTokenService', () => {
   });
 
   it('refuses a pass of another issuer or audience', async () => {
-    const elsewhere = new PassTokenService(new KeyRing([key], key.kid), {
-      issuer: 'someone-else',
-      audience: 'svc-chat',
-      clock: () => ISSUED_AT,
-    });
+    const elsewhere = Object.assign(
+      new PassTokenService(new KeyRing([key], key.kid), { ...config, IDENTITY_TOKEN_ISSUER: 'someone-else' }),
+      {
+        clock: () => ISSUED_AT,
+      },
+    );
     const pass = await elsewhere.issue(ACCOUNT, 42);
     await expect(service.verify(pass.token, ACCOUNT)).resolves.toEqual({ valid: false, reason: 'invalid_claims' });
   });

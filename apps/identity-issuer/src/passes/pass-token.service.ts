@@ -1,6 +1,9 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '@svc/platform';
 import { errors, JWTHeaderParameters, jwtVerify, SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
+import type { IdentityIssuerConfig } from '../identity-issuer.config';
 import { KeyRing } from '../keys/key-ring';
 
 /** The contract: a pass lasts 30 days. */
@@ -8,14 +11,8 @@ export const PASS_LIFETIME_S = 30 * 24 * 60 * 60;
 
 const SVC_ID = /^[1-9][0-9]{0,15}$/;
 
-export interface PassTokenOptions {
-  /** `iss`: this issuer. */
-  issuer: string;
-  /** `aud`: the chat, which verifies passes. */
-  audience: string;
-  /** The current time; tests move it. */
-  clock?: () => Date;
-}
+/** `iss` (this issuer) and `aud` (the chat, which verifies passes). */
+export type PassTokenConfig = Pick<IdentityIssuerConfig, 'IDENTITY_TOKEN_ISSUER' | 'IDENTITY_TOKEN_AUDIENCE'>;
 
 export interface IssuedPass {
   token: string;
@@ -46,14 +43,17 @@ function refusalOf(err: unknown): PassRefusal {
  * Same-browser passes: compact JWS (EdDSA over Ed25519, `kid` in the header) with `iss`, `aud`,
  * `acc` (account id), `sub` (the customer's svc_id), `iat`, `exp` (30 days) and a unique `jti`.
  */
+@Injectable()
 export class PassTokenService {
-  private readonly clock: () => Date;
+  /** The current time; tests move it. */
+  clock: () => Date = () => new Date();
+  private readonly options: { issuer: string; audience: string };
 
   constructor(
     private readonly keys: KeyRing,
-    private readonly options: PassTokenOptions,
+    @Inject(APP_CONFIG) config: PassTokenConfig,
   ) {
-    this.clock = options.clock ?? (() => new Date());
+    this.options = { issuer: config.IDENTITY_TOKEN_ISSUER, audience: config.IDENTITY_TOKEN_AUDIENCE };
   }
 
   async issue(accountId: string, svcId: number): Promise<IssuedPass> {

@@ -1,6 +1,9 @@
+import { TEST_SERVER_URL } from '@svc/testing';
 import pino from 'pino';
 import { SecretBox } from '../security/secret-box';
+import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { Claim, DeliveriesRepository } from './deliveries.repository';
+import { DeliveryNotifications } from './delivery-notifications';
 import { DeliveryWorker } from './delivery-worker';
 import { WebhookSender } from './webhook-sender';
 
@@ -10,9 +13,21 @@ describe('DeliveryWorker.reserve', () => {
     claim: jest.fn().mockResolvedValue({ deliveries: [], leftBehind: false }),
     complete: jest.fn(),
   } as unknown as DeliveriesRepository;
-  const options = { maxInFlightPerEndpoint: 4, maxInFlightPerAccount: 8, leaseMs: 9_000, pollIntervalMs: 60_000, retrySchedule: [1_000] };
-  const worker = (concurrency: number, deliveries = repository) =>
-    new DeliveryWorker(deliveries, {} as WebhookSender, {} as SecretBox, { concurrency, ...options }, pino({ level: 'silent' }));
+  const config = (concurrency: number) =>
+    ({
+      WEBHOOK_CONCURRENCY: concurrency,
+      WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: 4,
+      WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: 8,
+      WEBHOOK_TIMEOUT_MS: 4_000, // a lease of 9 s
+      WEBHOOK_POLL_INTERVAL_MS: 60_000,
+      WEBHOOK_RETRY_SCHEDULE: '1s',
+      DATABASE_URL: TEST_SERVER_URL,
+    }) as WebhookDispatcherConfig;
+  const logger = pino({ level: 'silent' });
+  const worker = (concurrency: number, deliveries = repository) => {
+    const notifications = new DeliveryNotifications(config(concurrency), logger);
+    return new DeliveryWorker(deliveries, {} as WebhookSender, {} as SecretBox, notifications, config(concurrency), logger);
+  };
   /** Starts a worker and lets the claim that starting makes finish. */
   const started = async (w: DeliveryWorker) => {
     w.start();

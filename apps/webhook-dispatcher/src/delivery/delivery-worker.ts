@@ -1,174 +1,98 @@
-import { randomUUID } from 'node:crypto';
-import { WakeLoop } from '@svc/platform';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Claimed, LeaseWorker, nextAfterFailure, parseRetrySchedule, Reservation } from '@svc/jobs';
+import { APP_CONFIG, APP_LOGGER } from '@svc/platform';
 import type { Logger } from 'pino';
+import { randomUUID } from 'node:crypto';
 import { SecretBox } from '../security/secret-box';
-import { AttemptMetrics, recordAttempt } from './delivery-metrics';
-import { ClaimedDelivery, CompletedAttempt, DeliveriesRepository, InsertLease } from './deliveries.repository';
-import { nextAfterFailure } from './retry-schedule';
+import { backgroundDrainMs, WebhookDispatcherConfig } from '../webhook-dispatcher.config';
+import { ClaimedDelivery, CompletedAttempt, DeliveriesRepository, InsertLease, LeaseOptions } from './deliveries.repository';
+import { DeliveryMetrics, recordAttempt } from './delivery-metrics';
+import { DeliveryNotifications } from './delivery-notifications';
 import { AttemptResult, WebhookSender } from './webhook-sender';
 
-export interface WorkerOptions {
-  /** Attempts in flight in this process; 0 disables delivery. */
-  concurrency: number;
-  maxInFlightPerEndpoint: number;
-  maxInFlightPerAccount: number;
-  /** How long a claim holds a delivery; must outlast an attempt and the recording of its result. */
-  leaseMs: number;
-  pollIntervalMs: number;
-  retrySchedule: readonly number[];
-}
-
-/** Room held in a worker for deliveries leased to it as they are made (`DeliveryWorker.reserve`). */
-export interface Reservation {
+/** Room held for deliveries leased to this worker as they are made (`DeliveryWorker.reserve`). */
+export interface DeliveryReservation extends Reservation<ClaimedDelivery> {
   lease: InsertLease;
-  /** Sends what was leased and gives back the room left unused. Call it once, whatever happened. */
-  settle(leased: readonly ClaimedDelivery[]): void;
 }
 
 /** Deliveries claimed in one query at most. */
 const CLAIM_BATCH = 64;
 const FLUSH_RETRY_MS = 1_000;
 
+/** An attempt waiting for its result to be recorded. */
+interface Finished {
+  attempt: CompletedAttempt;
+  recorded: () => void;
+}
+
 /**
- * The delivery loop of one process. Sends the deliveries this process leased as it made them
- * (`reserve`), and claims due ones when woken (new deliveries it could not lease, a NOTIFY from a
- * process that does not deliver, its poll for due retries, or finished attempts freeing room while
- * work was left behind). Records results in batches: whatever finished while the previous batch was
- * being written goes in the next one. Nothing is held only in memory: a delivery whose worker dies
- * is claimed again once its lease ends.
+ * The delivery loop of one process (a `LeaseWorker`): sends the deliveries it leased as they were
+ * made (`reserve`) and claims due ones with the tuned claim of `DeliveriesRepository` (per-endpoint
+ * and per-account caps) when woken: new deliveries it could not lease, a NOTIFY from a process that
+ * does not deliver, its poll for due retries, or room freed while work was left behind. Records
+ * results in batches: whatever finished while the previous batch was written goes in the next. An
+ * attempt holds its room until its result is recorded.
  */
-export class DeliveryWorker {
-  private inFlight = 0;
-  /** Due deliveries may be waiting for this process to finish attempts. */
-  private backlog = false;
-  /**
-   * Statements that lease deliveries (a claim, or an insert with a reservation, which holds the
-   * loop) run one at a time: each then counts the leases the one before it made, so no endpoint
-   * goes over its cap of attempts in flight from this process. Woken while leasing: claim once it is done.
-   */
-  private claims = this.claimLoop();
-  private stopped = true;
+@Injectable()
+export class DeliveryWorker extends LeaseWorker<ClaimedDelivery> {
+  private readonly caps: Omit<LeaseOptions, 'token'>;
+  private readonly retrySchedule: readonly number[];
   private flushing = false;
-  private finished: CompletedAttempt[] = [];
-  private poll?: NodeJS.Timeout;
-  private drained?: () => void;
+  private finished: Finished[] = [];
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
     private readonly sender: WebhookSender,
     private readonly secrets: SecretBox,
-    private readonly options: WorkerOptions,
-    private readonly logger: Logger,
-    private readonly metrics?: AttemptMetrics,
-  ) {}
-
-  get enabled(): boolean {
-    return this.options.concurrency > 0;
-  }
-
-  start(): void {
-    if (!this.enabled) return;
-    this.stopped = false;
-    this.claims = this.claimLoop();
-    this.poll = setInterval(() => this.wake(), this.options.pollIntervalMs);
-    this.wake();
-  }
-
-  /** Looks for due deliveries now, or right after the leasing statement in flight. */
-  wake(): void {
-    if (!this.stopped) this.claims.wake();
-  }
-
-  private claimLoop(): WakeLoop {
-    return new WakeLoop(
-      () => this.claim(),
-      (err) => this.logger.error({ err }, 'claiming deliveries failed; the poll retries'),
+    notifications: DeliveryNotifications,
+    @Inject(APP_CONFIG) config: WebhookDispatcherConfig,
+    @Inject(APP_LOGGER) logger: Logger,
+    @Optional() private readonly metrics?: DeliveryMetrics,
+  ) {
+    const leaseMs = backgroundDrainMs(config);
+    super(
+      {
+        concurrency: config.WEBHOOK_CONCURRENCY,
+        batch: CLAIM_BATCH,
+        pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+        // On SIGTERM attempts in flight finish and are recorded, for up to a lease (then retried after it).
+        drainMs: leaseMs,
+        wakeOn: notifications,
+        claimFailed: 'claiming deliveries failed; the poll retries',
+        jobFailed: 'could not attempt a delivery',
+      },
+      logger.child({ component: 'delivery-worker' }),
     );
+    this.caps = {
+      leaseMs,
+      maxInFlightPerEndpoint: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
+      maxInFlightPerAccount: config.WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT,
+    };
+    this.retrySchedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
   }
 
-  /** One claim, as much as there is room for; true when it filled the room (more may be due). */
-  private async claim(): Promise<boolean> {
-    const room = Math.min(this.options.concurrency - this.inFlight, CLAIM_BATCH);
-    if (room <= 0) {
-      this.backlog = true;
-      return false;
-    }
-    const { deliveries: claimed, leftBehind } = await this.deliveries.claim({
-      limit: room,
-      maxInFlightPerEndpoint: this.options.maxInFlightPerEndpoint,
-      maxInFlightPerAccount: this.options.maxInFlightPerAccount,
-      leaseMs: this.options.leaseMs,
-      token: randomUUID(),
-    });
-    this.inFlight += claimed.length;
-    // Work left behind waits for room: claim again as attempts finish. New work wakes the worker itself.
-    this.backlog = leftBehind;
-    for (const delivery of claimed) void this.attempt(delivery);
-    return claimed.length === room;
+  protected async claim(room: number): Promise<Claimed<ClaimedDelivery>> {
+    const { deliveries, leftBehind } = await this.deliveries.claim({ ...this.caps, limit: room, token: randomUUID() });
+    return { jobs: deliveries, leftBehind };
   }
 
   /**
-   * Holds room for up to `wanted` attempts (as much as is free) for deliveries about to be made, so
-   * that they are leased to this process in the statement that makes them and sent at once (no
-   * NOTIFY, no claim). Undefined when this process does not deliver, is stopping, has no room, or
-   * is leasing already (the caller then makes the deliveries unleased and wakes the worker).
+   * Holds room for up to `wanted` deliveries about to be made, so that they are leased to this
+   * process in the statement that makes them and sent at once (no NOTIFY, no claim).
    */
-  reserve(wanted: number): Reservation | undefined {
-    const room = Math.min(wanted, this.options.concurrency - this.inFlight);
-    if (this.stopped || room <= 0) return undefined;
-    const letGo = this.claims.hold();
-    if (!letGo) return undefined;
-    this.inFlight += room;
-    let settled = false;
-    const { leaseMs, maxInFlightPerEndpoint, maxInFlightPerAccount } = this.options;
-    return {
-      lease: { token: randomUUID(), leaseMs, maxInFlightPerEndpoint, maxInFlightPerAccount, room },
-      settle: (leased) => {
-        if (settled) return;
-        settled = true;
-        for (const delivery of leased) void this.attempt(delivery);
-        this.release(room - leased.length);
-        letGo();
-      },
-    };
+  override reserve(wanted: number): DeliveryReservation | undefined {
+    const held = super.reserve(wanted);
+    return held && { ...held, lease: { ...this.caps, token: randomUUID(), room: held.room } };
   }
 
-  /** Room given back: whoever waits for it (stop, claims left behind) goes on. */
-  private release(room: number): void {
-    this.inFlight -= room;
-    if (this.inFlight === 0) this.drained?.();
-    if (this.backlog) this.wake();
-  }
-
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    let result: AttemptResult;
-    try {
-      const previous = delivery.previous_secret_sealed;
-      result = await this.sender.send({
-        url: delivery.url,
-        secret: this.secrets.open(delivery.secret_sealed, delivery.account_id),
-        ...(previous ? { previousSecret: this.secrets.open(previous, delivery.account_id) } : {}),
-        eventId: delivery.event_id,
-        kind: delivery.event_kind,
-        body: delivery.body,
-      });
-    } catch (err) {
-      // Not the receiver's doing (e.g. a secret sealed with another key): recorded, retried like any failure.
-      this.logger.error({ err, delivery_id: delivery.id }, 'could not attempt a delivery');
-      result = {
-        delivered: false,
-        startedAt: new Date().toISOString(),
-        durationMs: 0,
-        statusCode: null,
-        error: 'internal error before sending',
-        responseBody: null,
-      };
-    }
+  /** One attempt; resolves once its result is recorded. */
+  protected async handle(delivery: ClaimedDelivery): Promise<void> {
+    const result = await this.send(delivery);
     const next = result.delivered
       ? 'delivered'
       : delivery.single_attempt
         ? 'failed'
-        : nextAfterFailure(this.options.retrySchedule, delivery.attempts + 1);
+        : nextAfterFailure(this.retrySchedule, delivery.attempts + 1);
     recordAttempt(this.metrics, typeof next === 'string' ? next : 'retry', result.statusCode, result.durationMs);
     if (!result.delivered) {
       // One line per failed attempt: never the body, the answer or the secret.
@@ -186,7 +110,7 @@ export class DeliveryWorker {
         'webhook attempt failed',
       );
     }
-    this.finished.push({
+    const attempt: CompletedAttempt = {
       deliveryId: delivery.id,
       accountId: delivery.account_id,
       claimToken: delivery.claim_token,
@@ -197,8 +121,36 @@ export class DeliveryWorker {
       statusCode: result.statusCode,
       error: result.error,
       responseBody: result.responseBody,
+    };
+    await new Promise<void>((recorded) => {
+      this.finished.push({ attempt, recorded });
+      this.flush();
     });
-    this.flush();
+  }
+
+  private async send(delivery: ClaimedDelivery): Promise<AttemptResult> {
+    try {
+      const previous = delivery.previous_secret_sealed;
+      return await this.sender.send({
+        url: delivery.url,
+        secret: this.secrets.open(delivery.secret_sealed, delivery.account_id),
+        ...(previous ? { previousSecret: this.secrets.open(previous, delivery.account_id) } : {}),
+        eventId: delivery.event_id,
+        kind: delivery.event_kind,
+        body: delivery.body,
+      });
+    } catch (err) {
+      // Not the receiver's doing (e.g. a secret sealed with another key): recorded, retried like any failure.
+      this.logger.error({ err, delivery_id: delivery.id }, 'could not attempt a delivery');
+      return {
+        delivered: false,
+        startedAt: new Date().toISOString(),
+        durationMs: 0,
+        statusCode: null,
+        error: 'internal error before sending',
+        responseBody: null,
+      };
+    }
   }
 
   /**
@@ -211,11 +163,11 @@ export class DeliveryWorker {
     this.flushing = true;
     const batch = this.finished;
     this.finished = [];
-    this.deliveries.complete(batch).then(
+    this.deliveries.complete(batch.map((f) => f.attempt)).then(
       () => {
         this.flushing = false;
         this.flush();
-        this.release(batch.length);
+        for (const f of batch) f.recorded();
       },
       (err: unknown) => {
         this.logger.error({ err, attempts: batch.length }, 'recording attempts failed; retrying');
@@ -226,20 +178,5 @@ export class DeliveryWorker {
         }, FLUSH_RETRY_MS);
       },
     );
-  }
-
-  /** Stops claiming and waits (at most `graceMs`) for attempts in flight to finish and be recorded. */
-  async stop(graceMs: number): Promise<void> {
-    this.stopped = true;
-    this.claims.stop();
-    clearInterval(this.poll);
-    if (this.inFlight === 0) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, graceMs);
-      this.drained = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   CreatedWebhookDto,
   CreateWebhookDto,
@@ -20,22 +20,18 @@ import {
   WebhookListDto,
 } from '@svc/contracts';
 import { nowTimestamp, parseTimestampInput } from '@svc/persistence';
-import { ApiError } from '@svc/platform';
+import { ApiError, APP_CONFIG } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import { DeliveriesRepository, DeliveryRecord } from '../delivery/deliveries.repository';
 import { deliveryBody } from '../delivery/recorded-event';
 import { WebhookSender } from '../delivery/webhook-sender';
 import { AddressPolicy } from '../security/address-policy';
 import { SecretBox } from '../security/secret-box';
+import type { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { EndpointRow, EndpointSecrets, EndpointsRepository } from './endpoints.repository';
 
 /** Path ids are positive bigints; anything else names nothing. */
 const PATH_ID = /^[1-9]\d{0,17}$/;
-
-/** How long the previous secret keeps signing after a rotation (WEBHOOK_SECRET_OVERLAP_MS). */
-export class SecretOverlap {
-  constructor(readonly ms: number) {}
-}
 
 function toEndpointDto(row: EndpointRow): WebhookEndpointDto {
   return {
@@ -86,7 +82,7 @@ export class EndpointsService {
     private readonly policy: AddressPolicy,
     private readonly secrets: SecretBox,
     private readonly sender: WebhookSender,
-    private readonly overlap: SecretOverlap,
+    @Inject(APP_CONFIG) private readonly config: Pick<WebhookDispatcherConfig, 'WEBHOOK_SECRET_OVERLAP_MS'>,
   ) {}
 
   /** The normalised URL the dispatcher will call, after the length and address checks (SSRF). */
@@ -148,7 +144,12 @@ export class EndpointsService {
   async rotateSecret(accountId: string, id: string): Promise<RotatedSecretDto> {
     if (!PATH_ID.test(id)) throw noEndpoint(id);
     const secret = newSecret();
-    const expiresAt = await this.endpoints.rotateSecret(accountId, id, this.secrets.seal(secret, accountId), this.overlap.ms);
+    const expiresAt = await this.endpoints.rotateSecret(
+      accountId,
+      id,
+      this.secrets.seal(secret, accountId),
+      this.config.WEBHOOK_SECRET_OVERLAP_MS,
+    );
     if (expiresAt === undefined) throw noEndpoint(id);
     return { secret, previous_expires_at: expiresAt };
   }

@@ -1,49 +1,48 @@
-import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
-import { Periodic } from '@svc/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { Sweep } from '@svc/jobs';
+import { APP_CONFIG, APP_LOGGER } from '@svc/platform';
 import type { Logger } from 'pino';
+import type { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { EndpointsRepository } from './endpoints.repository';
 
 /** Checks at most this often, and at least every quarter of the window. */
 const MAX_CHECK_INTERVAL_MS = 60_000;
 
+/** How often endpoints are checked for a window of `windowMs`. */
+function checkIntervalMs(windowMs: number): number {
+  return Math.max(100, Math.min(MAX_CHECK_INTERVAL_MS, Math.floor(windowMs / 4)));
+}
+
 /**
- * Disables endpoints whose attempts have all failed for `windowMs` (WEBHOOK_DISABLE_AFTER_MS):
- * one statement per check, in every process (the statement is idempotent, so several processes
- * checking at once disable each endpoint once). A failed check is logged and the next one retries.
+ * Disables endpoints whose attempts have all failed for WEBHOOK_DISABLE_AFTER_MS: one statement
+ * per check, in every process (the statement is idempotent, so several processes checking at once
+ * disable each endpoint once).
  */
-export class FailingEndpointsJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly checks: Periodic;
+@Injectable()
+export class FailingEndpointsJob extends Sweep {
+  private readonly windowMs: number;
 
   constructor(
     private readonly endpoints: EndpointsRepository,
-    private readonly windowMs: number,
-    private readonly logger: Logger,
+    @Inject(APP_CONFIG) config: Pick<WebhookDispatcherConfig, 'WEBHOOK_DISABLE_AFTER_MS'>,
+    @Inject(APP_LOGGER) logger: Logger,
   ) {
-    this.checks = new Periodic(() => this.run(), this.intervalMs);
+    super(
+      checkIntervalMs(config.WEBHOOK_DISABLE_AFTER_MS),
+      logger.child({ component: 'failing-endpoints' }),
+      'checking for failing webhook endpoints failed',
+    );
+    this.windowMs = config.WEBHOOK_DISABLE_AFTER_MS;
   }
 
-  get intervalMs(): number {
-    return Math.max(100, Math.min(MAX_CHECK_INTERVAL_MS, Math.floor(this.windowMs / 4)));
-  }
-
-  async run(): Promise<void> {
-    try {
-      for (const endpoint of await this.endpoints.disableFailing(this.windowMs)) {
-        this.logger.warn(
-          { endpoint_id: endpoint.id, account_id: endpoint.account_id, failing_for_ms: this.windowMs },
-          'webhook endpoint disabled: every attempt failed',
-        );
-      }
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'checking for failing webhook endpoints failed');
+  protected async pass(): Promise<number> {
+    const disabled = await this.endpoints.disableFailing(this.windowMs);
+    for (const endpoint of disabled) {
+      this.logger.warn(
+        { endpoint_id: endpoint.id, account_id: endpoint.account_id, failing_for_ms: this.windowMs },
+        'webhook endpoint disabled: every attempt failed',
+      );
     }
-  }
-
-  onApplicationBootstrap(): void {
-    this.checks.start();
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.checks.stop();
+    return disabled.length;
   }
 }

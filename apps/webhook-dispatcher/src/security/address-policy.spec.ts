@@ -62,7 +62,7 @@ describe('receiver address policy', () => {
   );
 
   describe('at registration', () => {
-    const strict = new AddressPolicy(false);
+    const strict = new AddressPolicy({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: false });
 
     it.each([
       'https://127.0.0.1/x',
@@ -91,7 +91,9 @@ describe('receiver address policy', () => {
     });
 
     it('accepts anything when private networks are allowed', async () => {
-      expect(await new AddressPolicy(true).registrationProblem(new URL('https://127.0.0.1/x'))).toBeUndefined();
+      expect(
+        await new AddressPolicy({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: true }).registrationProblem(new URL('https://127.0.0.1/x')),
+      ).toBeUndefined();
     });
   });
 });

@@ -1,3 +1,6 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '@svc/platform';
+import type { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import ipaddr from 'ipaddr.js';
 import { lookup } from 'node:dns/promises';
 
@@ -46,8 +49,13 @@ export class RefusedAddressError extends Error {
  * registration here and again on every connection by the sender (`guardedLookup`), because a name
  * may resolve elsewhere later (DNS rebinding).
  */
+@Injectable()
 export class AddressPolicy {
-  constructor(readonly allowPrivateNetworks: boolean) {}
+  readonly allowPrivateNetworks: boolean;
+
+  constructor(@Inject(APP_CONFIG) config: Pick<WebhookDispatcherConfig, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>) {
+    this.allowPrivateNetworks = config.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+  }
 
   /** Undefined when `url` may be registered; otherwise why not. Resolves names (all their addresses). */
   async registrationProblem(url: URL): Promise<string | undefined> {

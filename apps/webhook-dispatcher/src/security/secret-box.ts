@@ -1,4 +1,6 @@
-import { AES_GCM_OVERHEAD, openAesGcm, sealAesGcm } from '@svc/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { AES_GCM_OVERHEAD, APP_CONFIG, openAesGcm, sealAesGcm } from '@svc/platform';
+import type { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 
 /** Sealed before key ids existed: version ‖ IV ‖ tag ‖ ciphertext (`sealAesGcm`), under the key with LEGACY_KEY_ID. */
 const LEGACY_VERSION = 1;
@@ -103,5 +105,17 @@ export class SecretBox {
     const start = sealed[0] === LEGACY_VERSION ? 1 : 2 + id.length;
     if (sealed.length < start + AES_GCM_OVERHEAD) throw new Error('not a sealed secret of a known version');
     return openAesGcm(key, sealed.subarray(start), accountId).toString('utf8');
+  }
+}
+
+/** The dispatcher's box: WEBHOOK_SECRET_KEY seals; it and WEBHOOK_SECRET_KEYS_PREVIOUS open. */
+@Injectable()
+export class ConfiguredSecretBox extends SecretBox {
+  constructor(@Inject(APP_CONFIG) config: WebhookDispatcherConfig) {
+    super({
+      current: config.WEBHOOK_SECRET_KEY,
+      currentId: config.WEBHOOK_SECRET_KEY_ID,
+      previous: parseKeyList(config.WEBHOOK_SECRET_KEYS_PREVIOUS),
+    });
   }
 }

@@ -20,3 +20,8 @@ export function nextAfterFailure(schedule: readonly number[], attempt: number): 
   const wait = schedule[attempt - 1];
   return wait === undefined ? 'failed' : { retryInMs: wait };
 }
+
+/** A delay that doubles with each attempt (1-based) from `baseMs`, at most `maxMs`. */
+export function growingDelayMs(attempt: number, baseMs: number, maxMs: number): number {
+  return Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
+}

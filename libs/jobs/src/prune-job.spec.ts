@@ -2,13 +2,13 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import pino from 'pino';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PRUNE_BATCH, PruneJob, PruneJobOptions, pruneJobProvider } from './prune-job';
+import { Prunable, PRUNE_BATCH, PruneJob, pruneJobProvider } from './prune-job';
 
 describe('PruneJob', () => {
   const lines: Array<{ level: number; msg: string; removed?: number }> = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as (typeof lines)[number]) });
-  const job = (prune: PruneJobOptions['prune']) =>
-    new PruneJob({ what: 'things', retentionDays: 30, intervalMs: 60_000, batch: 3, prune }, logger);
+  const job = (prune: Prunable['prune']) =>
+    new PruneJob({ prune }, { what: 'things', retentionDays: 30, intervalMs: 60_000, batch: 3 }, logger);
 
   beforeEach(() => (lines.length = 0));
 
