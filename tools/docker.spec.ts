@@ -439,7 +439,7 @@ const REFERENCE = /\$(?:(\$)|([_a-z]\w*)|\{([_a-z]\w*)(?:(:?[-?])([^}]*))?\}|)/g
  * `$` is an invalid template. Defaults and messages are interpolated too.
  */
 function interpolate(value: string, shell: Record<string, string>): string {
-  return value.replace(REFERENCE, (whole, escaped?: string, plain?: string, braced?: string, op?: string, rest = '') => {
+  return value.replace(REFERENCE, (_whole, escaped?: string, plain?: string, braced?: string, op?: string, rest = '') => {
     if (escaped) return '$';
     const name = plain ?? braced;
     if (!name) throw new Error(`invalid interpolation in ${JSON.stringify(value)}`);
