@@ -1,7 +1,9 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { scrapeQuery } from '@svc/persistence';
 import { MetricsService } from '@svc/platform';
 import type { Counter, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { StreamService } from './stream/stream.service';
 
 export interface AssistantMetrics {
   answerDuration: Histogram<string>;
@@ -11,25 +13,29 @@ export interface AssistantMetrics {
 /** Customer messages counted on scrape at most. */
 const PENDING_CAP = 100_000;
 
-/**
- * The chat's metrics. Streams connected and conversations open (a visitor has at least one stream
- * on it) are this process's own (sum over replicas); replies pending are read on scrape from the
- * partial index on messages awaiting an answer.
- */
-export function chatMetrics(
-  metrics: MetricsService,
-  db: DataSource,
-  streams: { openStreams: number; openConversations: number },
-): AssistantMetrics {
-  metrics.scrapedGauge('chat_streams_connected', 'Event streams (SSE) connected to this replica.', [], async () => [
-    { value: streams.openStreams },
-  ]);
-  metrics.scrapedGauge(
-    'chat_conversations_open',
-    'Conversations with at least one visitor stream connected to this replica.',
-    [],
-    async () => [{ value: streams.openConversations }],
-  );
+/** Streams connected and conversations open (a visitor has at least one stream on it): this process's own (sum over replicas). */
+@Injectable()
+export class StreamGauges implements OnModuleInit {
+  constructor(
+    private readonly metrics: MetricsService,
+    private readonly streams: StreamService,
+  ) {}
+
+  onModuleInit(): void {
+    this.metrics.scrapedGauge('chat_streams_connected', 'Event streams (SSE) connected to this replica.', [], async () => [
+      { value: this.streams.openStreams },
+    ]);
+    this.metrics.scrapedGauge(
+      'chat_conversations_open',
+      'Conversations with at least one visitor stream connected to this replica.',
+      [],
+      async () => [{ value: this.streams.openConversations }],
+    );
+  }
+}
+
+/** The assistant's metrics; replies pending are read on scrape from the partial index on messages awaiting an answer. */
+export function assistantMetrics(metrics: MetricsService, db: DataSource): AssistantMetrics {
   metrics.scrapedGauge(
     'chat_replies_pending',
     'Customer messages the assistant has not answered yet (counted up to 100000).',

@@ -1,6 +1,5 @@
 import { loadConfig } from '@svc/platform';
-import { chatConfigSpec, parseDuration } from './chat.config';
-import { handoverSweepIntervalMs } from './chat.module';
+import { chatConfigSpec, handoverSweepIntervalMs, parseDuration } from './chat.config';
 
 describe('chat configuration', () => {
   it('reads HANDOVER_WAIT as a duration', () => {

@@ -128,6 +128,11 @@ export const chatConfigSpec = {
 
 export type ChatConfig = Config<typeof chatConfigSpec>;
 
+/** How often a replica looks for conversations whose wait for a person ran out: a tenth of the wait, between 0.5 and 5 s. */
+export function handoverSweepIntervalMs(waitMs: number): number {
+  return Math.min(5_000, Math.max(500, Math.floor(waitMs / 10)));
+}
+
 /**
  * How long the app's own work may take to stop on SIGTERM, between the readiness delay and the
  * closing of the listener: the assistant's answers in flight, each a knowledge search, the

@@ -2,6 +2,7 @@ export * from './api-docs';
 export * from './bootstrap';
 export * from './client-address';
 export * from './closed-on-shutdown';
+export * from './component-logger';
 export * from './config';
 export * from './errors';
 export * from './health.controller';

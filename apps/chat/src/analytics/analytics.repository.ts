@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { execute, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 
@@ -26,6 +27,7 @@ const DAY = (column: string) => `to_char(${column}, 'YYYY-MM-DD')`;
  * conversations, messages, hand-overs, bookings and contact activity, the median time to the first
  * team reply, the most cited pieces and the most frequent unanswered questions.
  */
+@Injectable()
 export class AnalyticsRepository {
   constructor(private readonly db: DataSource) {}
 

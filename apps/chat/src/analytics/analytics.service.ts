@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { ANALYTICS_MAX_DAYS, AnalyticsDay, AnalyticsQueryDto, AnalyticsResponse, INVALID_PARAMETERS } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import { AnalyticsRepository, DayCount } from './analytics.repository';
@@ -43,6 +44,7 @@ const emptyDay = (date: string): AnalyticsDay => ({
 });
 
 /** The contract's figures per day over a range, from the chat's own records (see docs/chat.md, "Analytics"). */
+@Injectable()
 export class AnalyticsService {
   constructor(private readonly analytics: AnalyticsRepository) {}
 

@@ -74,7 +74,9 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
   let knowledge: KnowledgeClient;
   const logger = createLogger('test', 'silent');
   const writer = (timeoutMs = 1_000) =>
-    new AnswerWriter(knowledge, new LlmClient({ baseUrl: `${fake.url}/v1`, model: 'test-model', apiKey: 'sk-test', timeoutMs }, logger), 4);
+    new AnswerWriter(knowledge, new LlmClient({ baseUrl: `${fake.url}/v1`, model: 'test-model', apiKey: 'sk-test', timeoutMs }, logger), {
+      ASSISTANT_SEARCH_CONCURRENCY: 4,
+    });
 
   beforeAll(async () => {
     fake = await FakeUpstreams.start();
@@ -95,7 +97,7 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
   });
 
   it("without a writer: the extractive answer, searched in the customer's language", async () => {
-    const reply = await new AnswerWriter(knowledge, null, 4).reply('acc', 'de', 'Rückgabe?', 'r1');
+    const reply = await new AnswerWriter(knowledge, null, { ASSISTANT_SEARCH_CONCURRENCY: 4 }).reply('acc', 'de', 'Rückgabe?', 'r1');
     expect(reply.citation?.external_ref).toBe('returns');
     expect(reply.text).toContain(RETURNS.passage);
     expect(fake.searchCalls).toEqual([{ question: 'Rückgabe?', lang: 'de', limit: 3 }]);
@@ -156,7 +158,7 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
 
   it('many questions at once: at most the set number of searches in flight, asked in the order they came', async () => {
     fake.searchDelayMs = 50;
-    const limited = new AnswerWriter(knowledge, null, 2);
+    const limited = new AnswerWriter(knowledge, null, { ASSISTANT_SEARCH_CONCURRENCY: 2 });
     const questions = Array.from({ length: 6 }, (_, i) => `Can I return item ${i}?`);
     const replies = await Promise.all(questions.map((question, i) => limited.reply('acc', 'en', question, `q${i}`)));
     expect(replies.every((reply) => reply.citation?.external_ref === 'returns')).toBe(true);

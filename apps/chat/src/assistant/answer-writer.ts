@@ -1,9 +1,13 @@
+import { APP_CONFIG } from '@svc/platform';
+import { Inject, Injectable } from '@nestjs/common';
 import { KnowledgeClient } from '@svc/internal-clients';
 import pLimit from 'p-limit';
 import { accountContext } from '../conversations/customers.service';
 import { textsFor } from '../texts/texts';
 import { extractiveReply, goodMatch, Reply, searchQuestion, writtenReply } from './assistant-rules';
 import { LlmClient } from './llm.client';
+import { LLM_CLIENT } from '../chat.tokens';
+import { ChatConfig } from '../chat.config';
 
 const SEARCH_RESULTS = 3;
 
@@ -16,15 +20,16 @@ const SEARCH_RESULTS = 3;
  * When many customers write at once, the first questions are answered first instead of all of
  * them sharing the CPU and finishing together at the end (and knowledge-api is not flooded).
  */
+@Injectable()
 export class AnswerWriter {
   private readonly searches: pLimit.Limit;
 
   constructor(
     private readonly knowledge: KnowledgeClient,
-    private readonly llm: LlmClient | null,
-    searchConcurrency: number,
+    @Inject(LLM_CLIENT) private readonly llm: LlmClient | null,
+    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'ASSISTANT_SEARCH_CONCURRENCY'>,
   ) {
-    this.searches = pLimit(searchConcurrency);
+    this.searches = pLimit(config.ASSISTANT_SEARCH_CONCURRENCY);
   }
 
   async reply(accountId: string, lang: string, question: string, requestId: string): Promise<Reply> {

@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { Booking, BookingCreator, BookingStatus } from '@svc/contracts';
 import { execute, queryRows } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
@@ -24,6 +25,7 @@ const BOOKING_SELECT = `
     FROM chat.bookings b JOIN chat.conversations c ON c.id = b.conversation_id`;
 
 /** The SQL of bookings (schema `chat`), every query scoped by account. Writes run in the caller's transaction. */
+@Injectable()
 export class BookingsRepository {
   constructor(private readonly db: DataSource) {}
 

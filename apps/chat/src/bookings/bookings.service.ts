@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import {
   Booking,
   BookingCreator,
@@ -50,6 +51,7 @@ const invalidStart = (message: string) => new ApiError('validation_failed', INVA
  * cited), created by the team (console) or an agent (MCP), then confirmed, declined or cancelled.
  * Each booking and each change is told to the customer in the conversation, in the same transaction.
  */
+@Injectable()
 export class BookingsService {
   constructor(
     private readonly bookings: BookingsRepository,

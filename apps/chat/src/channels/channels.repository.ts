@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { execute, queryOne, queryRows } from '@svc/persistence';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
@@ -32,6 +33,7 @@ export function whatsappConversationKey(accountId: string, from: string): Buffer
 }
 
 /** The SQL of the chat's channels (WhatsApp numbers, inbound ids, statuses, codes, email links), and nothing else. */
+@Injectable()
 export class ChannelsRepository {
   constructor(
     private readonly db: DataSource,

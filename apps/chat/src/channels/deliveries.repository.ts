@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { execute, queryRows } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import type { OutgoingEmail, WhatsappOutbound } from './senders';
@@ -20,6 +21,7 @@ export type DeliveryState = 'pending' | 'sent' | 'failed';
 const CLAIM_MS = 60_000;
 
 /** The SQL of `chat.deliveries`. */
+@Injectable()
 export class DeliveriesRepository {
   constructor(private readonly db: DataSource) {}
 

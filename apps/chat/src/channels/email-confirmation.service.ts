@@ -1,3 +1,5 @@
+import { APP_CONFIG, InjectLogger } from '@svc/platform';
+import { Inject, Injectable } from '@nestjs/common';
 import { EventContact } from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
 import { createHash, randomBytes } from 'node:crypto';
@@ -8,6 +10,7 @@ import { accountContext } from '../conversations/customers.service';
 import { ChannelsRepository } from './channels.repository';
 import { DeliveriesRepository } from './deliveries.repository';
 import { confirmationEmail, confirmationPage } from './email-texts';
+import { ChatConfig } from '../chat.config';
 
 /** A confirmation link lasts 24 hours. */
 export const EMAIL_LINK_TTL_MS = 24 * 60 * 60 * 1000;
@@ -19,15 +22,20 @@ const hashOf = (token: string): Buffer => createHash('sha256').update(token).dig
  * (queued in the same transaction as the change, sent by the delivery worker, retried while SMTP
  * is down); opening it confirms the address through contacts-api (`contact.confirmed`).
  */
+@Injectable()
 export class EmailConfirmationService {
+  private readonly appUrl: string;
+
   constructor(
     private readonly channels: ChannelsRepository,
     private readonly conversations: ConversationsRepository,
     private readonly contacts: ContactsClient,
     private readonly events: ChatEvents,
-    private readonly appUrl: string,
-    private readonly logger: Logger,
-  ) {}
+    @InjectLogger('email') private readonly logger: Logger,
+    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'APP_URL'>,
+  ) {
+    this.appUrl = config.APP_URL;
+  }
 
   /**
    * In the caller's transaction: a link for `email` when it is the customer's unconfirmed address

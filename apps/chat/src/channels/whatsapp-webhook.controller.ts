@@ -1,9 +1,10 @@
-import { Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Inject, Injectable, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { ApiError, rawBodyOf } from '@svc/platform';
+import { ApiError, APP_CONFIG, rawBodyOf } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isValidWhatsappSignature, sameSecret } from './channel-rules';
 import { InboundWhatsappMessage, InboundWhatsappStatus, WhatsappService } from './whatsapp.service';
+import { ChatConfig } from '../chat.config';
 
 /** What the chat reads of a Cloud API webhook body (everything else is ignored). */
 interface CloudWebhookBody {
@@ -24,11 +25,15 @@ export interface ParsedWebhook {
 }
 
 /** The Cloud API app secret (signatures) and verify token (handshake), from the config. */
+@Injectable()
 export class WhatsappSecrets {
-  constructor(
-    readonly appSecret: string,
-    readonly verifyToken: string,
-  ) {}
+  readonly appSecret: string;
+  readonly verifyToken: string;
+
+  constructor(@Inject(APP_CONFIG) config: Pick<ChatConfig, 'WHATSAPP_APP_SECRET' | 'WHATSAPP_VERIFY_TOKEN'>) {
+    this.appSecret = config.WHATSAPP_APP_SECRET;
+    this.verifyToken = config.WHATSAPP_VERIFY_TOKEN;
+  }
 }
 
 const str = (value: unknown): value is string => typeof value === 'string' && value !== '';

@@ -1,6 +1,7 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { ChatMessage, EventContact } from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
-import { ApiError } from '@svc/platform';
+import { ApiError, InjectLogger } from '@svc/platform';
 import { randomInt } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ChatEvents } from '../conversations/chat-events';
@@ -11,6 +12,7 @@ import { textsFor } from '../texts/texts';
 import { confirmationCodeIn, isStopWord, WhatsappSendRefusal, whatsappRefusal } from './channel-rules';
 import { ChannelsRepository } from './channels.repository';
 import { DeliveriesRepository } from './deliveries.repository';
+import { REPLY_QUEUE } from '../chat.tokens';
 
 /** One inbound text message, as the Cloud API webhook carries it. */
 export interface InboundWhatsappMessage {
@@ -42,6 +44,7 @@ const REFUSALS: Record<WhatsappSendRefusal, string> = {
  * there too), STOP withdraws whatsapp consents, a phone code confirms the number; what the team
  * sends after the 24-hour window is an approved template, with consent.
  */
+@Injectable()
 export class WhatsappService {
   constructor(
     private readonly channels: ChannelsRepository,
@@ -49,8 +52,8 @@ export class WhatsappService {
     private readonly customers: CustomersService,
     private readonly contacts: ContactsClient,
     private readonly events: ChatEvents,
-    private readonly replies: ReplyQueue,
-    private readonly logger: Logger,
+    @Inject(REPLY_QUEUE) private readonly replies: ReplyQueue,
+    @InjectLogger('whatsapp') private readonly logger: Logger,
   ) {}
 
   /**

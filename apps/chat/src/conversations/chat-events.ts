@@ -1,13 +1,21 @@
+import { APP_CONFIG } from '@svc/platform';
+import { Inject, Injectable } from '@nestjs/common';
 import { ChatMessage, DomainMessage, EventContact, EventConversation, EventReach, HandoverReason } from '@svc/contracts';
 import { domainMessage } from '@svc/messaging';
 import { ConversationRow } from './conversations.repository';
+import { ChatConfig } from '../chat.config';
 
 /**
  * The chat's public events, with the contract's payloads (`contact` as contacts-api returns it,
  * `conversation` = `{id, channel, url}`), ready for the outbox of the transaction that makes them.
  */
+@Injectable()
 export class ChatEvents {
-  constructor(private readonly appUrl: string) {}
+  private readonly appUrl: string;
+
+  constructor(@Inject(APP_CONFIG) config: Pick<ChatConfig, 'APP_URL'>) {
+    this.appUrl = config.APP_URL;
+  }
 
   conversation(row: Pick<ConversationRow, 'id' | 'channel'>): EventConversation {
     return { id: row.id, channel: row.channel, url: `${this.appUrl.replace(/\/+$/, '')}/inbox/${row.id}` };

@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import {
   ChatConversationState,
   ChatMessage,
@@ -9,13 +10,15 @@ import {
   INVALID_FIELDS,
 } from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
-import { ApiError, unavailableError } from '@svc/platform';
+import { ApiError, APP_CONFIG, unavailableError } from '@svc/platform';
 import { asksForPerson } from '../assistant/assistant-rules';
 import { emailTexts } from '../channels/email-texts';
 import { consentWords, futureConsentWords, textsFor } from '../texts/texts';
 import { ChatEvents } from './chat-events';
 import { ConversationRow, ConversationsRepository, ConversationTransaction } from './conversations.repository';
 import { accountContext, CustomersService } from './customers.service';
+import { EMAIL_LINKS, REPLY_QUEUE } from '../chat.tokens';
+import { ChatConfig, parseDuration } from '../chat.config';
 
 /** Told when a customer message waits for the assistant's answer (the assistant answers it soon after the commit). */
 export interface ReplyQueue {
@@ -39,17 +42,23 @@ const stateOf = (row: ConversationRow): ChatConversationState => ({
 });
 
 /** A visitor's writes: messages, asking for a person, leaving a way to be reached. Each change commits with its events. */
+@Injectable()
 export class ConversationService {
+  private readonly handoverWaitMs: number;
+  private readonly messagesPerMinute: number;
+
   constructor(
     private readonly conversations: ConversationsRepository,
     private readonly customers: CustomersService,
     private readonly contacts: ContactsClient,
     private readonly events: ChatEvents,
-    private readonly replies: ReplyQueue,
-    private readonly handoverWaitMs: number,
-    private readonly messagesPerMinute: number,
-    private readonly emails: EmailLinks,
-  ) {}
+    @Inject(REPLY_QUEUE) private readonly replies: ReplyQueue,
+    @Inject(EMAIL_LINKS) private readonly emails: EmailLinks,
+    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'HANDOVER_WAIT' | 'VISITOR_MESSAGES_PER_MINUTE'>,
+  ) {
+    this.handoverWaitMs = parseDuration(config.HANDOVER_WAIT);
+    this.messagesPerMinute = config.VISITOR_MESSAGES_PER_MINUTE;
+  }
 
   /**
    * A customer message → `message.received`. Asking for a person in words is a hand-over

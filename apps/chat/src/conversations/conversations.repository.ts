@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import {
   ChatChannel,
   ChatCitation,
@@ -432,6 +433,7 @@ export class ConversationTransaction extends ConversationReads {
 }
 
 /** The SQL of schema `chat` for conversations and messages, and nothing else. */
+@Injectable()
 export class ConversationsRepository extends ConversationReads {
   constructor(private readonly dataSource: DataSource) {
     super(dataSource);

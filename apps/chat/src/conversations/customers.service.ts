@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { EventContact, GatewayContext } from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
 import { ConversationRow, ConversationsRepository } from './conversations.repository';
@@ -11,6 +12,7 @@ export function accountContext(accountId: string, requestId: string): GatewayCon
 }
 
 /** The customer of a conversation, as every chat event carries it (`contact`). */
+@Injectable()
 export class CustomersService {
   constructor(
     private readonly contacts: ContactsClient,

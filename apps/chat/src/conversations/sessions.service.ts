@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { ChatSessionResponse, CreateChatSessionDto, IdentifiedCustomer } from '@svc/contracts';
 import { IdentityClient } from '@svc/internal-clients';
 import { ApiError } from '@svc/platform';
@@ -26,6 +27,7 @@ const identifiedCustomer = (customer: IdentifiedCustomer): ConversationCustomer 
 });
 
 /** Visitor sessions: a widget id (and perhaps a pass, or an earlier token) → a conversation and its token. */
+@Injectable()
 export class SessionsService {
   constructor(
     private readonly conversations: ConversationsRepository,

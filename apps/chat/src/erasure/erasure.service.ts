@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
 
 /** Names shorter than this are not removed from message texts (they would cut words apart). */
@@ -20,6 +21,7 @@ export function personalTerms(rows: readonly ConversationRow[]): string[] {
 }
 
 /** Erasure in the chat: blanks the customer's name, email and phone in their conversations and messages. Idempotent. */
+@Injectable()
 export class ErasureService {
   constructor(private readonly conversations: ConversationsRepository) {}
 

@@ -1,3 +1,5 @@
+import { InjectLogger } from '@svc/platform';
+import { Injectable, Optional } from '@nestjs/common';
 import { InboxStreamEvent } from '@svc/contracts';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -22,12 +24,13 @@ const microsOf = (cursor: string): bigint => BigInt(cursor.split('.')[0] as stri
  * which is harmless). Without it: the changes of the last few seconds, then live ones. Woken by
  * LISTEN/NOTIFY, reads PostgreSQL, polls while the listener is down.
  */
+@Injectable()
 export class InboxStreamService extends EventStreams {
   constructor(
     private readonly inbox: InboxRepository,
     private readonly notifier: ConversationNotifier,
-    private readonly logger: Logger,
-    pingIntervalMs = PING_INTERVAL_MS,
+    @InjectLogger('inbox-streams') private readonly logger: Logger,
+    @Optional() pingIntervalMs: number = PING_INTERVAL_MS,
   ) {
     super(pingIntervalMs);
   }

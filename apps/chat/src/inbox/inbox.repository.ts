@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { ChatCitation, ConversationChannel, ConversationStatus, InboxMessage, MessageAuthor } from '@svc/contracts';
 import { queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
@@ -57,6 +58,7 @@ const INBOX_SELECT = `
     ) lm ON true`;
 
 /** The inbox's SQL over schema `chat` (conversations with at least one message), every query scoped by account. */
+@Injectable()
 export class InboxRepository {
   constructor(private readonly db: DataSource) {}
 

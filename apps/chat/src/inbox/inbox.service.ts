@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import {
   ChatMessage,
   EventContact,
@@ -21,6 +22,7 @@ import { InboxRepository, InboxRow } from './inbox.repository';
 export const notFound = (what = 'conversation') => new ApiError('not_found', `No such ${what}.`);
 
 /** The team's side of conversations: the inbox, one conversation, replies. Every read and write is the signed account's. */
+@Injectable()
 export class InboxService {
   constructor(
     private readonly inbox: InboxRepository,
@@ -28,7 +30,7 @@ export class InboxService {
     private readonly customers: CustomersService,
     private readonly contacts: ContactsClient,
     private readonly events: ChatEvents,
-    private readonly whatsappRule: Pick<WhatsappService, 'assertFreeFormAllowed'>,
+    @Inject(WhatsappService) private readonly whatsappRule: Pick<WhatsappService, 'assertFreeFormAllowed'>,
   ) {}
 
   async list(accountId: string, query: ListConversationsQueryDto, requestId: string): Promise<InboxConversationsPage> {

@@ -1,7 +1,9 @@
+import { Injectable } from '@nestjs/common';
 import { queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 
 /** Each account's widget settings (schema `chat`). */
+@Injectable()
 export class WidgetSettingsRepository {
   constructor(private readonly db: DataSource) {}
 

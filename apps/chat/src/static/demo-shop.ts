@@ -1,6 +1,8 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { ContactResponseDto, IdentityPassResponseDto, WhoamiResponseDto } from '@svc/contracts';
-import { ApiError } from '@svc/platform';
+import { ApiError, APP_CONFIG } from '@svc/platform';
 import { demoPage } from './demo-page';
+import { ChatConfig } from '../chat.config';
 
 /** The ref of the demo account's sample customer (tools/demo.mjs writes them). */
 export const DEMO_CUSTOMER_REF = 'demo-ada';
@@ -9,11 +11,15 @@ export const DEMO_CUSTOMER_REF = 'demo-ada';
  * The demo page's data, asked of the public API with the demo account's key, as a business's own
  * backend would: its widget id (`/whoami`) and a fresh pass for the sample customer.
  */
+@Injectable()
 export class DemoShop {
-  constructor(
-    private readonly gatewayUrl: string,
-    private readonly key: string,
-  ) {}
+  private readonly gatewayUrl: string;
+  private readonly key: string;
+
+  constructor(@Inject(APP_CONFIG) config: Pick<ChatConfig, 'GATEWAY_URL' | 'CHAT_DEMO_KEY'>) {
+    this.gatewayUrl = config.GATEWAY_URL;
+    this.key = config.CHAT_DEMO_KEY;
+  }
 
   get enabled(): boolean {
     return this.key !== '';

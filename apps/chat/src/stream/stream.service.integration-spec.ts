@@ -62,7 +62,7 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
     repo = new ConversationsRepository(dataSource);
     notifier = new ConversationNotifier(db.url, logger);
     await notifier.onModuleInit();
-    streams = new StreamService(repo, notifier, logger, { perToken: 5, perAddress: 8, perProcess: 20 }, 200);
+    streams = new StreamService(repo, notifier, logger, { VISITOR_STREAMS_PER_ADDRESS: 8, CHAT_MAX_STREAMS: 20 }, 200);
   });
 
   afterAll(async () => {

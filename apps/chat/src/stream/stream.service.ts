@@ -1,9 +1,11 @@
-import { ApiError, clientOf } from '@svc/platform';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ApiError, APP_CONFIG, clientOf, InjectLogger } from '@svc/platform';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
 import { ConversationNotifier } from './conversation-notifier';
 import { EventStreams, PING_INTERVAL_MS } from './event-streams';
+import { ChatConfig } from '../chat.config';
 
 /** Messages one read returns at most. */
 const BATCH = 500;
@@ -29,20 +31,23 @@ const refused = (code: 'rate_limited' | 'unavailable', message: string) =>
  * hand-over changes (and once at the start); `: ping` every 15 s. Messages are read from
  * PostgreSQL after each wake-up, so a stream resumed on any replica with Last-Event-ID misses nothing.
  */
+@Injectable()
 export class StreamService extends EventStreams {
   /** Streams open per conversation id. */
   private readonly conversationsOpen = new Map<number, number>();
   /** Streams open per client (an IPv6 /64 counts as one). */
   private readonly clientsOpen = new Map<string, number>();
+  private readonly limits: StreamLimits;
 
   constructor(
     private readonly conversations: ConversationsRepository,
     private readonly notifier: ConversationNotifier,
-    private readonly logger: Logger,
-    private readonly limits: StreamLimits,
-    pingIntervalMs = PING_INTERVAL_MS,
+    @InjectLogger('streams') private readonly logger: Logger,
+    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'VISITOR_STREAMS_PER_ADDRESS' | 'CHAT_MAX_STREAMS'>,
+    @Optional() pingIntervalMs: number = PING_INTERVAL_MS,
   ) {
     super(pingIntervalMs);
+    this.limits = { perToken: STREAMS_PER_TOKEN, perAddress: config.VISITOR_STREAMS_PER_ADDRESS, perProcess: config.CHAT_MAX_STREAMS };
   }
 
   get openConversations(): number {

@@ -1,5 +1,7 @@
-import { ApiError, clientOf } from '@svc/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { ApiError, APP_CONFIG, clientOf } from '@svc/platform';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { ChatConfig } from '../chat.config';
 
 /**
  * New conversations per visitor address (an IPv6 /64 counts as one), so that one client cannot
@@ -7,14 +9,15 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
  * n replicas behind a balancer an address gets at most n times the limit, enough to stop a flood
  * without a shared store in the visitor path.
  */
+@Injectable()
 export class NewConversationThrottle {
   private readonly limiter: RateLimiterMemory;
 
-  constructor(perAddress: number, windowMs: number) {
+  constructor(@Inject(APP_CONFIG) config: Pick<ChatConfig, 'VISITOR_CONVERSATIONS_PER_ADDRESS' | 'VISITOR_CONVERSATION_WINDOW_MS'>) {
     this.limiter = new RateLimiterMemory({
       keyPrefix: 'new-conversations',
-      points: perAddress,
-      duration: Math.max(Math.ceil(windowMs / 1000), 1),
+      points: config.VISITOR_CONVERSATIONS_PER_ADDRESS,
+      duration: Math.max(Math.ceil(config.VISITOR_CONVERSATION_WINDOW_MS / 1000), 1),
     });
   }
 

@@ -1,6 +1,8 @@
-import { ApiError } from '@svc/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { ApiError, APP_CONFIG } from '@svc/platform';
 import { LRUCache } from 'lru-cache';
 import { WidgetSettingsRepository } from '../settings/widget-settings.repository';
+import { ChatConfig } from '../chat.config';
 
 /** Settings changes reach every replica within this time. */
 const TTL_MS = 5_000;
@@ -11,15 +13,16 @@ const TTL_MS = 5_000;
  * page may embed the widget. A call without `Origin` is not from a page script and passes (a
  * server can send any Origin it likes anyway: this protects the account's visitors, not a secret).
  */
+@Injectable()
 export class OriginPolicy {
   private readonly cache: LRUCache<string, { origins: string[] }>;
   private readonly ownOrigin: string;
 
   constructor(
     private readonly settings: WidgetSettingsRepository,
-    appUrl: string,
+    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'APP_URL'>,
   ) {
-    this.ownOrigin = new URL(appUrl).origin;
+    this.ownOrigin = new URL(config.APP_URL).origin;
     this.cache = new LRUCache<string, { origins: string[] }>({
       max: 10_000,
       ttl: TTL_MS,

@@ -1,3 +1,4 @@
+import { Injectable, Optional } from '@nestjs/common';
 import { queryRows } from '@svc/persistence';
 import { ApiError } from '@svc/platform';
 import { DataSource } from 'typeorm';
@@ -27,11 +28,12 @@ const TAKE = {
 };
 
 /** The per-conversation limits of a visitor's writes, counted in PostgreSQL (fixed windows). */
+@Injectable()
 export class VisitorLimits {
   constructor(
     private readonly db: DataSource,
-    private readonly limits: Readonly<Record<VisitorAction, number>> = VISITOR_ACTIONS_PER_HOUR,
-    private readonly windowMs = 3_600_000,
+    @Optional() private readonly limits: Readonly<Record<VisitorAction, number>> = VISITOR_ACTIONS_PER_HOUR,
+    @Optional() private readonly windowMs: number = 3_600_000,
   ) {}
 
   /** Counts one `action` of the conversation; past its limit 429 `rate_limited` with Retry-After, and the caller does nothing. */

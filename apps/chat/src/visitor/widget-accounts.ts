@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { WidgetAccountResponse } from '@svc/contracts';
 import { WidgetsClient } from '@svc/internal-clients';
 import { LRUCache } from 'lru-cache';
@@ -11,6 +12,7 @@ interface Lookup {
 const TTL_MS = 60_000;
 
 /** widget id → account, asked of the gateway (owner of accounts) and cached for a minute. */
+@Injectable()
 export class WidgetAccounts {
   private readonly cache: LRUCache<string, Lookup, string>;
 

@@ -1,0 +1,31 @@
+import { FactoryProvider, Module } from '@nestjs/common';
+import { ContactsClient, IdentityClient, KnowledgeClient, WidgetsClient } from '@svc/internal-clients';
+import { APP_CONFIG, APP_LOGGER, closedOnShutdown, InternalAuth } from '@svc/platform';
+import type { Logger } from 'pino';
+import { ChatConfig } from './chat.config';
+
+type ClientOptions = ConstructorParameters<typeof ContactsClient>[0];
+type UrlSetting = 'CONTACTS_API_URL' | 'IDENTITY_ISSUER_URL' | 'KNOWLEDGE_API_URL' | 'GATEWAY_URL';
+
+/** An HTTP client of another app, at the URL of `setting`. */
+function client<T>(Client: new (options: ClientOptions) => T, setting: UrlSetting): FactoryProvider<T> {
+  return {
+    provide: Client,
+    inject: [APP_CONFIG, InternalAuth, APP_LOGGER],
+    useFactory: (config: ChatConfig, auth: InternalAuth, logger: Logger) =>
+      new Client({ url: config[setting], auth, timeoutMs: config.INTERNAL_TIMEOUT_MS, logger }),
+  };
+}
+
+/** The chat's clients of contacts-api, identity-issuer, knowledge-api and the gateway; their pools close after the listener drained. */
+@Module({
+  providers: [
+    client(ContactsClient, 'CONTACTS_API_URL'),
+    client(IdentityClient, 'IDENTITY_ISSUER_URL'),
+    client(KnowledgeClient, 'KNOWLEDGE_API_URL'),
+    client(WidgetsClient, 'GATEWAY_URL'),
+    closedOnShutdown(ContactsClient, IdentityClient, KnowledgeClient, WidgetsClient),
+  ],
+  exports: [ContactsClient, IdentityClient, KnowledgeClient, WidgetsClient],
+})
+export class ChatClientsModule {}

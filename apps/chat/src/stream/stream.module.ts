@@ -1,0 +1,23 @@
+import { FactoryProvider, Module } from '@nestjs/common';
+import { APP_CONFIG, componentLoggers, loggerToken } from '@svc/platform';
+import type { Logger } from 'pino';
+import { ChatConfig } from '../chat.config';
+import { StreamGauges } from '../chat-metrics';
+import { ConversationsModule } from '../conversations/conversations.module';
+import { ConversationNotifier } from './conversation-notifier';
+import { StreamService } from './stream.service';
+
+/** The LISTEN connection (a client of PostgreSQL of its own, closed after the listener drained). */
+const notifier: FactoryProvider<ConversationNotifier> = {
+  provide: ConversationNotifier,
+  inject: [APP_CONFIG, loggerToken('streams')],
+  useFactory: (config: ChatConfig, logger: Logger) => new ConversationNotifier(config.DATABASE_URL, logger),
+};
+
+/** The visitor's Server-Sent Events, woken by LISTEN/NOTIFY; ended first on shutdown (the widget resumes on another replica). */
+@Module({
+  imports: [ConversationsModule],
+  providers: [...componentLoggers('streams'), notifier, StreamService, StreamGauges],
+  exports: [ConversationNotifier, StreamService],
+})
+export class StreamModule {}
