@@ -1,12 +1,14 @@
-import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectLogger, MetricsService } from '@svc/platform';
 import { ChatMessage, EventContact } from '@svc/contracts';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { ChatEvents } from '../conversations/chat-events';
 import { ConversationsRepository, PendingReply } from '../conversations/conversations.repository';
 import { ReplyQueue } from '../conversations/conversation.service';
 import { CustomersService } from '../conversations/customers.service';
-import type { AssistantMetrics } from '../chat-metrics';
+import { AssistantMetrics, assistantMetrics } from '../chat-metrics';
 import { AnswerWriter } from './answer-writer';
 
 /** A replica answers a claimed message within this time, or another takes it over. */
@@ -22,18 +24,23 @@ const SWEEP_INTERVAL_MS = 2_000;
  * once: it is claimed with a lease, and marked answered with the reply; a sweep takes over what a
  * dead process or an unreachable service left.
  */
+@Injectable()
 export class AssistantService implements ReplyQueue, OnApplicationBootstrap, BeforeApplicationShutdown {
   private timer?: NodeJS.Timeout;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly metrics: AssistantMetrics;
 
   constructor(
     private readonly conversations: ConversationsRepository,
     private readonly customers: CustomersService,
     private readonly writer: AnswerWriter,
     private readonly events: ChatEvents,
-    private readonly logger: Logger,
-    private readonly metrics?: AssistantMetrics,
-  ) {}
+    @InjectLogger('assistant') private readonly logger: Logger,
+    metrics: MetricsService,
+    db: DataSource,
+  ) {
+    this.metrics = assistantMetrics(metrics, db);
+  }
 
   answerSoon(accountId: string, conversationId: number, messageId: number, contact?: EventContact): void {
     this.track(
@@ -53,7 +60,7 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
   private async answer(pending: PendingReply, known?: EventContact): Promise<void> {
     const requestId = randomUUID();
     const row = pending.conversation;
-    const timer = this.metrics?.answerDuration.startTimer();
+    const timer = this.metrics.answerDuration.startTimer();
     try {
       const reply = await this.writer.reply(row.account_id, row.lang, pending.text, requestId);
       const contact = known ?? (await this.customers.contactFor(row, requestId)).contact;
@@ -73,7 +80,7 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
       });
       timer?.();
     } catch (err) {
-      this.metrics?.answerFailures.inc();
+      this.metrics.answerFailures.inc();
       // The lease runs out and the sweep tries again: a service that is down delays the answer.
       this.logger.warn(
         { request_id: requestId, conversation_id: row.id, message_id: pending.id, err: (err as Error).message },

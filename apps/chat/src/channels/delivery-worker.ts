@@ -1,9 +1,11 @@
-import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectLogger } from '@svc/platform';
 import { Periodic } from '@svc/jobs';
 import type { Logger } from 'pino';
 import { retryDelayMs } from './channel-rules';
 import { DeliveriesRepository, Delivery } from './deliveries.repository';
 import { EmailSender, SendResult, WhatsappProvider } from './senders';
+import { DELIVERY_INTERVAL_MS, DELIVERY_RETRY_BASE_MS, WHATSAPP_PROVIDER } from '../chat.tokens';
 
 const BATCH = 20;
 
@@ -12,16 +14,17 @@ const BATCH = 20;
  * gets the same delivery again later, with a growing delay; only what it refuses for good is
  * parked. Any replica may run it: claims use SKIP LOCKED.
  */
+@Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly passes: Periodic;
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
-    private readonly whatsapp: WhatsappProvider,
+    @Inject(WHATSAPP_PROVIDER) private readonly whatsapp: WhatsappProvider,
     private readonly email: EmailSender,
-    intervalMs: number,
-    private readonly retryBaseMs: number,
-    private readonly logger: Logger,
+    @Inject(DELIVERY_INTERVAL_MS) intervalMs: number,
+    @Inject(DELIVERY_RETRY_BASE_MS) private readonly retryBaseMs: number,
+    @InjectLogger('deliveries') private readonly logger: Logger,
   ) {
     this.passes = new Periodic(() => this.run(), intervalMs);
   }

@@ -1,8 +1,10 @@
-import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectLogger } from '@svc/platform';
 import { Periodic } from '@svc/jobs';
 import type { Logger } from 'pino';
 import { ConversationsRepository } from '../conversations/conversations.repository';
 import { textsFor } from '../texts/texts';
+import { HANDOVER_SWEEP_INTERVAL_MS } from '../chat.tokens';
 
 const BATCH = 100;
 
@@ -11,13 +13,14 @@ const BATCH = 100;
  * out move to `ask_reach`, with a system message asking how to reach the customer (both on the
  * stream). Any replica may do it: each pass locks due conversations with SKIP LOCKED.
  */
+@Injectable()
 export class HandoverSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly passes: Periodic;
 
   constructor(
     private readonly conversations: ConversationsRepository,
-    intervalMs: number,
-    private readonly logger: Logger,
+    @Inject(HANDOVER_SWEEP_INTERVAL_MS) intervalMs: number,
+    @InjectLogger('handover') private readonly logger: Logger,
   ) {
     this.passes = new Periodic(() => this.run(), intervalMs);
   }
