@@ -167,6 +167,23 @@ describe('AccountIndex', () => {
     expect(changing.size).toBe(PIECES.length - 2);
   });
 
+  it('does not index again a re-read of the version it holds (the writer and NOTIFY re-read the same row)', () => {
+    const held = new AccountIndex();
+    const piece = {
+      id: '1',
+      external_ref: 'a',
+      heading: 'Kayaks',
+      text: 'We rent kayaks by the hour.',
+      url: null,
+      lang: 'english' as const,
+    };
+    held.upsert({ ...piece, version: 'v1' });
+    held.upsert({ ...piece, text: 'Canoes only, by the day.', version: 'v1' });
+    expect(held.search('rent kayaks', 'english', 1)).toHaveLength(1);
+    held.upsert({ ...piece, text: 'Canoes only, by the day.', version: 'v2' });
+    expect(held.search('rent kayaks', 'english', 1)).toEqual([]);
+  });
+
   it('an empty index answers nothing', () => {
     expect(new AccountIndex().search('shipping', 'english', 3)).toEqual([]);
   });

@@ -10,6 +10,8 @@ export interface IndexedPiece {
   text: string;
   url: string | null;
   lang: SearchLanguage;
+  /** When it was last written (`updated_at`): a re-read of the same version is not indexed again. */
+  version?: string;
 }
 
 /** The settings of the ranking and of the trust in a match; `TUNING` holds the calibrated ones. */
@@ -53,6 +55,8 @@ interface Posting {
 
 interface Doc {
   piece: IndexedPiece;
+  /** Its place in its language's `slots`, where a search adds up its score. */
+  slot: number;
   /** Weighted length: heading words count `headingWeight` times. */
   length: number;
   postings: Posting[];
@@ -115,6 +119,14 @@ class LanguageIndex {
   readonly vocabulary = new Map<string, { key: string; docs: number }>();
   /** A word with one letter left out → the vocabulary's words it comes from (symmetric delete). */
   readonly deletes = new Map<string, Set<string>>();
+  /** The pieces by slot (a removed piece leaves a free slot). */
+  readonly slots: Array<Doc | undefined> = [];
+  private readonly free: number[] = [];
+  /** What a search adds up per slot, kept between searches (each search resets what it touched). */
+  score = new Float64Array(0);
+  matched = new Float64Array(0);
+  termScore = new Float64Array(0);
+  termFactor = new Float64Array(0);
   count = 0;
   totalLength = 0;
 
@@ -122,6 +134,16 @@ class LanguageIndex {
     readonly language: SearchLanguage,
     private readonly tuning: Tuning,
   ) {}
+
+  /** The sums of a search, as long as the slots. */
+  sums(): void {
+    if (this.score.length >= this.slots.length) return;
+    const size = Math.max(64, this.slots.length * 2);
+    this.score = new Float64Array(size);
+    this.matched = new Float64Array(size);
+    this.termScore = new Float64Array(size);
+    this.termFactor = new Float64Array(size);
+  }
 
   add(piece: IndexedPiece): Doc {
     const tf = new Map<string, number>();
@@ -142,7 +164,9 @@ class LanguageIndex {
     };
     count(piece.heading, this.tuning.headingWeight);
     count(piece.text, 1);
-    const doc: Doc = { piece, length, postings: [], surfaces: [...surfaces] };
+    const slot = this.free.pop() ?? this.slots.length;
+    const doc: Doc = { piece, slot, length, postings: [], surfaces: [...surfaces] };
+    this.slots[slot] = doc;
     for (const [key, frequency] of tf) {
       let posting = this.postings.get(key);
       if (!posting) this.postings.set(key, (posting = { key, docs: [], tf: [] }));
@@ -166,6 +190,8 @@ class LanguageIndex {
       if (posting.docs.length === 0) this.postings.delete(posting.key);
     }
     for (const surface of doc.surfaces) this.removeSurface(surface);
+    this.slots[doc.slot] = undefined;
+    this.free.push(doc.slot);
     this.count -= 1;
     this.totalLength -= doc.length;
   }
@@ -312,7 +338,7 @@ interface Candidate {
   language: LanguageIndex;
   score: number;
   matched: number;
-  keys: Set<string>;
+  terms: QueryTerm[];
 }
 
 /**
@@ -334,8 +360,10 @@ export class AccountIndex {
     return this.byRef.size;
   }
 
-  /** Adds a piece, or replaces the one with its external_ref. */
+  /** Adds a piece, or replaces the one with its external_ref (unless it is the same version). */
   upsert(piece: IndexedPiece): void {
+    const held = this.byRef.get(piece.external_ref)?.piece;
+    if (held && piece.version !== undefined && held.id === piece.id && held.version === piece.version) return;
     this.remove(piece.external_ref);
     let language = this.languages.get(piece.lang);
     if (!language) this.languages.set(piece.lang, (language = new LanguageIndex(piece.lang, this.tuning)));
@@ -364,14 +392,13 @@ export class AccountIndex {
     const candidates: Candidate[] = [];
     for (const language of this.languages.values()) candidates.push(...this.rank(language, asked, language.language === visitor));
     return candidates
-      .filter((c) => c.matched >= this.tuning.minCoverage)
       .sort((a, b) => b.score - a.score || (a.doc.piece.external_ref < b.doc.piece.external_ref ? -1 : 1))
       .slice(0, limit)
       .map((c) => ({
         external_ref: c.doc.piece.external_ref,
         heading: c.doc.piece.heading,
         url: c.doc.piece.url,
-        passage: passage(c.doc.piece.text, c.keys, c.language.language),
+        passage: passage(c.doc.piece.text, matchedKeys(c), c.language.language),
         score: Math.min(0.999, Math.round(c.matched * 1000) / 1000),
       }));
   }
@@ -384,30 +411,50 @@ export class AccountIndex {
     const total = terms.reduce((sum, term) => sum + term.weight, 0);
     if (total === 0) return [];
     const average = language.totalLength / language.count;
-    const { k1, b } = this.tuning;
-    const found = new Map<Doc, Candidate>();
+    const { k1, b, minCoverage } = this.tuning;
+    language.sums();
+    const { score, matched, termScore, termFactor } = language;
+    const touched: number[] = [];
     for (const term of terms) {
-      const best = new Map<Doc, { score: number; factor: number; key: string }>();
+      // A term counts once per piece: by the alternative (word, correction, synonym) that scores best there.
+      const termTouched: number[] = [];
       for (const { posting, factor } of term.alternatives) {
         const idf = language.idf(posting.docs.length);
         for (let i = 0; i < posting.docs.length; i += 1) {
           const doc = posting.docs[i] as Doc;
           const tf = posting.tf[i] as number;
-          const score = (factor * idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * doc.length) / average));
-          const previous = best.get(doc);
-          if (!previous || score > previous.score) best.set(doc, { score, factor, key: posting.key });
+          const value = (factor * idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * doc.length) / average));
+          if (termScore[doc.slot] === 0) termTouched.push(doc.slot);
+          if (value > (termScore[doc.slot] as number)) {
+            termScore[doc.slot] = value;
+            termFactor[doc.slot] = factor;
+          }
         }
       }
-      for (const [doc, match] of best) {
-        let candidate = found.get(doc);
-        if (!candidate) found.set(doc, (candidate = { doc, language, score: 0, matched: 0, keys: new Set() }));
-        candidate.score += match.score;
-        candidate.matched += (term.weight * match.factor) / total;
-        candidate.keys.add(match.key);
+      for (const slot of termTouched) {
+        if (score[slot] === 0) touched.push(slot);
+        score[slot] = (score[slot] as number) + (termScore[slot] as number);
+        matched[slot] = (matched[slot] as number) + (term.weight * (termFactor[slot] as number)) / total;
+        termScore[slot] = 0;
+        termFactor[slot] = 0;
       }
     }
-    return [...found.values()];
+    const trusted: Candidate[] = [];
+    for (const slot of touched) {
+      if ((matched[slot] as number) >= minCoverage) {
+        trusted.push({ doc: language.slots[slot] as Doc, language, score: score[slot] as number, matched: matched[slot] as number, terms });
+      }
+      score[slot] = 0;
+      matched[slot] = 0;
+    }
+    return trusted;
   }
+}
+
+/** The keys by which a piece matched the question's terms. */
+function matchedKeys(candidate: Candidate): Set<string> {
+  const held = new Set(candidate.doc.postings);
+  return new Set(candidate.terms.flatMap((term) => term.alternatives.filter((a) => held.has(a.posting)).map((a) => a.posting.key)));
 }
 
 /**

@@ -49,10 +49,19 @@ export function words(text: string): string[] {
   return out;
 }
 
+/** Keys already computed, per language and word: most words of a text are frequent ones. */
+const KEYS = new Map<string, string>();
+const KEYS_HELD = 200_000;
+
 /** The search key of a word in a language: its stem, without accents. */
 export function keyOf(word: string, language: SearchLanguage): string {
+  const memo = `${language}:${word}`;
+  const known = KEYS.get(memo);
+  if (known !== undefined) return known;
   let key = fold(STEMMERS[language](word));
   if (PLURAL_S.has(language) && key.length > 3 && key.endsWith('s') && !key.endsWith('ss')) key = key.slice(0, -1);
+  if (KEYS.size >= KEYS_HELD) KEYS.clear();
+  KEYS.set(memo, key);
   return key;
 }
 

@@ -7,7 +7,7 @@ export interface PieceRow extends IndexedPiece {
   account_id: string;
 }
 
-const COLUMNS = 'id::text AS id, account_id, external_ref, heading, text, url, lang';
+const COLUMNS = 'id::text AS id, account_id, external_ref, heading, text, url, lang, updated_at::text AS version';
 
 /** The SQL of schema `knowledge` the in-memory search reads its pieces with, and nothing else. */
 export class SearchRepository {
