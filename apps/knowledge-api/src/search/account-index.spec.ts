@@ -131,6 +131,20 @@ describe('AccountIndex', () => {
     expect(index.search('shoes returns', 'english', 1)).toHaveLength(1);
   });
 
+  it('a generic shop word no piece holds ("order") does not stop an answer the way an unknown thing does', () => {
+    const one = new AccountIndex();
+    one.upsert({
+      id: '1',
+      external_ref: 'returns',
+      heading: 'Returns and refunds',
+      text: 'You can return any item within 30 days of delivery for a full refund.',
+      url: null,
+      lang: 'english',
+    });
+    expect(one.search('Can I return my order?', 'english', 3).map((r) => r.external_ref)).toEqual(['returns']);
+    expect(one.search('Do you repair motorbikes?', 'english', 3)).toEqual([]);
+  });
+
   it('weights a heading word above the same word in a text', () => {
     const two = new AccountIndex();
     const text = 'Our shop answers questions about every service we offer to our customers here.';

@@ -1,5 +1,5 @@
 import { KnowledgeSearchResult } from '@svc/contracts';
-import { fold, isStopWord, keyOf, synonymsOf, words } from './analyzer';
+import { fold, GENERIC_WORDS, isStopWord, keyOf, synonymsOf, words } from './analyzer';
 import { SearchLanguage } from './language';
 
 /** A piece as the index holds it (the row of `knowledge.pieces` it was read from). */
@@ -25,7 +25,7 @@ export interface Tuning {
   minCoverage: number;
   /** An unknown word (no piece holds it, nothing close) weighs this many times a word one piece holds. */
   unknownWeight: number;
-  /** The same for an unknown number (an order number, a size). */
+  /** The same for an unknown number (an order number, a size) or generic word ("order", "item"). */
   unknownNumberWeight: number;
   /** What a misspelled word matched through its correction, and a word through its synonym, count for. */
   correctedFactor: number;
@@ -328,7 +328,7 @@ class LanguageIndex {
     const weight =
       known.length > 0
         ? Math.max(...known.map((a) => this.idf(a.posting.docs.length)))
-        : this.idf(1) * (isNumber(folded) ? this.tuning.unknownNumberWeight : this.tuning.unknownWeight);
+        : this.idf(1) * (isNumber(folded) || GENERIC_WORDS.has(folded) ? this.tuning.unknownNumberWeight : this.tuning.unknownWeight);
     return { alternatives: known, weight };
   }
 }

@@ -105,6 +105,17 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
     y ya yo ahora`),
 ]);
 
+/**
+ * Words every shop's customers use about anything they buy ("my order", "this item"): when no
+ * piece holds one, it says little about what is asked, unlike an unknown name or thing.
+ */
+export const GENERIC_WORDS: ReadonlySet<string> = new Set(
+  list(`order orders item items product products purchase thing things stuff info information question questions
+    bestellung bestellungen artikel produkt produkte sache sachen frage fragen info
+    commande commandes article articles produit produits chose choses question questions info
+    pedido pedidos articulo articulos producto productos cosa cosas pregunta preguntas info`),
+);
+
 /** Whether a folded word says nothing about what is asked: a stop word, or a single letter. */
 export function isStopWord(folded: string): boolean {
   return STOP_WORDS.has(folded) || (folded.length === 1 && !/\p{N}/u.test(folded));
