@@ -48,7 +48,7 @@ describe('chat streams when their LISTEN connection is killed (processes, real P
   beforeAll(async () => {
     stack = await startStack(['contacts-api', 'knowledge-api', 'chat'], { appEnv: { chat: { VISITOR_MESSAGES_PER_MINUTE: '100' } } });
     chat = new ChatClient({
-      url: stack.services['chat']!.url,
+      url: stack.services['chat']!.internalUrl,
       auth: new InternalAuth(stack.env['INTERNAL_AUTH_SECRET']!),
       timeoutMs: 10_000,
       logger: createLogger('test', 'silent'),
