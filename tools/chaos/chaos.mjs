@@ -58,15 +58,25 @@ const faultS = Math.round(minutes * 60);
 
 // Ports of the run's own, below the blocks Jest suites take theirs from (20000 and up, libs/testing
 // freePort): a port a killed replica leaves free for seconds must not be taken by another suite's app.
+// A block of 100 is the run's while it holds the block's first port: a second run takes the next one.
+const PORT_BLOCK = 100;
+const bind = (port) =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(null)).listen(port, '127.0.0.1', () => resolve(server));
+  });
+let blockLock = null;
 let nextPort = Number(process.env.CHAOS_PORT_BASE ?? 17_000);
+for (; !(blockLock = await bind(nextPort)); nextPort += PORT_BLOCK)
+  if (nextPort >= 20_000 - PORT_BLOCK) throw new Error('chaos: no free port block');
+blockLock.unref();
+nextPort += 1;
 async function freePort() {
   for (;;) {
-    const port = nextPort++;
-    const server = createServer();
-    const bound = await new Promise((resolve) => server.once('error', () => resolve(false)).listen(port, '127.0.0.1', () => resolve(true)));
-    if (bound) {
+    const server = await bind(nextPort++);
+    if (server) {
       await new Promise((resolve) => server.close(resolve));
-      return port;
+      return nextPort - 1;
     }
   }
 }

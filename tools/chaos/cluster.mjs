@@ -227,16 +227,22 @@ export async function startCluster({ dir, env, appEnv = {}, freePort, root, log 
       if (haproxy.exitCode === null) await once(haproxy, 'exit');
     },
   };
-  // Two at a time: each starting NestJS app takes a core for a few seconds.
+  // Two at a time: each starting NestJS app takes a core for a few seconds. What started is stopped if one fails.
   const queue = [...replicas];
-  await Promise.all(
-    [0, 1].map(async () => {
-      for (let r = queue.shift(); r; r = queue.shift()) {
-        spawnReplica(r);
-        if (!(await waitReady(r, 120_000))) throw new Error(`${r.name} was not ready within 120 s; see ${join(dir, `${r.name}.log`)}`);
-      }
-    }),
-  );
-  await cluster.allReady();
+  try {
+    await Promise.all(
+      [0, 1].map(async () => {
+        for (let r = queue.shift(); r; r = queue.shift()) {
+          spawnReplica(r);
+          if (!(await waitReady(r, 120_000))) throw new Error(`${r.name} was not ready within 120 s; see ${join(dir, `${r.name}.log`)}`);
+        }
+      }),
+    );
+    await cluster.allReady();
+  } catch (err) {
+    queue.length = 0;
+    await cluster.stop();
+    throw err;
+  }
   return cluster;
 }
