@@ -290,7 +290,9 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
         expect(response.status).toBe(201);
         ids.push(((await response.json()) as CreatedWebhookDto).id);
       }
-      await feedEvents(stack.services['webhook-dispatcher']!.internalUrl, stack.env['INTERNAL_AUTH_SECRET']!, account.accountId, [sampleEvent()]);
+      await feedEvents(stack.services['webhook-dispatcher']!.internalUrl, stack.env['INTERNAL_AUTH_SECRET']!, account.accountId, [
+        sampleEvent(),
+      ]);
       const errors = async () =>
         (
           await queryRows<{ error: string }>(
