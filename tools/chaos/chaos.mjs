@@ -5,10 +5,11 @@
 // (a private server is made), redis-server and the shared RabbitMQ on 127.0.0.1 (a vhost of its
 // own; the broker is restarted once).
 // Settings: CHAOS_SEED, CHAOS_MINUTES (10), CHAOS_BASELINE_SECONDS (60), CHAOS_ACCOUNTS (3),
-// CHAOS_VISITORS (4 per account), CHAOS_DRAIN_SECONDS (240). Writes bench/results/chaos-*.json.
+// CHAOS_VISITORS (4 per account), CHAOS_DRAIN_SECONDS (240), CHAOS_PORT_BASE (17000). Writes
+// bench/results/chaos-*.json (or CHAOS_RESULT_FILE).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -360,7 +361,9 @@ try {
     violations,
     problems: [...writes.problems, ...chat.problems, ...deliveries.problems, ...errors.problems].slice(0, 200),
   };
-  const file = writeResult('chaos', startedAt.toISOString(), result);
+  // bench/results/chaos-<day>.json, or CHAOS_RESULT_FILE (the outage test's, outside the tree).
+  const file = process.env.CHAOS_RESULT_FILE ?? writeResult('chaos', startedAt.toISOString(), result);
+  if (process.env.CHAOS_RESULT_FILE) writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   for (const p of result.problems.slice(0, 40)) log(`problem: ${p}`);
   for (const v of violations) log(`violation: ${v}`);
   log(`throughput: ${throughput.baseline_per_s} acknowledged operations/s without faults, ${throughput.faults_per_s}/s under faults`);

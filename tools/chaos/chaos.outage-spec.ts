@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '../..');
@@ -10,9 +12,13 @@ const ROOT = join(__dirname, '../..');
  * a real workload, and nothing acknowledged lost, duplicated or answered with an unexpected 5xx.
  */
 describe('chaos: two replicas of everything, faults at random (tools/chaos)', () => {
+  // Its figures go to a file of its own, not to bench/results.
+  const resultFile = join(tmpdir(), `chaos-outage-spec-${process.pid}.json`);
+  afterAll(() => rmSync(resultFile, { force: true }));
+
   it('loses nothing, duplicates nothing and answers no unexpected 5xx', async () => {
     const child = spawn(process.execPath, [join(ROOT, 'tools/chaos/chaos.mjs')], {
-      env: { ...process.env, CHAOS_MINUTES: '2', CHAOS_BASELINE_SECONDS: '20', CHAOS_DRAIN_SECONDS: '150' },
+      env: { ...process.env, CHAOS_MINUTES: '2', CHAOS_BASELINE_SECONDS: '20', CHAOS_DRAIN_SECONDS: '150', CHAOS_RESULT_FILE: resultFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
