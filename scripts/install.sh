@@ -27,6 +27,19 @@ if ! command -v wrk >/dev/null 2>&1; then
     || echo "install: wrk is not installed (apt-get install -y wrk, as root); bench:gateway falls back to autocannon" >&2
 fi
 
+# promtool tests the alert rules (tools/alert-rules.spec.ts): taken out of Debian's prometheus
+# package, which would otherwise also install and start a Prometheus server.
+if ! command -v promtool >/dev/null 2>&1; then
+  deb_dir="$(mktemp -d)"
+  if ! { (cd "$deb_dir" && { apt-get download prometheus || { apt-get update && apt-get download prometheus; }; } \
+    && dpkg-deb -x prometheus_*.deb . && install -m 755 usr/bin/promtool /usr/local/bin/promtool); } >/dev/null 2>&1; then
+    echo "install: could not install promtool (from Debian's prometheus package, as root); the alert rule tests need it" >&2
+    rm -rf "$deb_dir"
+    exit 1
+  fi
+  rm -rf "$deb_dir"
+fi
+
 # HAProxy is the load balancer of `npm run chaos` (two replicas of every app; the outage tier runs a
 # short one): Debian's package, installed only when missing.
 if ! command -v haproxy >/dev/null 2>&1; then

@@ -1,21 +1,17 @@
 // The monitoring against the running apps: every metric an alert rule or a dashboard panel names is
 // exported by the code (a scrape of each app's /metrics), and the webhook-backlog alert's
-// expression turns true over samples scraped while the dispatcher's receiver stops answering.
-import type { IPrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
+// expression turns true (promtool evaluating it) over samples scraped while the dispatcher's
+// receiver stops answering.
 import { sampleEventData } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
 import { createTestCa, feedEvents, HttpsReceiver, sampleEvent, Stack, startStack, TestCa } from '@svc/testing';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseAllDocuments } from 'yaml';
-import { root } from './deploy-checks';
-import { evaluate, exposedMetricNames, metricNames, parseExposition, Series } from './promql';
+import { exposedMetricNames, Labels, metricNames, MONITORING, parseExposition, promtool, ruleGroups } from './prometheus';
 
-const MONITORING = join(root, 'k8s', 'components', 'monitoring');
-const rules = parseAllDocuments(readFileSync(join(MONITORING, 'prometheus-rules.yaml'), 'utf8'))
-  .map((d) => d.toJS() as IPrometheusRule)
-  .flatMap((r) => r.spec.groups?.flatMap((g) => g.rules ?? []) ?? []);
+const groups = ruleGroups();
+const rules = groups.flatMap((g) => g.rules ?? []);
 const panels = (
   JSON.parse(readFileSync(join(MONITORING, 'dashboard.json'), 'utf8')) as { panels: Array<{ targets: Array<{ expr: string }> }> }
 ).panels;
@@ -77,29 +73,47 @@ describe('monitoring: alerts and panels against the running apps', () => {
     const account = await stack.newAccount();
     const created = await stack.call('/webhooks', { method: 'POST', key: account.key, json: { url: receiver.url('/stopped') } });
     expect(created.status).toBe(201);
-    const series = new Map<string, Series>();
+    // Every scrape's webhook_deliveries_due series, in order.
+    const series = new Map<string, { labels: Labels; values: number[] }>();
+    let scrapes = 0;
+    let last: Array<{ labels: Labels; value: number }> = [];
     const record = async () => {
-      const at = Date.now();
-      for (const sample of parseExposition(await scrape(dispatcher.internalUrl))) {
-        if (!sample.labels['__name__']!.startsWith('webhook_')) continue;
+      last = parseExposition(await scrape(dispatcher.internalUrl));
+      scrapes++;
+      for (const sample of last.filter((s) => s.labels['__name__'] === 'webhook_deliveries_due')) {
         const key = JSON.stringify(sample.labels);
-        const entry = series.get(key) ?? { labels: { ...sample.labels, app: 'webhook-dispatcher' }, samples: [] };
-        entry.samples.push([at, sample.value]);
+        const entry = series.get(key) ?? { labels: { ...sample.labels, app: 'webhook-dispatcher' }, values: [] };
+        entry.values.push(sample.value);
         series.set(key, entry);
       }
-      return at;
     };
-    const dueAt = (at: number) => evaluate('max(webhook_deliveries_due)', [...series.values()], at);
-    const fires = (at: number) => evaluate(String(backlogRule.expr), [...series.values()], at);
+    const latest = (name: string) => Math.max(...last.filter((s) => s.labels['__name__'] === name).map((s) => s.value));
+    /** promtool's verdict on the backlog alert's expression over the scrapes, taken as one a minute. */
+    const backlogExpr = (expected: Array<{ labels: string; value: number }>) =>
+      promtool(groups, [
+        {
+          tests: [
+            {
+              interval: '1m',
+              input_series: [...series.values()].map(({ labels: { __name__: name, ...labels }, values }) => ({
+                series: `${name}{${Object.entries(labels)
+                  .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+                  .join(',')}}`,
+                values: [...Array<string>(scrapes - values.length).fill('_'), ...values].join(' '),
+              })),
+              promql_expr_test: [{ expr: String(backlogRule.expr), eval_time: `${scrapes - 1}m`, exp_samples: expected }],
+            },
+          ],
+        },
+      ]);
 
     // Before: nothing due, the alert's expression is false.
-    let at = 0;
     for (let i = 0; i < 3; i++) {
-      at = await record();
+      await record();
       await sleep(300);
     }
-    expect(dueAt(at)).toEqual({ kind: 'vector', samples: [{ labels: {}, value: 0 }] });
-    expect(fires(at)).toEqual({ kind: 'vector', samples: [] });
+    expect(latest('webhook_deliveries_due')).toBe(0);
+    expect(backlogExpr([])).toEqual({ ok: true, output: expect.any(String) });
 
     // The receiver stops answering: attempts hang, the endpoint's cap is reached, new events wait.
     receiver.respond('/stopped', { delayMs: 60_000 });
@@ -107,17 +121,15 @@ describe('monitoring: alerts and panels against the running apps', () => {
     for (let round = 0; round < 8; round++) {
       await feedEvents(dispatcher.url, secret, account.accountId, [sampleEvent(), sampleEvent(), sampleEvent()]);
       await sleep(400);
-      at = await record();
-      const due = dueAt(at);
-      dues.push(due.kind === 'vector' ? (due.samples[0]?.value ?? NaN) : NaN);
+      await record();
+      dues.push(latest('webhook_deliveries_due'));
     }
     expect(receiver.received('/stopped').length).toBeLessThanOrEqual(PER_ENDPOINT);
     // 24 events, at most PER_ENDPOINT in flight: the rest are due, and the count only grew.
     expect(dues.at(-1)).toBe(24 - PER_ENDPOINT);
     expect(dues.every((value, i) => i === 0 || value >= dues[i - 1]!)).toBe(true);
-    expect(fires(at)).toEqual({ kind: 'vector', samples: [{ labels: {}, value: 24 - PER_ENDPOINT }] });
-    const inFlight = evaluate('max(webhook_deliveries_in_flight)', [...series.values()], at);
-    expect(inFlight).toEqual({ kind: 'vector', samples: [{ labels: {}, value: PER_ENDPOINT }] });
+    expect(backlogExpr([{ labels: '{}', value: 24 - PER_ENDPOINT }])).toEqual({ ok: true, output: expect.any(String) });
+    expect(latest('webhook_deliveries_in_flight')).toBe(PER_ENDPOINT);
   }, 60_000);
 
   it('moves the pipeline counters: published from an outbox, appended with a feed lag, attempts by outcome and status class, retries', async () => {
