@@ -5,10 +5,7 @@ type Setup = (model: ChannelModel) => Promise<void>;
 
 const CLOSE_TIMEOUT_MS = 5_000;
 
-/**
- * Closing a channel or connection whose socket is half dead can wait forever; shutdown must not.
- * Resolves when `closing` settles or after CLOSE_TIMEOUT_MS, whichever comes first.
- */
+/** Resolves when `closing` settles or after CLOSE_TIMEOUT_MS: a half-dead socket must not hold up shutdown. */
 export async function closeWithin(closing: Promise<unknown> | undefined): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([
@@ -19,10 +16,8 @@ export async function closeWithin(closing: Promise<unknown> | undefined): Promis
 }
 
 /**
- * One AMQP connection per process, recovered after a broker restart with backoff (amqplib's
- * recovery). Publishers and consumers register a setup that recreates their channels on every
- * (re)connect. Starting never waits for the broker: an app with an outbox keeps accepting writes
- * while RabbitMQ is down, and its relay catches up when it is back.
+ * One AMQP connection per process, recovered with backoff; setups recreate channels on every (re)connect.
+ * Starting never waits for the broker: writes go on into the outbox while RabbitMQ is down.
  */
 export class AmqpClient {
   private model?: RecoveringChannelModel;

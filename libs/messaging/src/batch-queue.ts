@@ -17,12 +17,8 @@ interface Waiting<T> {
 }
 
 /**
- * Groups the items handled at the same time (the messages of a consumer's prefetch) into batched
- * writes. No timer: at low load each item is written at once; under load the items that come while
- * the writes run go together in the next one. `add` resolves when its own item is written, so a
- * message is acked only then. A batch that fails for a reason other than a dependency being away is
- * written again item by item, in order, so that one item the database refuses fails (and is parked)
- * alone while its neighbours are written.
+ * Batches the items that arrive while a write runs (no timer); `add` resolves when its own item is written.
+ * A batch that fails for its data is written again item by item, so only the bad item fails.
  */
 export class BatchQueue<T> {
   private readonly waiting = new Map<string, Waiting<T>[]>();

@@ -7,11 +7,7 @@ import { parseDomainMessage } from './validation';
 /** Removes one customer's personal data from an app's records; must change nothing more when it runs again. */
 export type EraseContact<S> = (service: S, accountId: string, svcId: number) => Promise<number>;
 
-/**
- * The controller that takes `contact.erased` from contacts-api for an app: `erase` removes the
- * customer's personal data from the app's own `records` with its `service`, and the count it
- * returns (how many records changed) is logged. A malformed message is parked; a redelivered one changes nothing more.
- */
+/** Consumes `contact.erased` for an app: `erase` blanks the customer's `records` and the count is logged. */
 export function contactErasureConsumer<S>(
   service: Type<S>,
   records: string,

@@ -58,15 +58,8 @@ function isTransientSqlState(code: string): boolean {
 }
 
 /**
- * The one place that decides whether a failed message is retried or parked.
- *
- * Permanent: an `InvalidMessageError`, or a PostgreSQL data or integrity error (SQLSTATE classes 22
- * and 23). The latter is permanent only when the message was processed on its own: a consumer that
- * batches retries a failed batch message by message, so that only the bad one reaches this verdict.
- * Transient: connection refused, reset or timed out, a pool that gave no connection in time,
- * serialization failures and deadlocks, a database shutting down, restarting or out of resources,
- * broker and channel errors, and anything not recognised (an unknown error must never lose a
- * message).
+ * Retried or parked: permanent is `InvalidMessageError` or SQLSTATE class 22/23 (for a message handled
+ * alone); everything else, unknown errors included, is transient and never loses a message.
  */
 export function classifyFailure(err: unknown): Failure {
   if (err instanceof InvalidMessageError) return { kind: 'permanent', reason: err.message, recognised: true };

@@ -71,11 +71,7 @@ export interface MessagingAppConfig {
   OUTBOX_POLL_INTERVAL_MS?: number;
 }
 
-/**
- * RabbitMQ for an app: one recovering connection, a confirm-channel publisher, and the relay of the
- * app's transactional outbox (injectable as `OutboxRelay`, so that code that has just committed
- * messages can wake it). Needs the app's DataSource (PersistenceModule).
- */
+/** RabbitMQ for an app: connection, confirm-channel publisher and the outbox's `OutboxRelay`; needs PersistenceModule. */
 @Module({})
 export class MessagingModule {
   /** The usual wiring: connection named after the app, relay of `outboxSchema`'s outbox if given. */
@@ -144,10 +140,7 @@ class RethrowFilter implements RpcExceptionFilter<unknown> {
   }
 }
 
-/**
- * Serves the app's `@EventPattern` handlers from `queues` (call from the app's `configure`). The
- * consumer stops with the app, after the HTTP listener has drained.
- */
+/** Serves the app's `@EventPattern` handlers from `queues`; stops after the HTTP listener has drained. */
 export async function consumeQueues(app: INestApplication, queues: QueueSpec[], prefetch: number): Promise<void> {
   const logger = app.get<Logger>(APP_LOGGER);
   const client = app.get(AmqpClient);

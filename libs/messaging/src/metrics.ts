@@ -13,10 +13,7 @@ export interface RelayMetrics {
   published: Counter<string>;
 }
 
-/**
- * The metrics of a schema's outbox and its relay: rows unsent and the age of the oldest (read on
- * scrape, by index), the time from a batch's publish to the broker's confirms, messages published.
- */
+/** A schema's outbox and relay: unsent rows, the oldest's age, publish-to-confirm time, messages published. */
 export function relayMetrics(metrics: MetricsService, db: DataSource, schema: string): RelayMetrics {
   const read = async () => {
     const [row] = await scrapeQuery<{ pending: number; age: number }>(
@@ -55,11 +52,7 @@ export interface ConsumerMetrics {
   failures: Counter<'queue' | 'kind'>;
 }
 
-/**
- * The metrics of a process's consumers: handling time by queue and outcome, failures by kind
- * (`transient`: retried after a delay; `poison`: parked), and the depth of each consumed queue's
- * parking queue (read on scrape from the broker).
- */
+/** A process's consumers: handling time, failures by kind (`transient` retried, `poison` parked), parking queue depth. */
 export function consumerMetrics(metrics: MetricsService, client: AmqpClient, queues: readonly string[]): ConsumerMetrics {
   metrics.scrapedGauge(
     'consumer_parked_messages',

@@ -17,10 +17,7 @@ export function outboxChannel(schema: string): string {
   return `outbox_${schema}`;
 }
 
-/**
- * The migration that gives a service schema its outbox. Include it in the app's migration list;
- * the timestamp orders it among the app's own migrations.
- */
+/** The migration that gives `schema` its outbox; `timestamp` orders it among the app's migrations. */
 export function outboxMigration(schema: string, timestamp = 1763800000000): new () => MigrationInterface {
   const name = `CreateOutbox${timestamp}`;
   return class implements MigrationInterface {
@@ -50,17 +47,13 @@ export function outboxMigration(schema: string, timestamp = 1763800000000): new 
   };
 }
 
-/**
- * Adds messages to `schema`'s outbox in the caller's transaction and wakes the relay when that
- * transaction commits, in one statement (one round trip). Call it with the EntityManager or
- * QueryRunner that writes the change itself: the change and its messages commit together or not at all.
- */
+/** Adds messages in the caller's transaction and NOTIFYs the relay on commit. See docs/adr/001-outbox-relay-notify.md */
 export async function enqueue(db: Queryable, schema: string, messages: readonly OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
   await execute(
     db,
     {
-      // Named: producers enqueue on every change, and a prepared statement is planned once per connection.
+      // See docs/adr/003-named-prepared-statements.md
       name: `${schema}_outbox_enqueue`,
       text: `WITH added AS (
                INSERT INTO "${schema}".outbox (id, exchange, routing_key, body)

@@ -122,12 +122,7 @@ export async function showParked(model: ChannelModel, queue: string, limit: numb
   }
 }
 
-/**
- * Moves up to `limit` parked messages (all of those there now by default) back to `queue`, each
- * published on a confirm channel and confirmed before it is acked in the parking queue (a crash in
- * between duplicates, never loses). They start again as new: attempt count and park reason cleared.
- * Returns how many were moved.
- */
+/** Moves up to `limit` parked messages back to `queue` as new, each confirmed before it leaves; returns how many. */
 export async function replayParked(model: ChannelModel, queue: string, limit?: number): Promise<number> {
   const waiting = await requireParkingQueue(model, queue);
   const channel = await model.createConfirmChannel();

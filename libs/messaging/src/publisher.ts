@@ -8,10 +8,7 @@ export class BrokerUnavailableError extends Error {
   override readonly name = 'BrokerUnavailableError';
 }
 
-/**
- * Publishes on a confirm channel: `publish` resolves only when the broker has taken responsibility
- * for the message (persistent, on durable exchanges). The outbox relay marks a row sent after that.
- */
+/** Publishes persistent messages on a confirm channel: `publish` resolves once the broker confirmed them. */
 export class Publisher {
   private channel?: ConfirmChannel;
 

@@ -27,16 +27,7 @@ const RETRY_AFTER_FAILURE_MS = 500;
 /** Rounds in flight at once in one relay. */
 const MAX_ROUNDS = 4;
 
-/**
- * Publishes a schema's outbox. Each round claims a batch of unsent rows with FOR UPDATE SKIP LOCKED
- * (so several relay processes share the work instead of repeating it), publishes them with
- * confirms, and deletes them in the same transaction: a crash before the commit leaves the rows
- * and they are published again (at least once; consumers deduplicate on the message id). A
- * published message is not kept: an outbox holds a body (personal data, for events) only until the
- * broker has it, so an erasure has no copy to reach there.
- * Woken by NOTIFY when a producer commits (or directly, by `wake()`, in the process that committed),
- * and by a poll in case a notification was missed.
- */
+/** Publishes a schema's outbox, woken by NOTIFY, `wake()` or a poll. See docs/adr/001-outbox-relay-notify.md */
 export class OutboxRelay {
   private listener?: Client;
   private pollTimer?: NodeJS.Timeout;
@@ -68,13 +59,7 @@ export class OutboxRelay {
     this.wake();
   }
 
-  /**
-   * Starts a round unless MAX_ROUNDS are in flight (then one more runs when one ends). Rounds run
-   * side by side: a commit made while a round waits for its confirms is published at once by the
-   * next round, not after the first one (SKIP LOCKED keeps them apart). Claims are made one at a
-   * time: the wake-ups that come while a round is claiming start one round when that claim is done
-   * (the claim may have missed their rows), not one round each, most of which would find nothing.
-   */
+  /** Asks for a round; wake-ups during a claim start one round after it, not one each. */
   wake(): void {
     if (!this.stopped) this.claims?.wake();
   }
@@ -147,14 +132,7 @@ export class OutboxRelay {
     }
   }
 
-  /**
-   * One round in two round trips to PostgreSQL (each a simple query of several statements): BEGIN
-   * and claim; then, after the confirms, delete the published rows and COMMIT. On this kind of machine a socket
-   * write costs more than the statement, and a relay makes one round per commit at low load. The
-   * commit does not wait for its WAL flush: a deletion lost in a crash only means the rows are
-   * published again, which at-least-once delivery allows (consumers deduplicate). Calls
-   * `claimed` once its claim is answered.
-   */
+  /** One round in two round trips, committed asynchronously; calls `claimed` once its claim is answered. */
   private async round(claimed: () => void): Promise<number> {
     const { schema, batchSize } = this.options;
     return withConnection(this.db, async (client) => {
@@ -184,10 +162,7 @@ export class OutboxRelay {
     });
   }
 
-  /**
-   * Rows a relay of an earlier version marked sent and kept (`sent_at`): published long ago, they
-   * go at start, so that no outbox keeps a copy of what it published.
-   */
+  /** Deletes rows an earlier version kept as sent (`sent_at`): no outbox keeps what it published. */
   private async removeSent(): Promise<void> {
     try {
       await execute(this.db, `DELETE FROM "${this.options.schema}".outbox WHERE sent_at IS NOT NULL`);

@@ -8,10 +8,7 @@ export interface ServiceStackOptions extends AppStackOptions {
   outbox?: boolean;
 }
 
-/**
- * The modules of a service that owns a schema and talks to RabbitMQ: the platform and its database
- * (`appStack`), and RabbitMQ with the relay of its outbox.
- */
+/** The modules of a service with a schema and RabbitMQ: `appStack` plus messaging and its outbox relay. */
 export function serviceStack(name: string, options: ServiceStackOptions): DynamicModule[] {
   const { config, schema, outbox = true } = options;
   return [...appStack(name, options), MessagingModule.forApp(name, config, outbox ? schema : undefined)];

@@ -8,10 +8,7 @@ export const EVENTS_EXCHANGE = 'svc.events';
 /** Where a queue's rejected and over-delivered messages go, to the queue's parking lot. */
 export const DEAD_LETTER_EXCHANGE = 'svc.dead-letter';
 
-/**
- * Waits of the retry tiers, in order: a message's first transient failure waits the first, the
- * second the next, and every later one the last (attempts are unlimited).
- */
+/** Waits of the retry tiers: the nth transient failure waits the nth (the last one repeats; attempts are unlimited). */
 export const RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 30_000, 120_000, 600_000];
 
 /** Headers the consumer sets on a message it moves to a retry tier or to the parking queue. */
@@ -34,10 +31,7 @@ export interface QueueSpec {
   exchange: string;
   /** Topic patterns bound on `exchange`. */
   bindings: string[];
-  /**
-   * Deliveries before a message is dead-lettered: only a safety net for a process that dies while
-   * handling a message (failures are retried through the retry tiers). Default 5.
-   */
+  /** Deliveries before dead-lettering (default 5): a safety net for a process that dies mid-message. */
   deliveryLimit?: number;
   /** Waits of the retry tiers (tests shorten them). Default RETRY_DELAYS_MS. */
   retryDelaysMs?: readonly number[];
@@ -59,19 +53,13 @@ export const WEBHOOK_DISPATCHER_QUEUE: QueueSpec = {
   exchange: EVENTS_EXCHANGE,
   bindings: [...EVENT_KINDS],
 };
-/**
- * webhook-dispatcher: `contact.erased` straight from the domain exchange (the message contacts-api
- * commits with the deletion), on a queue of its own so that an erasure never waits behind events.
- */
+/** webhook-dispatcher: `contact.erased` from the domain exchange, on its own queue so it never waits behind events. */
 export const WEBHOOK_DISPATCHER_ERASURES_QUEUE: QueueSpec = {
   queue: 'webhook-dispatcher.erasures',
   exchange: DOMAIN_EXCHANGE,
   bindings: ['contact.erased'],
 };
-/**
- * chat: erasures, which blank the customer in conversations and messages; and contacts-api's
- * confirmations and consent changes, counted by the chat's analytics.
- */
+/** chat: erasures, and contacts-api's confirmations and consent changes (for analytics). */
 export const CHAT_QUEUE: QueueSpec = {
   queue: 'chat.domain',
   exchange: DOMAIN_EXCHANGE,
@@ -107,11 +95,7 @@ export async function declareExchanges(channel: Channel): Promise<void> {
   await channel.assertExchange(DEAD_LETTER_EXCHANGE, 'direct', { durable: true });
 }
 
-/**
- * Declares the queue (quorum, dead-lettered to its parking queue), its bindings and its retry tiers
- * (durable queues with a fixed message TTL, dead-lettering back to the queue through the default
- * exchange). Idempotent.
- */
+/** Declares the quorum queue, its bindings, parking queue and retry tiers (TTL queues dead-lettering back). Idempotent. */
 export async function declareQueue(channel: Channel, spec: QueueSpec): Promise<void> {
   await declareExchanges(channel);
   const parked = parkingQueue(spec.queue);

@@ -57,19 +57,8 @@ export function attemptOf(message: Pick<ConsumeMessage, 'properties'>): number {
 }
 
 /**
- * A NestJS microservice transport on RabbitMQ for `@EventPattern(routingKey)` handlers.
- *
- * - Topology is declared on every (re)connect (quorum queues, retry tiers, parking queues).
- * - The handler for a message is the one whose pattern equals its (original) routing key.
- * - Ack only after the handler resolved (its transaction committed).
- * - A handler that fails for a transient reason (`classifyFailure`) gets its message moved to the
- *   queue's retry tier for its attempt (`<queue>.retry.<ms>`), from which it comes back after the
- *   tier's wait; attempts are unlimited and other messages go on meanwhile. A message that can
- *   never succeed (not JSON, no handler, `InvalidMessageError`, refused by the database for its
- *   data) is moved to `<queue>.parked`. A move is published on a confirm channel and confirmed
- *   before the original is acked: a crash in between duplicates the message, never loses it.
- * - An ack or nack on a channel that has closed is logged and dropped: the broker redelivers
- *   whatever was not acked.
+ * A NestJS transport on RabbitMQ for `@EventPattern(routingKey)` handlers: acks after the handler resolved;
+ * a transient failure moves the message to a retry tier, a permanent one to `<queue>.parked` (confirmed first).
  */
 export class AmqpTransport extends Server implements CustomTransportStrategy {
   private channel?: Channel;

@@ -5,11 +5,7 @@ import { InvalidMessageError } from './failures';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/**
- * Checks a domain message's envelope (the contract's `DomainMessageDto`), that its kind is handled
- * here, that its timestamp is one PostgreSQL stores, and that a public event carries its contact,
- * before a consumer acts on it. A message that fails can never succeed: `InvalidMessageError` parks it.
- */
+/** Checks a domain message's envelope, kind, timestamp and contact; a failure throws `InvalidMessageError` (parked). */
 export function parseDomainMessage<K extends DomainKind = DomainKind>(payload: unknown, expected?: readonly K[]): DomainMessage<K> {
   if (!isObject(payload)) throw new InvalidMessageError('the message is not an object');
   const problems = validationProblems(DomainMessageDto, payload);
