@@ -15,10 +15,7 @@ export interface AppStackOptions {
   behindGateway?: boolean;
 }
 
-/**
- * The modules of an app that owns a schema: the platform (config, logs, health, metrics, errors)
- * and its database (migrated at start).
- */
+/** The modules of an app that owns a schema: the platform and its database (migrated at start). */
 export function appStack(name: string, { config, logger, schema, migrations, behindGateway = false }: AppStackOptions): DynamicModule[] {
   return [
     PlatformModule.forRoot({ config, logger, ...(behindGateway ? { behindGateway: name } : {}) }),

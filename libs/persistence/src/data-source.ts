@@ -17,10 +17,7 @@ export interface SchemaOptions {
   applicationName?: string;
 }
 
-/**
- * A TypeORM data source bound to one service schema. The session runs in UTC and timestamptz
- * values come back as canonical text (microseconds, `+00:00`), never as Date.
- */
+/** A TypeORM data source for one schema; UTC session, timestamptz returned as canonical text, never Date. */
 export function createDataSource(options: SchemaOptions): DataSource {
   return new DataSource({
     type: 'postgres',
@@ -42,10 +39,7 @@ export function createDataSource(options: SchemaOptions): DataSource {
   });
 }
 
-/**
- * Creates the schema if needed and applies pending migrations, holding a PostgreSQL advisory lock
- * so that several replicas starting at once migrate one after the other.
- */
+/** Creates the schema and applies pending migrations under an advisory lock (replicas migrate in turn). */
 export async function migrate(dataSource: DataSource): Promise<string[]> {
   const schema = (dataSource.options as { schema: string }).schema;
   const runner = dataSource.createQueryRunner();

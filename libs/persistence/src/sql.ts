@@ -3,29 +3,15 @@ import { EntityManager } from 'typeorm';
 import type { DataSource, QueryRunner } from 'typeorm';
 
 /**
- * The typed way to run SQL. TypeORM keeps the connections and the migrations; statements are
- * plain SQL with `$n` parameters, and each states the shape of its rows, so that a renamed or
- * retyped column shows up in the type check of the code that reads it:
- *
- *     interface CustomerRow { svc_id: string; name: string | null }
- *     const rows = await queryRows<CustomerRow>(db, 'SELECT svc_id, name FROM contacts.customers WHERE account_id = $1', [accountId]);
- *
- * `db` is where the statement runs: a DataSource (a pooled connection for this statement), the
- * EntityManager of a `transaction()` (inside it) or a QueryRunner (on its connection).
+ * Where a statement runs: a DataSource (a pooled connection), a transaction's EntityManager or a QueryRunner.
+ * Statements are plain SQL with `$n` parameters and a row type: `queryRows<CustomerRow>(db, sql, params)`.
  */
 export type Queryable = DataSource | EntityManager | QueryRunner;
 
-/**
- * A parameter as node-postgres sends it: Buffer as bytea, arrays as PostgreSQL arrays, Date as a
- * timestamp. JSON goes as text (`JSON.stringify`), so that an array is never taken for a
- * PostgreSQL array by mistake; `undefined` is not a parameter (say `null`).
- */
+/** A node-postgres parameter; send JSON as text (`JSON.stringify`) so an array is never taken for a PostgreSQL array. */
 export type SqlParam = string | number | bigint | boolean | null | Buffer | Date | readonly SqlParam[];
 
-/**
- * A statement PostgreSQL plans once per connection and reuses (a named prepared statement), for
- * statements that run many times a second. One name, one text, everywhere.
- */
+/** A named prepared statement: one name, one text. See docs/adr/003-named-prepared-statements.md */
 export interface PreparedStatement {
   name: string;
   text: string;
@@ -34,10 +20,8 @@ export interface PreparedStatement {
 export type Statement = string | PreparedStatement;
 
 /**
- * A one-row query that makes the transaction it runs in commit without waiting for the WAL flush
- * (`set_config(…, true)` lasts until the end of that transaction), for a statement to name as a CTE
- * or a FROM item: `WITH async_commit AS (${ASYNC_COMMIT}) …`. Only for work that is done again when
- * a crash of PostgreSQL itself loses it.
+ * A CTE that makes its transaction commit without waiting for the WAL flush: `WITH async_commit AS (${ASYNC_COMMIT}) …`.
+ * Only for work that is redone when a crash loses it. See docs/adr/002-webhook-leases-async-commit.md
  */
 export const ASYNC_COMMIT = `SELECT set_config('synchronous_commit', 'off', true)`;
 
@@ -66,12 +50,7 @@ export async function execute(db: Queryable, statement: Statement, params: reado
   return (await run(db, statement, params)).rowCount;
 }
 
-/**
- * Lends `work` the node-postgres client under `db`'s connection (the one of its transaction, or
- * one from the data source's pool, returned after `work`). The one place that reaches below
- * TypeORM, for what its `query()` does not do: named prepared statements, and several statements
- * sent in one round trip (a simple query, whose results come back one per statement).
- */
+/** Lends `work` the node-postgres client under `db`'s connection, for prepared statements and multi-statement queries. */
 export async function withConnection<T>(db: Queryable, work: (client: PoolClient) => Promise<T>): Promise<T> {
   return onRunner(db, async (runner) => work((await runner.connect()) as PoolClient));
 }
@@ -87,10 +66,7 @@ async function run(db: Queryable, statement: Statement, params: readonly SqlPara
   return { rows: result.records as QueryResultRow[], rowCount: result.affected ?? 0 };
 }
 
-/**
- * Runs `work` on the QueryRunner of `db`: its own, its transaction's, or a new one of the data
- * source (the one kind that makes them), released after.
- */
+/** Runs `work` on `db`'s QueryRunner (its own, its transaction's, or a new one released after). */
 async function onRunner<T>(db: Queryable, work: (runner: QueryRunner) => Promise<T>): Promise<T> {
   if (db instanceof EntityManager) return onRunner(db.queryRunner ?? db.connection, work);
   if (!('createQueryRunner' in db)) return work(db);
@@ -102,11 +78,7 @@ async function onRunner<T>(db: Queryable, work: (runner: QueryRunner) => Promise
   }
 }
 
-/**
- * LISTENs on `channels` (names as `pg_notify` is given them, lower case) on a connection of its
- * own, which the caller opened and keeps: its notifications arrive as the client's `notification`
- * events. A pooled connection never listens: the pool would hand it to other work.
- */
+/** LISTENs on lower-case `channels` on a client the caller owns (never a pooled one). */
 export async function listen(client: Client, channels: readonly string[]): Promise<void> {
   await client.query(channels.map((channel) => `LISTEN ${channel}`).join('; '));
 }

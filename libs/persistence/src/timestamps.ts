@@ -1,9 +1,4 @@
-/**
- * Timestamps cross our edges as text with microseconds and an explicit offset:
- * `2026-11-21T10:04:05.123456+00:00`. JavaScript's Date keeps only milliseconds, so timestamps
- * are never turned into Dates on the way through: PostgreSQL parses and stores them (timestamptz
- * keeps microseconds) and the driver hands them back as text, which `formatTimestamp` normalises.
- */
+/** Timestamps stay text with microseconds (`2026-11-21T10:04:05.123456+00:00`), never Date (milliseconds only). */
 
 const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}:?\d{2})$/;
 const PG_UTC = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
@@ -21,10 +16,7 @@ function isStorableOffset(zone: string): boolean {
   return Number(digits.slice(0, 2)) <= 15 && Number(digits.slice(2, 4)) <= 59;
 }
 
-/**
- * Checks an incoming ISO 8601 timestamp: calendar-valid, with `Z` or an offset, at most microseconds.
- * Returns it unchanged (PostgreSQL parses it exactly), or undefined when it is not acceptable.
- */
+/** An incoming ISO 8601 timestamp unchanged if calendar-valid, zoned and at most microseconds; else undefined. */
 export function parseTimestampInput(value: string): string | undefined {
   const match = ISO_WITH_ZONE.exec(value);
   if (!match) return undefined;
