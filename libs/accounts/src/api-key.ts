@@ -34,10 +34,7 @@ export function generateApiKey(): string {
   return body + checksumOf(body);
 }
 
-/**
- * Whether `token` can be a key, decided without a lookup: a current key whose checksum matches
- * (a mistyped or made-up one does not), or a legacy key (no checksum to check).
- */
+/** Whether `token` can be a key, without a lookup. See docs/adr/008-api-key-checksum.md */
 export function isWellFormedApiKey(token: string): boolean {
   if (API_KEY_PATTERN.test(token)) {
     const split = token.length - CHECKSUM_LENGTH;
@@ -46,10 +43,7 @@ export function isWellFormedApiKey(token: string): boolean {
   return LEGACY_API_KEY_PATTERN.test(token);
 }
 
-/**
- * SHA-256 of the key. A key carries 256 random bits, so a fast hash is as safe as a slow KDF
- * here and keeps authentication off the CPU's critical path.
- */
+/** SHA-256 of the key: with 256 random bits a fast hash is as safe as a KDF (ADR 008). */
 export function hashApiKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }

@@ -21,12 +21,7 @@ function query(params: Record<string, string | number | boolean | undefined>): s
   return text ? `?${text}` : '';
 }
 
-/**
- * The chat's back office (`/internal/chat/*`) for the console and the MCP server: inbox, team
- * replies, the assistant's preview, bookings, analytics. Each call is for the account of
- * `context`; the chat's 4xx errors are thrown as the same `ApiError` (404 for another account's
- * conversation or booking), a chat that does not answer as `unavailable`.
- */
+/** The chat's back office (`/internal/chat/*`) for the console and MCP; the chat's 4xx are rethrown as they are. */
 export class ChatClient {
   private readonly http: InternalHttpClient;
 
@@ -55,10 +50,7 @@ export class ChatClient {
     );
   }
 
-  /**
-   * The account's inbox changes as Server-Sent Events (`event: conversation`); pass the last `id:`
-   * seen as `lastEventId` to resume. Close it with `signal`.
-   */
+  /** The account's inbox changes as Server-Sent Events, resumed from `lastEventId`, closed by `signal`. */
   openInboxStream(context: GatewayContext, lastEventId?: string, signal?: AbortSignal): Promise<Readable> {
     return this.http.openStream('/internal/chat/inbox/stream', context, lastEventId ? { 'last-event-id': lastEventId } : {}, signal);
   }

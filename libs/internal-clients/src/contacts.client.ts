@@ -16,10 +16,7 @@ export function isContact(value: unknown): value is contracts.EventContact {
   );
 }
 
-/**
- * Customers, through contacts-api's internal routes (identity-issuer and the chat). contacts-api
- * owns customers and consents and writes their events itself, in its own transactions.
- */
+/** Customers through contacts-api's internal routes; contacts-api writes their events itself. */
 export class ContactsClient {
   private readonly http: InternalHttpClient;
 
@@ -100,10 +97,7 @@ export class ContactsClient {
     return { withdrawn: answer.withdrawn };
   }
 
-  /**
-   * Confirms a proven email or phone (contacts-api emits `contact.confirmed`): the answer, or
-   * `gone` (the customer is erased) or `changed` (the value is no longer theirs).
-   */
+  /** Confirms a proven email or phone; `gone` if the customer is erased, `changed` if the value is no longer theirs. */
   async confirm(
     svcId: number,
     body: contracts.ConfirmContactDto,

@@ -4,10 +4,7 @@ import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth, unavailableError } from
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
 
-/**
- * A keep-alive connection pool to one service: connections are set up within 2 s, an answer's
- * headers (and, unless `bodyTimeoutMs` says otherwise, its body) must come within `timeoutMs`.
- */
+/** A keep-alive pool to one service: connect within 2 s, headers (and body, unless `bodyTimeoutMs`) within `timeoutMs`. */
 export function servicePool(url: string, options: { connections: number | null; timeoutMs: number; bodyTimeoutMs?: number }): Pool {
   return new Pool(url, {
     connections: options.connections,
@@ -36,11 +33,7 @@ export interface InternalResponse {
   body: unknown;
 }
 
-/**
- * One service's internal routes over keep-alive HTTP (no app reads another's schema). Each call
- * carries a context signed with `InternalAuth` naming the account it is for; the service scopes
- * what it does to it. A service that does not answer, or answers 5xx, is `unavailable` (503, retry).
- */
+/** One service's internal routes, each call with a signed account context; no answer or a 5xx is `unavailable`. */
 export class InternalHttpClient {
   private readonly pool: Pool;
 
@@ -81,11 +74,7 @@ export class InternalHttpClient {
     return { status: response.statusCode, body };
   }
 
-  /**
-   * The body of an answer with the expected status; a 4xx in the contract's error shape is thrown
-   * as that error (so a caller such as the console or the MCP server passes it on as it is); anything
-   * else is `unavailable`.
-   */
+  /** The body of an answer with the expected status; a contract 4xx is rethrown as is, anything else is `unavailable`. */
   expect<T>(response: InternalResponse, status: number, context: GatewayContext): T {
     if (response.status === status) return response.body as T;
     const error = (response.body as Partial<ErrorBody> | undefined)?.error;
@@ -102,10 +91,7 @@ export class InternalHttpClient {
     throw this.unavailable(context, `status ${response.status}`);
   }
 
-  /**
-   * Opens a long-lived GET (Server-Sent Events): no body timeout (the service pings), closed by
-   * `signal` or by the service. A refusal comes back as `expect` throws it.
-   */
+  /** Opens a Server-Sent Events GET without a body timeout (the service pings), closed by `signal`. */
   async openStream(path: string, context: GatewayContext, headers: Record<string, string>, signal?: AbortSignal): Promise<Readable> {
     let response;
     try {

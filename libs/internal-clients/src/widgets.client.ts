@@ -1,10 +1,7 @@
 import { GatewayContext, isPlan, WidgetAccountResponse } from '@svc/contracts';
 import { InternalClientOptions, InternalHttpClient } from './internal-http';
 
-/**
- * Who the caller of a widget lookup is: a service, not an account (the account is what it asks
- * for). The gateway's route checks the signature and reads nothing else from it.
- */
+/** The caller of a widget lookup: a service, not an account (the gateway checks only the signature). */
 const SERVICE_CONTEXT: Omit<GatewayContext, 'requestId'> = { account: { id: '', name: 'chat', plan: 'scale' }, keyId: 'chat' };
 
 /** The account of a widget id (`GET /internal/widgets/:widget` on the gateway, owner of accounts). */
