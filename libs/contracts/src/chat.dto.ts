@@ -1,7 +1,4 @@
-/**
- * The chat's visitor API (`/chat/v1/*`, used by the widget on a business's page) and the internal
- * calls the chat makes to contacts-api and the gateway. Shapes only; the rules are in apps/chat.
- */
+/** Shapes of the chat's visitor API (`/chat/v1/*`) and of its internal calls; the rules are in apps/chat. */
 import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import {

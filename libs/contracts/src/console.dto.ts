@@ -1,7 +1,4 @@
-/**
- * The console's own routes (`{app_url}/console/v1/…`, for its single-page front end): sign-in,
- * set-password, invitations. Not part of the public REST API.
- */
+/** The console's own routes (`/console/v1/…`): sign-in, set-password, invitations; not the public API. */
 import { IsEmail, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 
 /** Passwords: 10 to 200 characters (argon2id hashes any length; the cap bounds the work). */

@@ -1,9 +1,6 @@
 /**
- * What erasure leaves of an event's `data`: the one rule for the feed (events-api blanks its
- * retained events and the events appended later) and for webhook deliveries (the dispatcher blanks
- * pending and retained bodies). `contact` keeps its ids, flags and timestamps but loses its name,
- * email and phone; a `reach` (handover.created) loses the email and WhatsApp number. Everything
- * else, and the order of the keys, stays as it was. Applying it twice changes nothing.
+ * What erasure leaves of an event's `data`, for the feed and webhook bodies alike: `contact` loses its name,
+ * email and phone, a `reach` its email and WhatsApp number; the rest and the key order stay. Idempotent.
  */
 export const ERASED_CONTACT_FIELDS = { name: '', email: null, phone: null } as const;
 export const ERASED_REACH_FIELDS = { email: '', whatsapp: '' } as const;

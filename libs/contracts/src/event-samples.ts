@@ -14,10 +14,7 @@ function stamp(date: Date, micros: number): string {
   return `${date.toISOString().slice(0, 19)}.${String(date.getUTCMilliseconds() * 1000 + (micros % 1000)).padStart(6, '0')}+00:00`;
 }
 
-/**
- * A realistic `data` of each event kind (the contract's shapes), for `admin trigger` and tests:
- * integrators see exactly what real chat events carry.
- */
+/** A realistic `data` of each event kind, for `admin trigger` and tests. */
 export function sampleEventData<K extends EventKind>(kind: K, options: SampleOptions = {}): EventDataByKind[K] {
   const n = options.n ?? 1;
   const now = options.now ?? new Date();

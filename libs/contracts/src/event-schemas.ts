@@ -1,10 +1,4 @@
-/**
- * JSON Schemas (OpenAPI 3.1) of the public events: one schema per kind, discriminated by `event`,
- * with the payload `data` of each kind as the contract states it (see `EventDataByKind`). The
- * gateway's OpenAPI document uses them for the feed's events and for its `webhooks` section; a
- * test compiles a client generated from that document against `PublicEvent` both ways, so these
- * schemas and the TypeScript types cannot drift apart.
- */
+/** JSON Schemas of the public events, one per kind; a test checks them against `PublicEvent` both ways. */
 import { CONSENT_PURPOSES } from './contacts.dto';
 import { sampleEventData } from './event-samples';
 import { EVENT_KINDS, EventKind, HANDOVER_REASONS, PublicEvent } from './events';
@@ -135,10 +129,7 @@ export function exampleEvent(kind: EventKind): PublicEvent {
   return { id: 1287, event: kind, at: '2026-11-21T10:04:05.123456+00:00', data } as PublicEvent;
 }
 
-/**
- * The component schemas of the events: the shared parts, `{Kind}Data` and `{Kind}Event` per kind,
- * and `EventDto`, the union of every kind discriminated by `event`.
- */
+/** The events' component schemas: shared parts, `{Kind}Data` and `{Kind}Event`, and the `EventDto` union. */
 export function eventSchemas(): Record<string, JsonSchema> {
   const schemas: Record<string, JsonSchema> = { ...PARTS };
   for (const kind of EVENT_KINDS) {

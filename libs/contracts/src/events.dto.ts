@@ -29,10 +29,7 @@ const SAMPLE_DATA = sampleEventData('contact.confirmed', {
   appUrl: 'https://app.example.com',
 });
 
-/**
- * An event of the feed. In the published OpenAPI document this schema is replaced by the union of
- * every kind discriminated by `event` (`eventSchemas()`, event-schemas.ts), which types `data` per kind.
- */
+/** An event of the feed; the OpenAPI document replaces it with the per-kind union of `eventSchemas()`. */
 export class EventDto {
   @ApiProperty({ description: 'Increasing per account; the same id in the feed and in every webhook attempt.', example: 1287 })
   id!: number;

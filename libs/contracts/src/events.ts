@@ -1,7 +1,4 @@
-/**
- * Events: the public kinds a business receives (feed and webhooks), their payloads, and the
- * internal domain messages services exchange over RabbitMQ. One discriminated union per side.
- */
+/** Public events (feed and webhooks) and internal domain messages (RabbitMQ): one discriminated union each. */
 
 export const EVENT_KINDS = [
   'contact.confirmed',
@@ -102,10 +99,7 @@ export type InternalKind = keyof InternalDataByKind;
 export interface DomainDataByKind extends EventDataByKind, InternalDataByKind {}
 export type DomainKind = keyof DomainDataByKind;
 
-/**
- * The envelope of every message on the domain exchange. `id` is the producer's UUID: consumers
- * deduplicate on it. The routing key is `kind`.
- */
+/** A domain exchange message, routed by `kind`; consumers deduplicate on `id`. */
 export type DomainMessage<K extends DomainKind = DomainKind> = {
   [P in K]: { id: string; kind: P; account_id: string; at: string; data: DomainDataByKind[P] };
 }[K];

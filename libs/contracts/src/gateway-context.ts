@@ -1,9 +1,6 @@
 import { Plan } from './plans';
 
-/**
- * What the gateway tells a service about an authenticated call. The gateway signs it; a service
- * trusts nothing else (see `@svc/platform` internal auth).
- */
+/** What the gateway tells a service about an authenticated call, signed (see `@svc/platform` internal auth). */
 export interface GatewayContext {
   account: { id: string; name: string; plan: Plan };
   keyId: string;

@@ -1,9 +1,4 @@
-/**
- * The chat's back-office routes (`/internal/chat/*`), called by the console and the MCP server
- * with a context signed for the chat: inbox, team replies, the assistant's preview, bookings and
- * analytics. Not routed by the gateway, not in the OpenAPI document. Shapes only; the rules are in
- * apps/chat.
- */
+/** Shapes of the chat's back-office routes (`/internal/chat/*`, for the console and MCP); not in the OpenAPI document. */
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { CHAT_MESSAGE_MAX, ChatCitation, ConversationStatus, MessageAuthor } from './chat.dto';
 import { IsLanguageTag } from './contacts.dto';
@@ -15,10 +10,7 @@ export const INBOX_PAGE_MAX = 200;
 export const CONVERSATION_CHANNELS = ['web', 'whatsapp'] as const;
 export type ConversationChannel = (typeof CONVERSATION_CHANNELS)[number];
 
-/**
- * The inbox cursor: `<microseconds since 1970 of last activity>.<conversation id>` of the last
- * conversation of the previous page (`next_after`). Opaque to callers.
- */
+/** The inbox cursor (opaque): `<last activity in µs since 1970>.<conversation id>` of the previous page's last. */
 export const INBOX_CURSOR = /^\d{1,20}\.\d{1,15}$/;
 
 /** `GET /internal/chat/conversations?needs_human=&channel=&after=&limit=`. */
@@ -97,11 +89,7 @@ export interface TeamReplyResponse {
   message: InboxMessage;
 }
 
-/**
- * One event of `GET /internal/chat/inbox/stream` (`event: conversation`): something of this
- * conversation changed (a message, its status); read it again. `id:` (the resume point, sent back
- * as `Last-Event-ID`) is the change's cursor.
- */
+/** An inbox stream event: this conversation changed, read it again; its `id:` is the resume cursor. */
 export interface InboxStreamEvent {
   conversation_id: number;
   /** The conversation's latest message id (0: none yet). */
@@ -245,10 +233,7 @@ export interface AnalyticsDay {
   closed_by_assistant: number;
   /** Hand-overs that happened that day, by reason. */
   handovers: { customer_asked: number; assistant_unsure: number; nobody_answered: number };
-  /**
-   * Median seconds from a hand-over request to the first team reply after it, over the hand-overs
-   * asked for that day that got one; null when none.
-   */
+  /** Median seconds from a hand-over request to the first team reply, over that day's answered ones; else null. */
   median_first_team_reply_seconds: number | null;
   confirmations: { email: number; phone: number };
   consents: { granted: Record<string, number>; withdrawn: Record<string, number> };

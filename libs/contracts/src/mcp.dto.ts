@@ -1,7 +1,4 @@
-/**
- * `POST /internal/writes` on the gateway (for mcp-server): counts one write of the calling key
- * (from the signed context) in the same per-key limits as the REST writes.
- */
+/** `POST /internal/writes` (mcp-server): counts one write of the calling key in the REST write limits. */
 export interface WriteCountResponse {
   allowed: boolean;
   limit: number;

@@ -11,11 +11,7 @@ type Wording = (what: string) => string;
 const isNot: Wording = (what) => `$property is not ${what}`;
 const mustBe: Wording = (what) => `$property must be ${what}`;
 
-/**
- * What both envelopes end with: `at`, the time as text (its consumer checks the timestamp itself),
- * and `data`, an object. A failure reads in the envelope's `wording`; `timestamp` names what `at`
- * holds. Inherited fields are checked after the envelope's own: problems come in the fields' order.
- */
+/** What both envelopes end with: `at` (text; its consumer checks it) and `data`; problems name the envelope's `wording`. */
 function TimeAndData(wording: Wording, timestamp: string) {
   abstract class TimeAndDataDto {
     @IsString({ message: wording(timestamp) })
@@ -27,10 +23,7 @@ function TimeAndData(wording: Wording, timestamp: string) {
   return TimeAndDataDto;
 }
 
-/**
- * The envelope of a domain message (`DomainMessage`) as a consumer checks it before acting on it.
- * The timestamp's text is checked by the consumer (PostgreSQL's range of offsets), the data per kind.
- */
+/** A `DomainMessage` envelope as a consumer checks it; the consumer checks the timestamp and the data per kind. */
 export class DomainMessageDto extends TimeAndData(isNot, 'a timestamp with a zone') {
   @IsAnyUuid()
   id!: string;

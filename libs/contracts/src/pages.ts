@@ -1,7 +1,4 @@
-/**
- * The envelope of every listing: the page's items under the listing's own name (`items`,
- * `events`, `deliveries`, ...), the `after` to send for the next page, and whether more follow.
- */
+/** Every listing: items under the listing's name (`items`, `events`, …), `next_after` and `more`. */
 export type Page<Key extends string, Item, Cursor> = { [K in Key]: Item[] } & { next_after: Cursor; more: boolean };
 
 export interface PageOptions<Row, Item, Cursor> {
@@ -15,10 +12,7 @@ export interface PageOptions<Row, Item, Cursor> {
   items: (rows: Row[]) => Item[] | Promise<Item[]>;
 }
 
-/**
- * A listing's page from the rows read with `limit + 1`, the one row past the page telling that
- * more follow: the first `limit` rows as items under `key`, then `next_after` and `more`.
- */
+/** A page from `limit + 1` rows read: the extra row only says that `more` follow. */
 export async function toPage<Key extends string, Row, Item, Cursor>(
   key: Key,
   fetched: readonly Row[],

@@ -5,10 +5,7 @@ import { IsInt, IsOptional, Matches, Max, Min, registerDecorator, ValidateIf, Va
 /** Validates the property only when it was sent: `null` then fails the type check instead of passing as `IsOptional` lets it. */
 export const IfSent = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
-/**
- * A string of `min` to `max` Unicode code points: an emoji counts one, as PostgreSQL's
- * `char_length` counts, not UTF-16 units as `MaxLength` does.
- */
+/** `min` to `max` code points, as PostgreSQL's `char_length` counts (not UTF-16 units like `MaxLength`). */
 export function CodePoints(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol) =>
     registerDecorator({
@@ -39,10 +36,7 @@ export const NoControlCharacters = () => Matches(/^\P{Cc}*$/u, { message: '$prop
 export const PlainText = () =>
   Matches(/^(?:\P{Cc}|[\t\n\r])*$/u, { message: '$property must not contain control characters other than tab and line breaks' });
 
-/**
- * A query parameter of up to `digits` decimal digits becomes a number; anything else stays as
- * sent, so that `IsInt` refuses it with the parameter's own message.
- */
+/** A query parameter of up to `digits` digits becomes a number; anything else stays for `IsInt` to refuse. */
 export const QueryInteger = (digits: number) =>
   Transform(({ value }: { value: unknown }) =>
     typeof value === 'string' && new RegExp(`^\\d{1,${digits}}$`).test(value) ? Number(value) : value,

@@ -54,10 +54,7 @@ function WebhookUrl(): PropertyDecorator {
 
 const EVENTS_DESCRIPTION = 'The kinds sent to this endpoint; `null` means every kind, including kinds added later.';
 
-/**
- * The kinds an endpoint receives (optional): a non-empty list of known kinds without repeats.
- * `empty` says what to send instead of an empty list; `description` and `example` document it.
- */
+/** An endpoint's optional kinds: known, distinct, non-empty (`empty` says what to send instead). */
 function EventKindList(empty: string, description: string, example: EventKind[]): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({
