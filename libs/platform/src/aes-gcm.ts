@@ -5,11 +5,7 @@ const TAG_BYTES = 16;
 /** Bytes `sealAesGcm` adds to the plaintext: IV and authentication tag. */
 export const AES_GCM_OVERHEAD = IV_BYTES + TAG_BYTES;
 
-/**
- * AES-256-GCM with a fresh random IV: IV (12) ‖ tag (16) ‖ ciphertext. `aad` (authenticated, not
- * encrypted) binds the value to what it belongs to, so that a sealed value copied elsewhere does
- * not open. For secrets at rest (webhook secrets, development signing keys).
- */
+/** Seals a secret at rest with AES-256-GCM (IV ‖ tag ‖ ciphertext); `aad` binds it to its owner. */
 export function sealAesGcm(key: Buffer, plaintext: string | Buffer, aad: string): Buffer {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(aad, 'utf8'));

@@ -15,11 +15,7 @@ function isProxyAddress(entry: string): boolean {
   return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
 }
 
-/**
- * Fastify's `trustProxy` (see trustProxyOption): empty trusts nobody (the client is the peer of the TCP connection); a
- * whole number trusts that many proxies in front; otherwise the proxies' addresses and ranges.
- * Trusting every address would let any client pick the address it is throttled by.
- */
+/** Fastify's `trustProxy`: empty trusts nobody, a number that many proxies, else their addresses (never everyone). */
 export const trustProxy = makeValidator<number | string>((value) => {
   const setting = value.trim();
   if (setting === '') return '';
@@ -38,12 +34,7 @@ export function trustProxyOption(setting: number | string): false | number | str
   return setting === '' ? false : setting;
 }
 
-/**
- * What a client is counted by (new chat conversations, open streams): an IPv4 address
- * (IPv4-mapped IPv6 included) as it is; an IPv6 address by its /64, the block one subscriber
- * gets, so that a guesser cannot take a new address for each try. Anything else (not an address)
- * as it is.
- */
+/** What a client is counted by: an IPv4 address as is, an IPv6 address by its /64 (one subscriber's block). */
 export function clientOf(address: string): string {
   const lower = address.toLowerCase();
   if (lower.startsWith('::ffff:') && isIP(lower.slice(7)) === 4) return lower.slice(7);

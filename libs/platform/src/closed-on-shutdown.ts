@@ -5,10 +5,7 @@ export interface Closable {
   close(): Promise<void>;
 }
 
-/**
- * A provider that closes the instances of `tokens` when the app stops, after the listener has
- * drained: requests in flight use them until then.
- */
+/** Closes the instances of `tokens` when the app stops, after the listener has drained. */
 export function closedOnShutdown(...tokens: InjectionToken[]): FactoryProvider<OnApplicationShutdown> {
   return {
     provide: Symbol('closed on shutdown'),

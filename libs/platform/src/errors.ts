@@ -81,11 +81,7 @@ const DATABASE_CONNECTION_MESSAGES = [
   /the database system is (starting up|shutting down|in recovery mode)/i,
 ];
 
-/**
- * A request that failed because its database (or another dependency) cannot be reached right now:
- * a network error, a connection SQLSTATE (class 08, 57P01-03 shutdown and start-up, class 53 out of
- * resources) or the pool's own connection messages, raw or wrapped (TypeORM's `driverError`, `cause`).
- */
+/** Whether a dependency is unreachable now: a network error, SQLSTATE 08/57P01-03/53 or a pool timeout, raw or wrapped. */
 export function isDependencyUnavailable(err: unknown): boolean {
   for (const candidate of [err, (err as { driverError?: unknown } | null)?.driverError, (err as { cause?: unknown } | null)?.cause]) {
     if (typeof candidate !== 'object' || candidate === null) continue;
@@ -101,12 +97,7 @@ function statusOf(err: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-/**
- * The one mapping from anything thrown to the contract's error shape. Used by the Nest exception
- * filter and by Fastify's error handler (errors raised before Nest runs: body parsing, hooks).
- * A database (or other dependency) that cannot be reached is 503 `unavailable` with Retry-After,
- * never a 500. Returns undefined for server faults, which the caller logs before answering 500.
- */
+/** Maps anything thrown to the contract's error shape (unreachable dependency: 503); undefined for a server fault. */
 export function toErrorResponse(err: unknown): ErrorResponse | undefined {
   if (err instanceof ApiError) return errorResponse(err.code, err.message, err.details, err.headers);
   if (err instanceof HttpException) {

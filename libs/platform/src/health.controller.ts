@@ -16,10 +16,7 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /**
-   * 200 `ready`; 200 `degraded` with `degraded: [names]` when only non-critical checks fail (keep
-   * the app in the load balancer, fix what is named); 503 `not_ready` otherwise.
-   */
+  /** 200 `ready`, 200 `degraded` (only non-critical checks fail), else 503 `not_ready`. */
   @Get('readyz')
   async ready(@Res() reply: FastifyReply): Promise<void> {
     const { ready, degraded, checks } = await this.readiness.report();

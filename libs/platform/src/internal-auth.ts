@@ -31,11 +31,8 @@ export interface InternalAuthSecrets {
 }
 
 /**
- * The gateway's statement to a service: "this call came through me, for this account". A short-lived
- * HS256 JWT (jose), so a service refuses anything that did not pass the gateway's checks. Its
- * audience is the one service it is for (`aud` = the app's name), so a context sent to one service
- * cannot be replayed to another. Signed with INTERNAL_AUTH_SECRET; verified with it or, during a
- * rotation, with INTERNAL_AUTH_SECRET_PREVIOUS (docs/operations.md "Secrets and rotation").
+ * The gateway's signed context for one service (`aud`): a short-lived HS256 JWT, verified with
+ * INTERNAL_AUTH_SECRET or, during a rotation, INTERNAL_AUTH_SECRET_PREVIOUS.
  */
 export class InternalAuth {
   /** KeyObjects made once: given raw bytes, jose would make one on every call. */

@@ -13,11 +13,7 @@ export const SCRAPE_READ_TIMEOUT_MS = 2_000;
 /** Buckets (seconds) for work that takes from a millisecond to a minute: handling, sends, lags. */
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-/**
- * The app's Prometheus registry. Names follow Prometheus conventions (base units, `_total` for
- * counters, `_seconds` for durations); no label carries an id (account, contact, delivery): every
- * label has a small fixed set of values.
- */
+/** The app's Prometheus registry: conventional names, and no label ever carries an id. */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
@@ -64,11 +60,7 @@ export class MetricsService {
     );
   }
 
-  /**
-   * A gauge whose samples `read` computes on each scrape (a cheap SQL count, a queue depth), given
-   * `timeoutMs`: a read that fails or is late leaves the gauge without samples in that scrape (NaN
-   * for a gauge without labels; never a stale value) and counts in metrics_scrape_read_failures_total.
-   */
+  /** A gauge `read` on each scrape within `timeoutMs`; a failed or late read leaves no sample, never a stale one. */
   scrapedGauge<L extends string>(
     name: string,
     help: string,

@@ -7,10 +7,7 @@ import { Config, ConfigSpec, DEV_DEFAULTS_FLAG, loadConfig } from './config';
 import { createLogger } from './logger';
 import { AppDefinition } from './bootstrap';
 
-/**
- * The OpenAPI document of one app's routes, generated from its controllers and DTOs. The app is
- * built in Nest's preview mode: nothing is instantiated, so no database or broker is needed.
- */
+/** An app's OpenAPI document from its controllers and DTOs, built in Nest's preview mode (no database needed). */
 export async function describeApi<S extends ConfigSpec>(definition: AppDefinition<S>): Promise<OpenAPIObject> {
   // Nothing runs and nothing is signed: the development defaults of secrets are harmless here.
   const config: Config<S> = loadConfig(definition.configSpec, { NODE_ENV: 'development', [DEV_DEFAULTS_FLAG]: 'true' });

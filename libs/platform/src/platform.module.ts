@@ -26,10 +26,7 @@ class BehindGatewayGuard implements CanActivate {
 export interface PlatformOptions {
   config: PlatformConfig & Partial<InternalAuthSecrets>;
   logger: Logger;
-  /**
-   * A service reached only through the gateway: its name (`contacts-api`, …), the audience a
-   * context must be signed for; calls without one are refused.
-   */
+  /** A service reached only through the gateway: the audience a context must be signed for. */
   behindGateway?: string;
 }
 

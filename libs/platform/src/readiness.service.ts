@@ -6,11 +6,7 @@ export type ReadinessCheck = () => Promise<unknown>;
 
 const CHECK_TIMEOUT_MS = 2_000;
 
-/**
- * Readiness: the app's own connections (PostgreSQL, RabbitMQ, Redis), registered by the modules
- * that own them. On SIGTERM it turns not-ready first, waits SHUTDOWN_DELAY_MS so load balancers
- * stop sending, and only then does Nest close the listener (which finishes in-flight requests).
- */
+/** Readiness of the app's connections; on SIGTERM not-ready first, then SHUTDOWN_DELAY_MS before the listener closes. */
 @Injectable()
 export class ReadinessService implements BeforeApplicationShutdown {
   private readonly checks = new Map<string, { check: ReadinessCheck; critical: boolean }>();
@@ -23,19 +19,12 @@ export class ReadinessService implements BeforeApplicationShutdown {
     return this.draining;
   }
 
-  /**
-   * A check of one of the app's connections. A non-critical check is reported but does not make
-   * the app unready: an app that can do its job without that connection keeps serving (the
-   * outbox holds messages while RabbitMQ is away).
-   */
+  /** A connection's check; a failing non-critical one is reported but the app stays ready. */
   register(name: string, check: ReadinessCheck, options: { critical?: boolean } = {}): void {
     this.checks.set(name, { check, critical: options.critical ?? true });
   }
 
-  /**
-   * `ready` false when a critical check fails; `degraded` names the non-critical ones that fail
-   * (the app serves, without what they provide).
-   */
+  /** Not `ready` when a critical check fails; `degraded` names the failing non-critical ones. */
   async report(): Promise<{ ready: boolean; degraded: string[]; checks: Record<string, string> }> {
     const results: Record<string, string> = {};
     if (this.draining) return { ready: false, degraded: [], checks: { shutdown: 'draining' } };

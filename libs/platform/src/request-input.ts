@@ -2,11 +2,7 @@ import { ErrorDetail, INVALID_FIELDS, INVALID_JSON, INVALID_PARAMETERS } from '@
 import { isUtf8 } from 'node:buffer';
 import { ApiError } from './errors';
 
-/**
- * How deeply a JSON body may nest (the top-level object is level 1). Every DTO of the API nests
- * at most four levels; a body nested thousands deep would make class-transformer and
- * class-validator recurse until the stack overflows (a 500).
- */
+/** How deeply a JSON body may nest (DTOs nest at most 4); deeper bodies would overflow the validators' stack. */
 export const MAX_JSON_DEPTH = 32;
 
 const NUL = '\u0000';
@@ -23,11 +19,7 @@ function pathOf(base: string, keys: readonly (string | number)[]): string {
   return path;
 }
 
-/**
- * A field named like a property every object inherits (`toString`, `constructor`, `__proto__`):
- * class-transformer skips it without a word, so it would pass as known instead of being refused as
- * an unknown field.
- */
+/** A field named like an inherited property (`toString`, `__proto__`), which class-transformer skips silently. */
 const isInheritedName = (key: string): boolean => Object.prototype.hasOwnProperty.call(Object.prototype, key);
 
 type Problem = 'nul' | 'surrogate' | 'depth' | 'inherited';
@@ -37,12 +29,7 @@ function textProblem(text: string): Problem | undefined {
   return text.includes(NUL) ? 'nul' : LONE_SURROGATE.test(text) ? 'surrogate' : undefined;
 }
 
-/**
- * The first problem of a decoded value that no service can store or safely transform: a NUL
- * character or a lone surrogate in a string or a key (PostgreSQL's text cannot hold either), a key every object inherits,
- * or nesting deeper than MAX_JSON_DEPTH. Stops at MAX_JSON_DEPTH, so the walk itself never
- * recurses deeply. The keys walked are kept on one stack; a path is spelled out only for a problem.
- */
+/** The first NUL, lone surrogate, inherited key or nesting past MAX_JSON_DEPTH in a decoded value, with its path. */
 export function unstorableInput(value: unknown, base: string): { path: string; problem: Problem } | undefined {
   const keys: (string | number)[] = [];
   const walk = (node: unknown, depth: number): Problem | undefined => {
@@ -82,11 +69,7 @@ function shownPath(path: string): string {
   return path.replaceAll(NUL, '\\u0000').replace(LONE_SURROGATES, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`);
 }
 
-/**
- * Refuses a parsed JSON body that no route can take: nested deeper than MAX_JSON_DEPTH (400
- * `invalid_json`), holding a NUL character, a lone surrogate or a field named like an inherited property (400
- * `validation_failed` naming the field). Part of `parseJsonBody`, the one body reader.
- */
+/** Refuses a parsed body no route can take: too deep (400 `invalid_json`) or `unstorableInput` (400 `validation_failed`). */
 export function checkJsonBody(body: unknown): void {
   const found = unstorableInput(body, '');
   if (!found) return;
@@ -104,12 +87,7 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_ARRAY = 0x5d;
 const CLOSE_OBJECT = 0x7d;
 
-/**
- * Whether JSON text opens more than MAX_JSON_DEPTH arrays or objects inside one another, read
- * from the bytes before parsing: JSON.parse of a 1 MiB body of `[` takes most of a second, this
- * scan a millisecond, and it stops at the first level too many. (UTF-8 never uses these ASCII
- * bytes inside a multi-byte character.)
- */
+/** Whether JSON bytes nest past MAX_JSON_DEPTH, scanned before parsing (1 ms where JSON.parse of 1 MiB of `[` takes ~1 s). */
 export function nestedTooDeep(bytes: Uint8Array): boolean {
   let depth = 0;
   let inString = false;
@@ -129,12 +107,7 @@ export function nestedTooDeep(bytes: Uint8Array): boolean {
   return false;
 }
 
-/**
- * The one JSON body reader of every app (the gateway checks with it too): an empty body is no
- * body; bytes that are not UTF-8 (decoding would change them to U+FFFD), nesting beyond
- * MAX_JSON_DEPTH or text that does not parse is 400 `invalid_json`; then `checkJsonBody`.
- * Refused before anything transforms the value.
- */
+/** Every app's JSON body reader: non-UTF-8, too deep or unparsable is 400 `invalid_json`, then `checkJsonBody`. */
 export function parseJsonBody(bytes: Buffer): unknown {
   if (bytes.length === 0) return undefined;
   if (!isUtf8(bytes)) throw new ApiError('invalid_json', 'The request body is not valid UTF-8.');

@@ -10,10 +10,7 @@ function pathOf(parent: string, property: string): string {
   return parent ? `${parent}.${property}` : property;
 }
 
-/**
- * Checks of what a value is: when one of them fails, the others (lengths, ranges) only repeat it
- * ("must be a string" and "must be shorter than 64 characters" for a number), so only it is shown.
- */
+/** Type checks: when one fails, only it is shown (the length and range checks would only repeat it). */
 const KIND_CHECKS = new Set([
   'isString',
   'isInt',
@@ -61,11 +58,7 @@ function messageOf(error: ValidationError): string | undefined {
   return [...new Set(shown)].join('; ');
 }
 
-/**
- * Flattens class-validator's tree into `details`, one entry per bad field (`items[0].text`), each
- * saying what to fix: "is required" for a missing field, the expected kind of value rather than
- * every rule a wrong kind breaks, "is not a known field; did you mean …?" for a mistyped name.
- */
+/** Flattens class-validator's tree into one `details` entry per bad field (`items[0].text`), saying what to fix. */
 export function toDetails(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((error) => {
     const path = error.property ? pathOf(parent, error.property) : parent || 'body';
@@ -77,11 +70,7 @@ export function toDetails(errors: ValidationError[], parent = ''): ErrorDetail[]
   });
 }
 
-/**
- * Checks a value that no pipe sees (a message from the broker) against a contract's DTO class,
- * with the same rules and messages as a request body: one line per bad field (`event.id must be a
- * positive integer`); none when it is valid.
- */
+/** Checks a value no pipe sees (a broker message) against a DTO class: one line per bad field, none when valid. */
 export function validationProblems(dto: new () => object, value: unknown): string[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return ['the value is not an object'];
   const errors = validateSync(plainToInstance(dto, value), { validationError: { target: true, value: true } });
@@ -91,11 +80,7 @@ export function validationProblems(dto: new () => object, value: unknown): strin
   });
 }
 
-/**
- * Names that never reach the whitelist check: Nest's pipe deletes `__proto__`, `prototype` and
- * `constructor`, and class-transformer skips every name an instance inherits from
- * `Object.prototype` (`toString`, `valueOf`…). No DTO has such a field, so each is an unknown one.
- */
+/** Names the whitelist never sees (deleted by Nest or skipped by class-transformer): each is an unknown field. */
 const DROPPED_NAMES = new Set(['prototype', ...Object.getOwnPropertyNames(Object.prototype)]);
 
 /** The fields of `value` (nested objects and arrays included) that would be dropped unseen, as detail paths. */
@@ -107,10 +92,7 @@ export function droppedFields(value: unknown, path = ''): ErrorDetail[] {
   });
 }
 
-/**
- * The global pipe: whitelist, forbid unknown fields, transform. A bad body is 400
- * `validation_failed`; a bad query string is 400 `invalid_parameter`; both name each field.
- */
+/** The global pipe: a bad body is 400 `validation_failed`, a bad query 400 `invalid_parameter`, each field named. */
 @Injectable()
 export class ApiValidationPipe extends ValidationPipe {
   constructor() {
