@@ -42,10 +42,7 @@ type ListenerRequest = IncomingMessage & { [VIA_INTERNAL]?: true };
 /** Each app's internal listener, made with the app and listening once `runApp` starts it. */
 const internalListeners = new WeakMap<FastifyInstance, Server>();
 
-/**
- * Routes served only where the apps reach each other: `/internal/…` and `/metrics`. Checked on the
- * route matched and on the decoded path, so that no spelling of it passes a proxy on the public side.
- */
+/** `/internal/…` and `/metrics`, by route and decoded path. See docs/adr/007-internal-listener.md */
 export function isInternalOnly(routeUrl: string | undefined, rawUrl: string): boolean {
   if (routeUrl !== undefined && (routeUrl.startsWith('/internal/') || routeUrl === '/metrics')) return true;
   let path = rawUrl.split('?')[0] ?? '';
