@@ -1,8 +1,4 @@
-/**
- * The rules of a customer PUT, as pure functions: how sent fields merge into the stored customer
- * (confirmation included) and what a list of sent consents does to the stored ones. No I/O here:
- * the service loads the state, asks these functions, and has the repository write the answer.
- */
+/** The rules of a customer PUT as pure functions (no I/O): field merges, confirmation and consents. */
 import {
   canonicalLanguageTag,
   ConsentInputDto,
@@ -37,11 +33,7 @@ export interface MergedCustomer {
 const sameEmail = (a: string | null, b: string | null): boolean => a?.toLowerCase() === b?.toLowerCase();
 const samePhone = (a: string | null, b: string | null): boolean => a === b;
 
-/**
- * A contact point (email or phone) and its confirmation after a PUT. A changed value is
- * unconfirmed unless the same request confirms it; an explicit flag always wins; no value means
- * nothing is confirmed, and asking to confirm nothing is a problem.
- */
+/** An email or phone and its confirmation after a PUT: a changed value is unconfirmed unless confirmed with it. */
 function contactPoint(
   field: 'email' | 'phone',
   current: CustomerFields,
@@ -85,11 +77,7 @@ export function mergeCustomer(current: CustomerFields, changes: CustomerChanges)
 
 const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?:Z|([+-])(\d{2}):?(\d{2}))$/;
 
-/**
- * Microseconds since the epoch of a timestamp accepted by `parseTimestampInput` (or returned by
- * the database). Exact: whole seconds go through Date.UTC, the fraction stays digits, so two
- * spellings of one instant (`…12:04:05.1+02:00`, `…10:04:05.100000Z`) give the same number.
- */
+/** Exact microseconds since the epoch of an accepted timestamp: two spellings of one instant give one number. */
 export function instantMicros(timestamp: string): bigint {
   const match = TIMESTAMP.exec(timestamp);
   if (!match) throw new Error(`not a validated timestamp: ${JSON.stringify(timestamp)}`);
@@ -141,11 +129,8 @@ function identity(consent: Pick<StoredConsent, 'purpose' | 'given_at' | 'source'
 }
 
 /**
- * What sent consents do to the stored ones (the contract's "Consents"): a new identity is recorded
- * as sent with origin `api` (withdrawn already if `withdrawn_at` came with it); a known identity
- * with `withdrawn_at` withdraws it if it is active; nothing else about a known consent ever
- * changes. The same identity twice in one request behaves as two requests in that order.
- * Expects timestamps that passed `consentProblems`.
+ * What sent consents do to the stored ones (the contract's "Consents"): a new identity is recorded, a known
+ * one can only be withdrawn. Expects timestamps that passed `consentProblems`.
  */
 export function planConsents(stored: StoredConsent[], sent: ConsentInputDto[]): ConsentPlan {
   const known = new Map(stored.map((consent) => [identity(consent), consent]));

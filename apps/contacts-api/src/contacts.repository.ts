@@ -36,10 +36,7 @@ export interface CustomerWithConsents {
   consents: StoredConsent[];
 }
 
-/**
- * Thrown inside a transaction to run it again from the start, on a fresh snapshot: the state it
- * read was overtaken by a concurrent transaction (e.g. another PUT created the same ref first).
- */
+/** Thrown inside a transaction to run it again on a fresh snapshot (a concurrent writer overtook it). */
 export class RetryTransaction extends Error {
   override readonly name = 'RetryTransaction';
 }
@@ -66,10 +63,7 @@ class ContactReads {
     return this.customer(accountId, 'svc_id', svcId);
   }
 
-  /**
-   * The account's customer whose `key` is `value`; `lock` takes it FOR UPDATE (in a transaction).
-   * A named prepared statement: the chat asks for its customer on every message.
-   */
+  /** The customer whose `key` is `value` (`lock`: FOR UPDATE). See docs/adr/003-named-prepared-statements.md */
   protected async customer(
     accountId: string,
     key: 'ref' | 'svc_id',
@@ -268,10 +262,7 @@ export class ContactsTransaction extends ContactReads {
     return toContact(rows[0] as CustomerRow);
   }
 
-  /**
-   * Deletes the customer (its consents go with it, ON DELETE CASCADE) and enqueues `contact.erased`
-   * in the same transaction, so the erasure and its message commit together. Undefined when unknown.
-   */
+  /** Deletes the customer and its consents with `contact.erased` in one transaction; undefined when unknown. */
   async erase(accountId: string, ref: string): Promise<EventContact | undefined> {
     const rows = await queryRows<CustomerRow>(
       this.db,
@@ -293,11 +284,7 @@ export class ContactsRepository extends ContactReads {
     super(dataSource);
   }
 
-  /**
-   * Runs `work` in one READ COMMITTED transaction. When it loses a race to a concurrent writer
-   * (a unique violation, a deadlock, or an explicit RetryTransaction) it runs again from the start,
-   * so a caller sees the other writer's result instead of an error.
-   */
+  /** Runs `work` in a READ COMMITTED transaction, again from the start when it loses a race to another writer. */
   async transaction<T>(work: (tx: ContactsTransaction) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       try {

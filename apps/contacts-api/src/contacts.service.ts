@@ -54,11 +54,7 @@ const unknownRef = (ref: string) => new ApiError('not_found', `There is no custo
 export class ContactsService {
   constructor(private readonly contacts: ContactsRepository) {}
 
-  /**
-   * PUT /contacts/{ref}: creates or updates the customer, records or withdraws consents, and
-   * attaches `{ref}` to a chat-met customer when `svc_id` is sent. One transaction; the customer
-   * row is locked first, so concurrent PUTs of one customer apply one after the other.
-   */
+  /** PUT /contacts/{ref} in one transaction, the customer locked first (concurrent PUTs apply in turn). */
   async upsert(accountId: string, ref: string, dto: UpsertContactDto): Promise<UpsertResult> {
     const { svc_id: svcId, consents: sent = [], ...changes } = dto;
     const consentIssues = consentProblems(sent);
@@ -88,10 +84,7 @@ export class ContactsService {
     });
   }
 
-  /**
-   * The chat-met customer that `svc_id` names, locked, if `{ref}` may be attached to it: it must
-   * exist in this account (404), and neither have another ref nor `{ref}` name someone else (409).
-   */
+  /** The chat-met customer `svc_id` names, locked, if `{ref}` may be attached to it (else 404 or 409). */
   private async attachable(tx: ContactsTransaction, accountId: string, ref: string, svcId: number): Promise<EventContact> {
     const customer = await tx.lockBySvcId(accountId, svcId);
     if (!customer) throw new ApiError('not_found', `There is no customer with svc_id ${svcId}.`);
@@ -150,11 +143,7 @@ export class ContactsService {
     return this.contacts.transaction((tx) => tx.insertChatMet(accountId));
   }
 
-  /**
-   * For the chat: details a chat-met customer left (name, email, phone), stored unconfirmed and
-   * never merged with another customer. A customer with a ref is the business's record: the chat
-   * leaves it as it is (what the visitor said travels in the chat's own events).
-   */
+  /** For the chat: details a chat-met customer left, unconfirmed; a customer with a ref is left as it is. */
   saveChatDetails(accountId: string, svcId: number, details: ChatCustomerDetailsDto): Promise<EventContact> {
     return this.contacts.transaction(async (tx) => {
       const customer = await tx.lockBySvcId(accountId, svcId);
@@ -166,10 +155,7 @@ export class ContactsService {
     });
   }
 
-  /**
-   * For the chat: a consent the customer gave there (origin and source `chat`, given now), and its
-   * `consent.granted` event, in one transaction.
-   */
+  /** For the chat: a consent given there, with its `consent.granted` event, in one transaction. */
   recordChatConsent(accountId: string, svcId: number, dto: ChatConsentDto): Promise<ChatConsentResponse> {
     return this.contacts.transaction(async (tx) => {
       const contact = await tx.lockBySvcId(accountId, svcId);
@@ -199,10 +185,7 @@ export class ContactsService {
     return { consents: consents.map(internalConsent) };
   }
 
-  /**
-   * For the console (Withdraw) and the chat: withdraws one consent now, with its `consent.withdrawn`
-   * event, in one transaction. One already withdrawn (or never granted) is returned as it is, no event.
-   */
+  /** Withdraws one consent now with its `consent.withdrawn` event; one not active is returned as is, no event. */
   withdrawConsent(accountId: string, svcId: number, consentId: number, dto: WithdrawConsentDto): Promise<InternalConsent> {
     return this.contacts.transaction(async (tx) => {
       const contact = await tx.lockBySvcId(accountId, svcId);
@@ -221,11 +204,7 @@ export class ContactsService {
     });
   }
 
-  /**
-   * For the chat: STOP arrived on WhatsApp from `number`. Every active reply_whatsapp /
-   * future_whatsapp consent of the account's customers with that phone is withdrawn by the
-   * customer, one `consent.withdrawn` each, all in one transaction.
-   */
+  /** For the chat: WhatsApp STOP from `number` withdraws every active WhatsApp consent of that phone, in one transaction. */
   whatsappStop(accountId: string, dto: WhatsappStopDto): Promise<WhatsappStopResponse> {
     return this.contacts.transaction(async (tx) => {
       const conversation = eventConversation(dto.conversation);
@@ -243,11 +222,7 @@ export class ContactsService {
     });
   }
 
-  /**
-   * For the chat: the customer proved an email (the link) or a phone (the code). Confirmed, with
-   * `contact.confirmed`, only while `value` is still the customer's address (409 otherwise); one
-   * already confirmed is returned unchanged, no event.
-   */
+  /** For the chat: a proven email or phone is confirmed (`contact.confirmed`) while it is still theirs, else 409. */
   confirm(accountId: string, svcId: number, dto: ConfirmContactDto): Promise<ConfirmContactResponse> {
     return this.contacts.transaction(async (tx) => {
       const contact = await tx.lockBySvcId(accountId, svcId);

@@ -1,8 +1,6 @@
 import type { EventContact, StoredConsent } from '@svc/contracts';
 
-// contacts-api's reads of customers and consents: their SQL, and their rows as the API gives them.
-// Text and plain functions only: bench/contacts.bench.mjs loads the compiled module into its bare
-// baseline (Fastify and pg, no Nest, TypeORM or libraries) so that it runs the same statements.
+// The SQL of customer reads, in text and plain functions: bench/contacts.bench.mjs's bare baseline runs it too.
 
 export const CUSTOMER_COLUMNS = 'svc_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang, created_at, updated_at';
 export const CONSENT_COLUMNS = 'purpose, granted, text, lang, given_at, source, withdrawn_at, withdrawn_by, origin';

@@ -21,11 +21,7 @@ import {
 import { Caller, Route } from '@svc/platform';
 import { ContactsService } from './contacts.service';
 
-/**
- * Lookups for other services (identity-issuer, the chat) and the chat's writes, not public: the gateway does not route here. The
- * caller signs a context with `InternalAuth` like the gateway does; the account comes from it.
- * 200 with the customer without consents (the events' `contact` shape), or 404 `not_found`.
- */
+/** Lookups and the chat's writes for other services, the account from the signed context; never routed by the gateway. */
 @ApiExcludeController()
 @Controller()
 export class InternalContactsController {

@@ -5,11 +5,7 @@ import { EventsRepository } from './events.repository';
 
 const MAX_BATCH = 200;
 
-/**
- * Groups the messages being handled at the same time (up to the consumer's prefetch) into one
- * append per account, one append per account at a time (see BatchQueue: no timer, each handler
- * resolves when its own message is committed, a refused message fails alone).
- */
+/** Groups the messages handled at once into one append per account (a `BatchQueue` per account). */
 @Injectable()
 export class AppendBatcher {
   private readonly queue: BatchQueue<DomainMessage<EventKind>>;

@@ -9,21 +9,12 @@ import { DataSource, EntityManager } from 'typeorm';
 /** timestamptz as the contract writes it: UTC, six fraction digits, `+00:00`. */
 const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
 
-/**
- * A `PublicEvent`'s JSON in the contract's field order, from a row with `id`, `kind` and `data`
- * and its time as the contract writes it: what the feed serves and what the outbox hands the dispatcher.
- */
+/** A `PublicEvent`'s JSON in the contract's field order, for the feed and the outbox. */
 const eventJson = (row: string, at: string) => `json_build_object('id', ${row}.id, 'event', ${row}.kind, 'at', ${at}, 'data', ${row}.data)`;
 
 /**
- * Appends a batch of one account's events in one statement, so one transaction: skip events whose
- * producer id is known (redeliveries), take the next ids of the account (the upsert's row lock
- * makes the account's appends commit one after another, so ids become visible in increasing
- * order), append, and put each recorded event in the outbox for the dispatcher. A redelivery that
- * races its original costs a gap in the ids, never a duplicate. No NOTIFY: PostgreSQL serializes
- * the commits of every notifying transaction (a database-wide lock held through the WAL flush), and
- * the relay that publishes these rows runs in this process, woken directly after the commit.
- * An event of a customer already erased (`$6` its svc_id) is appended as `$7`, its data blanked.
+ * Appends one account's events in one statement: skips redeliveries, takes the account's next ids (its row
+ * lock orders the commits), fills the outbox without NOTIFY (ADR 001); an erased customer's (`$6`) go blanked (`$7`).
  */
 const APPEND = `
   WITH input AS (
@@ -77,12 +68,7 @@ export class EventsRepository {
     );
   }
 
-  /**
-   * Appends public events of one account, in the given order; returns how many were new. Events
-   * of an erased customer are appended blanked. An erasure that commits while the append runs is
-   * not seen by it (its snapshot is older), and that erasure's own blanking may not see the append
-   * yet: so after the commit the append looks again and blanks what it added of an erased customer.
-   */
+  /** Appends one account's events in order; returns how many were new. Looks again after the commit for a racing erasure. */
   async append(accountId: string, messages: ReadonlyArray<DomainMessage<EventKind>>): Promise<number> {
     const svcIds = messages.map((m) => eventContactSvcId(m.data));
     const [row] = await queryRows<{ appended: number }>(this.db, APPEND, [
@@ -119,10 +105,7 @@ export class EventsRepository {
     return row ? Number(row.id) : undefined;
   }
 
-  /**
-   * A page of the feed as the JSON text of an `EventsPage`. PostgreSQL writes each event's JSON
-   * (only for the rows of the page), so a full page of 200 is neither parsed nor re-serialized here.
-   */
+  /** A feed page as `EventsPage` JSON text, written by PostgreSQL (never parsed or re-serialized here). */
   async page(accountId: string, after: number, limit: number): Promise<string> {
     const rows = await queryRows<{ id: string; event: string }>(
       this.db,
@@ -139,12 +122,7 @@ export class EventsRepository {
     return `{"events":[${page.events.join(',')}],"next_after":${page.next_after},"more":${page.more}}`;
   }
 
-  /**
-   * Erasure: the customer is recorded as erased (svc_id only) and committed first, then their name,
-   * email and phone leave every retained event of the account and every event still waiting in the
-   * outbox (published rows are not kept). In this order, an append running meanwhile is either seen
-   * by the blanking or sees the record when it looks again after its commit. Idempotent.
-   */
+  /** Records the customer as erased (committed first), then blanks their retained and outbox events. Idempotent. */
   async eraseContact(accountId: string, svcId: number): Promise<number> {
     await execute(this.db, `INSERT INTO events.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
       accountId,

@@ -4,11 +4,7 @@ import { GatewayContext } from '@svc/contracts';
 import { Caller } from '@svc/platform';
 import { EventsService } from './events.service';
 
-/**
- * Internal: `GET /internal/events/by-uuid/{uuid}` → `{"id"}`, the feed id of the caller's event
- * with this producer UUID, or 404 until it is recorded. `admin trigger` waits on it to print the id
- * a receiver and a feed reader see. Needs the signed context (audience events-api).
- */
+/** `GET /internal/events/by-uuid/{uuid}`: the feed id of a producer's event, 404 until recorded (for `admin trigger`). */
 @ApiExcludeController()
 @Controller('internal/events')
 export class InternalEventsController {
