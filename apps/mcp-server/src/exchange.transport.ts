@@ -10,16 +10,8 @@ interface Pending {
 }
 
 /**
- * The one transport of the one SDK server every `POST /mcp` shares (stateless: no session). The
- * SDK's protocol answers many requests in flight on one connection, told apart by their ids; here
- * they come from many clients, each numbering its own from 1, so each request is handed to the
- * server under an id of this transport's own and its response goes back under the client's id. The
- * server's handlers read who is calling with `callerOf(extra.requestId)`.
- *
- * Only requests reach the server: a client's notifications (initialized, cancelled, progress) and
- * responses have nothing to act on without a session, as with a fresh server per request. What
- * the server sends besides responses (notifications while a tool runs) has no stream to travel on:
- * answers are JSON, as with the SDK's transport in JSON mode, which drops them too.
+ * The transport every `POST /mcp` shares: requests enter under ids of its own, handlers read the caller with
+ * `callerOf(extra.requestId)`. See docs/adr/011-mcp-one-sdk-server.md
  */
 export class ExchangeTransport implements Transport {
   onmessage?: Transport['onmessage'];

@@ -15,11 +15,7 @@ type Clients = Record<ToolUpstream, InternalHttpClient>;
 /** No account is named when the document is fetched: the route is public. */
 const DOCUMENT_CONTEXT: GatewayContext = { account: { id: '', name: '', plan: 'scale' }, keyId: '', requestId: 'mcp-openapi' };
 
-/**
- * The tool catalog, from the OpenAPI document the gateway serves (the REST API's own schemas),
- * fetched at the first call (the gateway is up: every call comes through it) and kept. A failed
- * fetch is tried again by the next call.
- */
+/** The tool catalog from the gateway's OpenAPI document, fetched at the first call (a failure: again at the next). */
 function catalogLoader(gateway: InternalHttpClient): () => Promise<ToolCatalog> {
   let loading: Promise<ToolCatalog> | undefined;
   return () => {

@@ -36,14 +36,7 @@ function refusal(status: number, code: number, message: string): PostAnswer {
 
 const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest => 'method' in message && 'id' in message;
 
-/**
- * The JSON-RPC requests of one POST, or the answer refusing it: the rules of the SDK's Streamable
- * HTTP transport (stateless, answers as JSON), with its status codes and error messages. The
- * client must accept both JSON and an event stream (406), send JSON (415) holding a JSON-RPC
- * message or a batch of at most MAX_BATCH_SIZE (400), with at most one `initialize`, and name a
- * protocol revision the SDK serves in `mcp-protocol-version` after initializing (400). Only
- * notifications or responses: 202, nothing to answer.
- */
+/** The JSON-RPC requests of one POST, or its refusal by the SDK's Streamable HTTP rules (406, 415, 400, 202). */
 export function readPost(headers: IncomingHttpHeaders, body: unknown): JSONRPCRequest[] | PostAnswer {
   const accept = headers.accept;
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
@@ -87,13 +80,7 @@ export function invalidParams(request: JSONRPCRequest): JSONRPCMessage | undefin
   return { jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${issues}` } };
 }
 
-/**
- * `POST /mcp`: MCP over Streamable HTTP, stateless (no session: every request stands alone, as the
- * gateway checks each one), answered as JSON. One SDK server, built with its tools at start, serves
- * every POST through an `ExchangeTransport`, each request bound to the caller the gateway's signed
- * context names (a server and transport per request cost more than the rest of a call). GET (a
- * stream to resume) and DELETE (a session to end) have nothing to act on: 405.
- */
+/** `POST /mcp`, stateless, answered as JSON; GET and DELETE are 405. See docs/adr/011-mcp-one-sdk-server.md */
 export class McpEndpoint {
   private readonly transport = new ExchangeTransport();
   private readonly server: Server;

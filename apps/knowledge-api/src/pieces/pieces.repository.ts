@@ -74,11 +74,7 @@ export class PiecesWriter {
 export class PiecesRepository {
   constructor(private readonly db: DataSource) {}
 
-  /**
-   * Runs `work` in a transaction that first takes the account's write lock, so that writes of one
-   * account happen one after the other: the quota is counted inside the lock, and never exceeded by
-   * concurrent calls. Other accounts are not held up.
-   */
+  /** Runs `work` under the account's write lock, so its quota holds under concurrent writes. */
   writeForAccount<T>(accountId: string, work: (writer: PiecesWriter) => Promise<T>): Promise<T> {
     return this.db.transaction(async (manager) => {
       await execute(manager, 'SELECT pg_advisory_xact_lock(hashtext($1))', [`knowledge:${accountId}`]);
@@ -94,10 +90,7 @@ export class PiecesRepository {
     );
   }
 
-  /**
-   * Up to `limit` pieces after `after` in external_ref order: code point order, the column's
-   * collation being "C", in which '' sorts before every ref.
-   */
+  /** Up to `limit` pieces after `after` in external_ref code point order (collation "C"; '' sorts first). */
   list(accountId: string, after: string | undefined, limit: number): Promise<KnowledgePieceDto[]> {
     return queryRows<KnowledgePieceDto>(
       this.db,

@@ -38,10 +38,7 @@ async function checkQuota(writer: PiecesWriter, newPieces: number): Promise<void
   }
 }
 
-/**
- * Every write is searchable on this replica when it is answered: the search index re-reads the
- * pieces written once the transaction has committed (other replicas follow through NOTIFY).
- */
+/** A write is searchable here once answered. See docs/adr/009-knowledge-search-in-memory.md */
 @Injectable()
 export class PiecesService {
   constructor(

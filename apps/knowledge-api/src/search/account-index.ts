@@ -259,10 +259,7 @@ class LanguageIndex {
     return [...keys];
   }
 
-  /**
-   * A compound word split where its end is a word the pieces hold (`versandkosten` → `kosten`),
-   * with its beginning when the pieces hold that too (`bremsenreparatur` → `reparatur`, `bremsen`).
-   */
+  /** A compound split at a known end, with its beginning if known too (`bremsenreparatur` → `reparatur`, `bremsen`). */
   private compoundParts(folded: string): string[] {
     for (let at = 3; at <= folded.length - MIN_PART; at += 1) {
       const head = this.knownKeys(folded.slice(at));
@@ -273,11 +270,7 @@ class LanguageIndex {
     return [];
   }
 
-  /**
-   * The keys the pieces hold that begin with an unknown word's key: a short form (`bici` →
-   * `biciclet`) or the first part of a compound (`winter` → `winterlag`); in a compounding
-   * language also those that end with it (`kost` → `versandkost`). At most the three most held.
-   */
+  /** Up to three held keys an unknown word's key begins (`bici` → `biciclet`) or, when compounding, ends. */
   private partOf(word: string): string[] {
     const key = keyOf(word, this.language);
     if (key.length < MIN_PART) return [];
@@ -295,11 +288,7 @@ class LanguageIndex {
       .map((posting) => posting.key);
   }
 
-  /**
-   * A question word as this language's pieces may hold it, or undefined for a stop word. Only in
-   * the visitor's own language (`native`) is a word corrected, split or matched by its synonyms:
-   * elsewhere a close word is usually another word.
-   */
+  /** A question word as the pieces may hold it (undefined: a stop word); corrected and split only when `native`. */
   term(word: string, native: boolean): QueryTerm | undefined {
     const folded = fold(word);
     if (isStopWord(folded)) return undefined;
@@ -341,13 +330,7 @@ interface Candidate {
   terms: QueryTerm[];
 }
 
-/**
- * One account's pieces in memory, per language, searched with BM25 (heading words weighted above
- * text words), per-language stems, stop words, synonyms, corrections of misspelled words and
- * German-style compounds. A result is returned only when it matches enough of the question's
- * weight (each word weighs its inverse document frequency, an unknown word the most): a piece that
- * shares one common word with the question is not an answer.
- */
+/** One account's pieces, per language, trusted or nothing. See docs/adr/009-knowledge-search-in-memory.md */
 export class AccountIndex {
   private readonly byRef = new Map<string, Doc & { language: LanguageIndex }>();
   /** Database id → external_ref: a deleted piece is known by its id only. */
@@ -457,10 +440,7 @@ function matchedKeys(candidate: Candidate): Set<string> {
   return new Set(candidate.terms.flatMap((term) => term.alternatives.filter((a) => held.has(a.posting)).map((a) => a.posting.key)));
 }
 
-/**
- * The part of a piece's text that answers: the whole text when it is short, else its sentences
- * that hold the most matched words, in their order, up to PASSAGE_WORDS words.
- */
+/** The answering part of a piece: a short text whole, else its best sentences up to PASSAGE_WORDS. */
 export function passage(text: string, keys: ReadonlySet<string>, language: SearchLanguage): string {
   const length = (s: string) => s.split(/\s+/).filter(Boolean).length;
   if (length(text) <= PASSAGE_WORDS) return text.trim();

@@ -27,11 +27,7 @@ export function fold(word: string): string {
   return word.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').replace(/ß/g, 'ss').replace(/æ/g, 'ae').replace(/œ/g, 'oe');
 }
 
-/**
- * The words of a text, lower case with their accents: letters and digits; a one-letter part joined
- * by a hyphen stays with the next (`E-Bike` → `ebike`, `e-mail` → `email`); apostrophes split
- * (`l'atelier` → `l`, `atelier`).
- */
+/** A text's lower-case words, accents kept (`E-Bike` → `ebike`, `l'atelier` → `l`, `atelier`). */
 export function words(text: string): string[] {
   const out: string[] = [];
   for (const match of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu)) {
@@ -67,12 +63,7 @@ export function keyOf(word: string, language: SearchLanguage): string {
 
 const list = (words: string) => words.split(/\s+/).filter(Boolean).map(fold);
 
-/**
- * Words that say nothing about what is asked, in the languages the assistant speaks: function
- * words, question words, greetings and light verbs ("can", "get", "gibt", "faut", "puedo").
- * One set for all: a visitor may write in another language than the widget's, and these words
- * rarely carry meaning in the others.
- */
+/** Words that say nothing about what is asked, one set for every language (a visitor may switch language). */
 export const STOP_WORDS: ReadonlySet<string> = new Set([
   ...list(`a about above after again against all also am an and any anyone anything are as at be because been before being
     below between both but by can cannot cant could couldnt d did didnt do does doesnt doing done dont down during each
@@ -105,10 +96,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
     y ya yo ahora`),
 ]);
 
-/**
- * Words every shop's customers use about anything they buy ("my order", "this item"): when no
- * piece holds one, it says little about what is asked, unlike an unknown name or thing.
- */
+/** Words customers use about anything they buy ("order", "item"): unknown, they weigh little. */
 export const GENERIC_WORDS: ReadonlySet<string> = new Set(
   list(`order orders item items product products purchase thing things stuff info information question questions
     bestellung bestellungen artikel produkt produkte sache sachen frage fragen info
@@ -121,10 +109,7 @@ export function isStopWord(folded: string): boolean {
   return STOP_WORDS.has(folded) || (folded.length === 1 && !/\p{N}/u.test(folded));
 }
 
-/**
- * Words customers and businesses use for the same thing, in the commerce and service vocabulary
- * of each language: a question word matches a piece that holds another word of its group.
- */
+/** Commerce synonyms per language: a question word matches a piece holding another word of its group. */
 const SYNONYMS: Partial<Record<SearchLanguage, string[]>> = {
   english: [
     'price cost costs fee fees charge charges rate rates',

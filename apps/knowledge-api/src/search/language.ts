@@ -1,7 +1,4 @@
-/**
- * The languages the search stems, named as PostgreSQL's text search configurations, and `simple`
- * (no stemming) for every other language. The migration creates `knowledge.<lang>_unaccent` for each.
- */
+/** The languages the search stems (named as PostgreSQL's configurations), and `simple` for every other. */
 export const SEARCH_LANGUAGES = ['english', 'german', 'french', 'spanish', 'italian', 'portuguese', 'dutch', 'simple'] as const;
 export type SearchLanguage = (typeof SEARCH_LANGUAGES)[number];
 
@@ -20,10 +17,7 @@ export function languageOfTag(tag: string): SearchLanguage {
   return BY_SUBTAG[tag.split('-')[0]?.toLowerCase() ?? ''] ?? 'simple';
 }
 
-/**
- * Frequent function words that tell the languages apart (words shared by two of them left out:
- * `de`, `en`, `que`, `la`, `a`…). Lower case, accents kept as written.
- */
+/** Frequent function words that tell the languages apart (none shared by two of them). */
 const MARKERS: Record<Exclude<SearchLanguage, 'simple'>, ReadonlySet<string>> = {
   english: new Set([
     'the',
@@ -219,11 +213,7 @@ const MARKERS: Record<Exclude<SearchLanguage, 'simple'>, ReadonlySet<string>> = 
 /** Below this many marker words a text is too short to tell: it is indexed without stemming. */
 const MIN_MARKERS = 2;
 
-/**
- * The language of a piece, from how many of each language's function words it uses. A piece is
- * indexed once, in its own language; a tie or too few markers gives `simple` (exact words, no
- * stemming), which still matches the same words in any question.
- */
+/** A piece's language by its function words; a tie or too few gives `simple` (exact words). */
 export function detectLanguage(text: string): SearchLanguage {
   const counts = new Map<SearchLanguage, number>();
   for (const word of text.toLowerCase().match(/\p{L}+/gu) ?? []) {

@@ -19,15 +19,7 @@ interface PiecesChanged {
   i: Array<number | string>;
 }
 
-/**
- * The search index of every account, in this replica's memory. Built from schema `knowledge` at
- * start (before the app listens) and kept fresh by re-reading the pieces each committed statement
- * changed: the table's trigger NOTIFYs `knowledge_pieces_changed` to every replica's LISTEN
- * connection, and the replica that wrote re-reads at once, before it answers the write. Re-reads
- * run one after the other, so the last one applied holds what the database held last. A replica
- * that loses its LISTEN connection connects again and rebuilds the whole index (it may have missed
- * notifications); meanwhile it keeps serving what it has.
- */
+/** Every account's index in this replica, fresh through NOTIFY. See docs/adr/009-knowledge-search-in-memory.md */
 export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private accounts = new Map<string, AccountIndex>();
   private listener?: Client;

@@ -4,10 +4,7 @@ import { GatewayContext, KnowledgeSearchResponse, SearchKnowledgeDto } from '@sv
 import { Caller } from '@svc/platform';
 import { SearchService } from './search.service';
 
-/**
- * The assistant's search (not public): the chat calls it with a context signed by `InternalAuth`
- * for the account whose visitor asks. `POST /internal/knowledge/search {question, lang, limit?}`.
- */
+/** The assistant's search for the chat: `POST /internal/knowledge/search {question, lang, limit?}`. */
 @ApiExcludeController()
 @Controller('internal/knowledge')
 export class SearchController {

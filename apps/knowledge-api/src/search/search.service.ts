@@ -7,10 +7,7 @@ import { SearchIndex } from './search-index';
 export class SearchService {
   constructor(private readonly index: SearchIndex) {}
 
-  /**
-   * The account's pieces that answer a visitor's question, best first, with the matching passage;
-   * none when no piece matches enough of the question to be trusted.
-   */
+  /** The trusted pieces for a visitor's question, best first, with their passages. */
   answer(accountId: string, query: SearchKnowledgeDto): KnowledgeSearchResponse {
     const limit = query.limit ?? KNOWLEDGE_SEARCH_LIMITS.resultsDefault;
     return { results: this.index.search(accountId, query.question, languageOfTag(query.lang), limit) };

@@ -13,11 +13,7 @@ import { CREATE, READ, ToolAnnotations, ToolUpstream, WRITES_NOTE } from './pari
 
 type DtoClass = new () => object;
 
-/**
- * A tool on the back-office routes the console uses (the chat's `/internal/chat/*`, and
- * contacts-api's consent routes), with its input schema read from the DTOs those routes validate
- * with (libs/contracts).
- */
+/** A tool on the console's back-office routes, its input schema read from their DTOs. */
 export interface ChatToolSpec {
   name: string;
   /** The service whose internal route it calls (default: the chat). */

@@ -17,12 +17,7 @@ const KEYWORDS = new Map([
   ['minLength', 'minLength'],
 ]);
 
-/**
- * The JSON schema of a class-validator DTO of libs/contracts, read from the rules its decorators
- * registered (the same rules the service validates with): for the chat's back-office DTOs, which
- * are not in the public OpenAPI document. Rules with no JSON-schema counterpart (code-point
- * lengths, language tags) stay with the service, which answers `validation_failed` for them.
- */
+/** The JSON schema of a contracts DTO from its decorators' rules (rules JSON Schema cannot say stay with the service). */
 export function dtoSchema(dto: DtoClass): JsonSchema & { type: 'object'; properties: Record<string, JsonSchema> } {
   const properties: Record<string, JsonSchema> = {};
   const optional = new Set<string>();

@@ -42,10 +42,7 @@ function chatShape(spec: ChatToolSpec): OperationShape {
   };
 }
 
-/**
- * The tools: the API's operations, built from the public API's OpenAPI document (fails at once if
- * an operation is missing), and the chat's back-office tools, built from their DTOs.
- */
+/** The tools: the API's operations from the OpenAPI document, the back-office tools from their DTOs. */
 export class ToolCatalog {
   private readonly tools = new Map<string, CatalogTool>();
   readonly listed: Tool[];
@@ -147,13 +144,7 @@ function requestOf(tool: CatalogTool, args: Record<string, unknown>): { path: st
   };
 }
 
-/**
- * Lists and calls the tools for one verified caller. A tool calls the same service route as its
- * REST operation, with a context signed for that service naming the caller's account and key,
- * and answers exactly the REST body (`structuredContent`, and the same JSON as text). A write
- * tool first counts one write in the key's limits at the gateway; over them it answers
- * `rate_limited` with the wait, and nothing is written.
- */
+/** Lists and calls the tools for one caller: the REST operation's route and body; a write is counted at the gateway first. */
 export class McpToolsService {
   constructor(
     private readonly clients: Record<ToolUpstream, InternalHttpClient>,

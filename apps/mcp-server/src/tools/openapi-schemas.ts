@@ -58,13 +58,7 @@ function schemaOf(content: JsonContent | undefined): JsonSchema | undefined {
   return content?.content?.['application/json']?.schema;
 }
 
-/**
- * The tool shape of `method path` in the document: its path and query parameters and body
- * properties become one flat object of arguments (path parameters renamed by `renames`, e.g.
- * `externalRef` → `external_ref`); the output is the 2xx body, or the `{error}` body of a failure.
- * Both come from the DTOs of libs/contracts through the document @nestjs/swagger generates for the
- * REST API: nothing is described twice.
- */
+/** The tool shape of `method path`: parameters and body flattened into arguments (`renames`), the 2xx or error body out. */
 export function operationShape(
   document: OpenApiDocument,
   method: string,

@@ -17,10 +17,7 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-/**
- * One tool of the API's operations: its name and words for an agent, and the REST operation
- * (method and path in the OpenAPI document) whose schemas it shows and whose service route it calls.
- */
+/** A tool of the API's operations: its name and words for an agent, and the REST operation it stands for. */
 export interface ParityToolSpec {
   name: string;
   title: string;
