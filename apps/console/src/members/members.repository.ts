@@ -61,11 +61,7 @@ export class MembersRepository {
     ]);
   }
 
-  /**
-   * Removes the account's member with this id or email (its sessions and links go with it), unless
-   * that would leave the account without an owner: the owners' rows are locked first, so two
-   * owners removing each other at once cannot both succeed.
-   */
+  /** Removes a member with their sessions and links, never the last owner (owners' rows are locked first). */
   async removeMember(accountId: string, by: { id: string } | { email: string }): Promise<MemberRow | RemoveRefusal> {
     return this.db.transaction(async (tx) => {
       await execute(tx, `SELECT id FROM console.members WHERE account_id = $1 AND role = 'owner' ORDER BY id FOR UPDATE`, [accountId]);
@@ -154,10 +150,7 @@ export class MembersRepository {
     await execute(this.db, 'DELETE FROM console.sessions WHERE token_hash = $1', [tokenHash]);
   }
 
-  /**
-   * Counts one more attempt for `key` in a fixed window of `windowS` seconds, atomically (one
-   * upsert: concurrent attempts each get their own number), before the attempt is checked.
-   */
+  /** Counts one attempt for `key` in a `windowS` window with one upsert. See docs/adr/010-console-sign-in-limits.md */
   async reserveAttempt(key: string, windowS: number): Promise<Reserved> {
     const [row] = await queryRows<Reserved>(
       this.db,

@@ -57,12 +57,7 @@ export const memberView = (member: MemberRow): MemberView => ({
 
 const OTHER_ACCOUNT = 'This email already belongs to a member of another account.';
 
-/**
- * Team members: invitations (a one-time set-password link, 24 h), roles, passwords hashed with
- * argon2id, sessions (an opaque cookie token stored as a SHA-256 hash, with a CSRF token of its
- * own), and throttled sign-in (each attempt reserved in PostgreSQL before its password is checked,
- * so every console replica sees the same count and concurrent guesses cannot pass the limit).
- */
+/** Team members: invitations, roles, argon2id passwords, sessions (SHA-256 of a cookie token) and sign-in limits. */
 export class MembersService {
   constructor(
     private readonly members: MembersRepository,
@@ -78,11 +73,7 @@ export class MembersService {
     return this.issueLink(member);
   }
 
-  /**
-   * The console's Invite (an owner's): a new member with `role`, or a new link (and role) for an
-   * invitation not yet accepted. A member who has chosen a password is refused (409): a link would
-   * let the inviter take over their sign-in.
-   */
+  /** An owner's Invite: a new member, or a new link for a pending one; 409 for a member with a password (no takeover). */
   async invite(accountId: string, email: string, role: Role): Promise<InvitedMember> {
     const member = await this.members.findOrCreate(accountId, email, role);
     if (member.account_id !== accountId) throw new ApiError('conflict', OTHER_ACCOUNT);
@@ -120,11 +111,7 @@ export class MembersService {
     return this.startSession(member);
   }
 
-  /**
-   * Signs in, reserving the attempt before the password is checked: per email and client address
-   * (SIGN_IN_FAILURES), per client address (4×), and per email from addresses the member has not
-   * signed in from (SIGN_IN_EMAIL_FAILURES). Past any of them: 429 with Retry-After, nothing checked.
-   */
+  /** Signs in, the attempt counted before the password check. See docs/adr/010-console-sign-in-limits.md */
   async signIn(email: string, password: string, address: string): Promise<NewSession> {
     const who = email.toLowerCase();
     const keys = { pair: `pair:${who} ${address}`, address: `address:${address}`, email: `email:${who}`, known: `known:${who} ${address}` };

@@ -28,12 +28,7 @@ export function clearSessionCookie(reply: FastifyReply, secure: boolean): void {
   setSessionCookie(reply, '', 0, secure);
 }
 
-/**
- * Cross-site request forgery defence for a write: the request must come from the console's own
- * origin when the browser says where it came from (Origin), and a signed-in write must carry the
- * session's CSRF token in `X-CSRF-Token` (a header a cross-site form cannot set; the token is read
- * from `GET /console/v1/session` by the console's own page).
- */
+/** CSRF defence for a write: the console's own `Origin` when sent, and the session's token in `X-CSRF-Token`. */
 export function checkOrigin(request: FastifyRequest, appOrigin: string): void {
   const origin = request.headers.origin;
   if (!SAFE_METHODS.has(request.method) && typeof origin === 'string' && origin !== appOrigin) {

@@ -29,10 +29,7 @@ const PAGE_HEADERS = {
 /** Paths of the console's API and internal routes: never answered with the page. */
 const NOT_PAGES = /^\/(console\/v1|internal)(\/|$)/;
 
-/**
- * The single-page front end: `/assets/*` (content-hashed, cached for a year) and, for every other
- * GET, index.html (the page routes itself: `/sign-in`, `/inbox`, `/inbox/:id`, …). Read once at start.
- */
+/** The front end: `/assets/*` (cached for a year) and index.html for every other GET, read once at start. */
 export function serveFrontEnd(fastify: FastifyInstance, dir = WEB_DIR): void {
   const index = existsSync(join(dir, 'index.html'))
     ? readFileSync(join(dir, 'index.html'))

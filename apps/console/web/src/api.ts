@@ -23,10 +23,7 @@ export const whenSignedOut = (handler: () => void): void => {
   onSignedOut = handler;
 };
 
-/**
- * The one client of the console's backend (`/console/v1/…`): JSON in and out, the session cookie
- * (same origin), and the session's CSRF token on every write.
- */
+/** The console backend's one client (`/console/v1/…`): JSON, the session cookie, the CSRF token on writes. */
 export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;

@@ -1,10 +1,6 @@
 import { useEffect, useRef } from 'react';
 
-/**
- * The inbox's live signal (`/console/v1/inbox/stream`, Server-Sent Events from the chat): calls
- * `onChange(conversationId)` for each change; EventSource reconnects by itself and resumes with
- * Last-Event-ID.
- */
+/** Calls `onChange(conversationId)` for each change on the inbox's event stream (EventSource resumes by itself). */
 export function useInboxChanges(onChange: (conversationId: number) => void): void {
   const handler = useRef(onChange);
   handler.current = onChange;

@@ -198,11 +198,7 @@ type RowKey = string | number;
 /** What keys a row: `rowKey`, which items with an `id` may leave out (their id keys them). */
 type RowKeyOf<T> = [T] extends [{ id: RowKey }] ? { rowKey?: (item: T) => RowKey } : { rowKey: (item: T) => RowKey };
 
-/**
- * A list as a table: a row per item, a cell per column; `current` marks the row of the item in use
- * (`aria-current`). Nothing until the rows are there; with `empty`, that note instead of an empty
- * table.
- */
+/** A list as a table, nothing until the rows load; `current` marks a row `aria-current`, `empty` replaces an empty table. */
 export function Table<T>({
   caption,
   columns,

@@ -17,10 +17,7 @@ const ACTIONS: Record<BookingStatus, { status: 'confirmed' | 'declined' | 'cance
   cancelled: [],
 };
 
-/**
- * Bookings customers requested in the chat (and the team or agents made): confirm, decline,
- * cancel; the customer is told in the conversation.
- */
+/** Bookings: confirm, decline, cancel; the customer is told in the conversation. */
 export default function Bookings() {
   const [status, setStatus] = useState<BookingStatus | ''>('');
   const list = useLoad(() => api<BookingsPage>('GET', `/bookings${query({ status, limit: 200 })}`), [status]);
