@@ -297,7 +297,7 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
   it('"Talk to a person" → conversation.needs_human; no team reply within HANDOVER_WAIT → the reach form with the exact consent words → handover.created and consent.granted', async () => {
     const page = await open(pageWith({ widget, identity: await passFor('c-ada') }));
     await openChat(page);
-    await ask(page, 'Can I change the delivery address of my order?');
+    await ask(page, 'How do I return an item for a refund?');
     await log(page)
       .getByText(/Assistant/)
       .first()
@@ -319,7 +319,7 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     expect(created.data).toMatchObject({
       reason: 'nobody_answered',
       reach: { method: 'email', email: 'ada@example.com' },
-      message: 'Can I change the delivery address of my order?',
+      message: 'How do I return an item for a refund?',
     });
     const deadline = Date.now() + 20_000;
     let granted: PublicEvent | undefined;
