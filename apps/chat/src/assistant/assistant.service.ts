@@ -1,9 +1,10 @@
-import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { InjectLogger, MetricsService } from '@svc/platform';
+import { Injectable } from '@nestjs/common';
+import { Claimed, LeaseWorker } from '@svc/jobs';
 import { ChatMessage, EventContact } from '@svc/contracts';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { ChatEvents } from '../conversations/chat-events';
 import { ConversationsRepository, PendingReply } from '../conversations/conversations.repository';
 import { ReplyQueue } from '../conversations/conversation.service';
@@ -16,18 +17,18 @@ export const REPLY_LEASE_MS = 30_000;
 /** Messages still unanswered this long after they were written are claimed by the sweep (their process died, a service was down). */
 const STALE_AFTER_MS = 5_000;
 const SWEEP_INTERVAL_MS = 2_000;
+/** Stale messages answered at once by the sweep of one process. */
+const SWEEP_BATCH = 20;
 
 /**
  * The assistant: answers each customer message from the account's knowledge pieces
  * (knowledge-api's search in the conversation's language), citing the piece, with
  * `message.sent` (author `assistant`) in the same transaction as the reply. A message is answered
  * once: it is claimed with a lease, and marked answered with the reply; a sweep takes over what a
- * dead process or an unreachable service left.
+ * dead process or an unreachable service left (a `LeaseWorker` over stale messages).
  */
 @Injectable()
-export class AssistantService implements ReplyQueue, OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private readonly inFlight = new Set<Promise<void>>();
+export class AssistantService extends LeaseWorker<PendingReply> implements ReplyQueue {
   private readonly metrics: AssistantMetrics;
 
   constructor(
@@ -35,10 +36,20 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
     private readonly customers: CustomersService,
     private readonly writer: AnswerWriter,
     private readonly events: ChatEvents,
-    @InjectLogger('assistant') private readonly logger: Logger,
+    @InjectLogger('assistant') logger: Logger,
     metrics: MetricsService,
     db: DataSource,
   ) {
+    super(
+      {
+        concurrency: SWEEP_BATCH,
+        batch: SWEEP_BATCH,
+        pollIntervalMs: SWEEP_INTERVAL_MS,
+        claimFailed: 'assistant claim failed; retried later',
+        jobFailed: 'assistant claim failed; retried later',
+      },
+      logger,
+    );
     this.metrics = assistantMetrics(metrics, db);
   }
 
@@ -50,11 +61,13 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
     );
   }
 
-  /** One sweep: claims and answers what waited too long. */
-  async sweep(): Promise<number> {
-    const claimed = await this.conversations.claimStaleReplies(STALE_AFTER_MS, REPLY_LEASE_MS, 20);
-    await Promise.all(claimed.map((pending) => this.answer(pending)));
-    return claimed.length;
+  /** Claims what waited too long (its process died, a service was down). */
+  protected async claim(room: number): Promise<Claimed<PendingReply>> {
+    return { jobs: await this.conversations.claimStaleReplies(STALE_AFTER_MS, REPLY_LEASE_MS, room) };
+  }
+
+  protected handle(pending: PendingReply): Promise<void> {
+    return this.answer(pending);
   }
 
   private async answer(pending: PendingReply, known?: EventContact): Promise<void> {
@@ -87,23 +100,5 @@ export class AssistantService implements ReplyQueue, OnApplicationBootstrap, Bef
         'assistant reply failed; retried later',
       );
     }
-  }
-
-  private track(work: Promise<void>): void {
-    const tracked = work.catch((err: unknown) =>
-      this.logger.warn({ err: (err as Error).message }, 'assistant claim failed; retried later'),
-    );
-    this.inFlight.add(tracked);
-    void tracked.finally(() => this.inFlight.delete(tracked));
-  }
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.track(this.sweep().then(() => undefined)), SWEEP_INTERVAL_MS);
-    this.timer.unref();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await Promise.all([...this.inFlight]);
   }
 }

@@ -1,3 +1,4 @@
+import { growingDelayMs } from '@svc/jobs';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** The words that withdraw WhatsApp consents (the contract's list), compared without case or surrounding spaces. */
@@ -55,5 +56,5 @@ export function whatsappRefusal(
 
 /** Growing delay before the next attempt of a send: 2 s, 4 s, 8 s … at most 10 minutes. */
 export function retryDelayMs(attempts: number, baseMs = 2_000): number {
-  return Math.min(10 * 60_000, baseMs * 2 ** Math.max(0, attempts - 1));
+  return growingDelayMs(attempts, baseMs, 10 * 60_000);
 }

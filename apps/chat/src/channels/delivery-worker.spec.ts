@@ -51,7 +51,7 @@ describe('email delivery: an SMTP refusal that quotes the recipient', () => {
       },
     } as unknown as DeliveriesRepository;
     const worker = new DeliveryWorker(deliveries, new CloudApiProvider('', '', 1_000), email, 1_000, 1_000, logger);
-    expect(await worker.run()).toBe(1);
+    expect(await worker.runOnce()).toBe(1);
     email.close();
 
     expect(parked).toHaveLength(1);

@@ -1,6 +1,6 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { Claimed, LeaseWorker } from '@svc/jobs';
 import { InjectLogger } from '@svc/platform';
-import { Periodic } from '@svc/jobs';
 import type { Logger } from 'pino';
 import { retryDelayMs } from './channel-rules';
 import { DeliveriesRepository, Delivery } from './deliveries.repository';
@@ -12,33 +12,42 @@ const BATCH = 20;
 /**
  * Sends what the chat queued (WhatsApp messages, confirmation emails). A provider that is down
  * gets the same delivery again later, with a growing delay; only what it refuses for good is
- * parked. Any replica may run it: claims use SKIP LOCKED.
+ * parked. Any replica may run it: claims use SKIP LOCKED (a claim leases a delivery for a minute).
  */
 @Injectable()
-export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly passes: Periodic;
-
+export class DeliveryWorker extends LeaseWorker<Delivery> {
   constructor(
     private readonly deliveries: DeliveriesRepository,
     @Inject(WHATSAPP_PROVIDER) private readonly whatsapp: WhatsappProvider,
     private readonly email: EmailSender,
     @Inject(DELIVERY_INTERVAL_MS) intervalMs: number,
     @Inject(DELIVERY_RETRY_BASE_MS) private readonly retryBaseMs: number,
-    @InjectLogger('deliveries') private readonly logger: Logger,
+    @InjectLogger('deliveries') logger: Logger,
   ) {
-    this.passes = new Periodic(() => this.run(), intervalMs);
+    super(
+      {
+        concurrency: BATCH,
+        batch: BATCH,
+        pollIntervalMs: intervalMs,
+        claimFailed: 'delivery pass failed; next pass retries',
+        jobFailed: 'delivery failed; next pass retries',
+      },
+      logger,
+    );
   }
 
-  /** One pass; resolves with how many deliveries were attempted (never rejects). */
-  async run(): Promise<number> {
-    try {
-      const due = await this.deliveries.claimDue(BATCH);
-      await Promise.all(due.map((delivery) => this.attempt(delivery)));
-      return due.length;
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'delivery pass failed; next pass retries');
-      return 0;
-    }
+  protected async claim(room: number): Promise<Claimed<Delivery>> {
+    return { jobs: await this.deliveries.claimDue(room) };
+  }
+
+  protected handle(delivery: Delivery): Promise<void> {
+    return this.attempt(delivery);
+  }
+
+  /** Stops claiming, waits for the sends in flight, then closes the SMTP pool. */
+  override async stop(): Promise<void> {
+    await super.stop();
+    this.email.close();
   }
 
   private async attempt(delivery: Delivery): Promise<void> {
@@ -57,14 +66,5 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       await this.deliveries.retryLater(delivery.id, delayMs, result.error);
       this.logger.warn({ ...log, error: result.error, retry_in_ms: delayMs }, 'delivery failed; retried later');
     }
-  }
-
-  onApplicationBootstrap(): void {
-    this.passes.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.passes.stop();
-    this.email.close();
   }
 }

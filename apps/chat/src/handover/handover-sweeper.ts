@@ -1,6 +1,6 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { Sweep } from '@svc/jobs';
 import { InjectLogger } from '@svc/platform';
-import { Periodic } from '@svc/jobs';
 import type { Logger } from 'pino';
 import { ConversationsRepository } from '../conversations/conversations.repository';
 import { textsFor } from '../texts/texts';
@@ -14,39 +14,24 @@ const BATCH = 100;
  * stream). Any replica may do it: each pass locks due conversations with SKIP LOCKED.
  */
 @Injectable()
-export class HandoverSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly passes: Periodic;
-
+export class HandoverSweeper extends Sweep {
   constructor(
     private readonly conversations: ConversationsRepository,
     @Inject(HANDOVER_SWEEP_INTERVAL_MS) intervalMs: number,
-    @InjectLogger('handover') private readonly logger: Logger,
+    @InjectLogger('handover') logger: Logger,
   ) {
-    this.passes = new Periodic(() => this.run(), intervalMs);
+    super(intervalMs, logger, 'hand-over sweep failed; next pass retries');
   }
 
-  /** One pass; resolves with how many conversations moved on (never rejects). */
-  async run(): Promise<number> {
-    try {
-      return await this.conversations.transaction(async (tx) => {
-        const due = await tx.lockDueHandovers(BATCH);
-        for (const row of due) {
-          await tx.setHandover(row.account_id, row.id, { status: 'needs_human', handover: 'ask_reach' });
-          await tx.addMessage(row.account_id, row.id, { author: 'system', text: textsFor(row.lang).ask_reach });
-        }
-        return due.length;
-      });
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'hand-over sweep failed; next pass retries');
-      return 0;
-    }
-  }
-
-  onApplicationBootstrap(): void {
-    this.passes.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.passes.stop();
+  /** How many conversations moved on. */
+  protected pass(): Promise<number> {
+    return this.conversations.transaction(async (tx) => {
+      const due = await tx.lockDueHandovers(BATCH);
+      for (const row of due) {
+        await tx.setHandover(row.account_id, row.id, { status: 'needs_human', handover: 'ask_reach' });
+        await tx.addMessage(row.account_id, row.id, { author: 'system', text: textsFor(row.lang).ask_reach });
+      }
+      return due.length;
+    });
   }
 }
