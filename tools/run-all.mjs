@@ -1,12 +1,12 @@
 // Runs every web app of dist/apps as a child process with its own logs prefixed, restarts one that
 // exits, forwards SIGINT and SIGTERM (each app drains and exits), and prints the gateway's URL once it is ready.
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { seed } from './demo.mjs';
 import { startDevChannels } from './dev-channels.mjs';
+import { supervise } from './supervisor.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const apps = readdirSync(join(root, 'apps'))
@@ -20,43 +20,15 @@ const APP_ENV = { chat: { TRUST_PROXY: 'loopback' } };
 const devChannels = process.env.DEV_CHANNELS === 'false' ? null : await startDevChannels();
 const appEnv = { ...(devChannels?.env ?? {}), ...process.env };
 
-// A supervisor, as Kubernetes is for a pod: an app that exits is started again after a delay that
-// doubles while it keeps failing (1 s up to 30 s; back to 1 s once it has run for a minute).
-const RESTART_FIRST_MS = 1_000;
-const RESTART_MAX_MS = 30_000;
-const STABLE_MS = 60_000;
-const children = new Map();
+const stopAll = supervise(apps, (app) => ({
+  file: process.execPath,
+  args: [join(root, 'dist/apps', app, 'src/main.js')],
+  env: { ...appEnv, ...APP_ENV[app] },
+}));
 let stopping = false;
-
-function start(app, delayMs = RESTART_FIRST_MS) {
-  const child = spawn(process.execPath, [join(root, 'dist/apps', app, 'src/main.js')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...appEnv, ...APP_ENV[app] },
-  });
-  const startedAt = Date.now();
-  children.set(app, child);
-  for (const stream of [child.stdout, child.stderr]) {
-    let rest = '';
-    stream.on('data', (chunk) => {
-      const lines = (rest + chunk).split('\n');
-      rest = lines.pop();
-      for (const line of lines) process.stdout.write(`${app.padEnd(18)} | ${line}\n`);
-    });
-  }
-  child.on('exit', (code, signal) => {
-    if (stopping) return process.stdout.write(`${app.padEnd(18)} | exited (${code ?? signal})\n`);
-    const wait = Date.now() - startedAt > STABLE_MS ? RESTART_FIRST_MS : delayMs;
-    process.stdout.write(`${app.padEnd(18)} | exited (${code ?? signal}); restarting in ${wait / 1000} s\n`);
-    setTimeout(() => stopping || start(app, Math.min(wait * 2, RESTART_MAX_MS)), wait);
-  });
-}
-for (const app of apps) start(app);
-
 function stop(signal) {
   stopping = true;
-  const running = [...children.values()].filter((c) => c.exitCode === null && c.signalCode === null);
-  for (const child of running) child.kill(signal);
-  Promise.all(running.map((c) => new Promise((r) => c.on('exit', r)))).then(() => process.exit(0));
+  stopAll(signal).then(() => process.exit(0));
 }
 process.on('SIGINT', () => stop('SIGTERM'));
 process.on('SIGTERM', () => stop('SIGTERM'));
