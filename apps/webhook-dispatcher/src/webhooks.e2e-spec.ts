@@ -250,7 +250,7 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
 
     it('refuses a malformed recorded event with 400', async () => {
       const response = await callService(
-        stack.services['webhook-dispatcher']!.url,
+        stack.services['webhook-dispatcher']!.internalUrl,
         stack.env['INTERNAL_AUTH_SECRET']!,
         stack.account.accountId,
         '/internal/events',
