@@ -1,10 +1,20 @@
 import { CHAT_QUEUE, consumeQueues } from '@svc/messaging';
 import { ApiError, AppDefinition, trustProxyOption } from '@svc/platform';
+import fastifyCors, { FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import { chatConfigSpec } from './chat.config';
 import { ChatModule } from './chat.module';
 
 const VISITOR_API = '/chat/v1/';
+/** The widget's API answers pages of any origin; the accounts that list theirs refuse others (OriginPolicy). */
+const VISITOR_CORS: FastifyCorsOptions = {
+  origin: true,
+  methods: ['GET', 'POST', 'OPTIONS'],
+  allowedHeaders: ['authorization', 'content-type', 'last-event-id'],
+  exposedHeaders: ['x-request-id'],
+  maxAge: 600,
+  strictPreflight: false,
+};
 
 /**
  * CORS for the widget, which runs on the business's pages: the page's origin is echoed (the
@@ -12,23 +22,9 @@ const VISITOR_API = '/chat/v1/';
  * for (no body, no token yet), so it is answered for any origin; the call itself is refused with
  * 403 `forbidden_origin` when the account allows other origins only.
  */
-export function installCors(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', (request, reply, done) => {
-    const origin = request.headers.origin;
-    if (typeof origin === 'string' && request.url.startsWith(VISITOR_API)) {
-      reply.header('access-control-allow-origin', origin);
-      reply.header('vary', 'Origin');
-      reply.header('access-control-expose-headers', 'x-request-id');
-    }
-    done();
-  });
-  fastify.options(`${VISITOR_API}*`, (_request, reply) => {
-    reply
-      .code(204)
-      .header('access-control-allow-methods', 'GET, POST, OPTIONS')
-      .header('access-control-allow-headers', 'authorization, content-type, last-event-id')
-      .header('access-control-max-age', '600')
-      .send();
+export async function installCors(fastify: FastifyInstance): Promise<void> {
+  await fastify.register(fastifyCors, {
+    delegator: (request, callback) => callback(null, request.url.startsWith(VISITOR_API) ? VISITOR_CORS : { origin: false }),
   });
 }
 
@@ -48,7 +44,7 @@ export const app: AppDefinition<typeof chatConfigSpec> = {
   module: (config, logger) => ChatModule.forRoot(config, logger),
   serverOptions: (config) => ({ trustProxy: trustProxyOption(config.TRUST_PROXY) }),
   configure: async (nest, fastify, config) => {
-    installCors(fastify);
+    await installCors(fastify);
     acceptConfirmForm(fastify);
     await consumeQueues(nest, [CHAT_QUEUE], config.RABBITMQ_PREFETCH);
   },

@@ -520,7 +520,19 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('https://a.example');
-    expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('authorization, content-type, last-event-id');
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, POST, OPTIONS');
+    expect(preflight.headers.get('access-control-max-age')).toBe('600');
+    expect(withCors.headers.get('access-control-expose-headers')).toBe('x-request-id');
+    // Outside the widget's API: no CORS, and the paths no route serves stay 404 (405 where another method is served).
+    const chat = stack.services['chat']!.url;
+    const page = { origin: 'https://a.example', 'access-control-request-method': 'GET' };
+    const health = await fetch(`${chat}/healthz`, { headers: page });
+    expect(health.headers.get('access-control-allow-origin')).toBeNull();
+    expect((await fetch(`${chat}/healthz`, { method: 'OPTIONS', headers: page })).status).toBe(405);
+    const nowhere = await fetch(`${chat}/nowhere`, { headers: page });
+    expect([nowhere.status, await errorCode(nowhere)]).toEqual([404, 'not_found']);
+    expect((await fetch(`${chat}/nowhere`, { method: 'OPTIONS', headers: page })).status).toBe(404);
   });
 
   it('bad input is a 4xx in the error shape and writes nothing', async () => {

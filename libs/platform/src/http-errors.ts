@@ -18,6 +18,8 @@ export class RouteRegistry {
 
   constructor(fastify: FastifyInstance) {
     fastify.addHook('onRoute', (route) => {
+      // A catch-all (@fastify/cors's preflight route) makes no path known.
+      if (route.url === '*') return;
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {
         if ((METHODS as readonly string[]).includes(method) && !this.router.hasRoute(method as never, route.url)) {
