@@ -34,7 +34,7 @@ describe('identity-issuer configuration', () => {
     expect(config.PORT).toBe(3002);
     expect(config.IDENTITY_TOKEN_AUDIENCE).toBe('svc-chat');
     expect(config.IDENTITY_TOKEN_ISSUER).toBe('svc-identity-issuer');
-    expect(config.CONTACTS_API_URL).toBe('http://127.0.0.1:3001');
+    expect(config.CONTACTS_API_URL).toBe('http://127.0.0.1:3101');
     expect(config.IDENTITY_SIGNING_KEYS).toEqual([]);
   });
 
