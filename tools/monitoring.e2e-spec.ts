@@ -119,7 +119,7 @@ describe('monitoring: alerts and panels against the running apps', () => {
     receiver.respond('/stopped', { delayMs: 60_000 });
     const dues: number[] = [];
     for (let round = 0; round < 8; round++) {
-      await feedEvents(dispatcher.url, secret, account.accountId, [sampleEvent(), sampleEvent(), sampleEvent()]);
+      await feedEvents(dispatcher.internalUrl, secret, account.accountId, [sampleEvent(), sampleEvent(), sampleEvent()]);
       await sleep(400);
       await record();
       dues.push(latest('webhook_deliveries_due'));

@@ -27,9 +27,8 @@ function shallowCopy(value: object): Record<string, unknown> {
 
 /**
  * `value` with every secret field censored, copying only the objects on the way to one: a line
- * without secrets (nearly every line) costs a scan of its field names, never a copy. This replaces
- * pino's `redact`, whose `*.field` wildcards ran a path interpreter on every field of every line
- * (15% of a gateway call); it covers more (any depth, names like `client_secret`).
+ * without secrets (nearly every line) costs a scan of its field names, never a copy. Not pino's
+ * `redact`: its paths cannot say "any depth" (docs/development.md, dependency notes; bench/logger.bench.mjs).
  */
 export function redactSecrets<T>(value: T, depth = 0): T {
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH || ArrayBuffer.isView(value)) return value;
