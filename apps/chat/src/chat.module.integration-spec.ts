@@ -6,7 +6,7 @@ import { createTestDatabase, createTestVhost, TestDatabase, TestVhost } from '@s
 import pino from 'pino';
 import { DataSource } from 'typeorm';
 import { AssistantService } from './assistant/assistant.service';
-import { DeliveryWorker } from './channels/delivery-worker';
+import { ChannelDeliveryWorker } from './channels/delivery-worker';
 import { chatConfigSpec } from './chat.config';
 import { HandoverSweeper } from './handover/handover-sweeper';
 import { InboxStreamService } from './inbox/inbox-stream.service';
@@ -53,7 +53,7 @@ describe('ChatModule', () => {
     record(calls, StreamService, 'beforeApplicationShutdown', 'visitor streams');
     record(calls, InboxStreamService, 'beforeApplicationShutdown', 'inbox streams');
     record(calls, HandoverSweeper, 'beforeApplicationShutdown', 'hand-over sweeper');
-    record(calls, DeliveryWorker, 'beforeApplicationShutdown', 'delivery worker');
+    record(calls, ChannelDeliveryWorker, 'beforeApplicationShutdown', 'delivery worker');
     record(calls, AssistantService, 'beforeApplicationShutdown', 'assistant');
     record(calls, ConversationNotifier, 'onApplicationShutdown', 'stream listener');
     record(calls, OutboxRelay, 'stop', 'relay');

@@ -8,8 +8,8 @@ import { DELIVERY_INTERVAL_MS, DELIVERY_RETRY_BASE_MS, EMAIL_LINKS, WHATSAPP_PRO
 import { ConversationsModule } from '../conversations/conversations.module';
 import { ChannelsInternalController } from './channels.controller';
 import { ChannelsRepository } from './channels.repository';
-import { DeliveriesRepository } from './deliveries.repository';
-import { DeliveryWorker } from './delivery-worker';
+import { ChannelDeliveriesRepository } from './deliveries.repository';
+import { ChannelDeliveryWorker } from './delivery-worker';
 import { EmailConfirmationController } from './email-confirmation.controller';
 import { EmailConfirmationService } from './email-confirmation.service';
 import { CloudApiProvider, EmailSender } from './senders';
@@ -42,8 +42,8 @@ const whatsappProvider: FactoryProvider<CloudApiProvider> = {
     { provide: DELIVERY_INTERVAL_MS, useValue: 1_000 },
     { provide: DELIVERY_RETRY_BASE_MS, inject: [APP_CONFIG], useFactory: (config: ChatConfig) => config.DELIVERY_RETRY_BASE_MS },
     ChannelsRepository,
-    DeliveriesRepository,
-    DeliveryWorker,
+    ChannelDeliveriesRepository,
+    ChannelDeliveryWorker,
     WhatsappService,
     WhatsappSecrets,
     EmailConfirmationService,

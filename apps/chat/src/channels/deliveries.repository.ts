@@ -22,7 +22,7 @@ const CLAIM_MS = 60_000;
 
 /** The SQL of `chat.deliveries`. */
 @Injectable()
-export class DeliveriesRepository {
+export class ChannelDeliveriesRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Enqueues a send in the caller's transaction (or on its own). */

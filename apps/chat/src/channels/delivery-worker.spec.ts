@@ -1,8 +1,8 @@
 import { createLogger } from '@svc/platform';
 import { MailSink } from '@svc/testing';
 import { Writable } from 'node:stream';
-import { DeliveriesRepository, Delivery } from './deliveries.repository';
-import { DeliveryWorker } from './delivery-worker';
+import { ChannelDeliveriesRepository, Delivery } from './deliveries.repository';
+import { ChannelDeliveryWorker } from './delivery-worker';
 import { CloudApiProvider, EmailSender, withoutAddresses } from './senders';
 
 /** Every log line written, as text. */
@@ -49,8 +49,8 @@ describe('email delivery: an SMTP refusal that quotes the recipient', () => {
       park: async (_id: number, error: string) => {
         parked.push(error);
       },
-    } as unknown as DeliveriesRepository;
-    const worker = new DeliveryWorker(deliveries, new CloudApiProvider('', '', 1_000), email, 1_000, 1_000, logger);
+    } as unknown as ChannelDeliveriesRepository;
+    const worker = new ChannelDeliveryWorker(deliveries, new CloudApiProvider('', '', 1_000), email, 1_000, 1_000, logger);
     expect(await worker.runOnce()).toBe(1);
     email.close();
 

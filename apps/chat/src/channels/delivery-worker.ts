@@ -3,7 +3,7 @@ import { Claimed, LeaseWorker } from '@svc/jobs';
 import { InjectLogger } from '@svc/platform';
 import type { Logger } from 'pino';
 import { retryDelayMs } from './channel-rules';
-import { DeliveriesRepository, Delivery } from './deliveries.repository';
+import { ChannelDeliveriesRepository, Delivery } from './deliveries.repository';
 import { EmailSender, SendResult, WhatsappProvider } from './senders';
 import { DELIVERY_INTERVAL_MS, DELIVERY_RETRY_BASE_MS, WHATSAPP_PROVIDER } from '../chat.tokens';
 
@@ -15,9 +15,9 @@ const BATCH = 20;
  * parked. Any replica may run it: claims use SKIP LOCKED (a claim leases a delivery for a minute).
  */
 @Injectable()
-export class DeliveryWorker extends LeaseWorker<Delivery> {
+export class ChannelDeliveryWorker extends LeaseWorker<Delivery> {
   constructor(
-    private readonly deliveries: DeliveriesRepository,
+    private readonly deliveries: ChannelDeliveriesRepository,
     @Inject(WHATSAPP_PROVIDER) private readonly whatsapp: WhatsappProvider,
     private readonly email: EmailSender,
     @Inject(DELIVERY_INTERVAL_MS) intervalMs: number,

@@ -8,7 +8,7 @@ import { ChatEvents } from '../conversations/chat-events';
 import { ConversationRow, ConversationsRepository, ConversationTransaction } from '../conversations/conversations.repository';
 import { accountContext } from '../conversations/customers.service';
 import { ChannelsRepository } from './channels.repository';
-import { DeliveriesRepository } from './deliveries.repository';
+import { ChannelDeliveriesRepository } from './deliveries.repository';
 import { confirmationEmail, confirmationPage } from './email-texts';
 import { ChatConfig } from '../chat.config';
 
@@ -54,7 +54,10 @@ export class EmailConfirmationService {
     });
     const link = `${this.appUrl.replace(/\/+$/, '')}/chat/confirm/${token}`;
     const message = confirmationEmail(contact.lang ?? row.lang, row.business_name, link);
-    await DeliveriesRepository.enqueue(tx.manager, row.account_id, row.id, { kind: 'email', email: { to: contact.email, ...message } });
+    await ChannelDeliveriesRepository.enqueue(tx.manager, row.account_id, row.id, {
+      kind: 'email',
+      email: { to: contact.email, ...message },
+    });
     return true;
   }
 

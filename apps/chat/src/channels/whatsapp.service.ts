@@ -11,7 +11,7 @@ import { accountContext, CustomersService } from '../conversations/customers.ser
 import { textsFor } from '../texts/texts';
 import { confirmationCodeIn, isStopWord, WhatsappSendRefusal, whatsappRefusal } from './channel-rules';
 import { ChannelsRepository } from './channels.repository';
-import { DeliveriesRepository } from './deliveries.repository';
+import { ChannelDeliveriesRepository } from './deliveries.repository';
 import { REPLY_QUEUE } from '../chat.tokens';
 
 /** One inbound text message, as the Cloud API webhook carries it. */
@@ -196,7 +196,7 @@ export class WhatsappService {
     const message = await this.conversations.transaction(async (tx) => {
       const locked = (await tx.lock(accountId, row.id)) as ConversationRow;
       const added = await tx.addMessage(accountId, locked.id, { author: 'team', text, sendOnWhatsapp: false });
-      await DeliveriesRepository.enqueue(tx.manager, accountId, locked.id, {
+      await ChannelDeliveriesRepository.enqueue(tx.manager, accountId, locked.id, {
         kind: 'whatsapp',
         phoneNumberId: number.phone_number_id,
         message: { to, type: 'template', ...template },
