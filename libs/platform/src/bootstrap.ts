@@ -45,6 +45,8 @@ const internalListeners = new WeakMap<FastifyInstance, Server>();
 /** `/internal/…` and `/metrics`, by route and decoded path. See docs/adr/007-internal-listener.md */
 export function isInternalOnly(routeUrl: string | undefined, rawUrl: string): boolean {
   if (routeUrl !== undefined && (routeUrl.startsWith('/internal/') || routeUrl === '/metrics')) return true;
+  // Nearly every public call: no escape and neither word anywhere, so no decoding on the hot path.
+  if (!rawUrl.includes('%') && !/internal|metrics/i.test(rawUrl)) return false;
   let path = rawUrl.split('?')[0] ?? '';
   try {
     path = decodeURIComponent(path);
