@@ -64,7 +64,9 @@ export class MembersRepository {
   /** Removes a member with their sessions and links, never the last owner (owners' rows are locked first). */
   async removeMember(accountId: string, by: { id: string } | { email: string }): Promise<MemberRow | RemoveRefusal> {
     return this.db.transaction(async (tx) => {
-      await execute(tx, `SELECT id FROM console.members WHERE account_id = $1 AND role = 'owner' ORDER BY id FOR UPDATE`, [accountId]);
+      const owners = await queryRows(tx, `SELECT id FROM console.members WHERE account_id = $1 AND role = 'owner' ORDER BY id FOR UPDATE`, [
+        accountId,
+      ]);
       const member =
         'id' in by
           ? await queryOne<MemberRow>(tx, `SELECT ${MEMBER} FROM console.members WHERE account_id = $1 AND id = $2::uuid`, [
@@ -76,14 +78,7 @@ export class MembersRepository {
               by.email,
             ]);
       if (!member) return 'not_found';
-      if (member.role === 'owner') {
-        const owners = await queryOne<{ n: number }>(
-          tx,
-          `SELECT count(*)::int AS n FROM console.members WHERE account_id = $1 AND role = 'owner'`,
-          [accountId],
-        );
-        if ((owners?.n ?? 0) <= 1) return 'last_owner';
-      }
+      if (member.role === 'owner' && owners.length <= 1) return 'last_owner';
       await execute(tx, 'DELETE FROM console.members WHERE id = $1', [member.id]);
       return member;
     });
