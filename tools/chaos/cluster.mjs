@@ -143,6 +143,19 @@ export async function startCluster({ dir, env, appEnv = {}, freePort, root, log 
     return incarnation;
   };
 
+  /** The last lines of `replica`'s log, for a failure's message. */
+  const logTail = (replica) => {
+    try {
+      return readFileSync(join(dir, `${replica.name}.log`), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .slice(-15)
+        .join('\n');
+    } catch {
+      return '(no log)';
+    }
+  };
+
   /** Resolves once `replica`'s current process answers /readyz 200 (or after `timeoutMs`, false). */
   const waitReady = async (replica, timeoutMs = 120_000) => {
     const deadline = Date.now() + timeoutMs;
@@ -234,7 +247,12 @@ export async function startCluster({ dir, env, appEnv = {}, freePort, root, log 
       [0, 1].map(async () => {
         for (let r = queue.shift(); r; r = queue.shift()) {
           spawnReplica(r);
-          if (!(await waitReady(r, 120_000))) throw new Error(`${r.name} was not ready within 120 s; see ${join(dir, `${r.name}.log`)}`);
+          if (await waitReady(r, 90_000)) continue;
+          // A replica stuck while starting is what a failing startup probe restarts: once, then it is a failure.
+          log(`${r.name} was not ready within 90 s; restarting it. Its log ends:\n${logTail(r)}`);
+          r.startFailures += 1;
+          await cluster.kill(r);
+          if (!(await cluster.restart(r))) throw new Error(`${r.name} was not ready within 90 s twice. Its log ends:\n${logTail(r)}`);
         }
       }),
     );
