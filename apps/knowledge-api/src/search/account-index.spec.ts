@@ -198,6 +198,34 @@ describe('AccountIndex', () => {
     expect(held.search('rent kayaks', 'english', 1)).toEqual([]);
   });
 
+  it('a light verb no piece holds ("bring") does not stop an answer the way an unknown thing does', () => {
+    const pets = new AccountIndex();
+    pets.upsert({
+      id: '1',
+      external_ref: 'pets',
+      heading: 'Pets',
+      text: 'Dogs are welcome for 10 euros per night. Cats are not allowed.',
+      url: null,
+      lang: 'english',
+    });
+    expect(pets.search('can we bring our dog', 'english', 3).map((r) => r.external_ref)).toEqual(['pets']);
+    expect(pets.search('can we walk our dog', 'english', 3)).toEqual([]);
+  });
+
+  it('counts a measure or a decimal number as one number ("1.85m"), which weighs little', () => {
+    const sizes = new AccountIndex();
+    sizes.upsert({
+      id: '1',
+      external_ref: 'sizes',
+      heading: 'Frame sizes',
+      text: 'The size chart gives the frame size for your height.',
+      url: null,
+      lang: 'english',
+    });
+    expect(words('1.85m, 1,75 and 1,000 CHF but 9:30')).toEqual(['185m', '175', 'and', '1000', 'chf', 'but', '9', '30']);
+    expect(sizes.search("which frame size, I'm 1.85m", 'english', 3).map((r) => r.external_ref)).toEqual(['sizes']);
+  });
+
   it('an empty index answers nothing', () => {
     expect(new AccountIndex().search('shipping', 'english', 3)).toEqual([]);
   });

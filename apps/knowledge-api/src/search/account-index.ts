@@ -1,5 +1,5 @@
 import { KnowledgeSearchResult } from '@svc/contracts';
-import { fold, GENERIC_WORDS, isStopWord, keyOf, synonymsOf, words } from './analyzer';
+import { fold, GENERIC_WORDS, isStopWord, keyOf, LIGHT_WORDS, synonymsOf, words } from './analyzer';
 import { SearchLanguage } from './language';
 
 /** A piece as the index holds it (the row of `knowledge.pieces` it was read from). */
@@ -75,7 +75,8 @@ interface QueryTerm {
   weight: number;
 }
 
-const isNumber = (word: string) => /^\p{N}+$/u.test(word);
+/** A number, or a measure written as one word ("85m", "30kg"). */
+const isNumber = (word: string) => /^\p{N}+\p{L}{0,3}$/u.test(word);
 
 /** Every string made of `word` with one character left out. */
 function deletions(word: string): string[] {
@@ -317,7 +318,10 @@ class LanguageIndex {
     const weight =
       known.length > 0
         ? Math.max(...known.map((a) => this.idf(a.posting.docs.length)))
-        : this.idf(1) * (isNumber(folded) || GENERIC_WORDS.has(folded) ? this.tuning.unknownNumberWeight : this.tuning.unknownWeight);
+        : this.idf(1) *
+          (isNumber(folded) || GENERIC_WORDS.has(folded) || LIGHT_WORDS.has(folded)
+            ? this.tuning.unknownNumberWeight
+            : this.tuning.unknownWeight);
     return { alternatives: known, weight };
   }
 }

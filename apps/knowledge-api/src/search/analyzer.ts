@@ -27,10 +27,11 @@ export function fold(word: string): string {
   return word.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').replace(/ß/g, 'ss').replace(/æ/g, 'ae').replace(/œ/g, 'oe');
 }
 
-/** A text's lower-case words, accents kept (`E-Bike` → `ebike`, `l'atelier` → `l`, `atelier`). */
+/** A text's lower-case words, accents kept (`E-Bike` → `ebike`, `l'atelier` → `l`, `atelier`, `1,000` → `1000`). */
 export function words(text: string): string[] {
   const out: string[] = [];
-  for (const match of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu)) {
+  const joined = text.toLowerCase().replace(/(?<=\p{N})[.,'’](?=\p{N}{2,3}(?!\p{N}))/gu, '');
+  for (const match of joined.matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu)) {
     const parts = match[0].split('-');
     let prefix = '';
     for (const part of parts) {
@@ -82,7 +83,8 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
     könnte lange mal man mein meine meinem meinen meiner mich mir mit muss müssen möchte möchten nach nein nicht nichts
     noch nun nur ob oder schon sehr sein seine seinem seinen seiner seid sich sie sind so soll sollte sonst um und uns
     unser unsere viel vom von vor wann war waren warum was weil welche welchem welchen welcher welches wenn wer werde
-    werden wie wieder wieviel will wir wird wo wollen würde zu zum zur ab gleich machen macht fürs irgendwo`),
+    werden wie wieder wieviel will wir wird wo wollen würde zu zum zur ab gleich machen macht fürs irgendwo
+    rein raus rüber runter rauf hinein heraus`),
   ...list(`a à ai as au aussi aux avec avez avons bien bonjour ça ce cela ces cet cette chez combien comment d dans de des
     du elle elles en encore es est et être exactement faire fait faut il ils j je l la le les leur leurs lui m ma mais me
     merci mes moi mon n ne nos notre nous on ont ou où par pas peut peux pouvez pouvons pour pourquoi puis puisje qu quand
@@ -102,6 +104,20 @@ export const GENERIC_WORDS: ReadonlySet<string> = new Set(
     bestellung bestellungen artikel produkt produkte sache sachen frage fragen info
     commande commandes article articles produit produits chose choses question questions info
     pedido pedidos articulo articulos producto productos cosa cosas pregunta preguntas info`),
+);
+
+/** Light verbs and adverbs: they carry a question ("can we bring…", "what happens if…") but not its topic. */
+export const LIGHT_WORDS: ReadonlySet<string> = new Set(
+  list(`bring brings bringing brought happen happens happened happening put puts putting use uses using able possible
+    allowed fine sure maybe perhaps usually normally actually exactly already anyway somehow ask asked asking help find
+    look looking see say said think works working elsewhere else otherwise
+    bringen bringe bringt mitbringen mitnehmen passiert passieren klappt klappen funktioniert möglich erlaubt okay ok
+    nutzen benutzen verwenden bekommen bekomme bekommt kriegen kriege kriegt finden finde sagen weiss wissen helfen tun
+    lassen normalerweise überhaupt woanders anderswo sonstwo
+    apporter apporte apportez amener amène amenez passe passer arrive possible autorisé autorisée permis accord marche
+    fonctionne utiliser utilise trouver trouve dire sais savoir aider mettre normalement déjà ailleurs
+    traer traigo trae traen traemos llevar pasa pasar posible permitido permitida vale funciona usar encontrar decir
+    saber ayudar poner pongo normalmente otro otra`),
 );
 
 /** Whether a folded word says nothing about what is asked: a stop word, or a single letter. */
