@@ -1,5 +1,6 @@
 import { AccountIndex, editDistance, IndexedPiece, passage } from './account-index';
 import { keyOf, words } from './analyzer';
+import { conceptsAsked, conceptsOf } from './concepts';
 import { detectLanguage } from './language';
 
 /** A small shop's knowledge in three languages, with neighbours that share words, so that ranking and trust matter. */
@@ -261,5 +262,44 @@ describe('words and editDistance', () => {
     expect(editDistance('waranty', 'warranty')).toBe(1);
     expect(editDistance('maison', 'saison')).toBe(1);
     expect(editDistance('abc', 'xyz')).toBe(3);
+  });
+});
+
+describe('question words asking for a concept', () => {
+  const flat = new AccountIndex();
+  const add = (external_ref: string, heading: string, text: string, lang: 'english' | 'german') =>
+    flat.upsert({ id: external_ref, external_ref, heading, text, url: null, lang });
+  add('arrival', 'Arrival', 'The key is in the key safe by the door. You can get in from 16:00 on the day you arrive.', 'english');
+  add('directions', 'Getting here', 'From the station take tram 3 to Rosenplatz, about 12 minutes, then walk two minutes.', 'english');
+  add('prices', 'Prices', 'A night costs 120 EUR, and the final cleaning is 60 EUR. Parking at the station is extra.', 'english');
+  add('anreise', 'Anreise', 'Der Schlüssel liegt im Schlüsselsafe. Einziehen können Sie ab 16 Uhr.', 'german');
+  add('anfahrt', 'Anfahrt', 'Vom Bahnhof mit der Strassenbahn 3 bis Rosenplatz, etwa 12 Minuten.', 'german');
+
+  it('finds the piece that says a time of day for "when", a duration for "how long", an amount for "how much"', () => {
+    expect(flat.search('when can we get in?', 'english', 3)[0]?.external_ref).toBe('arrival');
+    expect(flat.search('wann können wir rein?', 'german', 3)[0]?.external_ref).toBe('anreise');
+    expect(flat.search('how long from the station?', 'english', 3)[0]?.external_ref).toBe('directions');
+    expect(flat.search('how much is it?', 'english', 3)[0]?.external_ref).toBe('prices');
+  });
+
+  it('takes "when" for a question word only at the start of a clause, and a concept only in the visitor\'s language', () => {
+    expect(conceptsAsked('What time is check-in? And when can we leave').concepts).toEqual(['#time']);
+    expect(conceptsAsked('Till when is it open, how long does it take').concepts).toEqual(['#time', '#duration']);
+    expect(conceptsAsked('I need a key when I arrive late').concepts).toEqual([]);
+    expect(flat.search('when can we get in?', 'english', 5).map((r) => r.external_ref)).toEqual(['arrival']);
+  });
+
+  it('reads times of day, durations and amounts in the languages of the pieces', () => {
+    expect(Object.fromEntries(conceptsOf('Open 9:00–18:30, Sat 9 am to 4 pm; takes two days; costs 25 CHF or €30.'))).toEqual({
+      '#time': 4,
+      '#duration': 1,
+      '#amount': 2,
+    });
+    expect(Object.fromEntries(conceptsOf('Ab 16 Uhr, 20 Minuten, zwei Wochen; deux jours; 49 CHF; tres días'))).toEqual({
+      '#time': 1,
+      '#duration': 4,
+      '#amount': 1,
+    });
+    expect(conceptsOf('We have 3 bikes in 2 sizes, tram 8.').size).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { KnowledgeSearchResult } from '@svc/contracts';
 import { fold, GENERIC_WORDS, isStopWord, keyOf, LIGHT_WORDS, synonymsOf, words } from './analyzer';
+import { Concept, conceptsAsked, conceptsOf } from './concepts';
 import { SearchLanguage } from './language';
 
 /** A piece as the index holds it (the row of `knowledge.pieces` it was read from). */
@@ -30,6 +31,8 @@ export interface Tuning {
   /** What a misspelled word matched through its correction, and a word through its synonym, count for. */
   correctedFactor: number;
   synonymFactor: number;
+  /** What a question word asking for a concept ("when": a time) weighs, against a word as rare. */
+  conceptWeight: number;
 }
 
 /** Calibrated on bench/answers (see bench/README.md). */
@@ -42,6 +45,7 @@ export const TUNING: Tuning = {
   unknownNumberWeight: 0.35,
   correctedFactor: 0.85,
   synonymFactor: 0.8,
+  conceptWeight: 0.5,
 };
 
 /** Words of a piece a matching passage holds at most; a shorter text is its own passage. */
@@ -165,6 +169,7 @@ class LanguageIndex {
     };
     count(piece.heading, this.tuning.headingWeight);
     count(piece.text, 1);
+    for (const [concept, times] of conceptsOf(`${piece.heading}\n${piece.text}`)) tf.set(concept, times);
     const slot = this.free.pop() ?? this.slots.length;
     const doc: Doc = { piece, slot, length, postings: [], surfaces: [...surfaces] };
     this.slots[slot] = doc;
@@ -324,6 +329,12 @@ class LanguageIndex {
             : this.tuning.unknownWeight);
     return { alternatives: known, weight };
   }
+
+  /** A question's asking for a concept, if a piece says it. */
+  conceptTerm(concept: Concept): QueryTerm | undefined {
+    const posting = this.postings.get(concept);
+    return posting && { alternatives: [{ posting, factor: 1 }], weight: this.idf(posting.docs.length) * this.tuning.conceptWeight };
+  }
 }
 
 interface Candidate {
@@ -376,8 +387,13 @@ export class AccountIndex {
   /** The trusted pieces for a question, best first, each with its matching passage and its share of the question matched. */
   search(question: string, visitor: SearchLanguage, limit: number): KnowledgeSearchResult[] {
     const asked = words(question);
+    const { concepts, asking } = conceptsAsked(question);
+    const topical = asked.filter((word) => !asking.has(fold(word)));
     const candidates: Candidate[] = [];
-    for (const language of this.languages.values()) candidates.push(...this.rank(language, asked, language.language === visitor));
+    for (const language of this.languages.values()) {
+      const native = language.language === visitor;
+      candidates.push(...this.rank(language, topical, native ? concepts : [], native));
+    }
     return candidates
       .sort((a, b) => b.score - a.score || (a.doc.piece.external_ref < b.doc.piece.external_ref ? -1 : 1))
       .slice(0, limit)
@@ -390,11 +406,12 @@ export class AccountIndex {
       }));
   }
 
-  /** Every piece of `language` holding a question word, with its BM25 score and the share of the question it matches. */
-  private rank(language: LanguageIndex, asked: string[], native: boolean): Candidate[] {
-    const terms = [...new Set(asked.map(fold))]
-      .map((word) => language.term(asked.find((w) => fold(w) === word) ?? word, native))
-      .filter((t): t is QueryTerm => t !== undefined);
+  /** Every piece of `language` holding a question word or concept, with its BM25 score and the share of the question it matches. */
+  private rank(language: LanguageIndex, asked: string[], concepts: Concept[], native: boolean): Candidate[] {
+    const terms = [
+      ...[...new Set(asked.map(fold))].map((word) => language.term(asked.find((w) => fold(w) === word) ?? word, native)),
+      ...concepts.map((concept) => language.conceptTerm(concept)),
+    ].filter((t): t is QueryTerm => t !== undefined);
     const total = terms.reduce((sum, term) => sum + term.weight, 0);
     if (total === 0) return [];
     const average = language.totalLength / language.count;
