@@ -303,3 +303,26 @@ describe('question words asking for a concept', () => {
     expect(conceptsOf('We have 3 bikes in 2 sizes, tram 8.').size).toBe(0);
   });
 });
+
+describe('German compounds', () => {
+  const shop = new AccountIndex();
+  const add = (external_ref: string, heading: string, text: string) =>
+    shop.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'german' });
+  add('termin', 'Reparatur buchen', 'Einen Werkstatttermin buchen Sie online. Kleine Arbeiten gehen ohne Termin.');
+  add('zeiten', 'Öffnungszeiten', 'Die Werkstatt ist von Montag bis Freitag geöffnet.');
+  add('dauer', 'Dauer einer Reparatur', 'Die Werkstatt braucht zwei bis drei Tage für einen Service.');
+  add('anfahrt', 'Anfahrt', 'Mit dem Tram 8 bis zur Haltestelle. Kundenparkplätze gibt es im Hof.');
+  add('versand', 'Lieferung', 'Der Versand ist ab 100 Euro gratis, sonst kostet er 9 Euro.');
+  add('betten', 'Haustiere', 'Hunde dürfen nicht auf die Betten.');
+  const best = (question: string) => shop.search(question, 'german', 3)[0]?.external_ref;
+
+  it('a question word matches a compound of the pieces that holds it, and so does its synonym', () => {
+    expect(best('Ich möchte einen Termin für die Werkstatt')).toBe('termin');
+    expect(best('Kann man bei euch parkieren?')).toBe('anfahrt');
+  });
+
+  it("splits a question's unknown compound into parts, each weighing its share of the word", () => {
+    expect(best('Sind die Versandkosten gratis?')).toBe('versand');
+    expect(shop.search('Habt ihr ein Kinderbett?', 'german', 3)).toEqual([]);
+  });
+});

@@ -95,6 +95,24 @@ const maxEdits = (length: number) => (length >= 9 ? 2 : length >= 5 ? 1 : 0);
 /** The shortest word part a short form or a compound is matched by. */
 const MIN_PART = 4;
 
+/** The shortest rest of a compound beside a part the question holds (`werkstatt|termin`). */
+const MIN_REST = 3;
+/** Compounds a question word or synonym matches at most. */
+const COMPOUNDS = 5;
+
+const reverse = (text: string) => [...text].reverse().join('');
+
+/** The first place in sorted `list` whose string is not below `value`. */
+function lowerBound(list: readonly string[], value: string): number {
+  let [low, high] = [0, list.length];
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((list[middle] as string) < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /** Languages that write compounds as one word, which the search splits when a question's compound is unknown. */
 const COMPOUNDING = new Set<SearchLanguage>(['german', 'dutch']);
 
@@ -140,6 +158,9 @@ class LanguageIndex {
     private readonly tuning: Tuning,
   ) {}
 
+  /** The held keys sorted, and each reversed and sorted: the keys a compound part begins or ends. Rebuilt after a change. */
+  private sorted?: { forward: string[]; backward: string[] };
+
   /** The sums of a search, as long as the slots. */
   sums(): void {
     if (this.score.length >= this.slots.length) return;
@@ -175,7 +196,10 @@ class LanguageIndex {
     this.slots[slot] = doc;
     for (const [key, frequency] of tf) {
       let posting = this.postings.get(key);
-      if (!posting) this.postings.set(key, (posting = { key, docs: [], tf: [] }));
+      if (!posting) {
+        this.postings.set(key, (posting = { key, docs: [], tf: [] }));
+        this.sorted = undefined;
+      }
       posting.docs.push(doc);
       posting.tf.push(frequency);
       doc.postings.push(posting);
@@ -193,7 +217,10 @@ class LanguageIndex {
       posting.tf[at] = posting.tf[last] as number;
       posting.docs.pop();
       posting.tf.pop();
-      if (posting.docs.length === 0) this.postings.delete(posting.key);
+      if (posting.docs.length === 0) {
+        this.postings.delete(posting.key);
+        this.sorted = undefined;
+      }
     }
     for (const surface of doc.surfaces) this.removeSurface(surface);
     this.slots[doc.slot] = undefined;
@@ -265,15 +292,22 @@ class LanguageIndex {
     return [...keys];
   }
 
-  /** A compound split at a known end, with its beginning if known too (`bremsenreparatur` → `reparatur`, `bremsen`). */
-  private compoundParts(folded: string): string[] {
+  /** Whether the pieces hold a word or one of its synonyms. */
+  private resolves(word: string): boolean {
+    if (this.knownKeys(word).length > 0) return true;
+    for (const synonym of synonymsOf(keyOf(word, this.language), this.language)) if (this.postings.has(synonym)) return true;
+    return false;
+  }
+
+  /** An unknown compound split before the longest end the pieces hold (`versand|kosten`, `arbeits|zeit` → `arbeit`). */
+  private split(folded: string): [string, string] | undefined {
     for (let at = 3; at <= folded.length - MIN_PART; at += 1) {
-      const head = this.knownKeys(folded.slice(at));
-      if (head.length === 0) continue;
+      const end = folded.slice(at);
+      if (!this.resolves(end)) continue;
       const left = folded.slice(0, at);
-      return [...head, ...this.knownKeys(left), ...(left.endsWith('s') ? this.knownKeys(left.slice(0, -1)) : [])];
+      return [left.endsWith('s') && !this.resolves(left) && this.resolves(left.slice(0, -1)) ? left.slice(0, -1) : left, end];
     }
-    return [];
+    return undefined;
   }
 
   /** Up to three held keys an unknown word's key begins (`bici` → `biciclet`) or, when compounding, ends. */
@@ -294,10 +328,34 @@ class LanguageIndex {
       .map((posting) => posting.key);
   }
 
-  /** A question word as the pieces may hold it (undefined: a stop word); corrected and split only when `native`. */
-  term(word: string, native: boolean): QueryTerm | undefined {
+  /** Up to `COMPOUNDS` held keys (the most frequent) with `part` as their beginning or end and a part of their own beside it. */
+  private compoundsOf(part: string): string[] {
+    if (part.length < MIN_PART || part.startsWith('#')) return [];
+    if (!this.sorted) {
+      const keys = [...this.postings.keys()].filter((key) => !key.startsWith('#'));
+      this.sorted = { forward: keys.sort(), backward: keys.map(reverse).sort() };
+    }
+    const found: Posting[] = [];
+    const collect = (sorted: string[], prefix: string, toKey: (held: string) => string) => {
+      for (let at = lowerBound(sorted, prefix); at < sorted.length && (sorted[at] as string).startsWith(prefix); at += 1) {
+        const held = sorted[at] as string;
+        if (held.length - prefix.length < MIN_REST) continue;
+        const posting = this.postings.get(toKey(held));
+        if (posting) found.push(posting);
+      }
+    };
+    collect(this.sorted.forward, part, (held) => held);
+    collect(this.sorted.backward, reverse(part), reverse);
+    return found
+      .sort((a, b) => b.docs.length - a.docs.length)
+      .slice(0, COMPOUNDS)
+      .map((posting) => posting.key);
+  }
+
+  /** A question word as the pieces may hold it (none: a stop word; two: a compound's parts); corrected and split only when `native`. */
+  terms(word: string, native: boolean): QueryTerm[] {
     const folded = fold(word);
-    if (isStopWord(folded)) return undefined;
+    if (isStopWord(folded)) return [];
     const alternatives = new Map<Posting, number>();
     const offer = (key: string, factor: number) => {
       const posting = this.postings.get(key);
@@ -307,27 +365,42 @@ class LanguageIndex {
     for (const key of keys) offer(key, 1);
     if (keys.length === 0 && native && !isNumber(folded)) {
       keys = this.partOf(folded);
-      if (keys.length === 0 && COMPOUNDING.has(this.language)) keys = this.compoundParts(folded);
+      const parts = keys.length === 0 && COMPOUNDING.has(this.language) ? this.split(folded) : undefined;
+      if (parts) {
+        // Each part weighs its share of the compound's letters: a piece holding one part matches part of the word.
+        return parts.flatMap((part) =>
+          this.terms(part, native).map((term) => ({ ...term, weight: (term.weight * part.length) / folded.length })),
+        );
+      }
       if (keys.length === 0) {
         const corrected = this.correction(folded);
         if (corrected) keys = this.knownKeys(corrected);
       }
       for (const key of keys) offer(key, this.tuning.correctedFactor);
     }
+    const bases = new Map<string, number>(keys.map((key) => [key, alternatives.get(this.postings.get(key) as Posting) ?? 1]));
     if (native) {
       for (const key of keys.length > 0 ? keys : [keyOf(word, this.language)]) {
-        for (const synonym of synonymsOf(key, this.language)) offer(synonym, this.tuning.synonymFactor);
+        for (const synonym of synonymsOf(key, this.language)) {
+          offer(synonym, this.tuning.synonymFactor);
+          if (!bases.has(synonym)) bases.set(synonym, this.tuning.synonymFactor);
+        }
       }
+    }
+    // What the word weighs is its own rarity, not that of the compounds holding it.
+    const own = [...alternatives.keys()];
+    if (native && COMPOUNDING.has(this.language)) {
+      for (const [base, factor] of bases) for (const key of this.compoundsOf(base)) offer(key, factor * this.tuning.correctedFactor);
     }
     const known = [...alternatives].map(([posting, factor]) => ({ posting, factor }));
     const weight =
       known.length > 0
-        ? Math.max(...known.map((a) => this.idf(a.posting.docs.length)))
+        ? Math.max(...(own.length > 0 ? own : known.map((a) => a.posting)).map((posting) => this.idf(posting.docs.length)))
         : this.idf(1) *
           (isNumber(folded) || GENERIC_WORDS.has(folded) || LIGHT_WORDS.has(folded)
             ? this.tuning.unknownNumberWeight
             : this.tuning.unknownWeight);
-    return { alternatives: known, weight };
+    return [{ alternatives: known, weight }];
   }
 
   /** A question's asking for a concept, if a piece says it. */
@@ -409,7 +482,7 @@ export class AccountIndex {
   /** Every piece of `language` holding a question word or concept, with its BM25 score and the share of the question it matches. */
   private rank(language: LanguageIndex, asked: string[], concepts: Concept[], native: boolean): Candidate[] {
     const terms = [
-      ...[...new Set(asked.map(fold))].map((word) => language.term(asked.find((w) => fold(w) === word) ?? word, native)),
+      ...[...new Set(asked.map(fold))].flatMap((word) => language.terms(asked.find((w) => fold(w) === word) ?? word, native)),
       ...concepts.map((concept) => language.conceptTerm(concept)),
     ].filter((t): t is QueryTerm => t !== undefined);
     const total = terms.reduce((sum, term) => sum + term.weight, 0);
