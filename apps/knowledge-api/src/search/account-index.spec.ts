@@ -213,6 +213,17 @@ describe('AccountIndex', () => {
     expect(pets.search('can we walk our dog', 'english', 3)).toEqual([]);
   });
 
+  it('a light word ("possible") weighs little even where a piece holds it', () => {
+    const stay = new AccountIndex();
+    const add = (external_ref: string, heading: string, text: string) =>
+      stay.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
+    add('payment', 'Paying for your stay', 'Pay by bank transfer before you arrive, or with Visa on our booking page.');
+    add('guest-card', 'Free guest card', 'The guest card gives you free rides on trams and buses.');
+    add('departure', 'Departure', 'Please leave by 10:00. A later departure is possible for 30 EUR.');
+    expect(stay.search('is paying with a card service like visa possible', 'english', 3)[0]?.external_ref).toBe('payment');
+    expect(stay.search('is a shuttle service possible', 'english', 3)).toEqual([]);
+  });
+
   it('counts a measure or a decimal number as one number ("1.85m"), which weighs little', () => {
     const sizes = new AccountIndex();
     sizes.upsert({

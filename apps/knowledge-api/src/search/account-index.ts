@@ -393,13 +393,16 @@ class LanguageIndex {
       for (const [base, factor] of bases) for (const key of this.compoundsOf(base)) offer(key, factor * this.tuning.correctedFactor);
     }
     const known = [...alternatives].map(([posting, factor]) => ({ posting, factor }));
+    const light = this.idf(1) * this.tuning.unknownNumberWeight;
     const weight =
       known.length > 0
-        ? Math.max(...(own.length > 0 ? own : known.map((a) => a.posting)).map((posting) => this.idf(posting.docs.length)))
-        : this.idf(1) *
-          (isNumber(folded) || GENERIC_WORDS.has(folded) || LIGHT_WORDS.has(folded)
-            ? this.tuning.unknownNumberWeight
-            : this.tuning.unknownWeight);
+        ? Math.min(
+            Math.max(...(own.length > 0 ? own : known.map((a) => a.posting)).map((posting) => this.idf(posting.docs.length))),
+            LIGHT_WORDS.has(folded) ? light : Infinity,
+          )
+        : isNumber(folded) || GENERIC_WORDS.has(folded) || LIGHT_WORDS.has(folded)
+          ? light
+          : this.idf(1) * this.tuning.unknownWeight;
     return [{ alternatives: known, weight }];
   }
 

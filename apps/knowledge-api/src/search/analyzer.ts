@@ -82,7 +82,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
     ich ihm ihn ihnen ihr ihre ihrem ihren ihrer im in ins ist ja jede jedem jeden jeder jetzt kann kannst können könnt
     könnte lange mal man mein meine meinem meinen meiner mich mir mit muss müssen möchte möchten nach nein nicht nichts
     noch nun nur ob oder schon sehr sein seine seinem seinen seiner seid sich sie sind so soll sollte sonst um und uns
-    unser unsere viel vom von vor wann war waren warum was weil welche welchem welchen welcher welches wenn wer werde
+    unser unsere unserem unseren unserer unseres viel vom von vor wann war waren warum was weil welche welchem welchen welcher welches wenn wer werde
     werden wie wieder wieviel will wir wird wo wollen würde zu zum zur ab gleich machen macht fürs irgendwo
     rein raus rüber runter rauf hinein heraus`),
   ...list(`a à ai as au aussi aux avec avez avons bien bonjour ça ce cela ces cet cette chez combien comment d dans de des
@@ -95,15 +95,15 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
     eso esos esta está están estar este esto estos falta gracias ha hace hacer hay hola la las le les lo los me mi mí mis
     mucho muy más necesito no nos nosotros o os para pero poco podría por porque puede pueden puedo que qué quién quiero
     quisiera se ser si sí sin sobre son su sus también te tengo tiene tienen todo tu tus un una uno unos usted ustedes vosotros
-    y ya yo ahora`),
+    y ya yo ahora nuestro nuestra nuestros nuestras vuestro vuestra vuestros vuestras`),
 ]);
 
 /** Words customers use about anything they buy ("order", "item"): unknown, they weigh little. */
 export const GENERIC_WORDS: ReadonlySet<string> = new Set(
-  list(`order orders item items product products purchase thing things stuff info information question questions
-    bestellung bestellungen artikel produkt produkte sache sachen frage fragen info
-    commande commandes article articles produit produits chose choses question questions info
-    pedido pedidos articulo articulos producto productos cosa cosas pregunta preguntas info`),
+  list(`order orders item items product products purchase thing things stuff info information question questions service services
+    bestellung bestellungen artikel produkt produkte sache sachen frage fragen info service dienst dienste dienstleistung
+    commande commandes article articles produit produits chose choses question questions info service services prestation
+    pedido pedidos articulo articulos producto productos cosa cosas pregunta preguntas info servicio servicios`),
 );
 
 /** Light verbs and adverbs: they carry a question ("can we bring…", "what happens if…") but not its topic. */
