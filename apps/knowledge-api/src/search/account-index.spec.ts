@@ -1,4 +1,4 @@
-import { AccountIndex, editDistance, IndexedPiece, passage } from './account-index';
+import { AccountIndex, editDistance, IndexedPiece, passage, TUNING } from './account-index';
 import { keyOf, words } from './analyzer';
 import { conceptsAsked, conceptsOf } from './concepts';
 import { detectLanguage } from './language';
@@ -222,6 +222,35 @@ describe('AccountIndex', () => {
     add('departure', 'Departure', 'Please leave by 10:00. A later departure is possible for 30 EUR.');
     expect(stay.search('is paying with a card service like visa possible', 'english', 3)[0]?.external_ref).toBe('payment');
     expect(stay.search('is a shuttle service possible', 'english', 3)).toEqual([]);
+  });
+
+  it('answers nothing when two pieces match the question alike (a tie is a guess)', () => {
+    const stay = new AccountIndex();
+    const add = (external_ref: string, heading: string, text: string) =>
+      stay.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
+    add('arrival', 'Arrival', 'Take the keys from the key safe by the front door.');
+    add('departure', 'Departure', 'Put the keys back in the key safe when you leave.');
+    add('wifi', 'Internet', 'The password of the wifi is on the fridge.');
+    expect(stay.search('how do we get the keys', 'english', 3)).toEqual([]);
+    expect(stay.search('where is the wifi password', 'english', 3)[0]?.external_ref).toBe('wifi');
+    const tolerant = new AccountIndex({ ...TUNING, tieRatio: 1.01 });
+    tolerant.upsert({
+      id: '1',
+      external_ref: 'arrival',
+      heading: 'Arrival',
+      text: 'Take the keys from the key safe.',
+      url: null,
+      lang: 'english',
+    });
+    tolerant.upsert({
+      id: '2',
+      external_ref: 'departure',
+      heading: 'Departure',
+      text: 'Put the keys in the key safe.',
+      url: null,
+      lang: 'english',
+    });
+    expect(tolerant.search('how do we get the keys', 'english', 3)).toHaveLength(2);
   });
 
   it('counts a measure or a decimal number as one number ("1.85m"), which weighs little', () => {

@@ -33,6 +33,8 @@ export interface Tuning {
   synonymFactor: number;
   /** What a question word asking for a concept ("when": a time) weighs, against a word as rare. */
   conceptWeight: number;
+  /** The best piece is not trusted when another of its language matches as much of the question and scores this share of it. */
+  tieRatio: number;
 }
 
 /** Calibrated on bench/answers (see bench/README.md). */
@@ -46,7 +48,11 @@ export const TUNING: Tuning = {
   correctedFactor: 0.85,
   synonymFactor: 0.8,
   conceptWeight: 0.5,
+  tieRatio: 0.85,
 };
+
+/** Shares of the question matched that count as the same. */
+const TIE = 0.005;
 
 /** Words of a piece a matching passage holds at most; a shorter text is its own passage. */
 const PASSAGE_WORDS = 50;
@@ -470,16 +476,18 @@ export class AccountIndex {
       const native = language.language === visitor;
       candidates.push(...this.rank(language, topical, native ? concepts : [], native));
     }
-    return candidates
-      .sort((a, b) => b.score - a.score || (a.doc.piece.external_ref < b.doc.piece.external_ref ? -1 : 1))
-      .slice(0, limit)
-      .map((c) => ({
-        external_ref: c.doc.piece.external_ref,
-        heading: c.doc.piece.heading,
-        url: c.doc.piece.url,
-        passage: passage(c.doc.piece.text, matchedKeys(c), c.language.language),
-        score: Math.min(0.999, Math.round(c.matched * 1000) / 1000),
-      }));
+    candidates.sort((a, b) => b.score - a.score || (a.doc.piece.external_ref < b.doc.piece.external_ref ? -1 : 1));
+    const [best] = candidates;
+    const rival = candidates.find((c) => c !== best && c.language === best?.language);
+    // Two pieces matching the same share of the question, with near scores: the question does not tell them apart.
+    if (best && rival && best.matched - rival.matched < TIE && rival.score >= best.score * this.tuning.tieRatio) return [];
+    return candidates.slice(0, limit).map((c) => ({
+      external_ref: c.doc.piece.external_ref,
+      heading: c.doc.piece.heading,
+      url: c.doc.piece.url,
+      passage: passage(c.doc.piece.text, matchedKeys(c), c.language.language),
+      score: Math.min(0.999, Math.round(c.matched * 1000) / 1000),
+    }));
   }
 
   /** Every piece of `language` holding a question word or concept, with its BM25 score and the share of the question it matches. */
