@@ -253,6 +253,15 @@ describe('AccountIndex', () => {
     expect(tolerant.search('how do we get the keys', 'english', 3)).toHaveLength(2);
   });
 
+  it('reads two question words as the one word the pieces hold or have a synonym of ("gift cards": vouchers)', () => {
+    const gifts = new AccountIndex();
+    const add = (external_ref: string, heading: string, text: string) =>
+      gifts.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
+    add('vouchers', 'Vouchers', 'Vouchers for any amount, valid for five years.');
+    add('payment', 'Payment', 'We take cards and cash. Gift wrapping is free.');
+    expect(gifts.search('do you sell gift cards', 'english', 3)[0]?.external_ref).toBe('vouchers');
+  });
+
   it('counts a measure or a decimal number as one number ("1.85m"), which weighs little', () => {
     const sizes = new AccountIndex();
     sizes.upsert({

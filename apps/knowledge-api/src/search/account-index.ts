@@ -299,7 +299,7 @@ class LanguageIndex {
   }
 
   /** Whether the pieces hold a word or one of its synonyms. */
-  private resolves(word: string): boolean {
+  resolves(word: string): boolean {
     if (this.knownKeys(word).length > 0) return true;
     for (const synonym of synonymsOf(keyOf(word, this.language), this.language)) if (this.postings.has(synonym)) return true;
     return false;
@@ -492,8 +492,9 @@ export class AccountIndex {
 
   /** Every piece of `language` holding a question word or concept, with its BM25 score and the share of the question it matches. */
   private rank(language: LanguageIndex, asked: string[], concepts: Concept[], native: boolean): Candidate[] {
+    const words = native ? joinOpenCompounds(language, asked) : asked;
     const terms = [
-      ...[...new Set(asked.map(fold))].flatMap((word) => language.terms(asked.find((w) => fold(w) === word) ?? word, native)),
+      ...[...new Set(words.map(fold))].flatMap((word) => language.terms(words.find((w) => fold(w) === word) ?? word, native)),
       ...concepts.map((concept) => language.conceptTerm(concept)),
     ].filter((t): t is QueryTerm => t !== undefined);
     const total = terms.reduce((sum, term) => sum + term.weight, 0);
@@ -537,6 +538,20 @@ export class AccountIndex {
     }
     return trusted;
   }
+}
+
+/** The question's words with two neighbours written as one where the pieces hold that word or its synonym (`gift card` → `giftcard`). */
+function joinOpenCompounds(language: LanguageIndex, asked: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < asked.length; i += 1) {
+    const [word, next] = [asked[i] as string, asked[i + 1]];
+    const part = (w: string) => w.length >= 3 && !isStopWord(fold(w)) && !isNumber(w);
+    if (next !== undefined && part(word) && part(next) && language.resolves(word + next)) {
+      out.push(word + next);
+      i += 1;
+    } else out.push(word);
+  }
+  return out;
 }
 
 /** The keys by which a piece matched the question's terms. */

@@ -111,6 +111,10 @@ export const LIGHT_WORDS: ReadonlySet<string> = new Set(
   list(`bring brings bringing brought happen happens happened happening put puts putting use uses using able possible
     allowed fine sure maybe perhaps usually normally actually exactly already anyway somehow ask asked asking help find
     look looking see say said think works working elsewhere else otherwise
+    sell sells selling offer offers offering provide provides stock
+    verkauft verkaufen führt führen anbieten bietet bieten
+    vendez vendre vend proposez proposer propose
+    venden vender vende ofrecen ofrecer ofrece
     bringen bringe bringt mitbringen mitnehmen passiert passieren klappt klappen funktioniert möglich erlaubt okay ok
     nutzen benutzen verwenden bekommen bekomme bekommt kriegen kriege kriegt finden finde sagen weiss wissen helfen tun
     lassen normalerweise überhaupt woanders anderswo sonstwo
