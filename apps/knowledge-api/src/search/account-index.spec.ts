@@ -262,6 +262,20 @@ describe('AccountIndex', () => {
     expect(gifts.search('do you sell gift cards', 'english', 3)[0]?.external_ref).toBe('vouchers');
   });
 
+  it('corrects a word of six letters or more, not a shorter one, which is too often another word (motos, motor)', () => {
+    const repairs = new AccountIndex();
+    repairs.upsert({
+      id: '1',
+      external_ref: 'hub-motors',
+      heading: 'Repairs',
+      text: 'We repair wheels with a hub motor.',
+      url: null,
+      lang: 'english',
+    });
+    expect(repairs.search('do you repair motos', 'english', 3)).toEqual([]);
+    expect(repairs.search('do you repair motorr', 'english', 3).map((r) => r.external_ref)).toEqual(['hub-motors']);
+  });
+
   it('counts a measure or a decimal number as one number ("1.85m"), which weighs little', () => {
     const sizes = new AccountIndex();
     sizes.upsert({

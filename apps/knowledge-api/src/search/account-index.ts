@@ -96,10 +96,12 @@ function deletions(word: string): string[] {
 }
 
 /** Edits a misspelled word of this length may be away from the word it meant (shorter words are too often other words). */
-const maxEdits = (length: number) => (length >= 9 ? 2 : length >= 5 ? 1 : 0);
+const maxEdits = (length: number) => (length >= 9 ? 2 : length >= 6 ? 1 : 0);
 
 /** The shortest word part a short form or a compound is matched by. */
 const MIN_PART = 4;
+/** Letters a short form leaves out at least (`bici|cleta`; `moto` is not short for `motor`). */
+const SHORTENED = 2;
 
 /** The shortest rest of a compound beside a part the question holds (`werkstatt|termin`). */
 const MIN_REST = 3;
@@ -326,7 +328,8 @@ class LanguageIndex {
     const found: Posting[] = [];
     for (const [held, posting] of this.postings) {
       if (held.length <= key.length) continue;
-      if (held.startsWith(key) || (compounding && end.length >= MIN_PART && held.endsWith(end))) found.push(posting);
+      const short = held.startsWith(key) && held.length - key.length >= SHORTENED;
+      if (short || (compounding && end.length >= MIN_PART && held.endsWith(end))) found.push(posting);
     }
     return found
       .sort((a, b) => b.docs.length - a.docs.length)
