@@ -199,6 +199,28 @@ describe('AccountIndex', () => {
     expect(held.search('rent kayaks', 'english', 1)).toEqual([]);
   });
 
+  it('a generic noun no piece holds ("place") does not stop an answer either, nor a form of "ir"', () => {
+    const stay = new AccountIndex();
+    stay.upsert({
+      id: '1',
+      external_ref: 'parking',
+      heading: 'Parking',
+      text: 'One parking space in the garage.',
+      url: null,
+      lang: 'english',
+    });
+    stay.upsert({
+      id: '2',
+      external_ref: 'tarde',
+      heading: 'Si llega tarde',
+      text: 'Le damos una nueva cita.',
+      url: null,
+      lang: 'spanish',
+    });
+    expect(stay.search('is there a place for our car', 'english', 3).map((r) => r.external_ref)).toEqual(['parking']);
+    expect(stay.search('voy a llegar tarde', 'spanish', 3).map((r) => r.external_ref)).toEqual(['tarde']);
+  });
+
   it('a light verb no piece holds ("bring") does not stop an answer the way an unknown thing does', () => {
     const pets = new AccountIndex();
     pets.upsert({

@@ -89,13 +89,15 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
     du elle elles en encore es est et être exactement faire fait faut il ils j je l la le les leur leurs lui m ma mais me
     merci mes moi mon n ne nos notre nous on ont ou où par pas peut peux pouvez pouvons pour pourquoi puis puisje qu quand
     que quel quelle quelles quels qui s sa salut sans se ses si son sont suis sur svp stp t ta te tes toi ton tout toute
-    tous tu un une veux voudrais voulez vos votre vous y trop venir bout`),
+    tous tu un une veux voudrais voulez vos votre vous y trop venir bout aller vais vas va allons allez vont fais faisons
+    font`),
   ...list(`a al algo algún alguna algunas alguno algunos ante antes aquí como cómo con cuál cuales cuáles cuando cuándo
     cuánta cuántas cuánto cuántos de del desde donde dónde durante e el él ella ellas ellos en entre era es esa esas ese
     eso esos esta está están estar este esto estos falta gracias ha hace hacer hay hola la las le les lo los me mi mí mis
     mucho muy más necesito no nos nosotros o os para pero poco podría por porque puede pueden puedo que qué quién quiero
     quisiera se ser si sí sin sobre son su sus también te tengo tiene tienen todo tu tus un una uno unos usted ustedes vosotros
-    y ya yo ahora nuestro nuestra nuestros nuestras vuestro vuestra vuestros vuestras`),
+    y ya yo ahora nuestro nuestra nuestros nuestras vuestro vuestra vuestros vuestras ir voy vas va vamos van hago haces
+    hacemos hacen haga`),
 ]);
 
 /** Words customers use about anything they buy ("order", "item"): unknown, they weigh little. */
@@ -103,7 +105,11 @@ export const GENERIC_WORDS: ReadonlySet<string> = new Set(
   list(`order orders item items product products purchase thing things stuff info information question questions service services
     bestellung bestellungen artikel produkt produkte sache sachen frage fragen info service dienst dienste dienstleistung
     commande commandes article articles produit produits chose choses question questions info service services prestation
-    pedido pedidos articulo articulos producto productos cosa cosas pregunta preguntas info servicio servicios`),
+    pedido pedidos articulo articulos producto productos cosa cosas pregunta preguntas info servicio servicios
+    place places spot way ways kind type option options possibility
+    möglichkeit möglichkeiten art weg option optionen
+    endroit moyen possibilité option options
+    sitio lugar manera forma opción opciones posibilidad`),
 );
 
 /** Light verbs and adverbs: they carry a question ("can we bring…", "what happens if…") but not its topic. */
