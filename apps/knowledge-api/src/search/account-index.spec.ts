@@ -298,6 +298,17 @@ describe('AccountIndex', () => {
     expect(repairs.search('do you repair motorr', 'english', 3).map((r) => r.external_ref)).toEqual(['hub-motors']);
   });
 
+  it('an unknown name (a capitalised word inside a sentence) weighs more than an unknown word', () => {
+    const prices = new AccountIndex();
+    const add = (external_ref: string, heading: string, text: string) =>
+      prices.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
+    add('tubes', 'Puncture repair', 'A new inner tube costs 25 euros.');
+    add('rental', 'Rental', 'City bikes are 20 euros a day.');
+    add('service', 'Service', 'A full service is 149 euros.');
+    expect(prices.search('How much is a new Brompton?', 'english', 3)).toEqual([]);
+    expect(prices.search('how much is a new brompton?', 'english', 3).map((r) => r.external_ref)).toEqual(['tubes']);
+  });
+
   it('counts a measure or a decimal number as one number ("1.85m"), which weighs little', () => {
     const sizes = new AccountIndex();
     sizes.upsert({

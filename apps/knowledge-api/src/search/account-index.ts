@@ -26,6 +26,8 @@ export interface Tuning {
   minCoverage: number;
   /** An unknown word (no piece holds it, nothing close) weighs this many times a word one piece holds. */
   unknownWeight: number;
+  /** The same for an unknown name (a capitalised word inside a sentence, `a new Brompton`; not in German, which capitalises every noun). */
+  unknownNameWeight: number;
   /** The same for an unknown number (an order number, a size) or generic word ("order", "item"). */
   unknownNumberWeight: number;
   /** What a misspelled word matched through its correction, and a word through its synonym, count for. */
@@ -44,6 +46,7 @@ export const TUNING: Tuning = {
   b: 0.75,
   minCoverage: 0.5,
   unknownWeight: 1.05,
+  unknownNameWeight: 1.35,
   unknownNumberWeight: 0.35,
   correctedFactor: 0.85,
   synonymFactor: 0.8,
@@ -362,7 +365,7 @@ class LanguageIndex {
   }
 
   /** A question word as the pieces may hold it (none: a stop word; two: a compound's parts); corrected and split only when `native`. */
-  terms(word: string, native: boolean): QueryTerm[] {
+  terms(word: string, native: boolean, name = false): QueryTerm[] {
     const folded = fold(word);
     if (isStopWord(folded)) return [];
     const alternatives = new Map<Posting, number>();
@@ -411,7 +414,7 @@ class LanguageIndex {
           )
         : isNumber(folded) || GENERIC_WORDS.has(folded) || LIGHT_WORDS.has(folded)
           ? light
-          : this.idf(1) * this.tuning.unknownWeight;
+          : this.idf(1) * (name && !COMPOUNDING.has(this.language) ? this.tuning.unknownNameWeight : this.tuning.unknownWeight);
     return [{ alternatives: known, weight }];
   }
 
@@ -472,12 +475,13 @@ export class AccountIndex {
   /** The trusted pieces for a question, best first, each with its matching passage and its share of the question matched. */
   search(question: string, visitor: SearchLanguage, limit: number): KnowledgeSearchResult[] {
     const asked = words(question);
+    const names = namesIn(question);
     const { concepts, asking } = conceptsAsked(question);
     const topical = asked.filter((word) => !asking.has(fold(word)));
     const candidates: Candidate[] = [];
     for (const language of this.languages.values()) {
       const native = language.language === visitor;
-      candidates.push(...this.rank(language, topical, native ? concepts : [], native));
+      candidates.push(...this.rank(language, topical, native ? concepts : [], native, names));
     }
     candidates.sort((a, b) => b.score - a.score || (a.doc.piece.external_ref < b.doc.piece.external_ref ? -1 : 1));
     const [best] = candidates;
@@ -494,10 +498,12 @@ export class AccountIndex {
   }
 
   /** Every piece of `language` holding a question word or concept, with its BM25 score and the share of the question it matches. */
-  private rank(language: LanguageIndex, asked: string[], concepts: Concept[], native: boolean): Candidate[] {
+  private rank(language: LanguageIndex, asked: string[], concepts: Concept[], native: boolean, names: Set<string>): Candidate[] {
     const words = native ? joinOpenCompounds(language, asked) : asked;
     const terms = [
-      ...[...new Set(words.map(fold))].flatMap((word) => language.terms(words.find((w) => fold(w) === word) ?? word, native)),
+      ...[...new Set(words.map(fold))].flatMap((word) =>
+        language.terms(words.find((w) => fold(w) === word) ?? word, native, names.has(word)),
+      ),
       ...concepts.map((concept) => language.conceptTerm(concept)),
     ].filter((t): t is QueryTerm => t !== undefined);
     const total = terms.reduce((sum, term) => sum + term.weight, 0);
@@ -541,6 +547,13 @@ export class AccountIndex {
     }
     return trusted;
   }
+}
+
+/** The folded words written with a capital inside a sentence (`a new Brompton`): names of things. */
+function namesIn(question: string): Set<string> {
+  const names = new Set<string>();
+  for (const match of question.matchAll(/(?<=[\p{L}\p{N},;:'"]\s+)\p{Lu}\p{Ll}+/gu)) names.add(fold(match[0]));
+  return names;
 }
 
 /** The question's words with two neighbours written as one where the pieces hold that word or its synonym (`gift card` → `giftcard`). */
