@@ -6,14 +6,12 @@ import { ChatMessage, EventContact } from '@svc/contracts';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { ChatEvents } from '../conversations/chat-events';
-import { ConversationsRepository, PendingReply } from '../conversations/conversations.repository';
+import { ConversationsRepository, PendingReply, REPLY_LEASE_MS } from '../conversations/conversations.repository';
 import { ReplyQueue } from '../conversations/conversation.service';
 import { CustomersService } from '../conversations/customers.service';
 import { AssistantMetrics, assistantMetrics } from '../chat-metrics';
 import { AnswerWriter } from './answer-writer';
 
-/** A replica answers a claimed message within this time, or another takes it over. */
-export const REPLY_LEASE_MS = 30_000;
 /** Messages still unanswered this long after they were written are claimed by the sweep (their process died, a service was down). */
 const STALE_AFTER_MS = 5_000;
 const SWEEP_INTERVAL_MS = 2_000;
@@ -23,9 +21,10 @@ const SWEEP_BATCH = 20;
 /**
  * The assistant: answers each customer message from the account's knowledge pieces
  * (knowledge-api's search in the conversation's language), citing the piece, with
- * `message.sent` (author `assistant`) in the same transaction as the reply. A message is answered
- * once: it is claimed with a lease, and marked answered with the reply; a sweep takes over what a
- * dead process or an unreachable service left (a `LeaseWorker` over stale messages).
+ * `message.sent` (author `assistant`) in the statement that adds the reply. A message is answered
+ * once: the process that wrote it holds its lease from birth, and the reply is added only while it is
+ * unanswered; a sweep takes over what a dead process or an unreachable service left (a `LeaseWorker`
+ * over stale messages).
  */
 @Injectable()
 export class AssistantService extends LeaseWorker<PendingReply> implements ReplyQueue {
@@ -53,12 +52,9 @@ export class AssistantService extends LeaseWorker<PendingReply> implements Reply
     this.metrics = assistantMetrics(metrics, db);
   }
 
-  answerSoon(accountId: string, conversationId: number, messageId: number, contact?: EventContact): void {
-    this.track(
-      this.conversations
-        .claimReply(accountId, conversationId, messageId, REPLY_LEASE_MS)
-        .then((claimed) => (claimed ? this.answer(claimed, contact) : undefined)),
-    );
+  /** A message this process just wrote holds its reply lease from birth: no claim needed. */
+  answerSoon(pending: PendingReply, contact: EventContact): void {
+    this.track(this.answer(pending, contact));
   }
 
   /** Claims what waited too long (its process died, a service was down). */
@@ -77,20 +73,18 @@ export class AssistantService extends LeaseWorker<PendingReply> implements Reply
     try {
       const reply = await this.writer.reply(row.account_id, row.lang, pending.text, requestId);
       const contact = known ?? (await this.customers.contactFor(row, requestId)).contact;
-      await this.conversations.transaction(async (tx) => {
-        if (!(await tx.finishReply(row.account_id, row.id, pending.id))) return;
-        const message = await tx.addMessage(row.account_id, row.id, {
-          author: 'assistant',
-          text: reply.text,
-          citation: reply.citation,
-          offersPerson: reply.offersPerson,
-        });
-        await tx.enqueue([this.events.sent(row, contact, message as ChatMessage & { author: 'assistant' })]);
+      const message = await this.conversations.addReply(row.account_id, row.id, pending.id, {
+        author: 'assistant',
+        text: reply.text,
+        citation: reply.citation,
+        offersPerson: reply.offersPerson,
+        event: (added) => this.events.sent(row, contact, added as ChatMessage & { author: 'assistant' }),
+      });
+      if (message)
         this.logger.info(
           { request_id: requestId, conversation_id: row.id, message_id: pending.id, cited: reply.citation?.external_ref ?? null },
           reply.citation ? 'assistant answered from a piece' : 'assistant found no good match',
         );
-      });
       timer?.();
     } catch (err) {
       this.metrics.answerFailures.inc();

@@ -93,12 +93,16 @@ export class WhatsappService {
     const message = await this.conversations.transaction(async (tx) => {
       if (!(await ChannelsRepository.takeInbound(tx.manager, accountId, inbound.id))) return null;
       const row = (await tx.lock(accountId, conversation.id)) as ConversationRow;
-      const added = await tx.addMessage(accountId, row.id, { author: 'customer', text: inbound.text, replyPending: answer });
+      const added = await tx.addMessage(accountId, row.id, {
+        author: 'customer',
+        text: inbound.text,
+        replyPending: answer,
+        event: (m) => this.events.received(row, known, m),
+      });
       await ChannelsRepository.touchCustomer(tx.manager, accountId, row.id);
-      await tx.enqueue([this.events.received(row, known, added)]);
-      return added;
+      return { added, pending: answer && row.status === 'open' };
     });
-    if (message && answer) this.replies.answerSoon(accountId, conversation.id, message.id, known);
+    if (message?.pending) this.replies.answerSoon({ id: message.added.id, text: inbound.text, conversation }, known);
   }
 
   /** A code from `from`: the customer of the conversation that showed it gets `phone_confirmed` (only if `from` is their phone). */
@@ -195,19 +199,22 @@ export class WhatsappService {
     const text = [`[template ${template.template} (${template.lang})]`, ...template.params].join(' ');
     const message = await this.conversations.transaction(async (tx) => {
       const locked = (await tx.lock(accountId, row.id)) as ConversationRow;
-      const added = await tx.addMessage(accountId, locked.id, { author: 'team', text, sendOnWhatsapp: false });
+      const added = await tx.addMessage(accountId, locked.id, {
+        author: 'team',
+        text,
+        sendOnWhatsapp: false,
+        event: (m) => this.events.sent(locked, contact, m as ChatMessage & { author: 'team' }),
+      });
       await ChannelDeliveriesRepository.enqueue(tx.manager, accountId, locked.id, {
         kind: 'whatsapp',
         phoneNumberId: number.phone_number_id,
         message: { to, type: 'template', ...template },
       });
-      await tx.enqueue([this.events.sent(locked, contact, added as ChatMessage & { author: 'team' })]);
       return added;
     });
     return { message };
   }
 
-  /** A free-form team reply on WhatsApp: only within 24 hours of the customer's last message (409 otherwise). */
   /** 409 `conflict` with the reason when a free-form team reply may not go out on WhatsApp now (the 24-hour rule). */
   async assertFreeFormAllowed(accountId: string, conversationId: number): Promise<void> {
     const refusal = whatsappRefusal('text', {
@@ -225,9 +232,11 @@ export class WhatsappService {
     const { contact } = await this.customers.contactFor(row, requestId);
     const message = await this.conversations.transaction(async (tx) => {
       const locked = (await tx.lock(accountId, row.id)) as ConversationRow;
-      const added = await tx.addMessage(accountId, locked.id, { author: 'team', text });
-      await tx.enqueue([this.events.sent(locked, contact, added as ChatMessage & { author: 'team' })]);
-      return added;
+      return tx.addMessage(accountId, locked.id, {
+        author: 'team',
+        text,
+        event: (m) => this.events.sent(locked, contact, m as ChatMessage & { author: 'team' }),
+      });
     });
     return { message };
   }

@@ -15,7 +15,14 @@ import { asksForPerson } from '../assistant/assistant-rules';
 import { emailTexts } from '../channels/email-texts';
 import { consentWords, futureConsentWords, textsFor } from '../texts/texts';
 import { ChatEvents } from './chat-events';
-import { ConversationRow, ConversationsRepository, ConversationTransaction } from './conversations.repository';
+import {
+  AddedMessage,
+  ConversationRow,
+  ConversationsRepository,
+  ConversationTransaction,
+  NewMessage,
+  PendingReply,
+} from './conversations.repository';
 import { accountContext, CustomersService } from './customers.service';
 import { EMAIL_LINKS, REPLY_QUEUE } from '../chat.tokens';
 import { ChatConfig, parseDuration } from '../chat.config';
@@ -23,16 +30,15 @@ import { ChatConfig, parseDuration } from '../chat.config';
 /** Told when a customer message waits for the assistant's answer (the assistant answers it soon after the commit). */
 export interface ReplyQueue {
   /** `contact`: the customer as just read, so that the answer need not ask contacts-api again. */
-  answerSoon(accountId: string, conversationId: number, messageId: number, contact?: EventContact): void;
+  answerSoon(pending: PendingReply, contact: EventContact): void;
 }
-
-/** The window of the per-conversation message limit. */
-const MESSAGE_WINDOW_MS = 60_000;
 
 /** Queues a confirmation link for an unconfirmed email, in the transaction that records it. */
 export interface EmailLinks {
   queueIfUnconfirmed(tx: ConversationTransaction, row: ConversationRow, contact: EventContact, email: string): Promise<boolean>;
 }
+
+const messageOf = ({ reply_pending: _, ...message }: AddedMessage): ChatMessage => message;
 
 const stateOf = (row: ConversationRow): ChatConversationState => ({
   id: row.id,
@@ -64,29 +70,35 @@ export class ConversationService {
    * A customer message → `message.received`. Asking for a person in words is a hand-over
    * (`conversation.needs_human`, `customer_asked`); otherwise, while no person has been asked for,
    * the assistant answers it after the commit (on the stream). Past the per-minute limit: 429,
-   * nothing written (checked before asking contacts-api, and exactly under the conversation's lock).
+   * nothing written. Without a hand-over, one statement writes the message and its event.
    */
   async send(visitor: ConversationRow, text: string, requestId: string): Promise<ChatMessage> {
-    await this.withinMessageLimit(this.conversations, visitor);
     const { contact, conversation } = await this.customers.contactFor(visitor, requestId);
-    const wantsPerson = asksForPerson(text);
-    const message = await this.conversations.transaction(async (tx) => {
-      const row = (await tx.lock(conversation.account_id, conversation.id)) as ConversationRow;
-      await this.withinMessageLimit(tx, row);
-      const answer = !wantsPerson && row.status === 'open';
-      const added = await tx.addMessage(row.account_id, row.id, { author: 'customer', text, replyPending: answer });
-      await tx.enqueue([this.events.received(row, contact, added)]);
-      if (wantsPerson && row.handover === 'none') await this.askForPerson(tx, row, contact, 'customer_asked');
-      return added;
-    });
-    if (!wantsPerson && conversation.status === 'open')
-      this.replies.answerSoon(conversation.account_id, conversation.id, message.id, contact);
-    return message;
+    const message: NewMessage = {
+      author: 'customer',
+      text,
+      replyPending: true,
+      event: (added) => this.events.received(conversation, contact, added),
+    };
+    if (asksForPerson(text)) return this.sendAskingForPerson(conversation, contact, { ...message, replyPending: false });
+    const added = await this.conversations.addCustomerMessage(conversation.account_id, conversation.id, message, this.messagesPerMinute);
+    if (!added) return this.refuseOverLimit(conversation);
+    if (added.reply_pending) this.replies.answerSoon({ id: added.id, text, conversation }, contact);
+    return messageOf(added);
   }
 
-  private async withinMessageLimit(reads: Pick<ConversationTransaction, 'recentCustomerMessages'>, row: ConversationRow): Promise<void> {
-    const recent = await reads.recentCustomerMessages(row.account_id, row.id, MESSAGE_WINDOW_MS);
-    if (recent.count < this.messagesPerMinute) return;
+  private sendAskingForPerson(conversation: ConversationRow, contact: EventContact, message: NewMessage): Promise<ChatMessage> {
+    return this.conversations.transaction(async (tx) => {
+      const row = (await tx.lock(conversation.account_id, conversation.id)) as ConversationRow;
+      const added = await tx.addCustomerMessage(row.account_id, row.id, message, this.messagesPerMinute);
+      if (!added) return this.refuseOverLimit(row);
+      if (row.handover === 'none') await this.askForPerson(tx, row, contact, 'customer_asked');
+      return messageOf(added);
+    });
+  }
+
+  private async refuseOverLimit(row: ConversationRow): Promise<never> {
+    const recent = await this.conversations.recentCustomerMessages(row.account_id, row.id);
     const seconds = Math.max(Math.ceil(recent.retryAfterMs / 1000), 1);
     throw new ApiError('rate_limited', `At most ${this.messagesPerMinute} messages a minute; try again in ${seconds} s.`, undefined, {
       'retry-after': String(seconds),

@@ -10,7 +10,7 @@ import {
   HandoverState,
   MessageAuthor,
 } from '@svc/contracts';
-import { enqueueDomainMessages } from '@svc/messaging';
+import { DOMAIN_EXCHANGE, enqueueDomainMessages, outboxChannel } from '@svc/messaging';
 import { ASYNC_COMMIT, execute, PreparedStatement, queryOne, queryRows, SqlParam } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { CHAT_SCHEMA } from '../migrations';
@@ -51,6 +51,14 @@ export interface NewMessage {
   replyPending?: boolean;
   /** An assistant or team message of a WhatsApp conversation goes out as a text unless this is false (a template goes out as itself). */
   sendOnWhatsapp?: boolean;
+  /** Its event, committed with it; the database fills in `data.message.id` and `data.message.at`. */
+  event?: (message: ChatMessage) => DomainMessage;
+}
+
+/** What else must hold for a message to be added (see ADD_MESSAGE). */
+interface AddCondition {
+  customerMessagesPerMinute?: number;
+  answers?: number;
 }
 
 /** The customer a conversation belongs to, as the chat keeps it (to greet them and offer their details back). */
@@ -108,42 +116,68 @@ const STREAM_READ = hot(
     WHERE c.account_id = $1 AND c.id = $2
     ORDER BY m.id`,
 );
+/** Customer messages counted by the per-conversation message limit: those of the last minute. */
+const MESSAGE_WINDOW = `interval '1 minute'`;
 const RECENT_CUSTOMER_MESSAGES = hot(
   'recent_customer_messages',
-  `SELECT count(*)::int AS count,
-          coalesce(ceil(extract(epoch FROM min(at) + $3 * interval '1 millisecond' - now()) * 1000), 0)::int AS retry_after_ms
-     FROM chat.messages
-    WHERE account_id = $1 AND conversation_id = $2 AND author = 'customer' AND at > now() - $3 * interval '1 millisecond'`,
+  `SELECT count(*)::int AS count, coalesce(ceil(extract(epoch FROM min(t.at) + ${MESSAGE_WINDOW} - now()) * 1000), 0)::int AS retry_after_ms
+     FROM chat.conversations c, unnest(c.recent_customer_at) AS t(at)
+    WHERE c.account_id = $1 AND c.id = $2 AND t.at > now() - ${MESSAGE_WINDOW}`,
 );
 const LOCK = hot('lock', `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`);
+/** A timestamptz as the contract writes it (formatTimestamp of @svc/persistence). */
+const CONTRACT_TIME = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
+/**
+ * Adds a message with the conversation's next id, in one round trip (docs/adr/012-one-statement-per-message.md):
+ * - `$9` the customer's messages a minute: nothing is added past it (the count lives on the row, so
+ *   concurrent sends are counted exactly under its row lock);
+ * - `$10` the customer message this one answers: added only if it was still unanswered, and then the
+ *   commit does not wait for its WAL flush (a crash that loses it leaves the question pending, and
+ *   the sweep answers it anew);
+ * - `$11`–`$14` its event, committed to the outbox with the message's id and time filled in;
+ * - an assistant or team message of a WhatsApp conversation goes out through the Cloud API
+ *   (chat.deliveries) unless `$8` is false;
+ * - a message the assistant has to answer is leased (`$16` ms) to this process from birth.
+ * The NOTIFYs wake the conversation's streams, the account's inbox and the outbox relay on commit.
+ */
 const ADD_MESSAGE = hot(
   'add_message',
-  `WITH next AS (
-     UPDATE chat.conversations SET last_message_id = last_message_id + 1, updated_at = now()
+  `WITH finished AS (
+     UPDATE chat.messages SET reply_pending = false, reply_lease_until = NULL
+       FROM (${ASYNC_COMMIT}) AS async_commit
+      WHERE $10::bigint IS NOT NULL AND account_id = $1 AND conversation_id = $2 AND id = $10 AND reply_pending
+      RETURNING id
+   ), next AS (
+     UPDATE chat.conversations
+        SET last_message_id = last_message_id + 1, updated_at = now(),
+            recent_customer_at = CASE WHEN $3 = 'customer'
+              THEN array_append(ARRAY(SELECT t FROM unnest(recent_customer_at) AS t WHERE t > now() - ${MESSAGE_WINDOW}), now())
+              ELSE recent_customer_at END
       WHERE account_id = $1 AND id = $2
-      RETURNING last_message_id, channel, whatsapp_from
+        AND ($10::bigint IS NULL OR EXISTS (SELECT FROM finished))
+        AND ($9::int IS NULL OR (SELECT count(*) FROM unnest(recent_customer_at) AS t WHERE t > now() - ${MESSAGE_WINDOW}) < $9::int)
+      RETURNING last_message_id, channel, whatsapp_from, status
    ), added AS (
-     INSERT INTO chat.messages (conversation_id, id, account_id, author, text, citation, offers_person, reply_pending)
-     SELECT $2, last_message_id, $1, $3, $4, $5::jsonb, $6, $7 FROM next
-     RETURNING ${MESSAGE_COLUMNS}
+     INSERT INTO chat.messages (conversation_id, id, account_id, author, text, citation, offers_person, reply_pending, reply_lease_until)
+     SELECT $2, last_message_id, $1, $3, $4, $5::jsonb, $6, $7 AND next.status = 'open',
+            CASE WHEN $7 AND next.status = 'open' THEN now() + $16::bigint * interval '1 millisecond' END
+       FROM next
+     RETURNING ${MESSAGE_COLUMNS}, reply_pending
    ), whatsapp AS (
      INSERT INTO chat.deliveries (account_id, kind, conversation_id, payload)
      SELECT $1, 'whatsapp', $2,
             jsonb_build_object('kind', 'whatsapp', 'phoneNumberId', n.phone_number_id, 'message', jsonb_build_object('to', next.whatsapp_from, 'type', 'text', 'text', $4::text))
        FROM next JOIN chat.whatsapp_numbers n ON n.account_id = $1
       WHERE $8 AND next.channel = 'whatsapp' AND next.whatsapp_from IS NOT NULL
+   ), event AS (
+     INSERT INTO chat.outbox (id, exchange, routing_key, body)
+     SELECT $11::uuid, $12, $13,
+            jsonb_set(jsonb_set($14::jsonb, '{data,message,id}', to_jsonb(added.id)), '{data,message,at}', to_jsonb(${CONTRACT_TIME('added.at')}))
+       FROM added WHERE $11::uuid IS NOT NULL
    )
-   SELECT added.*, pg_notify('${CONVERSATION_CHANNEL}', $2::text), pg_notify('${INBOX_CHANNEL}', $1::text) FROM added`,
-);
-/**
- * The reply's transaction commits without waiting for its WAL flush: a database crash that loses
- * it leaves the customer message `reply_pending`, and the sweep answers it anew.
- */
-const FINISH_REPLY = hot(
-  'finish_reply',
-  `UPDATE chat.messages SET reply_pending = false, reply_lease_until = NULL
-     FROM (${ASYNC_COMMIT}) AS async_commit
-    WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending`,
+   SELECT added.*, pg_notify('${CONVERSATION_CHANNEL}', $2::text), pg_notify('${INBOX_CHANNEL}', $1::text),
+          CASE WHEN $11::uuid IS NOT NULL THEN pg_notify($15, '') END
+     FROM added`,
 );
 /** The messages an UPDATE … RETURNING `claim` claimed, each with its conversation, in the same statement. */
 const claiming = (name: string, claim: string): PreparedStatement =>
@@ -153,13 +187,6 @@ const claiming = (name: string, claim: string): PreparedStatement =>
      SELECT claimed.id AS message_id, claimed.text AS message_text, ${conversationColumns('c')}
        FROM claimed JOIN chat.conversations c ON c.account_id = claimed.account_id AND c.id = claimed.conversation_id`,
   );
-const CLAIM_REPLY = claiming(
-  'claim_reply',
-  `UPDATE chat.messages SET reply_lease_until = now() + $4::bigint * interval '1 millisecond'
-    WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending
-      AND (reply_lease_until IS NULL OR reply_lease_until < now())
-    RETURNING conversation_id, id, account_id, text`,
-);
 const CLAIM_STALE_REPLIES = claiming(
   'claim_stale_replies',
   `UPDATE chat.messages m SET reply_lease_until = now() + $2::bigint * interval '1 millisecond'
@@ -182,6 +209,46 @@ const toMessage = (row: MessageRow): ChatMessage => ({
   citation: row.citation,
   offers_person: row.offers_person,
 });
+
+/** A message as added: `reply_pending` when the assistant has to answer it. */
+export type AddedMessage = ChatMessage & { reply_pending: boolean };
+
+/** The lease a process holds on a customer message it is answering; past it, the sweep answers it. */
+export const REPLY_LEASE_MS = 30_000;
+
+/** Runs ADD_MESSAGE; undefined when `condition` did not hold (or the conversation is gone). */
+async function addMessage(
+  db: DataSource | EntityManager,
+  accountId: string,
+  conversationId: number,
+  message: NewMessage,
+  condition: AddCondition,
+): Promise<AddedMessage | undefined> {
+  const toWhatsapp = (message.author === 'assistant' || message.author === 'team') && message.sendOnWhatsapp !== false;
+  const citation = message.citation ?? null;
+  const offersPerson = message.offersPerson ?? false;
+  const event = message.event?.({ id: 0, author: message.author, text: message.text, at: '', citation, offers_person: offersPerson });
+  const rows = await queryRows<MessageRow & { reply_pending: boolean }>(db, ADD_MESSAGE, [
+    accountId,
+    conversationId,
+    message.author,
+    message.text,
+    citation ? JSON.stringify(citation) : null,
+    offersPerson,
+    message.replyPending ?? false,
+    toWhatsapp,
+    condition.customerMessagesPerMinute ?? null,
+    condition.answers ?? null,
+    event?.id ?? null,
+    DOMAIN_EXCHANGE,
+    event?.kind ?? null,
+    event ? JSON.stringify(event) : null,
+    outboxChannel(CHAT_SCHEMA),
+    REPLY_LEASE_MS,
+  ]);
+  const row = rows[0];
+  return row ? { ...toMessage(row), reply_pending: row.reply_pending } : undefined;
+}
 
 /** Reads, every one scoped by account. */
 class ConversationReads {
@@ -236,17 +303,9 @@ class ConversationReads {
     return rows[0]?.text ?? '';
   }
 
-  /** How many messages the customer wrote within the last `windowMs`, and in how long the oldest of them leaves that window. */
-  async recentCustomerMessages(
-    accountId: string,
-    conversationId: number,
-    windowMs: number,
-  ): Promise<{ count: number; retryAfterMs: number }> {
-    const rows = await queryRows<{ count: number; retry_after_ms: number }>(this.db, RECENT_CUSTOMER_MESSAGES, [
-      accountId,
-      conversationId,
-      windowMs,
-    ]);
+  /** How many messages the customer wrote within the last minute, and in how long the oldest of them leaves it. */
+  async recentCustomerMessages(accountId: string, conversationId: number): Promise<{ count: number; retryAfterMs: number }> {
+    const rows = await queryRows<{ count: number; retry_after_ms: number }>(this.db, RECENT_CUSTOMER_MESSAGES, [accountId, conversationId]);
     return { count: rows[0]?.count ?? 0, retryAfterMs: rows[0]?.retry_after_ms ?? 0 };
   }
 
@@ -286,26 +345,15 @@ export class ConversationTransaction extends ConversationReads {
     return queryOne<ConversationRow>(this.db, LOCK, [accountId, id]);
   }
 
-  /**
-   * Appends a message with the conversation's next id. The conversation row stays locked until
-   * commit, so one conversation's messages commit in id order (a stream never skips one), and the
-   * NOTIFY wakes its streams when the transaction commits. An assistant or team message of a
-   * WhatsApp conversation also goes out through the Cloud API, durably (chat.deliveries), in the
-   * same statement: one round trip whatever the channel.
-   */
+  /** Appends a message (with its event) in this transaction; see ADD_MESSAGE. */
   async addMessage(accountId: string, conversationId: number, message: NewMessage): Promise<ChatMessage> {
-    const toWhatsapp = (message.author === 'assistant' || message.author === 'team') && message.sendOnWhatsapp !== false;
-    const rows = await queryRows<MessageRow>(this.db, ADD_MESSAGE, [
-      accountId,
-      conversationId,
-      message.author,
-      message.text,
-      message.citation ? JSON.stringify(message.citation) : null,
-      message.offersPerson ?? false,
-      message.replyPending ?? false,
-      toWhatsapp,
-    ]);
-    return toMessage(rows[0] as MessageRow);
+    const { reply_pending: _, ...added } = (await addMessage(this.db, accountId, conversationId, message, {})) as AddedMessage;
+    return added;
+  }
+
+  /** A customer message, unless the customer already wrote `perMinute` in the last minute (then undefined). */
+  addCustomerMessage(accountId: string, conversationId: number, message: NewMessage, perMinute: number): Promise<AddedMessage | undefined> {
+    return addMessage(this.db, accountId, conversationId, message, { customerMessagesPerMinute: perMinute });
   }
 
   /** Moves the hand-over on (`dueInMs`: when the wait for a team reply runs out) and wakes the streams. */
@@ -353,16 +401,6 @@ export class ConversationTransaction extends ConversationReads {
       `UPDATE chat.conversations SET handover_due_at = NULL WHERE account_id = $1 AND id = $2 AND handover = 'waiting'`,
       [accountId, id],
     );
-  }
-
-  /**
-   * Marks a claimed customer message answered; false when it already was (another replica finished
-   * it after this one's lease ran out): then this answer is dropped. The transaction then commits
-   * without waiting for its WAL flush (see FINISH_REPLY).
-   */
-  async finishReply(accountId: string, conversationId: number, messageId: number): Promise<boolean> {
-    const affected = await execute(this.db, FINISH_REPLY, [accountId, conversationId, messageId]);
-    return affected === 1;
   }
 
   /** Conversations whose wait for a team reply ran out, locked (SKIP LOCKED: any replica may take any of them). */
@@ -493,9 +531,14 @@ export class ConversationsRepository extends ConversationReads {
     return rows[0] as ConversationRow;
   }
 
-  /** Claims one customer message for answering (a lease of `leaseMs`), if it is still pending and nobody holds it. */
-  async claimReply(accountId: string, conversationId: number, messageId: number, leaseMs: number): Promise<PendingReply | undefined> {
-    return (await this.claimed(CLAIM_REPLY, [accountId, conversationId, messageId, leaseMs]))[0];
+  /** A customer message in its own statement (see ConversationTransaction.addCustomerMessage). */
+  addCustomerMessage(accountId: string, conversationId: number, message: NewMessage, perMinute: number): Promise<AddedMessage | undefined> {
+    return addMessage(this.db, accountId, conversationId, message, { customerMessagesPerMinute: perMinute });
+  }
+
+  /** The answer to customer message `answers`, unless another process answered it first (then undefined). */
+  addReply(accountId: string, conversationId: number, answers: number, message: NewMessage): Promise<AddedMessage | undefined> {
+    return addMessage(this.db, accountId, conversationId, message, { answers });
   }
 
   /** Claims customer messages still unanswered `olderThanMs` after they were written (their process died or a service was down). */

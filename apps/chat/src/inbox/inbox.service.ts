@@ -68,9 +68,12 @@ export class InboxService {
     const { contact } = await this.customers.contactFor(found, requestId);
     const added = await this.conversations.transaction(async (tx) => {
       const row = (await tx.lock(accountId, id)) as ConversationRow;
-      const message = await tx.addMessage(accountId, id, { author: 'team', text });
+      const message = await tx.addMessage(accountId, id, {
+        author: 'team',
+        text,
+        event: (m) => this.events.sent(row, contact, m as ChatMessage & { author: 'team' }),
+      });
       await tx.stopHandoverWait(accountId, id);
-      await tx.enqueue([this.events.sent(row, contact, message as ChatMessage & { author: 'team' })]);
       return message;
     });
     return { message: { id: added.id, text: added.text, author: 'team', at: added.at, cited_piece: null } };

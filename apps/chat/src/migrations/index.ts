@@ -5,6 +5,7 @@ import { CreateContactActivity1764000000003 } from './1764000000003-CreateContac
 import { CreateChannels1764000000004 } from './1764000000004-CreateChannels';
 import { IndexRecentCustomerMessages1764000000005 } from './1764000000005-IndexRecentCustomerMessages';
 import { CreateVisitorLimits1764000000006 } from './1764000000006-CreateVisitorLimits';
+import { RecentCustomerMessages1764000000007 } from './1764000000007-RecentCustomerMessages';
 
 /**
  * Schema `chat`: conversations, messages, widget settings, hand-overs, bookings, contact activity,
@@ -19,4 +20,5 @@ export const CHAT_MIGRATIONS = [
   CreateChannels1764000000004,
   IndexRecentCustomerMessages1764000000005,
   CreateVisitorLimits1764000000006,
+  RecentCustomerMessages1764000000007,
 ];
