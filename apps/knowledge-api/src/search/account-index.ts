@@ -418,10 +418,18 @@ class LanguageIndex {
     return [{ alternatives: known, weight }];
   }
 
-  /** A question's asking for a concept, if a piece says it. */
+  /** A question's asking for a concept, if a piece says it (or, for a time, a duration). */
   conceptTerm(concept: Concept): QueryTerm | undefined {
-    const posting = this.postings.get(concept);
-    return posting && { alternatives: [{ posting, factor: 1 }], weight: this.idf(posting.docs.length) * this.tuning.conceptWeight };
+    const alternatives: Alternative[] = [];
+    const offer = (key: Concept, factor: number) => {
+      const posting = this.postings.get(key);
+      if (posting) alternatives.push({ posting, factor });
+    };
+    offer(concept, 1);
+    // "When" is answered by a time of day, or by a delay ("within 14 days").
+    if (concept === '#time') offer('#duration', this.tuning.synonymFactor);
+    if (alternatives.length === 0) return undefined;
+    return { alternatives, weight: Math.max(...alternatives.map((a) => this.idf(a.posting.docs.length))) * this.tuning.conceptWeight };
   }
 }
 
