@@ -16,12 +16,12 @@ import { emailTexts } from '../channels/email-texts';
 import { consentWords, futureConsentWords, textsFor } from '../texts/texts';
 import { ChatEvents } from './chat-events';
 import {
-  AddedMessage,
   ConversationRow,
   ConversationsRepository,
   ConversationTransaction,
   NewMessage,
   PendingReply,
+  toMessage,
 } from './conversations.repository';
 import { accountContext, CustomersService } from './customers.service';
 import { EMAIL_LINKS, REPLY_QUEUE } from '../chat.tokens';
@@ -37,8 +37,6 @@ export interface ReplyQueue {
 export interface EmailLinks {
   queueIfUnconfirmed(tx: ConversationTransaction, row: ConversationRow, contact: EventContact, email: string): Promise<boolean>;
 }
-
-const messageOf = ({ reply_pending: _, ...message }: AddedMessage): ChatMessage => message;
 
 const stateOf = (row: ConversationRow): ChatConversationState => ({
   id: row.id,
@@ -84,7 +82,7 @@ export class ConversationService {
     const added = await this.conversations.addCustomerMessage(conversation.account_id, conversation.id, message, this.messagesPerMinute);
     if (!added) return this.refuseOverLimit(conversation);
     if (added.reply_pending) this.replies.answerSoon({ id: added.id, text, conversation }, contact);
-    return messageOf(added);
+    return toMessage(added);
   }
 
   private sendAskingForPerson(conversation: ConversationRow, contact: EventContact, message: NewMessage): Promise<ChatMessage> {
@@ -93,7 +91,7 @@ export class ConversationService {
       const added = await tx.addCustomerMessage(row.account_id, row.id, message, this.messagesPerMinute);
       if (!added) return this.refuseOverLimit(row);
       if (row.handover === 'none') await this.askForPerson(tx, row, contact, 'customer_asked');
-      return messageOf(added);
+      return toMessage(added);
     });
   }
 

@@ -201,7 +201,8 @@ const BY_TOKEN_HASH = hot('by_token_hash', `SELECT ${CONVERSATION_COLUMNS} FROM 
 
 type MessageRow = ChatMessage;
 
-const toMessage = (row: MessageRow): ChatMessage => ({
+/** The message alone, as the API shows it (whatever else the row carried). */
+export const toMessage = (row: MessageRow): ChatMessage => ({
   id: row.id,
   author: row.author,
   text: row.text,
@@ -347,8 +348,7 @@ export class ConversationTransaction extends ConversationReads {
 
   /** Appends a message (with its event) in this transaction; see ADD_MESSAGE. */
   async addMessage(accountId: string, conversationId: number, message: NewMessage): Promise<ChatMessage> {
-    const { reply_pending: _, ...added } = (await addMessage(this.db, accountId, conversationId, message, {})) as AddedMessage;
-    return added;
+    return toMessage((await addMessage(this.db, accountId, conversationId, message, {})) as AddedMessage);
   }
 
   /** A customer message, unless the customer already wrote `perMinute` in the last minute (then undefined). */

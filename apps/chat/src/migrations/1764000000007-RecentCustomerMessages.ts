@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** When the customer wrote within the last minute, on the conversation row: the message limit is checked in the statement that adds a message. */
+/** The customer's message times of the last minute, on the conversation row: the limit is checked where a message is added. */
 export class RecentCustomerMessages1764000000007 implements MigrationInterface {
   name = 'RecentCustomerMessages1764000000007';
 
