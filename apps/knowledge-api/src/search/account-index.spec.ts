@@ -309,6 +309,18 @@ describe('AccountIndex', () => {
     expect(prices.search('how much is a new brompton?', 'english', 3).map((r) => r.external_ref)).toEqual(['tubes']);
   });
 
+  it('knows "fix" and "arreglar" for repairing', () => {
+    const repairs = new AccountIndex();
+    const add = (external_ref: string, heading: string, text: string, lang: 'english' | 'spanish') =>
+      repairs.upsert({ id: external_ref, external_ref, heading, text, url: null, lang });
+    add('repair', 'Repairs', 'We repair the heating within a day.', 'english');
+    add('heating', 'Heating', 'The heating is on from October to April.', 'english');
+    add('reparar', 'Reparaciones', 'Reparamos la calefacción en un día.', 'spanish');
+    add('calefaccion', 'Calefacción', 'La calefacción funciona de octubre a abril.', 'spanish');
+    expect(repairs.search('can you fix the heating', 'english', 3)[0]?.external_ref).toBe('repair');
+    expect(repairs.search('¿me arreglan la calefacción?', 'spanish', 3)[0]?.external_ref).toBe('reparar');
+  });
+
   it('counts a measure or a decimal number as one number ("1.85m"), which weighs little', () => {
     const sizes = new AccountIndex();
     sizes.upsert({

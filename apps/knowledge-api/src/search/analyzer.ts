@@ -159,6 +159,7 @@ const SYNONYMS: Partial<Record<SearchLanguage, string[]>> = {
     'email mail',
     'cancel cancellation',
     'discount reduction',
+    'repair repairs repaired fix fixed fixing mend',
   ],
   german: [
     'preis preise kosten kostet gebühr gebühren tarif',
@@ -179,6 +180,7 @@ const SYNONYMS: Partial<Record<SearchLanguage, string[]>> = {
     'telefon anrufen',
     'stornieren absagen',
     'rabatt ermässigung',
+    'reparieren reparatur repariert flicken',
   ],
   french: [
     'prix coût coûte tarif tarifs frais',
@@ -199,6 +201,7 @@ const SYNONYMS: Partial<Record<SearchLanguage, string[]>> = {
     'téléphone appeler',
     'annuler annulation',
     'réduction remise rabais',
+    'réparer réparation réparé',
   ],
   spanish: [
     'precio precios coste costo cuesta tarifa',
@@ -219,6 +222,7 @@ const SYNONYMS: Partial<Record<SearchLanguage, string[]>> = {
     'teléfono llamar',
     'cancelar cancelación anular',
     'descuento rebaja',
+    'reparar reparación arreglar arreglo arreglan',
   ],
 };
 
