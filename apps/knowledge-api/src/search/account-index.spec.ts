@@ -66,6 +66,18 @@ const PIECES: Array<Omit<IndexedPiece, 'id' | 'lang'>> = [
     url: null,
   },
   {
+    external_ref: 'fr-hivernage',
+    heading: 'Hivernage',
+    text: 'De novembre à mars, nous gardons votre vélo dans notre cave pour 120 euros.',
+    url: null,
+  },
+  {
+    external_ref: 'fr-batterie',
+    heading: 'Batterie',
+    text: 'Gardez la batterie de votre vélo chargée à moitié.',
+    url: null,
+  },
+  {
     external_ref: 'es-bicicletas',
     heading: 'Alquiler de bicicletas',
     text: 'Alquilamos bicicletas urbanas por 20 euros al día, con casco y candado incluidos.',
@@ -99,6 +111,12 @@ describe('AccountIndex', () => {
       ['French with accents the piece lacks', 'Les chaussures sont-elles garanties contre les défauts ?', 'french', 'fr-garantie'],
       ['a misspelled French word', 'garantie des chausures', 'french', 'fr-garantie'],
       ['a Spanish short form (bici for bicicleta)', '¿Alquilan bicis?', 'spanish', 'es-bicicletas'],
+      [
+        'a word whose stem is too short, as the beginning of a word (hiver, hivernage)',
+        'vous gardez les vélos en hiver ?',
+        'french',
+        'fr-hivernage',
+      ],
       ['a language without a stemmer', 'gift cards', 'simple', 'en-gift-cards'],
     ] as const)('%s: %s', (_case, question, lang, expected) => {
       expect(best(question, lang)).toBe(expected);

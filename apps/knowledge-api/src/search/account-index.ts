@@ -113,6 +113,14 @@ const COMPOUNDS = 5;
 
 const reverse = (text: string) => [...text].reverse().join('');
 
+/** The keys of the `most` postings held by the most pieces, each once. */
+function mostHeld(postings: Posting[], most: number): string[] {
+  return [...new Set(postings)]
+    .sort((a, b) => b.docs.length - a.docs.length)
+    .slice(0, most)
+    .map((posting) => posting.key);
+}
+
 /** The first place in sorted `list` whose string is not below `value`. */
 function lowerBound(list: readonly string[], value: string): number {
   let [low, high] = [0, list.length];
@@ -324,44 +332,49 @@ class LanguageIndex {
   /** Up to three held keys an unknown word's key begins (`bici` → `biciclet`) or, when compounding, ends. */
   private partOf(word: string): string[] {
     const key = keyOf(word, this.language);
-    if (key.length < MIN_PART) return [];
-    const compounding = COMPOUNDING.has(this.language);
+    // A stem too short to say much (`hiver` → `hiv`) is looked for as written (`hivernage`).
+    const start = key.length >= MIN_PART ? key : word.length > MIN_PART ? word : undefined;
+    if (start === undefined) return [];
     // The stemmer keeps a German verb's -t/-et (`kostet`): the compound's end is then the bare stem.
     const end = this.language === 'german' ? key.replace(/e?t$/, '') : key;
-    const found: Posting[] = [];
-    for (const [held, posting] of this.postings) {
-      if (held.length <= key.length) continue;
-      const short = held.startsWith(key) && held.length - key.length >= SHORTENED;
-      if (short || (compounding && end.length >= MIN_PART && held.endsWith(end))) found.push(posting);
-    }
-    return found
-      .sort((a, b) => b.docs.length - a.docs.length)
-      .slice(0, 3)
-      .map((posting) => posting.key);
+    const found = this.beginning(start, SHORTENED);
+    if (COMPOUNDING.has(this.language) && end.length >= MIN_PART) found.push(...this.ending(end, Math.max(1, key.length + 1 - end.length)));
+    return mostHeld(found, 3);
   }
 
   /** Up to `COMPOUNDS` held keys (the most frequent) with `part` as their beginning or end and a part of their own beside it. */
   private compoundsOf(part: string): string[] {
     if (part.length < MIN_PART || part.startsWith('#')) return [];
+    return mostHeld([...this.beginning(part, MIN_REST), ...this.ending(part, MIN_REST)], COMPOUNDS);
+  }
+
+  /** The postings of the held keys that begin with `prefix` and are at least `longer` letters longer. */
+  private beginning(prefix: string, longer: number): Posting[] {
+    return this.around(this.sortedKeys().forward, prefix, longer, (held) => held);
+  }
+
+  /** The postings of the held keys that end with `suffix` and are at least `longer` letters longer. */
+  private ending(suffix: string, longer: number): Posting[] {
+    return this.around(this.sortedKeys().backward, reverse(suffix), longer, reverse);
+  }
+
+  private around(sorted: readonly string[], prefix: string, longer: number, toKey: (held: string) => string): Posting[] {
+    const found: Posting[] = [];
+    for (let at = lowerBound(sorted, prefix); at < sorted.length && (sorted[at] as string).startsWith(prefix); at += 1) {
+      const held = sorted[at] as string;
+      if (held.length - prefix.length < longer) continue;
+      const posting = this.postings.get(toKey(held));
+      if (posting) found.push(posting);
+    }
+    return found;
+  }
+
+  private sortedKeys(): { forward: string[]; backward: string[] } {
     if (!this.sorted) {
       const keys = [...this.postings.keys()].filter((key) => !key.startsWith('#'));
       this.sorted = { forward: keys.sort(), backward: keys.map(reverse).sort() };
     }
-    const found: Posting[] = [];
-    const collect = (sorted: string[], prefix: string, toKey: (held: string) => string) => {
-      for (let at = lowerBound(sorted, prefix); at < sorted.length && (sorted[at] as string).startsWith(prefix); at += 1) {
-        const held = sorted[at] as string;
-        if (held.length - prefix.length < MIN_REST) continue;
-        const posting = this.postings.get(toKey(held));
-        if (posting) found.push(posting);
-      }
-    };
-    collect(this.sorted.forward, part, (held) => held);
-    collect(this.sorted.backward, reverse(part), reverse);
-    return found
-      .sort((a, b) => b.docs.length - a.docs.length)
-      .slice(0, COMPOUNDS)
-      .map((posting) => posting.key);
+    return this.sorted;
   }
 
   /** A question word as the pieces may hold it (none: a stop word; two: a compound's parts); corrected and split only when `native`. */
