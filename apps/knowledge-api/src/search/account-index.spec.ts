@@ -446,6 +446,8 @@ describe('German compounds', () => {
   add('anfahrt', 'Anfahrt', 'Mit dem Tram 8 bis zur Haltestelle. Kundenparkplätze gibt es im Hof.');
   add('versand', 'Lieferung', 'Der Versand ist ab 100 Euro gratis, sonst kostet er 9 Euro.');
   add('betten', 'Haustiere', 'Hunde dürfen nicht auf die Betten.');
+  add('abholen', 'Abholdienst', 'Wir holen Ihr Velo zu Hause ab und bringen es zurück.');
+  add('storno', 'Stornierung', 'Bis 30 Tage vorher stornieren Sie kostenlos. Sagen Sie uns Bescheid.');
   const best = (question: string) => shop.search(question, 'german', 3)[0]?.external_ref;
 
   it('a question word matches a compound of the pieces that holds it, and so does its synonym', () => {
@@ -455,6 +457,16 @@ describe('German compounds', () => {
 
   it("splits a question's unknown compound into parts, each weighing its share of the word", () => {
     expect(best('Sind die Versandkosten gratis?')).toBe('versand');
+    expect(best('Auch bei mir zuhause?')).toBe('abholen');
     expect(shop.search('Habt ihr ein Kinderbett?', 'german', 3)).toEqual([]);
+  });
+
+  it('does not split a word whose synonym the pieces hold (absagen: stornieren, not ab|sagen)', () => {
+    expect(best('Was passiert, wenn wir absagen?')).toBe('storno');
+  });
+
+  it('joins a verb with the particle that closes its clause (holt … ab: abholen)', () => {
+    expect(best('Holt ihr das Velo ab?')).toBe('abholen');
+    expect(best('Wann holt ihr mein Velo ab?')).toBe('abholen');
   });
 });

@@ -311,6 +311,11 @@ class LanguageIndex {
     return [...keys];
   }
 
+  /** Whether the pieces hold a word, a synonym of it, or words it is short for or the end of. */
+  reachable(word: string): boolean {
+    return this.resolves(word) || this.partOf(fold(word)).length > 0;
+  }
+
   /** Whether the pieces hold a word or one of its synonyms. */
   resolves(word: string): boolean {
     if (this.knownKeys(word).length > 0) return true;
@@ -320,7 +325,7 @@ class LanguageIndex {
 
   /** An unknown compound split before the longest end the pieces hold (`versand|kosten`, `arbeits|zeit` → `arbeit`). */
   private split(folded: string): [string, string] | undefined {
-    for (let at = 3; at <= folded.length - MIN_PART; at += 1) {
+    for (let at = 2; at <= folded.length - MIN_PART; at += 1) {
       const end = folded.slice(at);
       if (!this.resolves(end)) continue;
       const left = folded.slice(0, at);
@@ -332,11 +337,11 @@ class LanguageIndex {
   /** Up to three held keys an unknown word's key begins (`bici` → `biciclet`) or, when compounding, ends. */
   private partOf(word: string): string[] {
     const key = keyOf(word, this.language);
-    // A stem too short to say much (`hiver` → `hiv`) is looked for as written (`hivernage`).
-    const start = key.length >= MIN_PART ? key : word.length > MIN_PART ? word : undefined;
-    if (start === undefined) return [];
-    // The stemmer keeps a German verb's -t/-et (`kostet`): the compound's end is then the bare stem.
+    // The stemmer keeps a German verb's -t/-et (`kostet`, `abholt`): the bare stem begins or ends the held word.
     const end = this.language === 'german' ? key.replace(/e?t$/, '') : key;
+    // A stem too short to say much (`hiver` → `hiv`) is looked for as written (`hivernage`).
+    const start = end.length >= MIN_PART ? end : word.length > MIN_PART ? word : undefined;
+    if (start === undefined) return [];
     const found = this.beginning(start, SHORTENED);
     if (COMPOUNDING.has(this.language) && end.length >= MIN_PART) found.push(...this.ending(end, Math.max(1, key.length + 1 - end.length)));
     return mostHeld(found, 3);
@@ -390,7 +395,7 @@ class LanguageIndex {
     for (const key of keys) offer(key, 1);
     if (keys.length === 0 && native && !isNumber(folded)) {
       keys = this.partOf(folded);
-      const parts = keys.length === 0 && COMPOUNDING.has(this.language) ? this.split(folded) : undefined;
+      const parts = keys.length === 0 && COMPOUNDING.has(this.language) && !this.resolves(folded) ? this.split(folded) : undefined;
       if (parts) {
         // Each part weighs its share of the compound's letters: a piece holding one part matches part of the word.
         return parts.flatMap((part) =>
@@ -446,6 +451,23 @@ class LanguageIndex {
   }
 }
 
+/** What a question asks, as each language's ranking reads it. */
+interface Asked {
+  /** Its words, less those asking for a concept. */
+  words: string[];
+  concepts: Concept[];
+  /** Its words written as names. */
+  names: Set<string>;
+  /** German verbs whose particle closes the clause (`holt … ab`), and the verb they make (`abholt`). */
+  separable: Separable[];
+}
+
+interface Separable {
+  verb: string;
+  particle: string;
+  joined: string;
+}
+
 interface Candidate {
   doc: Doc;
   language: LanguageIndex;
@@ -496,13 +518,14 @@ export class AccountIndex {
   /** The trusted pieces for a question, best first, each with its matching passage and its share of the question matched. */
   search(question: string, visitor: SearchLanguage, limit: number): KnowledgeSearchResult[] {
     const asked = words(question);
-    const names = namesIn(question);
     const { concepts, asking } = conceptsAsked(question);
     const topical = asked.filter((word) => !asking.has(fold(word)));
+    const names = namesIn(question);
+    const separable = visitor === 'german' ? separableVerbs(question) : [];
     const candidates: Candidate[] = [];
     for (const language of this.languages.values()) {
       const native = language.language === visitor;
-      candidates.push(...this.rank(language, topical, native ? concepts : [], native, names));
+      candidates.push(...this.rank(language, { words: topical, concepts: native ? concepts : [], names, separable }, native));
     }
     candidates.sort((a, b) => b.score - a.score || (a.doc.piece.external_ref < b.doc.piece.external_ref ? -1 : 1));
     const [best] = candidates;
@@ -519,13 +542,19 @@ export class AccountIndex {
   }
 
   /** Every piece of `language` holding a question word or concept, with its BM25 score and the share of the question it matches. */
-  private rank(language: LanguageIndex, asked: string[], concepts: Concept[], native: boolean, names: Set<string>): Candidate[] {
-    const words = native ? joinOpenCompounds(language, asked) : asked;
+  private rank(language: LanguageIndex, asked: Asked, native: boolean): Candidate[] {
+    let words = asked.words;
+    if (native) {
+      for (const { verb, particle, joined } of asked.separable) {
+        if (language.reachable(joined)) words = words.filter((w) => w !== particle).map((w) => (w === verb ? joined : w));
+      }
+      words = joinOpenCompounds(language, words);
+    }
     const terms = [
       ...[...new Set(words.map(fold))].flatMap((word) =>
-        language.terms(words.find((w) => fold(w) === word) ?? word, native, names.has(word)),
+        language.terms(words.find((w) => fold(w) === word) ?? word, native, asked.names.has(word)),
       ),
-      ...concepts.map((concept) => language.conceptTerm(concept)),
+      ...asked.concepts.map((concept) => language.conceptTerm(concept)),
     ].filter((t): t is QueryTerm => t !== undefined);
     const total = terms.reduce((sum, term) => sum + term.weight, 0);
     if (total === 0) return [];
@@ -568,6 +597,24 @@ export class AccountIndex {
     }
     return trusted;
   }
+}
+
+/** German verb particles that close a clause when the verb is conjugated (`Holt ihr das Velo ab?`). */
+const PARTICLES = new Set(['ab', 'an', 'auf', 'aus', 'ein', 'mit', 'vor', 'weg', 'zu', 'zurück', 'vorbei', 'heim', 'los', 'um', 'nach']);
+/** Words before a German question's verb: question words and subjects. */
+const BEFORE_VERB = new Set(['wann', 'wie', 'wo', 'warum', 'was', 'wer', 'wieso', 'ich', 'du', 'er', 'sie', 'es', 'wir', 'ihr', 'man']);
+
+/** The German verbs of a question whose particle closes the clause, joined with it (`holt … ab` → `abholt`). */
+function separableVerbs(question: string): Separable[] {
+  const found: Separable[] = [];
+  for (const clause of question.split(/[.?!,;:()]+/)) {
+    const said = words(clause);
+    const particle = said[said.length - 1];
+    if (said.length < 3 || particle === undefined || !PARTICLES.has(particle)) continue;
+    const verb = said.find((word) => !BEFORE_VERB.has(word));
+    if (verb !== undefined && verb !== particle) found.push({ verb, particle, joined: particle + verb });
+  }
+  return found;
 }
 
 /** The folded words written with a capital inside a sentence (`a new Brompton`): names of things. */
