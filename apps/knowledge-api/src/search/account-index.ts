@@ -193,10 +193,12 @@ class LanguageIndex {
   add(piece: IndexedPiece): Doc {
     const tf = new Map<string, number>();
     const surfaces = new Set<string>();
+    const said: string[] = [];
     let length = 0;
     const count = (text: string, weight: number) => {
       for (const word of words(text)) {
         const folded = fold(word);
+        said.push(folded);
         if (isStopWord(folded)) continue;
         const key = keyOf(word, this.language);
         tf.set(key, (tf.get(key) ?? 0) + weight);
@@ -209,7 +211,7 @@ class LanguageIndex {
     };
     count(piece.heading, this.tuning.headingWeight);
     count(piece.text, 1);
-    for (const [concept, times] of conceptsOf(`${piece.heading}\n${piece.text}`)) tf.set(concept, times);
+    for (const [concept, times] of conceptsOf(`${piece.heading}\n${piece.text}`, said)) tf.set(concept, times);
     const slot = this.free.pop() ?? this.slots.length;
     const doc: Doc = { piece, slot, length, postings: [], surfaces: [...surfaces] };
     this.slots[slot] = doc;

@@ -28,13 +28,12 @@ const CURRENCY = set(CURRENCIES);
 const CLOCK = /(?<![\p{N}.,:])(?:[01]?\d|2[0-4])(?:[:.h]\s?[0-5]\d|\s?(?:am|pm|a\.m\.|p\.m\.|uhr|h)(?!\p{L}))/giu;
 const CURRENCY_SIGN = /[$€£¥]\s?\d|\d\s?[$€£¥]/gu;
 
-/** How many times a piece's text says each concept ("9:00 to 18:30" says a time twice). */
-export function conceptsOf(text: string): Map<Concept, number> {
+/** How many times a piece's text says each concept ("9:00 to 18:30" says a time twice); `folded`: its words, folded. */
+export function conceptsOf(text: string, folded: readonly string[] = words(text).map(fold)): Map<Concept, number> {
   const found = new Map<Concept, number>();
   const add = (concept: Concept, n: number) => n > 0 && found.set(concept, (found.get(concept) ?? 0) + n);
   add('#time', [...text.matchAll(CLOCK)].length);
   add('#amount', [...text.matchAll(CURRENCY_SIGN)].length);
-  const folded = words(text).map(fold);
   let amounts = 0;
   let durations = 0;
   for (let i = 1; i < folded.length; i += 1) {
