@@ -410,6 +410,7 @@ describe('question words asking for a concept', () => {
     const english = flat.search('when can we get in?', 'english', 5).map((r) => r.external_ref);
     expect(english[0]).toBe('arrival');
     expect(english).not.toContain('anreise');
+    expect(english).not.toContain('directions');
   });
 
   it('answers "when" by a delay where no piece says a time of day', () => {
@@ -433,6 +434,10 @@ describe('question words asking for a concept', () => {
       '#amount': 1,
     });
     expect(conceptsOf('We have 3 bikes in 2 sizes, tram 8.').size).toBe(0);
+    expect(Object.fromEntries(conceptsOf('Refunds reach you within 14 days; the walk takes 12 minutes.'))).toEqual({
+      '#duration': 2,
+      '#delay': 1,
+    });
   });
 });
 

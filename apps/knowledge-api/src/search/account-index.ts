@@ -446,8 +446,8 @@ class LanguageIndex {
       if (posting) alternatives.push({ posting, factor });
     };
     offer(concept, 1);
-    // "When" is answered by a time of day, or by a delay ("within 14 days").
-    if (concept === '#time') offer('#duration', this.tuning.synonymFactor);
+    // "When" is answered by a time of day, or by a delay ("within 14 days"), not by any duration ("12 minutes on foot").
+    if (concept === '#time') offer('#delay', this.tuning.synonymFactor);
     if (alternatives.length === 0) return undefined;
     return { alternatives, weight: Math.max(...alternatives.map((a) => this.idf(a.posting.docs.length))) * this.tuning.conceptWeight };
   }

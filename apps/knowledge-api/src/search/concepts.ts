@@ -1,12 +1,13 @@
 /**
  * What a question word asks for, and the pieces that say it: "when" asks for a time of day, which a
- * piece says as "9:00" or "6 pm"; "how long" for a duration ("two days"); "how much" for an amount
- * ("25 CHF"). A piece's times, durations and amounts are indexed under the concept's key (a `#`
- * key, which no word can be), and the question's words that ask for it match that key.
+ * piece says as "9:00" or "6 pm", or for a delay ("within 14 days"); "how long" for a duration ("two
+ * days"); "how much" for an amount ("25 CHF"). A piece's times, durations, delays and amounts are
+ * indexed under the concept's key (a `#` key, which no word can be), and the question's words that
+ * ask for it match that key.
  */
 import { fold, words } from './analyzer';
 
-export type Concept = '#time' | '#duration' | '#amount';
+export type Concept = '#time' | '#duration' | '#delay' | '#amount';
 
 const NUMBER_WORDS = `a an one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty few several
   ein eine einen einer zwei drei vier fünf sechs sieben acht neun zehn elf zwölf fünfzehn zwanzig dreissig paar einige
@@ -20,10 +21,14 @@ const UNITS = `minute minutes min mins hour hours hr hrs day days night nights w
 const CURRENCIES = `chf fr sfr eur euro euros usd dollar dollars gbp pound pounds franc francs franken cent cents rappen
   centimes céntimos kr sek nok dkk`;
 
+/** Words that make a duration a delay, which answers "when" ("within 14 days", "en 14 días"). */
+const DELAY = `within in after innerhalb binnen nach dans sous après en dentro tras`;
+
 const set = (list: string) => new Set(list.split(/\s+/).filter(Boolean).map(fold));
 const NUMBER_WORD = set(NUMBER_WORDS);
 const UNIT = set(UNITS);
 const CURRENCY = set(CURRENCIES);
+const DELAY_WORD = set(DELAY);
 
 const CLOCK = /(?<![\p{N}.,:])(?:[01]?\d|2[0-4])(?:[:.h]\s?[0-5]\d|\s?(?:am|pm|a\.m\.|p\.m\.|uhr|h)(?!\p{L}))/giu;
 const CURRENCY_SIGN = /[$€£¥]\s?\d|\d\s?[$€£¥]/gu;
@@ -36,13 +41,18 @@ export function conceptsOf(text: string, folded: readonly string[] = words(text)
   add('#amount', [...text.matchAll(CURRENCY_SIGN)].length);
   let amounts = 0;
   let durations = 0;
+  let delays = 0;
   for (let i = 1; i < folded.length; i += 1) {
     const [before, word] = [folded[i - 1] as string, folded[i] as string];
     const counted = /^\p{N}+$/u.test(before) || NUMBER_WORD.has(before);
-    if (counted && UNIT.has(word)) durations += 1;
+    if (counted && UNIT.has(word)) {
+      durations += 1;
+      if (DELAY_WORD.has(folded[i - 2] ?? '') || DELAY_WORD.has(folded[i - 3] ?? '')) delays += 1;
+    }
     if ((/^\p{N}+$/u.test(before) && CURRENCY.has(word)) || (CURRENCY.has(before) && /^\p{N}+$/u.test(word))) amounts += 1;
   }
   add('#duration', durations);
+  add('#delay', delays);
   add('#amount', amounts);
   return found;
 }
