@@ -438,7 +438,7 @@ class LanguageIndex {
     return [{ alternatives: known, weight }];
   }
 
-  /** A question's asking for a concept, if a piece says it (or, for a time, a duration). */
+  /** A question's asking for a concept, if a piece says it (or, for a time, a delay). */
   conceptTerm(concept: Concept): QueryTerm | undefined {
     const alternatives: Alternative[] = [];
     const offer = (key: Concept, factor: number) => {
