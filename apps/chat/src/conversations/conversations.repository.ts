@@ -15,7 +15,7 @@ import { ASYNC_COMMIT, execute, PreparedStatement, queryOne, queryRows, SqlParam
 import { DataSource, EntityManager } from 'typeorm';
 import { CHAT_SCHEMA } from '../migrations';
 
-/** The NOTIFY channel that wakes the streams of a conversation (payload: its id). Only a wake-up: streams read PostgreSQL. */
+/** The NOTIFY channel that wakes the streams of a conversation (payload: its id, or `{"c": id, "m": message}` for a new message that fits). */
 export const CONVERSATION_CHANNEL = 'chat_conversation';
 /** The NOTIFY channel that wakes an account's inbox streams (payload: the account id). Only a wake-up, like the one above. */
 export const INBOX_CHANNEL = 'chat_inbox';
@@ -125,6 +125,8 @@ const RECENT_CUSTOMER_MESSAGES = hot(
     WHERE c.account_id = $1 AND c.id = $2 AND t.at > now() - ${MESSAGE_WINDOW}`,
 );
 const LOCK = hot('lock', `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`);
+/** A NOTIFY payload must stay under 8,000 bytes: a longer message wakes its streams with the id alone. */
+const NOTE_BYTES = 7_900;
 /** A timestamptz as the contract writes it (formatTimestamp of @svc/persistence). */
 const CONTRACT_TIME = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
 /**
@@ -138,7 +140,7 @@ const CONTRACT_TIME = (column: string): string => `to_char(${column} AT TIME ZON
  * - an assistant or team message of a WhatsApp conversation goes out through the Cloud API
  *   (chat.deliveries) unless `$8` is false;
  * - a message the assistant has to answer is leased (`$16` ms) to this process from birth.
- * The NOTIFYs wake the conversation's streams, the account's inbox and the outbox relay on commit.
+ * The NOTIFYs wake the conversation's streams (with the message), the account's inbox and the outbox relay on commit.
  */
 const ADD_MESSAGE = hot(
   'add_message',
@@ -175,9 +177,12 @@ const ADD_MESSAGE = hot(
             jsonb_set(jsonb_set($14::jsonb, '{data,message,id}', to_jsonb(added.id)), '{data,message,at}', to_jsonb(${CONTRACT_TIME('added.at')}))
        FROM added WHERE $11::uuid IS NOT NULL
    )
-   SELECT added.*, pg_notify('${CONVERSATION_CHANNEL}', $2::text), pg_notify('${INBOX_CHANNEL}', $1::text),
-          CASE WHEN $11::uuid IS NOT NULL THEN pg_notify($15, '') END
-     FROM added`,
+   SELECT added.*, pg_notify('${CONVERSATION_CHANNEL}', CASE WHEN octet_length(note) <= ${NOTE_BYTES} THEN note ELSE $2::text END),
+          pg_notify('${INBOX_CHANNEL}', $1::text), CASE WHEN $11::uuid IS NOT NULL THEN pg_notify($15, '') END
+     FROM added, LATERAL (
+       SELECT json_build_object('c', $2::bigint, 'm', json_build_object(
+                'id', added.id, 'author', added.author, 'text', added.text, 'at', ${CONTRACT_TIME('added.at')},
+                'citation', added.citation, 'offers_person', added.offers_person))::text AS note) AS n`,
 );
 /** The messages an UPDATE … RETURNING `claim` claimed, each with its conversation, in the same statement. */
 const claiming = (name: string, claim: string): PreparedStatement =>

@@ -2,15 +2,17 @@ import { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { listen } from '@svc/persistence';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
+import { ChatMessage } from '@svc/contracts';
 import { CONVERSATION_CHANNEL, INBOX_CHANNEL } from '../conversations/conversations.repository';
 
-type Wake = () => void;
+/** What woke a conversation's streams: the message that committed, when its NOTIFY carried it. */
+export type Wake = (message?: ChatMessage) => void;
 
 /**
  * One LISTEN connection per process that wakes the streams of a conversation when something of it
- * committed (and the inbox streams of its account). Only a wake-up: streams read what changed from PostgreSQL, so any replica serves any
- * conversation, and a stream woken for nothing reads nothing. While the connection is down, streams
- * poll (`isListening` false).
+ * committed (and the inbox streams of its account). A new message comes with its wake-up when it fit
+ * in the NOTIFY; anything else, streams read from PostgreSQL, so any replica serves any conversation.
+ * While the connection is down, streams poll (`isListening` false).
  */
 export class ConversationNotifier implements OnModuleInit, OnApplicationShutdown {
   private readonly waiting = new Map<number, Set<Wake>>();
@@ -58,15 +60,16 @@ export class ConversationNotifier implements OnModuleInit, OnApplicationShutdown
       this.reconnect();
     });
     client.on('notification', (note) => {
-      const set = note.channel === INBOX_CHANNEL ? this.accounts.get(note.payload ?? '') : this.waiting.get(Number(note.payload));
-      if (set) for (const wake of [...set]) wake();
+      if (note.channel === INBOX_CHANNEL) return wakeAll(this.accounts.get(note.payload ?? ''));
+      const { conversation, message } = conversationNote(note.payload ?? '');
+      wakeAll(this.waiting.get(conversation), message);
     });
     try {
       await client.connect();
       await listen(client, [CONVERSATION_CHANNEL, INBOX_CHANNEL]);
       this.client = client;
       // Whatever committed while nobody listened: every stream reads again.
-      for (const set of [...this.waiting.values(), ...this.accounts.values()]) for (const wake of [...set]) wake();
+      for (const set of [...this.waiting.values(), ...this.accounts.values()]) wakeAll(set);
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'stream listener could not connect; streams poll meanwhile');
       void client.end().catch(() => undefined);
@@ -82,6 +85,17 @@ export class ConversationNotifier implements OnModuleInit, OnApplicationShutdown
     }, 1_000);
     this.retry.unref();
   }
+}
+
+function wakeAll(set: Set<Wake> | undefined, message?: ChatMessage): void {
+  if (set) for (const wake of [...set]) wake(message);
+}
+
+/** A conversation channel's payload: the conversation id, or `{"c": id, "m": message}` when the message fit. */
+export function conversationNote(payload: string): { conversation: number; message?: ChatMessage } {
+  if (!payload.startsWith('{')) return { conversation: Number(payload) };
+  const note = JSON.parse(payload) as { c: number; m: ChatMessage };
+  return { conversation: note.c, message: note.m };
 }
 
 function add<K>(map: Map<K, Set<Wake>>, key: K, wake: Wake): () => void {

@@ -102,6 +102,32 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
     expect(streams.openStreams).toBe(0);
   });
 
+  it('writes a live message from its NOTIFY as PostgreSQL would give it, without a read; a message too long for a NOTIFY is read', async () => {
+    const conversation = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
+    const response = new FakeResponse();
+    streams.serve(conversation, '203.0.113.1', 0, response as unknown as ServerResponse, {});
+    await until('the first state', () => response.body.includes('event: state'));
+    const reads = jest.spyOn(repo, 'streamRead');
+    const long = 'ü'.repeat(5_000);
+    await repo.transaction((tx) =>
+      tx.addMessage(account, conversation.id, {
+        author: 'assistant',
+        text: 'pushed',
+        citation: { external_ref: 'faq-1', heading: 'FAQ', url: null },
+      }),
+    );
+    await until('the pushed message', () => response.body.includes('id: 1\n'));
+    expect(reads).not.toHaveBeenCalled();
+    await repo.transaction((tx) => tx.addMessage(account, conversation.id, { author: 'customer', text: long }));
+    await until('the long message', () => response.body.includes('id: 2\n'));
+    expect(reads).toHaveBeenCalledTimes(1);
+    reads.mockRestore();
+    const written = [...response.body.matchAll(/^data: (\{"id".*)$/gm)].map((m) => JSON.parse(m[1] as string) as unknown);
+    expect(written).toEqual(await repo.messages(account, conversation.id));
+    expect(response.body).toContain(`data: ${JSON.stringify((await repo.messages(account, conversation.id))[0])}\n`);
+    response.emit('close');
+  });
+
   it('a stream of another conversation is not woken; shutdown ends the open streams', async () => {
     const mine = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
     const other = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);

@@ -2,6 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ApiError, APP_CONFIG, clientOf, InjectLogger } from '@svc/platform';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { ChatMessage } from '@svc/contracts';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
 import { ConversationNotifier } from './conversation-notifier';
 import { EventStreams, PING_INTERVAL_MS } from './event-streams';
@@ -28,8 +29,9 @@ const refused = (code: 'rate_limited' | 'unavailable', message: string) =>
 /**
  * The Server-Sent Events of a conversation: every message after the given id (`id:` = message
  * id, `event: message`), then live ones as they commit; `event: state` when the status or the
- * hand-over changes (and once at the start); `: ping` every 15 s. Messages are read from
- * PostgreSQL after each wake-up, so a stream resumed on any replica with Last-Event-ID misses nothing.
+ * hand-over changes (and once at the start); `: ping` every 15 s. A new message that came with its
+ * wake-up is written as it came when it follows the last one written; anything else is read from
+ * PostgreSQL, so a stream resumed on any replica with Last-Event-ID misses nothing.
  */
 @Injectable()
 export class StreamService extends EventStreams {
@@ -71,15 +73,29 @@ export class StreamService extends EventStreams {
     count(this.clientsOpen, client, 1);
     let last = afterId;
     let state = '';
+    // Messages that came with their wake-up, and whether a wake-up without one asks for a read.
+    const pushed: ChatMessage[] = [];
+    let mustRead = true;
     this.openStream(raw, headers, {
-      subscribe: (wake) => this.notifier.subscribe(row.id, wake),
+      subscribe: (wake) =>
+        this.notifier.subscribe(row.id, (message) => {
+          if (message) pushed.push(message);
+          else mustRead = true;
+          wake();
+        }),
       isListening: () => this.notifier.isListening,
       read: async () => {
+        const next = mustRead || !this.notifier.isListening ? null : consecutive(pushed.splice(0), last);
+        if (next) {
+          last = next.at(-1)?.id ?? last;
+          return { chunk: next.map(messageEvent).join(''), more: false };
+        }
+        mustRead = false;
         const read = await this.conversations.streamRead(row.account_id, row.id, last, BATCH);
         const messages = read?.messages ?? [];
         let chunk = '';
         for (const message of messages) {
-          chunk += `id: ${message.id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
+          chunk += messageEvent(message);
           last = message.id;
         }
         const now = read ? JSON.stringify(read.state) : state;
@@ -97,6 +113,14 @@ export class StreamService extends EventStreams {
       },
     });
   }
+}
+
+const messageEvent = (message: ChatMessage): string => `id: ${message.id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
+
+/** The pushed messages after `last`, if they follow it without a gap (else null: read PostgreSQL). */
+function consecutive(pushed: ChatMessage[], last: number): ChatMessage[] | null {
+  const after = pushed.filter((message) => message.id > last);
+  return after.every((message, i) => message.id === last + 1 + i) ? after : null;
 }
 
 /** Adds `by` to a key's count; a count of 0 is removed. */
