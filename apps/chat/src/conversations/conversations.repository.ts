@@ -15,7 +15,7 @@ import { ASYNC_COMMIT, execute, PreparedStatement, queryOne, queryRows, SqlParam
 import { DataSource, EntityManager } from 'typeorm';
 import { CHAT_SCHEMA } from '../migrations';
 
-/** The NOTIFY channel that wakes the streams of a conversation (payload: its id, or `{"c": id, "m": message}` for a new message that fits). */
+/** The NOTIFY channel that wakes the streams of a conversation (payload: its id, or `{"c": id, "m": message}` for a message that fits). */
 export const CONVERSATION_CHANNEL = 'chat_conversation';
 /** The NOTIFY channel that wakes an account's inbox streams (payload: the account id). Only a wake-up, like the one above. */
 export const INBOX_CHANNEL = 'chat_inbox';
