@@ -49,7 +49,7 @@ export class InternalHttpClient {
     json?: unknown,
   ): Promise<InternalResponse> {
     const headers: Record<string, string> = {
-      [GATEWAY_CONTEXT_HEADER]: await this.options.auth.sign(this.options.upstream, context),
+      [GATEWAY_CONTEXT_HEADER]: await this.options.auth.signReusable(this.options.upstream, context),
       'x-request-id': context.requestId,
       accept: 'application/json',
     };
@@ -100,7 +100,7 @@ export class InternalHttpClient {
         path,
         headers: {
           ...headers,
-          [GATEWAY_CONTEXT_HEADER]: await this.options.auth.sign(this.options.upstream, context),
+          [GATEWAY_CONTEXT_HEADER]: await this.options.auth.signReusable(this.options.upstream, context),
           'x-request-id': context.requestId,
           accept: 'text/event-stream',
         },

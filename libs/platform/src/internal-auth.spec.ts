@@ -38,4 +38,25 @@ describe('InternalAuth', () => {
     const stranger = new InternalAuth('some-other-secret-0123456789abcdefghij');
     await expect(during.verify(await stranger.sign('events-api', context), 'events-api')).rejects.toThrow(/signature/);
   });
+
+  it("reuses a service's own context for 30 s per callee and account, without a request id", async () => {
+    jest.useFakeTimers({ now: new Date('2026-11-28T10:00:00Z'), doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const auth = new InternalAuth(CURRENT);
+      const first = await auth.signReusable('knowledge-api', context);
+      expect(await auth.signReusable('knowledge-api', { ...context, requestId: 'r-2' })).toBe(first);
+      expect(await auth.signReusable('contacts-api', context)).not.toBe(first);
+      expect(await auth.signReusable('knowledge-api', { ...context, account: { ...context.account, id: 'another' } })).not.toBe(first);
+      await expect(auth.verify(first, 'knowledge-api')).resolves.toEqual({ ...context, requestId: '' });
+      // Verified once, refused for another audience all the same.
+      await expect(auth.verify(first, 'contacts-api')).rejects.toThrow(/aud/);
+      jest.setSystemTime(new Date('2026-11-28T10:00:31Z'));
+      expect(await auth.signReusable('knowledge-api', context)).not.toBe(first);
+      // Past its 60 s, a token verified before is refused.
+      jest.setSystemTime(new Date('2026-11-28T10:01:01Z'));
+      await expect(auth.verify(first, 'knowledge-api')).rejects.toThrow(/exp/);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

@@ -11,6 +11,10 @@ export const GATEWAY_CONTEXT_HEADER = 'x-svc-context';
 
 const ISSUER = 'svc-gateway';
 const LIFETIME_S = 60;
+/** A service's own calls reuse a context for this long (of its 60 s): one signature per callee and account, not per call. */
+const REUSE_MS = 30_000;
+/** Signed and verified contexts kept at most (the maps start again when full). */
+const MAX_KEPT = 10_000;
 
 /** Configuration shared by the gateway (signs) and every service behind it (verifies). */
 export const internalAuthConfigSpec = {
@@ -38,6 +42,8 @@ export class InternalAuth {
   /** KeyObjects made once: given raw bytes, jose would make one on every call. */
   private readonly key: KeyObject;
   private readonly previous: KeyObject | undefined;
+  private readonly reusable = new Map<string, { token: string; until: number }>();
+  private readonly verified = new Map<string, { context: GatewayContext; until: number }>();
 
   constructor(secrets: InternalAuthSecrets | string) {
     const { INTERNAL_AUTH_SECRET: current, INTERNAL_AUTH_SECRET_PREVIOUS: previous } =
@@ -57,8 +63,25 @@ export class InternalAuth {
       .sign(this.key);
   }
 
-  /** The context of a token signed for `audience` (this service's name); throws otherwise. */
+  /**
+   * A context for a service's own call on an account's behalf, reused for 30 s: without a request
+   * id (the callee takes the call's `x-request-id`).
+   */
+  async signReusable(audience: string, context: GatewayContext): Promise<string> {
+    const key = JSON.stringify([audience, context.account, context.keyId]);
+    const now = Date.now();
+    const kept = this.reusable.get(key);
+    if (kept && kept.until > now) return kept.token;
+    const token = await this.sign(audience, { ...context, requestId: '' });
+    keep(this.reusable, key, { token, until: now + REUSE_MS });
+    return token;
+  }
+
+  /** The context of a token signed for `audience` (this service); throws otherwise. A verified token is trusted until it expires. */
   async verify(token: string, audience: string): Promise<GatewayContext> {
+    const key = `${audience} ${token}`;
+    const kept = this.verified.get(key);
+    if (kept && kept.until > Date.now()) return kept.context;
     const options = { issuer: ISSUER, audience, algorithms: ['HS256'] };
     const { payload } = await jwtVerify(token, this.key, options).catch((err: unknown) => {
       // Only a bad signature may be the other secret's; an expired or misaddressed token is refused as it is.
@@ -69,8 +92,15 @@ export class InternalAuth {
     if (!account || typeof account.id !== 'string' || typeof account.name !== 'string' || !isPlan(String(account.plan))) {
       throw new Error('malformed context');
     }
-    return { account, keyId: String(payload['kid']), requestId: String(payload['rid']) };
+    const context = { account, keyId: String(payload['kid']), requestId: String(payload['rid'] ?? '') };
+    keep(this.verified, key, { context, until: Number(payload.exp) * 1000 });
+    return context;
   }
+}
+
+function keep<V>(map: Map<string, V>, key: string, value: V): void {
+  if (map.size >= MAX_KEPT) map.clear();
+  map.set(key, value);
 }
 
 type RequestWithContext = FastifyRequest & { gatewayContext?: GatewayContext };
@@ -87,7 +117,9 @@ export class GatewayContextGuard implements CanActivate {
     const token = request.headers[GATEWAY_CONTEXT_HEADER];
     if (typeof token !== 'string') throw new ApiError('unauthorized', 'This service is reached only through the API gateway.');
     try {
-      request.gatewayContext = await this.auth.verify(token, this.audience);
+      const verified = await this.auth.verify(token, this.audience);
+      // A reusable context (a service's own call) names no request: the call's x-request-id does.
+      request.gatewayContext = verified.requestId ? verified : { ...verified, requestId: String(request.id) };
       return true;
     } catch (err) {
       request.log.warn({ reason: err instanceof Error ? err.message : 'invalid' }, 'refused a call without a valid gateway context');
