@@ -288,6 +288,18 @@ describe('AccountIndex', () => {
     expect(tolerant.search('how do we get the keys', 'english', 3)).toHaveLength(2);
   });
 
+  it('answers from either of two tied pieces on one subject, or saying the same', () => {
+    const catalog = new AccountIndex();
+    const add = (external_ref: string, heading: string, text: string) =>
+      catalog.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
+    add('alpa-tent', 'Alpa tent: rental', 'Rent the tent for 20 euros a day, with pegs.');
+    add('brisk-tent', 'Brisk tent: rental', 'Rent the tent for 25 euros a day, with a groundsheet.');
+    add('alpa-payment', 'Alpa tent: payment', 'We accept credit cards, PayPal and bank transfer.');
+    add('brisk-stove', 'Brisk stove: payment', 'We accept credit cards, PayPal and bank transfer.');
+    expect(catalog.search('can I rent a tent', 'english', 3)[0]?.external_ref).toMatch(/-tent$/);
+    expect(catalog.search('do you accept PayPal', 'english', 3)).not.toEqual([]);
+  });
+
   it('reads two question words as the one word the pieces hold or have a synonym of ("gift cards": vouchers)', () => {
     const gifts = new AccountIndex();
     const add = (external_ref: string, heading: string, text: string) =>

@@ -56,6 +56,16 @@ export const TUNING: Tuning = {
 
 /** Shares of the question matched that count as the same. */
 const TIE = 0.005;
+/** Share of their heading keys (passages' words) two pieces hold in common from which they are one subject (answer alike). */
+const SAME_SUBJECT = 0.5;
+
+/** Jaccard overlap of two sets. */
+function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  let common = 0;
+  for (const key of a) if (b.has(key)) common += 1;
+  const union = a.size + b.size - common;
+  return union === 0 ? 1 : common / union;
+}
 
 /** Words of a piece a matching passage holds at most; a shorter text is its own passage. */
 const PASSAGE_WORDS = 50;
@@ -75,6 +85,8 @@ interface Doc {
   postings: Posting[];
   /** The distinct words (folded) of the piece: the vocabulary that corrects misspelled question words. */
   surfaces: string[];
+  /** The keys of its heading: what it is about. */
+  subject: Set<string>;
 }
 
 interface Alternative {
@@ -210,10 +222,11 @@ class LanguageIndex {
       }
     };
     count(piece.heading, this.tuning.headingWeight);
+    const subject = new Set(tf.keys());
     count(piece.text, 1);
     for (const [concept, times] of conceptsOf(`${piece.heading}\n${piece.text}`, said)) tf.set(concept, times);
     const slot = this.free.pop() ?? this.slots.length;
-    const doc: Doc = { piece, slot, length, postings: [], surfaces: [...surfaces] };
+    const doc: Doc = { piece, slot, length, postings: [], surfaces: [...surfaces], subject };
     this.slots[slot] = doc;
     for (const [key, frequency] of tf) {
       let posting = this.postings.get(key);
@@ -532,13 +545,18 @@ export class AccountIndex {
     candidates.sort((a, b) => b.score - a.score || (a.doc.piece.external_ref < b.doc.piece.external_ref ? -1 : 1));
     const [best] = candidates;
     const rival = candidates.find((c) => c !== best && c.language === best?.language);
-    // Two pieces matching the same share of the question, with near scores: the question does not tell them apart.
-    if (best && rival && best.matched - rival.matched < TIE && rival.score >= best.score * this.tuning.tieRatio) return [];
+    const passageOf = (c: Candidate) => passage(c.doc.piece.text, matchedKeys(c), c.language.language);
+    // Two pieces matching the same share of the question, with near scores: the question does not tell them apart,
+    // unless they are versions of one subject (`Alpa tent: rental`, `Brisk tent: rental`) or answer alike.
+    if (best && rival && best.matched - rival.matched < TIE && rival.score >= best.score * this.tuning.tieRatio) {
+      const alike = (a: string, b: string) => overlap(new Set(words(a)), new Set(words(b))) >= SAME_SUBJECT;
+      if (overlap(best.doc.subject, rival.doc.subject) < SAME_SUBJECT && !alike(passageOf(best), passageOf(rival))) return [];
+    }
     return candidates.slice(0, limit).map((c) => ({
       external_ref: c.doc.piece.external_ref,
       heading: c.doc.piece.heading,
       url: c.doc.piece.url,
-      passage: passage(c.doc.piece.text, matchedKeys(c), c.language.language),
+      passage: passageOf(c),
       score: Math.min(0.999, Math.round(c.matched * 1000) / 1000),
     }));
   }
