@@ -2,9 +2,9 @@ import { AppDefinition } from '@svc/platform';
 import { consoleConfigSpec } from './console.config';
 import { ConsoleModule } from './console.module';
 import { MembersService } from './members/members.service';
-import { serveServiceRoutes } from './services/service-routes';
-import { serveTeamActions } from './services/team-actions';
-import { Upstreams } from './services/upstreams';
+import { serveServiceRoutes } from './upstreams/service-routes';
+import { serveTeamActions } from './upstreams/team-actions';
+import { Upstreams } from './upstreams/upstreams';
 import { serveFrontEnd } from './static/spa';
 
 export const app: AppDefinition<typeof consoleConfigSpec> = {

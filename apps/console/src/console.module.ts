@@ -9,7 +9,7 @@ import { MembersRepository } from './members/members.repository';
 import { MembersService } from './members/members.service';
 import { ConsoleInternalGuard, OwnerGuard, SessionGuard } from './members/session.guard';
 import { CONSOLE_MIGRATIONS, CONSOLE_SCHEMA } from './migrations';
-import { Upstreams } from './services/upstreams';
+import { Upstreams } from './upstreams/upstreams';
 
 @Module({})
 export class ConsoleModule {

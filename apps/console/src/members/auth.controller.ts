@@ -5,7 +5,7 @@ import { APP_CONFIG, Caller } from '@svc/platform';
 import type { GatewayContext } from '@svc/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConsoleConfig } from '../console.config';
-import { Upstreams } from '../services/upstreams';
+import { Upstreams } from '../upstreams/upstreams';
 import { SessionRow } from './members.repository';
 import { MembersService, MemberView, NewSession } from './members.service';
 import { ConsoleInternalGuard, OwnerGuard, SessionGuard } from './session.guard';
