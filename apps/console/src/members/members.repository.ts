@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Role } from '@svc/contracts';
 import { execute, queryOne, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
@@ -31,8 +32,9 @@ export type RemoveRefusal = 'not_found' | 'last_owner';
 const MEMBER = 'id, account_id, email, role, password_hash, created_at';
 
 /** The SQL of schema `console`, and nothing else. */
+@Injectable()
 export class MembersRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
   async findByEmail(email: string): Promise<MemberRow | undefined> {
     return queryOne<MemberRow>(this.db, `SELECT ${MEMBER} FROM console.members WHERE lower(email) = lower($1)`, [email]);

@@ -38,7 +38,13 @@ function repository(overrides: Partial<Record<keyof MembersRepository, jest.Mock
 }
 
 const service = (repo: MembersRepository) =>
-  new MembersService(repo, 'https://app.example.com', 168, { failures: 5, emailFailures: 100, windowS: 900 });
+  new MembersService(repo, {
+    APP_URL: 'https://app.example.com',
+    SESSION_TTL_HOURS: 168,
+    SIGN_IN_FAILURES: 5,
+    SIGN_IN_EMAIL_FAILURES: 100,
+    SIGN_IN_WINDOW_S: 900,
+  });
 const codeOf = (promise: Promise<unknown>) =>
   promise.then(
     () => 'ok',

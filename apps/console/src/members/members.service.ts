@@ -1,7 +1,9 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Role } from '@svc/contracts';
-import { ApiError } from '@svc/platform';
+import { APP_CONFIG, ApiError } from '@svc/platform';
 import * as argon2 from 'argon2';
 import { createHash, randomBytes } from 'node:crypto';
+import type { ConsoleConfig } from '../console.config';
 import { MemberRow, MembersRepository, Reserved, SessionRow } from './members.repository';
 
 /** How long a set-password link works (contract: 24 h). */
@@ -10,13 +12,11 @@ export const LINK_TTL_HOURS = 24;
 const KNOWN_ADDRESS_DAYS = 30;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface ThrottleSettings {
-  /** Sign-in failures allowed per email and client address in the window (4× per client address). */
-  failures: number;
-  /** Sign-in failures allowed per email from all addresses together (not from an address the member signed in from). */
-  emailFailures: number;
-  windowS: number;
-}
+/** The links' address, the session length and the sign-in limits. */
+export type MembersConfig = Pick<
+  ConsoleConfig,
+  'APP_URL' | 'SESSION_TTL_HOURS' | 'SIGN_IN_FAILURES' | 'SIGN_IN_EMAIL_FAILURES' | 'SIGN_IN_WINDOW_S'
+>;
 
 export interface MemberView {
   id: string;
@@ -58,12 +58,11 @@ export const memberView = (member: MemberRow): MemberView => ({
 const OTHER_ACCOUNT = 'This email already belongs to a member of another account.';
 
 /** Team members: invitations, roles, argon2id passwords, sessions (SHA-256 of a cookie token) and sign-in limits. */
+@Injectable()
 export class MembersService {
   constructor(
     private readonly members: MembersRepository,
-    private readonly appUrl: string,
-    private readonly sessionTtlHours: number,
-    private readonly throttle: ThrottleSettings,
+    @Inject(APP_CONFIG) private readonly config: MembersConfig,
   ) {}
 
   /** `admin user create`: a new member is an owner; an existing member of the account keeps their role and gets a new link (a reset). */
@@ -115,7 +114,7 @@ export class MembersService {
   async signIn(email: string, password: string, address: string): Promise<NewSession> {
     const who = email.toLowerCase();
     const keys = { pair: `pair:${who} ${address}`, address: `address:${address}`, email: `email:${who}`, known: `known:${who} ${address}` };
-    const { failures, emailFailures, windowS } = this.throttle;
+    const { SIGN_IN_FAILURES: failures, SIGN_IN_EMAIL_FAILURES: emailFailures, SIGN_IN_WINDOW_S: windowS } = this.config;
     this.refuseOver(await this.members.reserveAttempt(keys.pair, windowS), failures);
     this.refuseOver(await this.members.reserveAttempt(keys.address, windowS), failures * 4);
     const known = await this.members.isKnown(keys.known);
@@ -150,12 +149,12 @@ export class MembersService {
   private async issueLink(member: MemberRow): Promise<InvitedMember> {
     const token = newToken();
     await this.members.insertPasswordLink(member.id, hashToken(token), LINK_TTL_HOURS);
-    return { user: { id: member.id, email: member.email }, sign_in_url: `${this.appUrl}/set-password?token=${token}` };
+    return { user: { id: member.id, email: member.email }, sign_in_url: `${this.config.APP_URL}/set-password?token=${token}` };
   }
 
   private async startSession(member: MemberRow): Promise<NewSession> {
     const token = newToken();
-    await this.members.insertSession(member.id, hashToken(token), newToken(), this.sessionTtlHours);
+    await this.members.insertSession(member.id, hashToken(token), newToken(), this.config.SESSION_TTL_HOURS);
     return { token, member };
   }
 }

@@ -1,15 +1,22 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { ERROR_STATUS, ErrorCode, GatewayContext, INTERNAL_ROUTES, isPlan, Plan, RouteMethod } from '@svc/contracts';
 import { InternalHttpClient, InternalResponse } from '@svc/internal-clients';
-import { ApiError, InternalAuth } from '@svc/platform';
+import { APP_CONFIG, ApiError, InjectLogger, InternalAuth } from '@svc/platform';
 import { LRUCache } from 'lru-cache';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import { ConsoleConfig } from '../console.config';
+import type { ConsoleConfig } from '../console.config';
 import { SessionRow } from '../members/members.repository';
 
 /** The services the console calls; each name is the audience its signed context is for. */
 export const UPSTREAMS = ['gateway', 'chat', 'contacts-api', 'knowledge-api', 'webhook-dispatcher'] as const;
 export type Upstream = (typeof UPSTREAMS)[number];
+
+/** Where the services are and how long the console waits for them. */
+export type UpstreamsConfig = Pick<
+  ConsoleConfig,
+  'GATEWAY_URL' | 'CHAT_URL' | 'CONTACTS_API_URL' | 'KNOWLEDGE_API_URL' | 'WEBHOOK_DISPATCHER_URL' | 'INTERNAL_TIMEOUT_MS'
+>;
 
 export interface ConsoleAccount {
   id: string;
@@ -27,14 +34,15 @@ const ACCOUNT_TTL_MS = 5_000;
  * account exactly as for an API key. The account's name and plan come from the gateway (owner of
  * accounts), cached for 5 s.
  */
+@Injectable()
 export class Upstreams {
   private readonly clients: Record<Upstream, InternalHttpClient>;
   private readonly accounts = new LRUCache<string, ConsoleAccount>({ max: 10_000, ttl: ACCOUNT_TTL_MS });
 
   constructor(
-    config: ConsoleConfig,
+    @Inject(APP_CONFIG) config: UpstreamsConfig,
     readonly auth: InternalAuth,
-    logger: Logger,
+    @InjectLogger('upstreams') logger: Logger,
   ) {
     const urls: Record<Upstream, string> = {
       gateway: config.GATEWAY_URL,
