@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ACCOUNTS_MIGRATIONS, ACCOUNTS_SCHEMA, AccountsRepository } from '@svc/accounts';
 import { appStack } from '@svc/persistence';
-import { APP_CONFIG, closedOnShutdown } from '@svc/platform';
+import { closedOnShutdown } from '@svc/platform';
 import type { Logger } from 'pino';
 import { ApiKeyAuthenticator } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
@@ -12,7 +12,6 @@ import { ChatProxy } from './proxy/chat-proxy';
 import { ConsoleProxy } from './proxy/console-proxy';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { WriteLimiter } from './rate-limit/write-limiter';
-import { REDIS_CLIENT, RedisClient } from './redis/redis-client';
 import { RedisModule } from './redis/redis.module';
 import { WhoamiController } from './whoami.controller';
 
@@ -28,20 +27,9 @@ export class GatewayModule {
       controllers: [WhoamiController, OpenApiController],
       providers: [
         AccountsRepository,
-        {
-          provide: ApiKeyAuthenticator,
-          inject: [AccountsRepository, APP_CONFIG],
-          useFactory: (accounts: AccountsRepository, { AUTH_CACHE_TTL_MS }: GatewayConfig) =>
-            new ApiKeyAuthenticator(accounts, AUTH_CACHE_TTL_MS),
-        },
+        ApiKeyAuthenticator,
         WriteLimiter,
-        {
-          // A claim outlives the longest upstream call; a second request with the key waits as long as the first may take.
-          provide: IdempotencyStore,
-          inject: [REDIS_CLIENT, APP_CONFIG],
-          useFactory: (redis: RedisClient, { UPSTREAM_TIMEOUT_MS }: GatewayConfig) =>
-            new IdempotencyStore(redis, { claimMs: UPSTREAM_TIMEOUT_MS + 5_000, waitMs: UPSTREAM_TIMEOUT_MS + 5_000 }),
-        },
+        IdempotencyStore,
         UpstreamProxy,
         ChatProxy,
         ConsoleProxy,

@@ -25,7 +25,7 @@ function fakeRepository(keys: string[]) {
 describe('ApiKeyAuthenticator', () => {
   it('asks the database at most once per unknown key within the cache time, however often or concurrently it is sent', async () => {
     const { findPrincipal, repository } = fakeRepository([]);
-    const authenticator = new ApiKeyAuthenticator(repository, 60_000);
+    const authenticator = new ApiKeyAuthenticator(repository, { AUTH_CACHE_TTL_MS: 60_000 });
     const guesses = Array.from({ length: 200 }, () => generateApiKey());
     const answers = await Promise.all([...guesses, ...guesses].map((key) => authenticator.lookup(key)));
     for (const key of guesses) expect(await authenticator.lookup(key)).toBeNull();
@@ -36,7 +36,7 @@ describe('ApiKeyAuthenticator', () => {
   it('asks the database once per known key, then answers it synchronously from the cache', async () => {
     const key = generateApiKey();
     const { findPrincipal, repository } = fakeRepository([key]);
-    const authenticator = new ApiKeyAuthenticator(repository, 60_000);
+    const authenticator = new ApiKeyAuthenticator(repository, { AUTH_CACHE_TTL_MS: 60_000 });
     expect(authenticator.cached(key)).toBeUndefined();
     const [first, second] = await Promise.all([authenticator.lookup(key), authenticator.lookup(key)]);
     expect(first).toEqual({
@@ -52,7 +52,11 @@ describe('ApiKeyAuthenticator', () => {
   it('keeps real keys cached however many unknown keys are tried (separate, bounded caches)', async () => {
     const real = Array.from({ length: 50 }, () => generateApiKey());
     const { findPrincipal, repository } = fakeRepository(real);
-    const authenticator = new ApiKeyAuthenticator(repository, 60_000, { known: 100, unknown: 20, unknownTtlMs: 60_000 });
+    const authenticator = new ApiKeyAuthenticator(
+      repository,
+      { AUTH_CACHE_TTL_MS: 60_000 },
+      { known: 100, unknown: 20, unknownTtlMs: 60_000 },
+    );
     for (const key of real) await authenticator.lookup(key);
     for (let i = 0; i < 1_000; i += 1) await authenticator.lookup(generateApiKey());
     expect(real.every((key) => authenticator.cached(key) !== undefined)).toBe(true);
@@ -62,7 +66,7 @@ describe('ApiKeyAuthenticator', () => {
   it('forgets an unknown key once its cache time has passed, so a key created later is found', async () => {
     const key = generateApiKey();
     const { add, findPrincipal, repository } = fakeRepository([]);
-    const authenticator = new ApiKeyAuthenticator(repository, 60_000, { known: 10, unknown: 10, unknownTtlMs: 50 });
+    const authenticator = new ApiKeyAuthenticator(repository, { AUTH_CACHE_TTL_MS: 60_000 }, { known: 10, unknown: 10, unknownTtlMs: 50 });
     expect(await authenticator.lookup(key)).toBeNull();
     add(key);
     expect(await authenticator.lookup(key)).toBeNull(); // remembered: no second query
@@ -75,7 +79,7 @@ describe('ApiKeyAuthenticator', () => {
   it('answers null without a query for a token that is not shaped like a key, or a key whose checksum does not match', async () => {
     const key = generateApiKey();
     const { findPrincipal, repository } = fakeRepository([key]);
-    const authenticator = new ApiKeyAuthenticator(repository, 60_000);
+    const authenticator = new ApiKeyAuthenticator(repository, { AUTH_CACHE_TTL_MS: 60_000 });
     const typo = key.slice(0, 20) + (key[20] === 'a' ? 'b' : 'a') + key.slice(21);
     const badChecksum = key.slice(0, -1) + (key.endsWith('0') ? '1' : '0');
     for (const token of ['', 'svc_cust_short', typo, badChecksum, `${key}x`, `svc_cust_${'x'.repeat(49)}`]) {
@@ -86,7 +90,7 @@ describe('ApiKeyAuthenticator', () => {
 
   it('remembers an unknown key longer than a known one: a repeated unknown key costs no query after the known-key cache time', async () => {
     const { findPrincipal, repository } = fakeRepository([]);
-    const authenticator = new ApiKeyAuthenticator(repository, 10);
+    const authenticator = new ApiKeyAuthenticator(repository, { AUTH_CACHE_TTL_MS: 10 });
     const stale = generateApiKey();
     expect(await authenticator.lookup(stale)).toBeNull();
     await sleep(30);
@@ -97,7 +101,7 @@ describe('ApiKeyAuthenticator', () => {
   it('looks up a key made before the checksum (no checksum to check) and finds it', async () => {
     const legacy = `svc_cust_${randomBytes(32).toString('base64url')}`;
     const { findPrincipal, repository } = fakeRepository([legacy]);
-    const authenticator = new ApiKeyAuthenticator(repository, 60_000);
+    const authenticator = new ApiKeyAuthenticator(repository, { AUTH_CACHE_TTL_MS: 60_000 });
     expect(await authenticator.lookup(legacy)).not.toBeNull();
     expect(await authenticator.lookup(legacy.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a')))).toBeNull();
     expect(findPrincipal).toHaveBeenCalledTimes(2);

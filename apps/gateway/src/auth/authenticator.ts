@@ -1,7 +1,10 @@
 import { API_KEY_PREFIX, AccountsRepository, hashApiKey, isWellFormedApiKey, PrincipalRow, sameHash } from '@svc/accounts';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Plan } from '@svc/contracts';
+import { APP_CONFIG } from '@svc/platform';
 import { LRUCache } from 'lru-cache';
 import { hash } from 'node:crypto';
+import type { GatewayConfig } from '../gateway.config';
 
 /** Who is calling: an active key and its account. */
 export interface Principal {
@@ -30,6 +33,7 @@ const DEFAULT_SIZES: KeyCacheSizes = { known: 50_000, unknown: 10_000, unknownTt
  * costs no query; concurrent lookups of one key share one query. Found and not-found keys are
  * cached in two bounded structures, so any number of guessed keys cannot push the real keys out.
  */
+@Injectable()
 export class ApiKeyAuthenticator {
   /** Keyed by a digest of the key, never the key itself. */
   private readonly known: LRUCache<string, Principal>;
@@ -38,10 +42,11 @@ export class ApiKeyAuthenticator {
 
   constructor(
     private readonly repository: AccountsRepository,
-    ttlMs: number,
-    sizes: KeyCacheSizes = DEFAULT_SIZES,
+    @Inject(APP_CONFIG) { AUTH_CACHE_TTL_MS }: Pick<GatewayConfig, 'AUTH_CACHE_TTL_MS'>,
+    /** DEFAULT_SIZES unless a test makes them small. */
+    @Optional() sizes: KeyCacheSizes = DEFAULT_SIZES,
   ) {
-    this.known = new LRUCache<string, Principal>({ max: sizes.known, ttl: Math.max(ttlMs, 1) });
+    this.known = new LRUCache<string, Principal>({ max: sizes.known, ttl: Math.max(AUTH_CACHE_TTL_MS, 1) });
     this.unknown = new LRUCache<string, true>({ max: sizes.unknown, ttl: Math.max(sizes.unknownTtlMs, 1) });
   }
 

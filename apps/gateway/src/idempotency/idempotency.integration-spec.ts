@@ -14,7 +14,7 @@ const answer = (status: number, body: unknown): Answer => ({
 
 describe('IdempotencyStore (real Redis)', () => {
   const redis = new Redis(REDIS_URL);
-  const store = new IdempotencyStore(redis, { claimMs: 5_000, waitMs: 500 });
+  const store = new IdempotencyStore(redis, { UPSTREAM_TIMEOUT_MS: 0 }, { claimMs: 5_000, waitMs: 500 });
   const request = (overrides: Partial<IdempotentRequest> = {}): IdempotentRequest => ({
     scope: `key-${randomUUID()}`,
     key: randomUUID(),

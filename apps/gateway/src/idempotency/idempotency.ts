@@ -1,5 +1,7 @@
-import { ApiError, unavailableError } from '@svc/platform';
-import type { RedisClient } from '../redis/redis-client';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { APP_CONFIG, ApiError, unavailableError } from '@svc/platform';
+import type { GatewayConfig } from '../gateway.config';
+import { REDIS_CLIENT, RedisClient } from '../redis/redis-client';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -38,6 +40,18 @@ return 1
 `;
 
 type IdempotencyRedis = RedisClient & { settleIdempotent(key: string, owner: string, value: string, ttlMs: number): Promise<number> };
+
+export interface IdempotencyTiming {
+  /** How long a claim holds without an answer: longer than any upstream call, so that a run never outlives its claim. */
+  claimMs: number;
+  /** How long a second request waits for the first one's answer before 409. */
+  waitMs: number;
+}
+
+/** A claim outlives the longest upstream call; a second request with the key waits as long as the first may take. */
+export function idempotencyTiming({ UPSTREAM_TIMEOUT_MS }: Pick<GatewayConfig, 'UPSTREAM_TIMEOUT_MS'>): IdempotencyTiming {
+  return { claimMs: UPSTREAM_TIMEOUT_MS + 5_000, waitMs: UPSTREAM_TIMEOUT_MS + 5_000 };
+}
 
 export interface IdempotentRequest {
   /** The API key's id: keys are per API key, another key's identical Idempotency-Key is independent. */
@@ -78,17 +92,15 @@ export function fingerprintOf(request: Pick<IdempotentRequest, 'method' | 'url' 
  * fingerprint differs from the stored one is 409 `conflict`. Without Redis nothing can be promised:
  * 503, as for every write.
  */
+@Injectable()
 export class IdempotencyStore {
   private readonly redis: IdempotencyRedis;
 
   constructor(
-    redis: RedisClient,
-    private readonly timing: {
-      /** How long a claim holds without an answer: longer than any upstream call, so that a run never outlives its claim. */
-      claimMs: number;
-      /** How long a second request waits for the first one's answer before 409. */
-      waitMs: number;
-    },
+    @Inject(REDIS_CLIENT) redis: RedisClient,
+    @Inject(APP_CONFIG) config: Pick<GatewayConfig, 'UPSTREAM_TIMEOUT_MS'>,
+    /** From UPSTREAM_TIMEOUT_MS unless a test shortens the wait. */
+    @Optional() private readonly timing: IdempotencyTiming = idempotencyTiming(config),
   ) {
     redis.defineCommand('settleIdempotent', { numberOfKeys: 1, lua: SETTLE });
     this.redis = redis as IdempotencyRedis;

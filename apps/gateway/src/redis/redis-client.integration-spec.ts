@@ -136,7 +136,7 @@ describe("the gateway's Redis client on a Redis Cluster (private, three masters)
     // The first key had one write already: its second here is its third, refused.
     expect(decisions.map(([a, b]) => [a.allowed, b.allowed])).toEqual(keys.map((_, i) => (i === 0 ? [true, false] : [true, true])));
 
-    const store = new IdempotencyStore(client, { claimMs: 5_000, waitMs: 1_000 });
+    const store = new IdempotencyStore(client, { UPSTREAM_TIMEOUT_MS: 0 }, { claimMs: 5_000, waitMs: 1_000 });
     const request = { scope: 'key-1', key: randomUUID(), method: 'POST', url: '/api/v1/contacts', body: Buffer.from('{}') };
     const run = () => Promise.resolve({ status: 201, headers: {}, body: Buffer.from('{"id":1}') });
     expect((await store.answer(request, run)).replayed).toBe(false);
