@@ -1,10 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { serviceStack } from '@svc/messaging';
-import { pruneJobProvider } from '@svc/jobs';
 import type { Logger } from 'pino';
 import { AppendBatcher } from './append-batcher';
 import { DomainConsumer, ErasureConsumer } from './domain.consumer';
 import { EventsRepository } from './events.repository';
+import { EventsRetention } from './events-retention';
 import { EventsApiConfig } from './events-api.config';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
@@ -18,16 +18,7 @@ export class EventsApiModule {
       module: EventsApiModule,
       imports: serviceStack('events-api', { config, logger, schema: EVENTS_SCHEMA, migrations: EVENTS_MIGRATIONS, behindGateway: true }),
       controllers: [EventsController, InternalEventsController, DomainConsumer, ErasureConsumer],
-      providers: [
-        EventsRepository,
-        AppendBatcher,
-        EventsService,
-        pruneJobProvider(
-          EventsRepository,
-          { what: 'events', retentionDays: config.EVENTS_RETENTION_DAYS, intervalMs: config.EVENTS_PRUNE_INTERVAL_MS },
-          logger.child({ component: 'events-retention' }),
-        ),
-      ],
+      providers: [EventsRepository, AppendBatcher, EventsService, EventsRetention],
     };
   }
 }

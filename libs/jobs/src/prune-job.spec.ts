@@ -1,8 +1,9 @@
-import { Module } from '@nestjs/common';
+import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { APP_CONFIG, APP_LOGGER } from '@svc/platform';
 import pino from 'pino';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Prunable, PRUNE_BATCH, PruneJob, pruneJobProvider } from './prune-job';
+import { Prunable, PRUNE_BATCH, PruneJob, PruneJobFor } from './prune-job';
 
 describe('PruneJob', () => {
   const lines: Array<{ level: number; msg: string; removed?: number }> = [];
@@ -53,18 +54,26 @@ describe('PruneJob', () => {
     }
   });
 
-  it('as the provider of pruneJobProvider, prunes its source from the start of the application until it closes', async () => {
+  it('extended as a provider, prunes its source with the configured retention from the start of the application until it closes', async () => {
     const prune = jest.fn(async () => 0);
     class Things {
       prune = prune;
     }
-    @Module({ providers: [Things, pruneJobProvider(Things, { what: 'things', retentionDays: 30, intervalMs: 10 }, logger)] })
+    @Injectable()
+    class ThingsRetention extends PruneJobFor(Things, 'things-retention', (config: { DAYS: number }) => ({
+      what: 'things',
+      retentionDays: config.DAYS,
+      intervalMs: 10,
+    })) {}
+    @Module({
+      providers: [Things, ThingsRetention, { provide: APP_CONFIG, useValue: { DAYS: 12 } }, { provide: APP_LOGGER, useValue: logger }],
+    })
     class AppModule {}
     const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
     expect(prune).not.toHaveBeenCalled();
     await app.init();
     await sleep(100);
-    expect(prune).toHaveBeenCalledWith(30, PRUNE_BATCH);
+    expect(prune).toHaveBeenCalledWith(12, PRUNE_BATCH);
     await app.close();
     const calls = prune.mock.calls.length;
     await sleep(50);

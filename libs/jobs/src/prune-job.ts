@@ -1,4 +1,5 @@
-import { FactoryProvider, InjectionToken } from '@nestjs/common';
+import { Inject, Injectable, InjectionToken, Type } from '@nestjs/common';
+import { APP_CONFIG, APP_LOGGER } from '@svc/platform';
 import type { Logger } from 'pino';
 import { Sweep } from './sweep';
 
@@ -52,7 +53,16 @@ export class PruneJob extends Sweep {
   }
 }
 
-/** An app's retention as a Nest provider: a `PruneJob` over the `Prunable` provided as `source`. */
-export function pruneJobProvider(source: InjectionToken, options: PruneJobOptions, logger: Logger): FactoryProvider<PruneJob> {
-  return { provide: PruneJob, inject: [source], useFactory: (prunable: Prunable) => new PruneJob(prunable, options, logger) };
+/**
+ * An app's retention as an injectable class to extend: a `PruneJob` over the `Prunable` provided as
+ * `source`, its options read from the app config, logging as `component`.
+ */
+export function PruneJobFor<C>(source: InjectionToken, component: string, options: (config: C) => PruneJobOptions): Type<PruneJob> {
+  @Injectable()
+  class Retention extends PruneJob {
+    constructor(@Inject(source) prunable: Prunable, @Inject(APP_CONFIG) config: C, @Inject(APP_LOGGER) logger: Logger) {
+      super(prunable, options(config), logger.child({ component }));
+    }
+  }
+  return Retention;
 }
