@@ -17,7 +17,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { benchDatabase, cpuMs, machine, root, roundSettings, stopProcesses, waitReady, writeResult } from './support.mjs';
+import { benchDatabase, cpuMs, machine, root, roundSettings, startApp, stopProcesses, waitReady, writeResult } from './support.mjs';
 
 const self = fileURLToPath(import.meta.url);
 /** Write limits out of reach: the writes are counted as in production, and none is refused. */
@@ -170,32 +170,24 @@ async function bench() {
   const children = [];
   try {
     // contacts-api first: it migrates schema `contacts`, which the bare handler writes too.
-    children.push(
-      spawn(process.execPath, [join(root, 'dist/apps/contacts-api/src/main.js')], {
-        env: { ...env, PORT: String(ports.contacts) },
-        stdio: quiet(),
-      }),
-    );
-    await waitReady(`http://127.0.0.1:${ports.contacts}`);
-    children.push(
-      spawn(process.execPath, [join(root, 'dist/apps/gateway/src/main.js')], {
-        env: {
-          ...env,
-          PORT: String(ports.gateway),
-          CONTACTS_API_URL: `http://127.0.0.1:${ports.contacts}`,
-          WRITE_LIMIT_PER_MINUTE: BENCH_WRITE_LIMIT,
-          WRITE_LIMIT_PER_HOUR: BENCH_WRITE_LIMIT,
-        },
-        stdio: quiet(),
-      }),
-    );
+    await startApp(children, 'contacts-api', { port: ports.contacts, env, stdio: quiet() });
+    const gatewayReady = startApp(children, 'gateway', {
+      port: ports.gateway,
+      env: {
+        ...env,
+        CONTACTS_API_URL: `http://127.0.0.1:${ports.contacts}`,
+        WRITE_LIMIT_PER_MINUTE: BENCH_WRITE_LIMIT,
+        WRITE_LIMIT_PER_HOUR: BENCH_WRITE_LIMIT,
+      },
+      stdio: quiet(),
+    });
     children.push(
       spawn(process.execPath, [self, '--bare'], {
         env: { ...process.env, DATABASE_URL: database.url, PORT: String(ports.bare) },
         stdio: 'inherit',
       }),
     );
-    await Promise.all([waitReady(`http://127.0.0.1:${ports.gateway}`), waitReady(`http://127.0.0.1:${ports.bare}`)]);
+    await Promise.all([gatewayReady, waitReady(`http://127.0.0.1:${ports.bare}`)]);
 
     const gateway = `http://127.0.0.1:${ports.gateway}`;
     const bare = `http://127.0.0.1:${ports.bare}`;

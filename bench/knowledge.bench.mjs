@@ -9,7 +9,6 @@
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/knowledge-*.json.
 // BENCH_QUESTIONS (default 2000) sets how many questions are timed.
 import MiniSearch from 'minisearch';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
@@ -27,8 +26,8 @@ import {
   round3,
   seededRandom,
   stopProcesses,
+  startApp,
   SYLLABLES,
-  waitReady,
   writeResult,
 } from './support.mjs';
 
@@ -225,25 +224,22 @@ const stats = (samples) => {
 
 const { database, env, apiKey, account } = await benchDatabase('warn');
 
-const knowledge = spawn(process.execPath, [join(root, 'dist/apps/knowledge-api/src/main.js')], {
-  env: { ...env, PORT: String(KNOWLEDGE_PORT), INTERNAL_PORT: String(KNOWLEDGE_INTERNAL) },
-  stdio: ['ignore', 'inherit', 'inherit'],
-});
-await waitReady(`http://127.0.0.1:${KNOWLEDGE_PORT}`);
-const gateway = spawn(process.execPath, [join(root, 'dist/apps/gateway/src/main.js')], {
-  env: {
-    ...env,
-    PORT: String(GATEWAY_PORT),
-    INTERNAL_PORT: String(GATEWAY_INTERNAL),
-    KNOWLEDGE_API_URL: `http://127.0.0.1:${KNOWLEDGE_INTERNAL}`,
-    WRITE_LIMIT_PER_MINUTE: BENCH_WRITE_LIMIT,
-    WRITE_LIMIT_PER_HOUR: BENCH_WRITE_LIMIT,
-  },
-  stdio: ['ignore', 'inherit', 'inherit'],
-});
-
+const children = [];
 try {
-  await waitReady(`http://127.0.0.1:${GATEWAY_PORT}`);
+  const knowledge = await startApp(children, 'knowledge-api', {
+    port: KNOWLEDGE_PORT,
+    env: { ...env, INTERNAL_PORT: String(KNOWLEDGE_INTERNAL) },
+  });
+  await startApp(children, 'gateway', {
+    port: GATEWAY_PORT,
+    env: {
+      ...env,
+      INTERNAL_PORT: String(GATEWAY_INTERNAL),
+      KNOWLEDGE_API_URL: `http://127.0.0.1:${KNOWLEDGE_INTERNAL}`,
+      WRITE_LIMIT_PER_MINUTE: BENCH_WRITE_LIMIT,
+      WRITE_LIMIT_PER_HOUR: BENCH_WRITE_LIMIT,
+    },
+  });
   const pieces = Array.from({ length: PIECES }, (_, i) => makePiece(i));
   const words = pieces.map((p) => p.text.split(' ').length).sort((a, b) => a - b);
 
@@ -427,7 +423,7 @@ try {
   console.log(`written to ${file}`);
   if (!result.met.load || !result.met.search_p99) process.exitCode = 1;
 } finally {
-  await stopProcesses([gateway, knowledge]);
+  await stopProcesses(children);
   // BENCH_KEEP_DATABASE=1 leaves the loaded database for EXPLAIN ANALYZE of the search.
   if (process.env.BENCH_KEEP_DATABASE === '1') console.log(`database kept: ${database.url}`);
   else await database.drop();

@@ -14,9 +14,7 @@
 // latency does. The load average before and after is recorded.
 //
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/mcp-*.json.
-import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import {
@@ -25,13 +23,12 @@ import {
   machine,
   median,
   percentile,
-  root,
   round2,
   round3,
   roundSettings,
+  startApp,
   stopProcesses,
   summary,
-  waitReady,
   writeResult,
 } from './support.mjs';
 
@@ -100,15 +97,8 @@ const { database, env, apiKey, account } = await benchDatabase('warn');
 const local = (port) => `http://127.0.0.1:${port}`;
 const children = [];
 const pids = {};
-const start = (app, port, extra = {}) => {
-  children.push(
-    spawn(process.execPath, [join(root, `dist/apps/${app}/src/main.js`)], {
-      env: { ...env, ...extra, PORT: String(port) },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    }),
-  );
-  pids[app] = children.at(-1).pid;
-  return waitReady(local(port));
+const start = async (app, port, extra = {}) => {
+  pids[app] = (await startApp(children, app, { port, env: { ...env, ...extra } })).pid;
 };
 
 try {

@@ -1,7 +1,7 @@
-// What the benchmarks share: a scratch database, waiting for an app and stopping the processes they
-// started, their settings, reproducible randomness and shop words, the statistics they report, the
+// What the benchmarks share: a scratch database, starting a built app, waiting for it and stopping the
+// processes they started, their settings, reproducible randomness and shop words, the statistics they report, the
 // CPU time of a process and the writing of their results.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -51,6 +51,18 @@ export async function waitReady(url, tries = 300) {
     await sleep(100);
   }
   throw new Error(`${url} not ready`);
+}
+
+/**
+ * Starts the built app `app` (dist/apps/<app>/src/main.js) on PORT `port` with `env`, adds its
+ * process to `children` at once (so that `stopProcesses(children)` stops it even when it never gets
+ * ready) and resolves with that process once it is ready. Its output goes to this process's unless `stdio` says otherwise.
+ */
+export async function startApp(children, app, { port, env, stdio = ['ignore', 'inherit', 'inherit'] }) {
+  const child = spawn(process.execPath, [join(root, `dist/apps/${app}/src/main.js`)], { env: { ...env, PORT: String(port) }, stdio });
+  children.push(child);
+  await waitReady(`http://127.0.0.1:${port}`);
+  return child;
 }
 
 /** Sends SIGTERM to `children` (spawned processes) and resolves once every one has exited. */
