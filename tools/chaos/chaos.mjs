@@ -9,7 +9,7 @@
 // bench/results/chaos-*.json (or CHAOS_RESULT_FILE).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { machine, root, round1, seededRandom, writeResult } from '../../bench/support.mjs';
 import { checkDeliveries, checkFeedAndChat, checkServerErrors, checkWrites, readFeed } from './checker.mjs';
-import { APPS, startCluster } from './cluster.mjs';
+import { startCluster } from './cluster.mjs';
 import { describeFault, faultSchedule, runFaults } from './faults.mjs';
 import {
   createRecorder,
@@ -35,7 +35,7 @@ const startedAt = new Date();
 const log = (line) => process.stdout.write(`[${((Date.now() - startedAt.getTime()) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
 
 // A fresh clone is built first (SWC: seconds); a built tree is run as it is.
-const built = ['dist/libs/testing/src/index.js', ...APPS.map((a) => `dist/apps/${a}/src/main.js`)];
+const built = ['dist/libs/testing/src/index.js', ...readdirSync(join(root, 'apps')).map((a) => `dist/apps/${a}/src/main.js`)];
 if (!built.every((file) => existsSync(join(root, file)))) {
   console.log('chaos: dist/ is incomplete; running `npm run build` first');
   if (spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' }).status !== 0) {

@@ -1,29 +1,16 @@
-// Two replicas of every app of dist/apps, each on its own ports, behind HAProxy: one TCP `listen`
-// per app over the replicas' internal listeners (what a Kubernetes Service does) and one HTTP
-// frontend over the two gateways' public ports (the Ingress). The cluster is the replicas'
-// supervisor: it restarts what the chaos runner kills, and any replica that exits by itself.
+// Two replicas of every app that serves HTTP (libs/platform SERVICE_PORTS), each on its own ports,
+// behind HAProxy: one TCP `listen` per app over the replicas' internal listeners (what a Kubernetes
+// Service does) and one HTTP frontend over the two gateways' public ports (the Ingress). The cluster
+// is the replicas' supervisor: it restarts what the chaos runner kills, and any replica that exits by
+// itself.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** The apps that serve HTTP, in the order they are started (their migrations run under a lock anyway). */
-export const APPS = [
-  'gateway',
-  'contacts-api',
-  'identity-issuer',
-  'knowledge-api',
-  'events-api',
-  'webhook-dispatcher',
-  'chat',
-  'console',
-  'mcp-server',
-];
 export const REPLICAS = 2;
-
-/** `CONTACTS_API_URL` for contacts-api (libs/platform serviceUrlSetting). */
-const urlSetting = (app) => `${app.toUpperCase().replaceAll('-', '_')}_URL`;
 
 /** The JSON error a client gets from the load balancer when no replica could answer: the API's own shape. */
 const UNAVAILABLE = JSON.stringify({ error: { code: 'unavailable', message: 'The service is temporarily unavailable; retry shortly.' } });
@@ -61,7 +48,13 @@ function haproxyConfig(ports, errorFile) {
     `  errorfile 504 ${errorFile}`,
     servers('gateway', 'port'),
     '',
-    ...APPS.flatMap((app) => [`listen ${app}`, '  mode tcp', `  bind 127.0.0.1:${ports.services[app]}`, servers(app, 'internalPort'), '']),
+    ...Object.keys(ports.services).flatMap((app) => [
+      `listen ${app}`,
+      '  mode tcp',
+      `  bind 127.0.0.1:${ports.services[app]}`,
+      servers(app, 'internalPort'),
+      '',
+    ]),
   ].join('\n');
 }
 
@@ -70,8 +63,11 @@ function haproxyConfig(ports, errorFile) {
  * `freePort` hands out the ports. Returns the cluster: its public URL, replicas, kill/pause/resume.
  */
 export async function startCluster({ dir, env, appEnv = {}, freePort, root, log }) {
+  const { SERVICE_PORTS, serviceUrlSetting } = createRequire(import.meta.url)(join(root, 'dist/libs/platform/src/index.js'));
+  // The apps that serve HTTP, in the order they are started (their migrations run under a lock anyway).
+  const apps = Object.keys(SERVICE_PORTS);
   const ports = { public: await freePort(), services: {}, replicas: {} };
-  for (const app of APPS) {
+  for (const app of apps) {
     ports.services[app] = await freePort();
     ports.replicas[app] = [];
     for (let i = 0; i < REPLICAS; i += 1) ports.replicas[app].push({ port: await freePort(), internalPort: await freePort() });
@@ -88,11 +84,11 @@ export async function startCluster({ dir, env, appEnv = {}, freePort, root, log 
   haproxy.stdout.pipe(haproxyLog);
   haproxy.stderr.pipe(haproxyLog);
 
-  const upstreams = Object.fromEntries(APPS.map((app) => [urlSetting(app), `http://127.0.0.1:${ports.services[app]}`]));
+  const upstreams = Object.fromEntries(apps.map((app) => [serviceUrlSetting(app), `http://127.0.0.1:${ports.services[app]}`]));
   const publicUrl = `http://127.0.0.1:${ports.public}`;
   let stopping = false;
   /** Every replica: app, index, ports, its current process, and every incarnation's pid and times. */
-  const replicas = APPS.flatMap((app) =>
+  const replicas = apps.flatMap((app) =>
     ports.replicas[app].map((p, index) => ({
       app,
       index,
