@@ -12,6 +12,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import { Injectable } from '@nestjs/common';
 import { GatewayContext } from '@svc/contracts';
 import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -81,6 +82,7 @@ export function invalidParams(request: JSONRPCRequest): JSONRPCMessage | undefin
 }
 
 /** `POST /mcp`, stateless, answered as JSON; GET and DELETE are 405. See docs/adr/011-mcp-one-sdk-server.md */
+@Injectable()
 export class McpEndpoint {
   private readonly transport = new ExchangeTransport();
   private readonly server: Server;

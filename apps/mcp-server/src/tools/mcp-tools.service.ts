@@ -1,4 +1,5 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Inject, Injectable } from '@nestjs/common';
 import { ErrorBody, ErrorDetail, GatewayContext, WriteCountResponse } from '@svc/contracts';
 import { InternalHttpClient, InternalResponse } from '@svc/internal-clients';
 import { ApiError } from '@svc/platform';
@@ -6,6 +7,10 @@ import { CHAT_TOOLS, ChatToolSpec, PATH_ID_SCHEMA } from './chat-tools';
 import { dtoSchema } from './dto-schemas';
 import { OpenApiDocument, OperationShape, operationShape } from './openapi-schemas';
 import { PARITY_TOOLS, ToolAnnotations, ToolUpstream } from './parity-tools';
+
+/** The keep-alive clients to the services the tools call, one per upstream. */
+export const TOOL_CLIENTS = Symbol('mcp upstream clients');
+export type ToolClients = Record<ToolUpstream, InternalHttpClient>;
 
 /** A tool ready to list and call: its words, the route it calls, its shape, and whether it writes. */
 interface CatalogTool {
@@ -144,12 +149,30 @@ function requestOf(tool: CatalogTool, args: Record<string, unknown>): { path: st
   };
 }
 
+/** No account is named when the document is fetched: the route is public. */
+const DOCUMENT_CONTEXT: GatewayContext = { account: { id: '', name: '', plan: 'scale' }, keyId: '', requestId: 'mcp-openapi' };
+
+/** The tool catalog from the gateway's OpenAPI document, fetched at the first call (a failure: again at the next). */
+function catalogLoader(gateway: InternalHttpClient): () => Promise<ToolCatalog> {
+  let loading: Promise<ToolCatalog> | undefined;
+  return () => {
+    loading ??= gateway.call('GET', '/api/v1/openapi.json', DOCUMENT_CONTEXT).then((response) => {
+      if (response.status !== 200) throw gateway.unavailable(DOCUMENT_CONTEXT, `openapi.json: status ${response.status}`);
+      return new ToolCatalog(response.body as OpenApiDocument);
+    });
+    loading.catch(() => (loading = undefined));
+    return loading;
+  };
+}
+
 /** Lists and calls the tools for one caller: the REST operation's route and body; a write is counted at the gateway first. */
+@Injectable()
 export class McpToolsService {
-  constructor(
-    private readonly clients: Record<ToolUpstream, InternalHttpClient>,
-    private readonly catalog: () => Promise<ToolCatalog>,
-  ) {}
+  private readonly catalog: () => Promise<ToolCatalog>;
+
+  constructor(@Inject(TOOL_CLIENTS) private readonly clients: ToolClients) {
+    this.catalog = catalogLoader(clients.gateway);
+  }
 
   async list(): Promise<Tool[]> {
     return (await this.catalog()).listed;
