@@ -17,7 +17,7 @@ import { SearchService } from './search/search.service';
 /** knowledge-api: the accounts' knowledge pieces and the assistant's search over them (in memory, `SearchIndex`). */
 @Module({
   controllers: [PiecesController, SearchController],
-  providers: [...repositoryProviders(PiecesRepository, SearchRepository), SearchService],
+  providers: [...repositoryProviders(PiecesRepository, SearchRepository), PiecesService, SearchService],
 })
 export class KnowledgeApiModule {
   /** With its stack: the platform, schema `knowledge` (migrated at start), RabbitMQ with the outbox relay; reached through the gateway. */
@@ -42,11 +42,6 @@ export class KnowledgeApiModule {
             );
             return index;
           },
-        },
-        {
-          provide: PiecesService,
-          inject: [PiecesRepository, SearchIndex],
-          useFactory: (pieces: PiecesRepository, index: SearchIndex) => new PiecesService(pieces, index),
         },
       ],
     };

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   BulkUpsertKnowledgeResponseDto,
   INVALID_PARAMETERS,
@@ -43,7 +43,7 @@ async function checkQuota(writer: PiecesWriter, newPieces: number): Promise<void
 export class PiecesService {
   constructor(
     private readonly pieces: PiecesRepository,
-    private readonly index: Pick<SearchIndex, 'refresh'>,
+    @Inject(SearchIndex) private readonly index: Pick<SearchIndex, 'refresh'>,
   ) {}
 
   async upsert(accountId: string, ref: string, body: UpsertKnowledgePieceDto): Promise<{ created: boolean; piece: KnowledgePieceDto }> {
