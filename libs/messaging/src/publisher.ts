@@ -1,3 +1,5 @@
+import { Injectable } from '@nestjs/common';
+import { InjectLogger } from '@svc/platform';
 import type { ChannelModel, ConfirmChannel } from 'amqplib';
 import type { Logger } from 'pino';
 import { AmqpClient } from './amqp-client';
@@ -9,12 +11,13 @@ export class BrokerUnavailableError extends Error {
 }
 
 /** Publishes persistent messages on a confirm channel: `publish` resolves once the broker confirmed them. */
+@Injectable()
 export class Publisher {
   private channel?: ConfirmChannel;
 
   constructor(
     client: AmqpClient,
-    private readonly logger: Logger,
+    @InjectLogger('publisher') private readonly logger: Logger,
   ) {
     void client.addSetup((model) => this.open(model));
   }

@@ -1,3 +1,5 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { InjectLogger } from '@svc/platform';
 import { execute, listen, withConnection } from '@svc/persistence';
 import { WakeLoop } from '@svc/jobs';
 import { Client, QueryResult } from 'pg';
@@ -15,6 +17,11 @@ export interface RelayOptions {
   pollIntervalMs: number;
 }
 
+/** The relay's `RelayOptions` in an app (MessagingModule.forRoot's `outbox`). */
+export const RELAY_OPTIONS = Symbol('RELAY_OPTIONS');
+/** The relay's `RelayMetrics` in an app. */
+export const RELAY_METRICS = Symbol('RELAY_METRICS');
+
 interface OutboxRow {
   seq: string;
   id: string;
@@ -28,6 +35,7 @@ const RETRY_AFTER_FAILURE_MS = 500;
 const MAX_ROUNDS = 4;
 
 /** Publishes a schema's outbox, woken by NOTIFY, `wake()` or a poll. See docs/adr/001-outbox-relay-notify.md */
+@Injectable()
 export class OutboxRelay {
   private listener?: Client;
   private pollTimer?: NodeJS.Timeout;
@@ -41,9 +49,9 @@ export class OutboxRelay {
   constructor(
     private readonly db: DataSource,
     private readonly publisher: Publisher,
-    private readonly logger: Logger,
-    private readonly options: RelayOptions,
-    private readonly metrics?: RelayMetrics,
+    @InjectLogger('outbox-relay') private readonly logger: Logger,
+    @Inject(RELAY_OPTIONS) private readonly options: RelayOptions,
+    @Optional() @Inject(RELAY_METRICS) private readonly metrics?: RelayMetrics,
   ) {}
 
   async start(): Promise<void> {
