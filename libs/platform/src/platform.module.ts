@@ -1,4 +1,4 @@
-import { CanActivate, DynamicModule, ExecutionContext, Global, Injectable, Module, Provider } from '@nestjs/common';
+import { DynamicModule, ExecutionContext, Global, Inject, Injectable, Module, Provider } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { HealthController } from './health.controller';
@@ -9,17 +9,23 @@ import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { APP_CONFIG, APP_LOGGER, PlatformConfig } from './tokens';
 
+/** The app's name as a service behind the gateway: the audience its contexts must be signed for. */
+const GATEWAY_AUDIENCE = Symbol('GATEWAY_AUDIENCE');
+
 /** In a service behind the gateway: every route needs the gateway's context unless @Public(). */
 @Injectable()
-class BehindGatewayGuard implements CanActivate {
+class BehindGatewayGuard extends GatewayContextGuard {
   constructor(
     private readonly reflector: Reflector,
-    private readonly guard: GatewayContextGuard,
-  ) {}
+    auth: InternalAuth,
+    @Inject(GATEWAY_AUDIENCE) audience: string,
+  ) {
+    super(auth, audience);
+  }
 
-  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
     const open = this.reflector.getAllAndOverride<boolean | undefined>(PUBLIC, [context.getHandler(), context.getClass()]);
-    return open ? true : this.guard.canActivate(context);
+    return open ? true : super.canActivate(context);
   }
 }
 
@@ -46,14 +52,7 @@ export class PlatformModule {
     }
     const audience = options.behindGateway;
     if (audience) {
-      providers.push(
-        {
-          provide: GatewayContextGuard,
-          inject: [InternalAuth],
-          useFactory: (auth: InternalAuth) => new GatewayContextGuard(auth, audience),
-        },
-        { provide: APP_GUARD, useClass: BehindGatewayGuard },
-      );
+      providers.push({ provide: GATEWAY_AUDIENCE, useValue: audience }, { provide: APP_GUARD, useClass: BehindGatewayGuard });
     }
     return {
       module: PlatformModule,
