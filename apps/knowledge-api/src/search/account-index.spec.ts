@@ -309,7 +309,7 @@ describe('AccountIndex', () => {
     expect(gifts.search('do you sell gift cards', 'english', 3)[0]?.external_ref).toBe('vouchers');
   });
 
-  it('corrects a word of six letters or more, not a shorter one, which is too often another word (motos, motor)', () => {
+  it('corrects a five-letter word only when its ends stay (shoos, shoes; not motos, motor), a longer one freely', () => {
     const repairs = new AccountIndex();
     repairs.upsert({
       id: '1',
@@ -321,6 +321,9 @@ describe('AccountIndex', () => {
     });
     expect(repairs.search('do you repair motos', 'english', 3)).toEqual([]);
     expect(repairs.search('do you repair motorr', 'english', 3).map((r) => r.external_ref)).toEqual(['hub-motors']);
+    repairs.upsert({ id: '2', external_ref: 'shoes', heading: 'Shoes', text: 'We resole shoes.', url: null, lang: 'english' });
+    expect(repairs.search('my shoos?', 'english', 3).map((r) => r.external_ref)).toEqual(['shoes']);
+    expect(repairs.search('shoss', 'english', 3).map((r) => r.external_ref)).toEqual(['shoes']);
   });
 
   it('an unknown name (a capitalised word inside a sentence) weighs more than an unknown word', () => {

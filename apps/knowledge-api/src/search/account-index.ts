@@ -111,7 +111,9 @@ function deletions(word: string): string[] {
 }
 
 /** Edits a misspelled word of this length may be away from the word it meant (shorter words are too often other words). */
-const maxEdits = (length: number) => (length >= 9 ? 2 : length >= 6 ? 1 : 0);
+const maxEdits = (length: number) => (length >= 9 ? 2 : length >= 5 ? 1 : 0);
+/** Below this length a correction keeps the last letter as well ("shoos" is "shoes", "motos" is not "motor"). */
+const KEEPS_ENDS_BELOW = 6;
 
 /** The shortest word part a short form or a compound is matched by. */
 const MIN_PART = 4;
@@ -308,6 +310,7 @@ class LanguageIndex {
     for (const candidate of candidates) {
       // A misspelling rarely starts with another letter ("maison" is not "saison").
       if (candidate[0] !== word[0]) continue;
+      if (word.length < KEEPS_ENDS_BELOW && candidate.at(-1) !== word.at(-1)) continue;
       const away = editDistance(word, candidate);
       const docs = this.vocabulary.get(candidate)?.docs ?? 0;
       if (away > edits) continue;
