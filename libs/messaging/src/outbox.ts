@@ -47,6 +47,11 @@ export function outboxMigration(schema: string, timestamp = 1763800000000): new 
   };
 }
 
+/** The start of an INSERT of outbox rows of `schema`: `SELECT id, exchange, routing_key, body …` follows. */
+export function outboxInsert(schema: string): string {
+  return `INSERT INTO "${schema}".outbox (id, exchange, routing_key, body)`;
+}
+
 /** Adds messages in the caller's transaction and NOTIFYs the relay on commit. See docs/adr/001-outbox-relay-notify.md */
 export async function enqueue(db: Queryable, schema: string, messages: readonly OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
@@ -56,7 +61,7 @@ export async function enqueue(db: Queryable, schema: string, messages: readonly 
       // See docs/adr/003-named-prepared-statements.md
       name: `${schema}_outbox_enqueue`,
       text: `WITH added AS (
-               INSERT INTO "${schema}".outbox (id, exchange, routing_key, body)
+               ${outboxInsert(schema)}
                SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
                ON CONFLICT (id) DO NOTHING
              )

@@ -68,9 +68,11 @@ export class ConversationService {
    * A customer message → `message.received`. Asking for a person in words is a hand-over
    * (`conversation.needs_human`, `customer_asked`); otherwise, while no person has been asked for,
    * the assistant answers it after the commit (on the stream). Past the per-minute limit: 429,
-   * nothing written. Without a hand-over, one statement writes the message and its event.
+   * nothing written, and contacts-api not asked when the visitor's row already shows the limit
+   * reached. Without a hand-over, one statement writes the message and its event.
    */
   async send(visitor: ConversationRow, text: string, requestId: string): Promise<ChatMessage> {
+    if ((visitor.recent_customer_messages ?? 0) >= this.messagesPerMinute) return this.refuseOverLimit(visitor);
     const { contact, conversation } = await this.customers.contactFor(visitor, requestId);
     const message: NewMessage = {
       author: 'customer',

@@ -35,7 +35,7 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
   it('finds a conversation by its token hash only, and a token is stored only as its hash', async () => {
     const token = newVisitorToken();
     const created = await repo.create(account, visitorTokenHash(token), 'de', null);
-    expect(await repo.byTokenHash(visitorTokenHash(token))).toEqual(created);
+    expect(await repo.byTokenHash(visitorTokenHash(token))).toEqual({ ...created, recent_customer_messages: 0 });
     expect(await repo.byTokenHash(visitorTokenHash(newVisitorToken()))).toBeUndefined();
     const stored = await queryRows<{ token_hash: Buffer }>(dataSource, 'SELECT token_hash FROM chat.conversations WHERE id = $1', [
       created.id,
@@ -73,7 +73,8 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
   });
 
   it("limits the customer's messages a minute exactly, also when 30 arrive at once, and says when the next may come", async () => {
-    const c = await conversation();
+    const token = newVisitorToken();
+    const c = await repo.create(account, visitorTokenHash(token), 'en', null);
     await repo.transaction((tx) => tx.addMessage(account, c.id, { author: 'assistant', text: 'not counted either' }));
     const sent = await Promise.all(
       Array.from({ length: 30 }, (_, i) => repo.addCustomerMessage(account, c.id, { author: 'customer', text: `m${i}` }, 5)),
@@ -85,6 +86,8 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     expect(recent.retryAfterMs).toBeGreaterThan(50_000);
     expect(recent.retryAfterMs).toBeLessThanOrEqual(60_000);
     expect(await repo.recentCustomerMessages(randomUUID(), c.id)).toEqual({ count: 0, retryAfterMs: 0 });
+    // The visitor's token reads the count with the conversation (the send's first look, before contacts-api).
+    expect((await repo.byTokenHash(visitorTokenHash(token)))?.recent_customer_messages).toBe(5);
     // A minute later they have left the window.
     await execute(
       dataSource,

@@ -10,7 +10,7 @@ import {
   HandoverState,
   MessageAuthor,
 } from '@svc/contracts';
-import { DOMAIN_EXCHANGE, enqueueDomainMessages, outboxChannel } from '@svc/messaging';
+import { DOMAIN_EXCHANGE, enqueueDomainMessages, outboxChannel, outboxInsert } from '@svc/messaging';
 import { ASYNC_COMMIT, execute, PreparedStatement, queryOne, queryRows, SqlParam } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { CHAT_SCHEMA } from '../migrations';
@@ -36,6 +36,8 @@ export interface ConversationRow {
   reach: EventReach | null;
   /** The account's name when the conversation began (confirmation emails name the business). */
   business_name: string;
+  /** The customer's messages of the last minute, where read with the row (a visitor's token). */
+  recent_customer_messages?: number;
 }
 
 /** What a stream shows of a conversation besides its messages. */
@@ -172,7 +174,7 @@ const ADD_MESSAGE = hot(
        FROM next JOIN chat.whatsapp_numbers n ON n.account_id = $1
       WHERE $8 AND next.channel = 'whatsapp' AND next.whatsapp_from IS NOT NULL
    ), event AS (
-     INSERT INTO chat.outbox (id, exchange, routing_key, body)
+     ${outboxInsert(CHAT_SCHEMA)}
      SELECT $11::uuid, $12, $13,
             jsonb_set(jsonb_set($14::jsonb, '{data,message,id}', to_jsonb(added.id)), '{data,message,at}', to_jsonb(${CONTRACT_TIME('added.at')}))
        FROM added WHERE $11::uuid IS NOT NULL
@@ -202,7 +204,13 @@ const CLAIM_STALE_REPLIES = claiming(
     WHERE m.conversation_id = due.conversation_id AND m.id = due.id
     RETURNING m.conversation_id, m.id, m.account_id, m.text`,
 );
-const BY_TOKEN_HASH = hot('by_token_hash', `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE token_hash = $1`);
+/** A visitor's conversation, with how many messages the customer wrote in the last minute (a cheap first look at the limit). */
+const BY_TOKEN_HASH = hot(
+  'by_token_hash',
+  `SELECT ${CONVERSATION_COLUMNS},
+          (SELECT count(*) FROM unnest(recent_customer_at) AS t WHERE t > now() - ${MESSAGE_WINDOW})::int AS recent_customer_messages
+     FROM chat.conversations WHERE token_hash = $1`,
+);
 
 type MessageRow = ChatMessage;
 

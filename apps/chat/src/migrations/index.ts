@@ -6,6 +6,7 @@ import { CreateChannels1764000000004 } from './1764000000004-CreateChannels';
 import { IndexRecentCustomerMessages1764000000005 } from './1764000000005-IndexRecentCustomerMessages';
 import { CreateVisitorLimits1764000000006 } from './1764000000006-CreateVisitorLimits';
 import { RecentCustomerMessages1764000000007 } from './1764000000007-RecentCustomerMessages';
+import { DropRecentCustomerMessagesIndex1764000000008 } from './1764000000008-DropRecentCustomerMessagesIndex';
 
 /**
  * Schema `chat`: conversations, messages, widget settings, hand-overs, bookings, contact activity,
@@ -21,4 +22,5 @@ export const CHAT_MIGRATIONS = [
   IndexRecentCustomerMessages1764000000005,
   CreateVisitorLimits1764000000006,
   RecentCustomerMessages1764000000007,
+  DropRecentCustomerMessagesIndex1764000000008,
 ];
