@@ -88,7 +88,8 @@ export class AssistantService extends LeaseWorker<PendingReply> implements Reply
       timer?.();
     } catch (err) {
       this.metrics.answerFailures.inc();
-      // The lease runs out and the sweep tries again: a service that is down delays the answer.
+      // The sweep tries again after a growing delay: a service that is down delays the answer.
+      await this.conversations.retryReplyLater(row.account_id, row.id, pending.id).catch(() => undefined);
       this.logger.warn(
         { request_id: requestId, conversation_id: row.id, message_id: pending.id, err: (err as Error).message },
         'assistant reply failed; retried later',

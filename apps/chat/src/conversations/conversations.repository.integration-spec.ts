@@ -151,6 +151,28 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     expect(await repo.addReply(account, c.id, message?.id ?? 0, { author: 'assistant', text: 'late' })).toBeUndefined();
   });
 
+  it("a failed answer is tried again after a delay that grows with the question's age (2 to 30 s)", async () => {
+    const c = await conversation();
+    const asked = async (ageSeconds: number) => {
+      const message = await repo.addCustomerMessage(account, c.id, { author: 'customer', text: 'q', replyPending: true }, 100);
+      await execute(dataSource, `UPDATE chat.messages SET at = now() - $2 * interval '1 second' WHERE conversation_id = $1 AND id = $3`, [
+        c.id,
+        ageSeconds,
+        message?.id ?? 0,
+      ]);
+      await repo.retryReplyLater(account, c.id, message?.id ?? 0);
+      const [row] = await queryRows<{ seconds: number }>(
+        dataSource,
+        `SELECT round(extract(epoch FROM reply_lease_until - now()))::int AS seconds FROM chat.messages WHERE conversation_id = $1 AND id = $2`,
+        [c.id, message?.id ?? 0],
+      );
+      return row?.seconds;
+    };
+    expect(await asked(1)).toBe(2);
+    expect(await asked(40)).toBe(10);
+    expect(await asked(600)).toBe(30);
+  });
+
   it("a reply's commit does not wait for the WAL flush; any other message's does", async () => {
     const c = await conversation();
     const synchronousCommit = async (tx: ConversationTransaction) =>

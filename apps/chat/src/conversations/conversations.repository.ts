@@ -554,6 +554,19 @@ export class ConversationsRepository extends ConversationReads {
     return addMessage(this.db, accountId, conversationId, message, { answers });
   }
 
+  /**
+   * An answer that failed (a service down): the lease is cut to a delay that grows with the
+   * question's age (a quarter of it, 2 to 30 s), so the sweep tries again soon but not in a loop.
+   */
+  async retryReplyLater(accountId: string, conversationId: number, messageId: number): Promise<void> {
+    await execute(
+      this.db,
+      `UPDATE chat.messages SET reply_lease_until = now() + least(interval '30 seconds', greatest(interval '2 seconds', (now() - at) / 4))
+        WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending`,
+      [accountId, conversationId, messageId],
+    );
+  }
+
   /** Claims customer messages still unanswered `olderThanMs` after they were written (their process died or a service was down). */
   claimStaleReplies(olderThanMs: number, leaseMs: number, limit: number): Promise<PendingReply[]> {
     return this.claimed(CLAIM_STALE_REPLIES, [olderThanMs, leaseMs, limit]);
