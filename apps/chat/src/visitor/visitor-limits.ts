@@ -17,14 +17,18 @@ const WORDS: Record<VisitorAction, string> = {
   phone_code: 'phone codes',
 };
 
-/** Counts one use; returns the count (at most limit + 1) and the window's end. One statement: exact at once and across replicas. */
+/**
+ * Counts one use; returns the count (at most limit + 1) and the window's end. One statement: exact at
+ * once and across replicas. A transaction that waited on the row sees a window started after its own
+ * `now()`, so the wait is capped at the window.
+ */
 const TAKE = {
   name: 'chat_visitor_limit_take',
   text: `INSERT INTO chat.visitor_limits AS l (conversation_id, action, window_start, used) VALUES ($1, $2, now(), 1)
          ON CONFLICT (conversation_id, action) DO UPDATE
             SET window_start = CASE WHEN l.window_start <= now() - $3 * interval '1 millisecond' THEN now() ELSE l.window_start END,
                 used = CASE WHEN l.window_start <= now() - $3 * interval '1 millisecond' THEN 1 ELSE least(l.used + 1, $4 + 1) END
-         RETURNING used, ceil(extract(epoch FROM window_start + $3 * interval '1 millisecond' - now()))::int AS retry_after_s`,
+         RETURNING used, least(ceil(extract(epoch FROM window_start + $3 * interval '1 millisecond' - now())), ceil($3 / 1000.0))::int AS retry_after_s`,
 };
 
 /** The per-conversation limits of a visitor's writes, counted in PostgreSQL (fixed windows). */
