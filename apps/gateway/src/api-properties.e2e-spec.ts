@@ -647,11 +647,16 @@ describe(`property-based fuzz of the REST API, the visitor API and MCP (fast-che
     });
   }
 
-  /** Whether the assistant has customer messages still to answer (it writes its answers later). */
+  /**
+   * Whether an accepted write still has consequences on their way: customer messages the assistant
+   * has to answer, or events not yet relayed (an erasure's `contact.erased` blanks the chat's records).
+   */
   async function answersPending(): Promise<boolean> {
     const [row] = await queryRows<{ pending: boolean }>(
       stack.dataSource,
-      'SELECT EXISTS (SELECT 1 FROM chat.messages WHERE reply_pending) AS pending',
+      `SELECT EXISTS (SELECT 1 FROM chat.messages WHERE reply_pending)
+           OR EXISTS (SELECT 1 FROM contacts.outbox WHERE sent_at IS NULL)
+           OR EXISTS (SELECT 1 FROM chat.outbox WHERE sent_at IS NULL) AS pending`,
     );
     return row?.pending ?? false;
   }
