@@ -2,6 +2,7 @@ import {
   ConfirmContactResponse,
   ContactListResponseDto,
   ContactResponseDto,
+  DomainMessage,
   ErrorBody,
   EventContact,
   GatewayContext,
@@ -50,10 +51,16 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
     );
     return Number(row.svc_id);
   };
-  /** What contacts-api published for the account (through its outbox, which keeps nothing it published). */
+  /** What contacts-api published for the account (through its outbox, which keeps nothing it published), less the chat's model feed. */
   let published: ExchangeTap;
-  const publishedFor = (account: TestAccount) =>
+  const ofAccount = (account: TestAccount) =>
     published.messages.filter((m) => (m.body as { account_id?: string }).account_id === account.accountId);
+  const publishedFor = (account: TestAccount) => ofAccount(account).filter((m) => m.routingKey !== 'contact.changed');
+  /** The customers of the account's `contact.changed` messages, in the order published. */
+  const changesFor = (account: TestAccount) =>
+    ofAccount(account)
+      .filter((m) => m.routingKey === 'contact.changed')
+      .map((m) => (m.body as DomainMessage<'contact.changed'>).data.contact);
   const outboxOf = (account: TestAccount): Promise<unknown[]> =>
     queryRows<{ routing_key: string; body: unknown }>(
       stack.dataSource,
@@ -565,8 +572,44 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
         headers: account ? { [GATEWAY_CONTEXT_HEADER]: await auth.sign('contacts-api', context(account)) } : {},
       });
 
+    const post = async (route: string, json: unknown, account: TestAccount = stack.account) =>
+      fetch(`${stack.services['contacts-api']?.internalUrl}${route}`, {
+        method: 'POST',
+        headers: { [GATEWAY_CONTEXT_HEADER]: await auth.sign('contacts-api', context(account)), 'content-type': 'application/json' },
+        body: JSON.stringify(json),
+      });
+
     beforeAll(() => {
       auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
+    });
+
+    describe('contact.changed (the chat keeps a model of customers from it)', () => {
+      it('is published with the customer as written by every write of a customer, and not by a PUT that changes nothing', async () => {
+        const account = await stack.newAccount('Changes');
+        const ref = newRef();
+        const first = await created(ref, { name: 'Ada' }, account.key);
+        expect((await put(ref, { name: 'Ada' }, account.key)).status).toBe(200);
+        const renamed = await body<ContactResponseDto>(await put(ref, { name: 'Ada L.' }, account.key));
+        const met = await body<EventContact>(await post('/internal/contacts/chat-met', {}, account));
+        const attached = await body<ContactResponseDto>(
+          await put(newRef(), { svc_id: met.svc_id, name: 'Met', email: 'met@example.com' }, account.key),
+        );
+        const conversation = { id: 7, channel: 'web', url: 'http://localhost:3000/inbox/7' };
+        const { contact: confirmed } = await body<ConfirmContactResponse>(
+          await post(
+            `/internal/contacts/by-svc-id/${met.svc_id}/confirm`,
+            { confirmed: 'email', value: 'met@example.com', conversation },
+            account,
+          ),
+        );
+        const withoutConsents = ({ consents: _consents, ...contact }: ContactResponseDto): EventContact => contact;
+        const expected = [withoutConsents(first), withoutConsents(renamed), met, withoutConsents(attached), confirmed];
+        const changes = await waitFor('the changes to be published', async () => {
+          const seen = changesFor(account);
+          return seen.length >= expected.length ? seen : undefined;
+        });
+        expect(changes).toEqual(expected);
+      });
     });
 
     it('gives the customer without consents by ref and by svc_id', async () => {
@@ -615,12 +658,6 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
 
     describe('withdrawals and confirmations from the chat and the console', () => {
       const conversation = { id: 42, channel: 'whatsapp', url: 'http://localhost:3000/inbox/42' };
-      const post = async (route: string, json: unknown, account: TestAccount = stack.account) =>
-        fetch(`${stack.services['contacts-api']?.internalUrl}${route}`, {
-          method: 'POST',
-          headers: { [GATEWAY_CONTEXT_HEADER]: await auth.sign('contacts-api', context(account)), 'content-type': 'application/json' },
-          body: JSON.stringify(json),
-        });
       const consentsOf = async (svcId: number, account: TestAccount = stack.account) =>
         (await body<InternalConsentsResponse>(await internal(`/internal/contacts/by-svc-id/${svcId}/consents`, account))).consents;
       const eventsOf = (messages: Array<{ body: unknown }>, kind: string) =>

@@ -130,7 +130,7 @@ export class ContactsTransaction extends ContactReads {
        RETURNING ${CUSTOMER_COLUMNS}`,
       [accountId, ref, fields.name, fields.email, fields.email_confirmed, fields.phone, fields.phone_confirmed, fields.lang],
     );
-    return row && toContact(row);
+    return row && this.changed(accountId, toContact(row));
   }
 
   /** A customer the chat met: no ref, no details, a new svc_id. */
@@ -142,7 +142,7 @@ export class ContactsTransaction extends ContactReads {
        RETURNING ${CUSTOMER_COLUMNS}`,
       [accountId],
     );
-    return toContact(rows[0] as CustomerRow);
+    return this.changed(accountId, toContact(rows[0] as CustomerRow));
   }
 
   /** The transaction's clock, as consents store it (microseconds, UTC). */
@@ -166,7 +166,7 @@ export class ContactsTransaction extends ContactReads {
         RETURNING ${CUSTOMER_COLUMNS}`,
       [accountId, svcId, ref, fields.name, fields.email, fields.email_confirmed, fields.phone, fields.phone_confirmed, fields.lang],
     );
-    return toContact(rows[0] as CustomerRow);
+    return this.changed(accountId, toContact(rows[0] as CustomerRow));
   }
 
   async insertConsents(accountId: string, svcId: number, consents: StoredConsent[]): Promise<void> {
@@ -259,7 +259,13 @@ export class ContactsTransaction extends ContactReads {
       `UPDATE contacts.customers SET ${column} = true, updated_at = now() WHERE account_id = $1 AND svc_id = $2 RETURNING ${CUSTOMER_COLUMNS}`,
       [accountId, svcId],
     );
-    return toContact(rows[0] as CustomerRow);
+    return this.changed(accountId, toContact(rows[0] as CustomerRow));
+  }
+
+  /** `contact.changed` for a customer this transaction wrote (the chat keeps a model of customers from it); returns the customer. */
+  private async changed(accountId: string, contact: EventContact): Promise<EventContact> {
+    await enqueueDomainMessages(this.db, CONTACTS_SCHEMA, [domainMessage('contact.changed', accountId, { contact })]);
+    return contact;
   }
 
   /** Deletes the customer and its consents with `contact.erased` in one transaction; undefined when unknown. */

@@ -91,6 +91,8 @@ export type PublicEvent = { [K in EventKind]: { id: number; event: K; at: string
 export interface InternalDataByKind {
   /** A customer was erased: their personal data leaves retained events and chat records. */
   'contact.erased': { svc_id: number; ref: string | null };
+  /** A customer was written (created, updated, a ref attached, confirmed): the chat's model of customers follows. */
+  'contact.changed': { contact: EventContact };
   /** A knowledge piece was written or deleted: the assistant's caches refresh. */
   'knowledge.changed': { external_ref: string; change: 'upserted' | 'deleted' };
 }

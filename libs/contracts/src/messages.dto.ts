@@ -4,7 +4,7 @@ import { EVENT_KINDS } from './events';
 import { IsAnyUuid } from './validators';
 
 /** Every kind on the domain exchange: the public events and the internal messages. */
-export const DOMAIN_KINDS: readonly string[] = [...EVENT_KINDS, 'contact.erased', 'knowledge.changed'];
+export const DOMAIN_KINDS: readonly string[] = [...EVENT_KINDS, 'contact.erased', 'contact.changed', 'knowledge.changed'];
 
 /** How an envelope's consumer words a failed check: what the field is not, or what it must be. */
 type Wording = (what: string) => string;

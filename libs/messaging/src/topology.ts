@@ -59,11 +59,11 @@ export const WEBHOOK_DISPATCHER_ERASURES_QUEUE: QueueSpec = {
   exchange: DOMAIN_EXCHANGE,
   bindings: ['contact.erased'],
 };
-/** chat: erasures, and contacts-api's confirmations and consent changes (for analytics). */
+/** chat: erasures, customers as they change (its model of them), and contacts-api's confirmations and consent changes (for analytics). */
 export const CHAT_QUEUE: QueueSpec = {
   queue: 'chat.domain',
   exchange: DOMAIN_EXCHANGE,
-  bindings: ['contact.erased', 'contact.confirmed', 'consent.granted', 'consent.withdrawn'],
+  bindings: ['contact.erased', 'contact.changed', 'contact.confirmed', 'consent.granted', 'consent.withdrawn'],
 };
 /** Every consumer queue (the operator's `admin parked` commands look at their parking queues). */
 export const CONSUMER_QUEUES: readonly QueueSpec[] = [

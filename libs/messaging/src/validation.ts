@@ -15,7 +15,7 @@ export function parseDomainMessage<K extends DomainKind = DomainKind>(payload: u
     // The same check as the API's timestamps: an offset PostgreSQL cannot store (+16:00) never reaches an append.
     if (parseTimestampInput(at as string) === undefined) problems.push('at is not a timestamp with a zone');
     const fields = data as Record<string, unknown>;
-    if ((EVENT_KINDS as readonly unknown[]).includes(kind)) {
+    if ((EVENT_KINDS as readonly unknown[]).includes(kind) || kind === 'contact.changed') {
       const contact = fields['contact'];
       if (!isObject(contact) || typeof contact['svc_id'] !== 'number') problems.push('data.contact.svc_id is missing');
     } else if (kind === 'contact.erased' && typeof fields['svc_id'] !== 'number') problems.push('data.svc_id is missing');

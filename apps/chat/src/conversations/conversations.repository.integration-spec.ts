@@ -1,4 +1,4 @@
-import { ChatMessage } from '@svc/contracts';
+import { ChatMessage, EventContact } from '@svc/contracts';
 import { domainMessage } from '@svc/messaging';
 import { createDataSource, execute, migrate, queryRows } from '@svc/persistence';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
@@ -9,12 +9,14 @@ import { HandoverSweeper } from '../handover/handover-sweeper';
 import { CHAT_MIGRATIONS, CHAT_SCHEMA } from '../migrations';
 import { createLogger } from '@svc/platform';
 import { ConversationsRepository, ConversationTransaction } from './conversations.repository';
+import { CustomersRepository } from './customers.repository';
 import { newVisitorToken, visitorTokenHash } from './visitor-token';
 
 describe('ConversationsRepository (real PostgreSQL)', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
   let repo: ConversationsRepository;
+  let customers: CustomersRepository;
   const account = randomUUID();
 
   beforeAll(async () => {
@@ -22,6 +24,7 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     dataSource = await createDataSource({ schema: CHAT_SCHEMA, url: db.url, migrations: CHAT_MIGRATIONS, poolSize: 12 }).initialize();
     await migrate(dataSource);
     repo = new ConversationsRepository(dataSource);
+    customers = new CustomersRepository(dataSource);
   });
 
   afterAll(async () => {
@@ -35,7 +38,7 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
   it('finds a conversation by its token hash only, and a token is stored only as its hash', async () => {
     const token = newVisitorToken();
     const created = await repo.create(account, visitorTokenHash(token), 'de', null);
-    expect(await repo.byTokenHash(visitorTokenHash(token))).toEqual({ ...created, recent_customer_messages: 0 });
+    expect(await repo.byTokenHash(visitorTokenHash(token))).toEqual({ ...created, recent_customer_messages: 0, customer: null });
     expect(await repo.byTokenHash(visitorTokenHash(newVisitorToken()))).toBeUndefined();
     const stored = await queryRows<{ token_hash: Buffer }>(dataSource, 'SELECT token_hash FROM chat.conversations WHERE id = $1', [
       created.id,
@@ -202,6 +205,40 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     expect([first.customer_svc_id, second.customer_svc_id]).toEqual([11, 11]);
   });
 
+  it("holds the newest version of each customer, read with a visitor's conversation, and nothing of an erased one", async () => {
+    const svcId = 4_000 + Math.floor(Math.random() * 1_000);
+    const version = (updatedAt: string, name: string, ref: string | null = null): EventContact => ({
+      svc_id: svcId,
+      ref,
+      name,
+      email: null,
+      email_confirmed: false,
+      phone: null,
+      phone_confirmed: false,
+      lang: null,
+      created_at: '2026-11-28T08:00:00.000000+00:00',
+      updated_at: updatedAt,
+    });
+    const token = newVisitorToken();
+    const created = await repo.create(account, visitorTokenHash(token), 'en', null);
+    await repo.attachCustomer(account, created.id, { svcId, identified: false, name: '', email: null, phone: null });
+    expect((await repo.byTokenHash(visitorTokenHash(token)))?.customer).toBeNull();
+
+    const attached = version('2026-11-28T08:00:00.000002+00:00', 'Sam', 'c-sam');
+    await customers.remember(account, version('2026-11-28T08:00:00.000001+00:00', ''));
+    await customers.remember(account, attached);
+    // An older version arriving late (a redelivery, contacts-api's answer read before the attach) changes nothing.
+    await customers.remember(account, version('2026-11-28T08:00:00.000001+00:00', ''));
+    expect(await customers.known(account, svcId)).toEqual(attached);
+    expect((await repo.byTokenHash(visitorTokenHash(token)))?.customer).toEqual(attached);
+    expect(await customers.known(randomUUID(), svcId)).toBeNull();
+
+    await customers.forget(account, svcId);
+    await customers.remember(account, version('2026-11-28T09:00:00.000000+00:00', 'Sam again', 'c-sam'));
+    expect(await customers.known(account, svcId)).toBeNull();
+    expect((await repo.byTokenHash(visitorTokenHash(token)))?.customer).toBeNull();
+  });
+
   it('the hand-over sweep moves due waits to ask_reach with a message, once, whichever replica runs it', async () => {
     const due = await conversation();
     const later = await conversation();
@@ -243,7 +280,7 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
         reach: { method: 'email', email: 'grace@example.com', email_verified: true, whatsapp: '', whatsapp_verified: false, consent: true },
       }),
     );
-    const erasure = new ErasureService(repo);
+    const erasure = new ErasureService(repo, customers);
     expect(await erasure.erase(account, 99)).toBe(1);
     expect(await erasure.erase(account, 99)).toBe(0);
     expect(await repo.get(account, theirs.id)).toMatchObject({

@@ -5,6 +5,7 @@ import {
   ChatMessage,
   ConversationStatus,
   DomainMessage,
+  EventContact,
   EventReach,
   HandoverReason,
   HandoverState,
@@ -38,6 +39,8 @@ export interface ConversationRow {
   business_name: string;
   /** The customer's messages of the last minute, where read with the row (a visitor's token). */
   recent_customer_messages?: number;
+  /** The customer as the chat's model holds them (null: not held), where read with the row (a visitor's token). */
+  customer?: EventContact | null;
 }
 
 /** What a stream shows of a conversation besides its messages. */
@@ -204,12 +207,18 @@ const CLAIM_STALE_REPLIES = claiming(
     WHERE m.conversation_id = due.conversation_id AND m.id = due.id
     RETURNING m.conversation_id, m.id, m.account_id, m.text`,
 );
-/** A visitor's conversation, with how many messages the customer wrote in the last minute (a cheap first look at the limit). */
+/**
+ * A visitor's conversation, with how many messages the customer wrote in the last minute (a cheap
+ * first look at the limit) and its customer as the chat's model holds them.
+ */
 const BY_TOKEN_HASH = hot(
   'by_token_hash',
-  `SELECT ${CONVERSATION_COLUMNS},
-          (SELECT count(*) FROM unnest(recent_customer_at) AS t WHERE t > now() - ${MESSAGE_WINDOW})::int AS recent_customer_messages
-     FROM chat.conversations WHERE token_hash = $1`,
+  `SELECT ${conversationColumns('c')},
+          (SELECT count(*) FROM unnest(c.recent_customer_at) AS t WHERE t > now() - ${MESSAGE_WINDOW})::int AS recent_customer_messages,
+          held.contact AS customer
+     FROM chat.conversations c
+     LEFT JOIN chat.customers held ON held.account_id = c.account_id AND held.svc_id = c.customer_svc_id
+    WHERE c.token_hash = $1`,
 );
 
 type MessageRow = ChatMessage;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EventContact, GatewayContext } from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
 import { ConversationRow, ConversationsRepository } from './conversations.repository';
+import { CustomersRepository } from './customers.repository';
 
 /**
  * The context the chat signs for calls it makes on an account's behalf (contacts-api,
@@ -11,26 +12,29 @@ export function accountContext(accountId: string, requestId: string): GatewayCon
   return { account: { id: accountId, name: '', plan: 'scale' }, keyId: 'chat', requestId };
 }
 
-/** The customer of a conversation, as every chat event carries it (`contact`). */
+/**
+ * The customer of a conversation, as every chat event carries it (`contact`): from the chat's model
+ * of customers (fed by contacts-api's `contact.changed`, ADR 013), or from contacts-api when the
+ * model does not hold them yet.
+ */
 @Injectable()
 export class CustomersService {
   constructor(
     private readonly contacts: ContactsClient,
     private readonly conversations: ConversationsRepository,
+    private readonly model: CustomersRepository,
   ) {}
 
   /**
-   * The conversation's customer as contacts-api holds them now (a ref attached later included). An
-   * anonymous visitor becomes a chat-met customer here, at their first message; so does one whose
+   * The conversation's customer (a ref attached later included, once its `contact.changed` arrived).
+   * An anonymous visitor becomes a chat-met customer here, at their first message; so does one whose
    * customer was erased meanwhile. Returns the conversation as it is afterwards.
    */
   async contactFor(row: ConversationRow, requestId: string): Promise<{ contact: EventContact; conversation: ConversationRow }> {
-    const context = accountContext(row.account_id, requestId);
-    if (row.customer_svc_id !== null) {
-      const contact = await this.contacts.bySvcId(row.customer_svc_id, context);
-      if (contact) return { contact, conversation: row };
-    }
-    const created = await this.contacts.createChatMet(context);
+    const known = row.customer ?? (await this.contactOf(row.account_id, row.customer_svc_id, requestId));
+    if (known) return { contact: known, conversation: row };
+    const created = await this.contacts.createChatMet(accountContext(row.account_id, requestId));
+    await this.model.remember(row.account_id, created);
     const conversation = await this.conversations.attachCustomer(row.account_id, row.id, {
       svcId: created.svc_id,
       identified: false,
@@ -41,5 +45,15 @@ export class CustomersService {
     if (conversation.customer_svc_id === created.svc_id) return { contact: created, conversation };
     // Another request of this visitor attached a customer first: that one is theirs.
     return this.contactFor(conversation, requestId);
+  }
+
+  /** The customer with this svc_id (the model's, else contacts-api's, then held); null when there is none or they were erased. */
+  async contactOf(accountId: string, svcId: number | null, requestId: string): Promise<EventContact | null> {
+    if (svcId === null) return null;
+    const known = await this.model.known(accountId, svcId);
+    if (known) return known;
+    const contact = await this.contacts.bySvcId(svcId, accountContext(accountId, requestId));
+    if (contact) await this.model.remember(accountId, contact);
+    return contact ?? null;
   }
 }

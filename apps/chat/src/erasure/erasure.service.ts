@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
+import { CustomersRepository } from '../conversations/customers.repository';
 
 /** Names shorter than this are not removed from message texts (they would cut words apart). */
 const MIN_NAME_LENGTH = 3;
@@ -20,13 +21,20 @@ export function personalTerms(rows: readonly ConversationRow[]): string[] {
   return [...terms].sort((a, b) => b.length - a.length);
 }
 
-/** Erasure in the chat: blanks the customer's name, email and phone in their conversations and messages. Idempotent. */
+/**
+ * Erasure in the chat: the model of customers keeps nothing of them, and their name, email and phone
+ * are blanked in their conversations and messages. Idempotent.
+ */
 @Injectable()
 export class ErasureService {
-  constructor(private readonly conversations: ConversationsRepository) {}
+  constructor(
+    private readonly conversations: ConversationsRepository,
+    private readonly customers: CustomersRepository,
+  ) {}
 
   /** Returns how many conversations were blanked. */
-  erase(accountId: string, svcId: number): Promise<number> {
+  async erase(accountId: string, svcId: number): Promise<number> {
+    await this.customers.forget(accountId, svcId);
     return this.conversations.transaction(async (tx) => {
       const rows = await tx.lockCustomerConversations(accountId, svcId);
       if (rows.length === 0) return 0;

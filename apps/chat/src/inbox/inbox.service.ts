@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ChatMessage,
-  EventContact,
   InboxConversation,
   InboxConversationResponse,
   InboxConversationsPage,
@@ -11,12 +10,11 @@ import {
   TeamReplyResponse,
   toPage,
 } from '@svc/contracts';
-import { ContactsClient } from '@svc/internal-clients';
 import { ApiError } from '@svc/platform';
 import { WhatsappService } from '../channels/whatsapp.service';
 import { ChatEvents } from '../conversations/chat-events';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
-import { accountContext, CustomersService } from '../conversations/customers.service';
+import { CustomersService } from '../conversations/customers.service';
 import { InboxRepository, InboxRow } from './inbox.repository';
 
 export const notFound = (what = 'conversation') => new ApiError('not_found', `No such ${what}.`);
@@ -28,7 +26,6 @@ export class InboxService {
     private readonly inbox: InboxRepository,
     private readonly conversations: ConversationsRepository,
     private readonly customers: CustomersService,
-    private readonly contacts: ContactsClient,
     private readonly events: ChatEvents,
     @Inject(WhatsappService) private readonly whatsappRule: Pick<WhatsappService, 'assertFreeFormAllowed'>,
   ) {}
@@ -79,11 +76,6 @@ export class InboxService {
     return { message: { id: added.id, text: added.text, author: 'team', at: added.at, cited_piece: null } };
   }
 
-  /** The contact as contacts-api holds them now; null before the first message or after erasure. */
-  async contactOf(accountId: string, svcId: number | null, requestId: string): Promise<EventContact | null> {
-    return svcId === null ? null : this.contacts.bySvcId(svcId, accountContext(accountId, requestId));
-  }
-
   private async view(accountId: string, row: InboxRow, requestId: string): Promise<InboxConversation> {
     return {
       id: row.id,
@@ -91,7 +83,7 @@ export class InboxService {
       url: this.events.conversation({ id: row.id, channel: 'web' }).url,
       status: row.status,
       needs_human: row.needs_human,
-      contact: await this.contactOf(accountId, row.customer_svc_id, requestId),
+      contact: await this.customers.contactOf(accountId, row.customer_svc_id, requestId),
       last_message:
         row.last_id === null
           ? null

@@ -7,10 +7,11 @@ import { IndexRecentCustomerMessages1764000000005 } from './1764000000005-IndexR
 import { CreateVisitorLimits1764000000006 } from './1764000000006-CreateVisitorLimits';
 import { RecentCustomerMessages1764000000007 } from './1764000000007-RecentCustomerMessages';
 import { DropRecentCustomerMessagesIndex1764000000008 } from './1764000000008-DropRecentCustomerMessagesIndex';
+import { CreateCustomers1764000000009 } from './1764000000009-CreateCustomers';
 
 /**
  * Schema `chat`: conversations, messages, widget settings, hand-overs, bookings, contact activity,
- * the visitors' per-conversation limits and the outbox of the chat's events. Owned by the chat.
+ * the visitors' per-conversation limits, its model of the customers and the outbox of the chat's events. Owned by the chat.
  */
 export const CHAT_SCHEMA = 'chat';
 export const CHAT_MIGRATIONS = [
@@ -23,4 +24,5 @@ export const CHAT_MIGRATIONS = [
   CreateVisitorLimits1764000000006,
   RecentCustomerMessages1764000000007,
   DropRecentCustomerMessagesIndex1764000000008,
+  CreateCustomers1764000000009,
 ];

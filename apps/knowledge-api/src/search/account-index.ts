@@ -72,7 +72,8 @@ const PASSAGE_WORDS = 50;
 
 interface Posting {
   key: string;
-  docs: Doc[];
+  /** The slots of the pieces holding the key, and its weighted frequency in each. */
+  slots: number[];
   tf: number[];
 }
 
@@ -87,6 +88,14 @@ interface Doc {
   surfaces: string[];
   /** The keys of its heading: what it is about. */
   subject: Set<string>;
+  /** Its text's sentences with their words' keys, made at its first passage. */
+  sentences?: Sentence[];
+}
+
+interface Sentence {
+  text: string;
+  keys: string[];
+  length: number;
 }
 
 interface Alternative {
@@ -130,7 +139,7 @@ const reverse = (text: string) => [...text].reverse().join('');
 /** The keys of the `most` postings held by the most pieces, each once. */
 function mostHeld(postings: Posting[], most: number): string[] {
   return [...new Set(postings)]
-    .sort((a, b) => b.docs.length - a.docs.length)
+    .sort((a, b) => b.slots.length - a.slots.length)
     .slice(0, most)
     .map((posting) => posting.key);
 }
@@ -180,6 +189,9 @@ class LanguageIndex {
   private readonly free: number[] = [];
   /** What a search adds up per slot, kept between searches (each search resets what it touched). */
   score = new Float64Array(0);
+  /** BM25's length normalisation of each slot's piece (`k1 · (1 − b + b · length / average)`), for `normsAverage`. */
+  norms = new Float64Array(0);
+  normsAverage = Number.NaN;
   matched = new Float64Array(0);
   termScore = new Float64Array(0);
   termFactor = new Float64Array(0);
@@ -202,6 +214,18 @@ class LanguageIndex {
     this.matched = new Float64Array(size);
     this.termScore = new Float64Array(size);
     this.termFactor = new Float64Array(size);
+    this.norms = new Float64Array(size);
+    this.normsAverage = Number.NaN;
+  }
+
+  /** The slots' length normalisations, recomputed when a write changed the average length. */
+  normalised(k1: number, b: number): Float64Array {
+    const average = this.totalLength / this.count;
+    if (this.normsAverage !== average) {
+      for (const [slot, doc] of this.slots.entries()) if (doc) this.norms[slot] = k1 * (1 - b + (b * doc.length) / average);
+      this.normsAverage = average;
+    }
+    return this.norms;
   }
 
   add(piece: IndexedPiece): Doc {
@@ -233,10 +257,10 @@ class LanguageIndex {
     for (const [key, frequency] of tf) {
       let posting = this.postings.get(key);
       if (!posting) {
-        this.postings.set(key, (posting = { key, docs: [], tf: [] }));
+        this.postings.set(key, (posting = { key, slots: [], tf: [] }));
         this.sorted = undefined;
       }
-      posting.docs.push(doc);
+      posting.slots.push(slot);
       posting.tf.push(frequency);
       doc.postings.push(posting);
     }
@@ -247,13 +271,13 @@ class LanguageIndex {
 
   remove(doc: Doc): void {
     for (const posting of doc.postings) {
-      const at = posting.docs.indexOf(doc);
-      const last = posting.docs.length - 1;
-      posting.docs[at] = posting.docs[last] as Doc;
+      const at = posting.slots.indexOf(doc.slot);
+      const last = posting.slots.length - 1;
+      posting.slots[at] = posting.slots[last] as number;
       posting.tf[at] = posting.tf[last] as number;
-      posting.docs.pop();
+      posting.slots.pop();
       posting.tf.pop();
-      if (posting.docs.length === 0) {
+      if (posting.slots.length === 0) {
         this.postings.delete(posting.key);
         this.sorted = undefined;
       }
@@ -290,6 +314,11 @@ class LanguageIndex {
       from?.delete(surface);
       if (from?.size === 0) this.deletes.delete(deleted);
     }
+  }
+
+  /** A piece's sentences, holding only keys of these postings (the postings' own strings: a cited piece keeps no copies). */
+  sentencesOf(text: string): Sentence[] {
+    return sentencesOf(text, this.language, (key) => this.postings.get(key)?.key);
   }
 
   /** BM25's inverse document frequency of a key held by `df` of this language's pieces. */
@@ -445,7 +474,7 @@ class LanguageIndex {
     const weight =
       known.length > 0
         ? Math.min(
-            Math.max(...(own.length > 0 ? own : known.map((a) => a.posting)).map((posting) => this.idf(posting.docs.length))),
+            Math.max(...(own.length > 0 ? own : known.map((a) => a.posting)).map((posting) => this.idf(posting.slots.length))),
             LIGHT_WORDS.has(folded) ? light : Infinity,
           )
         : isNumber(folded) || GENERIC_WORDS.has(folded) || LIGHT_WORDS.has(folded)
@@ -465,7 +494,7 @@ class LanguageIndex {
     // "When" is answered by a time of day, or by a delay ("within 14 days"), not by any duration ("12 minutes on foot").
     if (concept === '#time') offer('#delay', this.tuning.synonymFactor);
     if (alternatives.length === 0) return undefined;
-    return { alternatives, weight: Math.max(...alternatives.map((a) => this.idf(a.posting.docs.length))) * this.tuning.conceptWeight };
+    return { alternatives, weight: Math.max(...alternatives.map((a) => this.idf(a.posting.slots.length))) * this.tuning.conceptWeight };
   }
 }
 
@@ -548,7 +577,13 @@ export class AccountIndex {
     candidates.sort((a, b) => b.score - a.score || (a.doc.piece.external_ref < b.doc.piece.external_ref ? -1 : 1));
     const [best] = candidates;
     const rival = candidates.find((c) => c !== best && c.language === best?.language);
-    const passageOf = (c: Candidate) => passage(c.doc.piece.text, matchedKeys(c), c.language.language);
+    const passages = new Map<Candidate, string>();
+    const passageOf = (c: Candidate) => {
+      let found = passages.get(c);
+      if (found === undefined)
+        passages.set(c, (found = bestSentences((c.doc.sentences ??= c.language.sentencesOf(c.doc.piece.text)), matchedKeys(c))));
+      return found;
+    };
     // Two pieces matching the same share of the question, with near scores: the question does not tell them apart,
     // unless they are versions of one subject (`Alpa tent: rental`, `Brisk tent: rental`) or answer alike.
     if (best && rival && best.matched - rival.matched < TIE && rival.score >= best.score * this.tuning.tieRatio) {
@@ -581,24 +616,25 @@ export class AccountIndex {
     ].filter((t): t is QueryTerm => t !== undefined);
     const total = terms.reduce((sum, term) => sum + term.weight, 0);
     if (total === 0) return [];
-    const average = language.totalLength / language.count;
-    const { k1, b, minCoverage } = this.tuning;
+    const { k1, minCoverage } = this.tuning;
     language.sums();
+    const norms = language.normalised(k1, this.tuning.b);
     const { score, matched, termScore, termFactor } = language;
     const touched: number[] = [];
     for (const term of terms) {
       // A term counts once per piece: by the alternative (word, correction, synonym) that scores best there.
       const termTouched: number[] = [];
       for (const { posting, factor } of term.alternatives) {
-        const idf = language.idf(posting.docs.length);
-        for (let i = 0; i < posting.docs.length; i += 1) {
-          const doc = posting.docs[i] as Doc;
-          const tf = posting.tf[i] as number;
-          const value = (factor * idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * doc.length) / average));
-          if (termScore[doc.slot] === 0) termTouched.push(doc.slot);
-          if (value > (termScore[doc.slot] as number)) {
-            termScore[doc.slot] = value;
-            termFactor[doc.slot] = factor;
+        const { slots, tf } = posting;
+        const weight = factor * language.idf(slots.length) * (k1 + 1);
+        for (let i = 0; i < slots.length; i += 1) {
+          const slot = slots[i] as number;
+          const frequency = tf[i] as number;
+          const value = (weight * frequency) / (frequency + (norms[slot] as number));
+          if (termScore[slot] === 0) termTouched.push(slot);
+          if (value > (termScore[slot] as number)) {
+            termScore[slot] = value;
+            termFactor[slot] = factor;
           }
         }
       }
@@ -669,24 +705,39 @@ function matchedKeys(candidate: Candidate): Set<string> {
 
 /** The answering part of a piece: a short text whole, else its best sentences up to PASSAGE_WORDS. */
 export function passage(text: string, keys: ReadonlySet<string>, language: SearchLanguage): string {
-  const length = (s: string) => s.split(/\s+/).filter(Boolean).length;
-  if (length(text) <= PASSAGE_WORDS) return text.trim();
-  const sentences = text.split(/(?<=[.!?;:])\s+/).map((sentence, index) => ({
-    sentence,
-    index,
-    hits: words(sentence).filter((w) => keys.has(keyOf(w, language))).length,
+  return bestSentences(sentencesOf(text, language), keys);
+}
+
+const wordCount = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+/**
+ * A text's sentences with the keys of their words (one sentence, the text trimmed, when it is short
+ * enough to be its own passage); `held` keeps only the keys it returns, as it returns them.
+ */
+function sentencesOf(text: string, language: SearchLanguage, held: (key: string) => string | undefined = (key) => key): Sentence[] {
+  const split = wordCount(text) <= PASSAGE_WORDS ? [text.trim()] : text.split(/(?<=[.!?;:])\s+/);
+  return split.map((sentence) => ({
+    text: sentence,
+    keys: words(sentence).flatMap((w) => held(keyOf(w, language)) ?? []),
+    length: wordCount(sentence),
   }));
-  const chosen: typeof sentences = [];
+}
+
+/** The sentences holding the most of `keys`, in their order, up to PASSAGE_WORDS (`…` where some are left out between). */
+function bestSentences(sentences: readonly Sentence[], keys: ReadonlySet<string>): string {
+  if (sentences.length === 1 && (sentences[0] as Sentence).length <= PASSAGE_WORDS) return (sentences[0] as Sentence).text;
+  const scored = sentences.map((sentence, index) => ({ sentence, index, hits: sentence.keys.filter((key) => keys.has(key)).length }));
+  const chosen: typeof scored = [];
   let used = 0;
-  for (const candidate of [...sentences].sort((a, b) => b.hits - a.hits || a.index - b.index)) {
-    const size = length(candidate.sentence);
+  for (const candidate of [...scored].sort((a, b) => b.hits - a.hits || a.index - b.index)) {
+    const size = candidate.sentence.length;
     if (chosen.length > 0 && (candidate.hits === 0 || used + size > PASSAGE_WORDS)) continue;
     chosen.push(candidate);
     used += size;
   }
   chosen.sort((a, b) => a.index - b.index);
   const parts = chosen.map((c, i) =>
-    i > 0 && (chosen[i - 1] as { index: number }).index !== c.index - 1 ? `… ${c.sentence}` : c.sentence,
+    i > 0 && (chosen[i - 1] as { index: number }).index !== c.index - 1 ? `… ${c.sentence.text}` : c.sentence.text,
   );
   const joined = parts.join(' ');
   const cut = joined.split(/\s+/);

@@ -1,0 +1,16 @@
+import { Controller } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import { parseDomainMessage } from '@svc/messaging';
+import { CustomersRepository } from './customers.repository';
+
+/** contacts-api's `contact.changed`: the chat's model of customers follows (an older version never replaces a newer one). */
+@Controller()
+export class CustomersConsumer {
+  constructor(private readonly model: CustomersRepository) {}
+
+  @EventPattern('contact.changed')
+  async changed(@Payload() payload: unknown): Promise<void> {
+    const message = parseDomainMessage(payload, ['contact.changed']);
+    await this.model.remember(message.account_id, message.data.contact);
+  }
+}
