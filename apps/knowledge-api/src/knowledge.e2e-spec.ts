@@ -3,6 +3,7 @@ import {
   ErrorBody,
   KnowledgeListResponseDto,
   KnowledgePieceDto,
+  KnowledgeSearchBatchResponse,
   KnowledgeSearchResponse,
 } from '@svc/contracts';
 import { execute, queryOne, queryRows } from '@svc/persistence';
@@ -255,10 +256,10 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
   });
 
   describe('the assistant search (internal)', () => {
-    const searchAs = async (
+    const post = async (
+      route: string,
       account: TestAccount,
-      question: string,
-      lang: string,
+      body: unknown,
       audience = 'knowledge-api',
       secret = stack.env['INTERNAL_AUTH_SECRET'] as string,
     ) => {
@@ -268,12 +269,38 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
         keyId: 'chat',
         requestId: 'search-test',
       });
-      return fetch(`${stack.services['knowledge-api']?.internalUrl}/internal/knowledge/search`, {
+      return fetch(`${stack.services['knowledge-api']?.internalUrl}${route}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-svc-context': context },
-        body: JSON.stringify({ question, lang }),
+        body: JSON.stringify(body),
       });
     };
+    const searchAs = (account: TestAccount, question: string, lang: string, audience?: string, secret?: string) =>
+      post('/internal/knowledge/search', account, { question, lang }, audience, secret);
+
+    it('answers several questions of one account in one call, each as alone, in their order; 1 to 32 of them', async () => {
+      await put('faq-gift', { heading: 'Gift cards', text: 'Gift cards are valid for three years and can be used online.' });
+      const questions = [
+        { question: 'how long is a gift card valid', lang: 'en' },
+        { question: 'Do you sell quantum computers?', lang: 'en', limit: 1 },
+        { question: 'returnd my shoos', lang: 'en' },
+      ];
+      const response = await post('/internal/knowledge/searches', stack.account, { searches: questions });
+      expect(response.status).toBe(200);
+      const { results } = await json<KnowledgeSearchBatchResponse>(response);
+      const alone = await Promise.all(
+        questions.map(
+          async (q) => (await json<KnowledgeSearchResponse>(await post('/internal/knowledge/search', stack.account, q))).results,
+        ),
+      );
+      expect(results).toEqual(alone);
+      expect(results[0]?.[0]?.external_ref).toBe('faq-gift');
+      for (const searches of [[], Array.from({ length: 33 }, () => questions[0]), [{ question: '', lang: 'en' }], 'x']) {
+        const refused = await post('/internal/knowledge/searches', stack.account, { searches });
+        expect(refused.status).toBe(400);
+        expect((await json<{ error: { code: string } }>(refused)).error.code).toBe('validation_failed');
+      }
+    });
 
     it('finds a piece as soon as it is written, misspelled, and only for its own account', async () => {
       await put('faq-returns', { heading: 'Returning shoes', text: 'You can return your shoes within 30 days if they are unworn.' });

@@ -32,7 +32,7 @@ export const KNOWLEDGE_LIMITS = {
 } as const;
 
 /** Search for the assistant (internal route): how many results one call may ask for. */
-export const KNOWLEDGE_SEARCH_LIMITS = { questionMax: 1_000, resultsDefault: 5, resultsMax: 20 } as const;
+export const KNOWLEDGE_SEARCH_LIMITS = { questionMax: 1_000, resultsDefault: 5, resultsMax: 20, batchMax: 32 } as const;
 
 /** Items of one bulk call whose external_ref an earlier item already uses: item → that item's index. */
 const REPEATED_REFS = new WeakMap<object, number>();
@@ -254,6 +254,16 @@ export class SearchKnowledgeDto {
   limit?: number;
 }
 
+/** Body of `POST /internal/knowledge/searches` (not public): questions of one account, answered in their order. */
+export class SearchKnowledgeBatchDto {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(KNOWLEDGE_SEARCH_LIMITS.batchMax)
+  @ValidateNested({ each: true })
+  @Type(() => SearchKnowledgeDto)
+  searches!: SearchKnowledgeDto[];
+}
+
 export interface KnowledgeSearchResult {
   external_ref: string;
   heading: string;
@@ -266,4 +276,9 @@ export interface KnowledgeSearchResult {
 
 export interface KnowledgeSearchResponse {
   results: KnowledgeSearchResult[];
+}
+
+/** `POST /internal/knowledge/searches`: each search's results, in the order of `searches`. */
+export interface KnowledgeSearchBatchResponse {
+  results: KnowledgeSearchResult[][];
 }

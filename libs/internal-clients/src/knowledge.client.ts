@@ -1,7 +1,14 @@
-import { GatewayContext, KnowledgeSearchResponse, KnowledgeSearchResult } from '@svc/contracts';
+import { GatewayContext, KnowledgeSearchBatchResponse, KnowledgeSearchResult } from '@svc/contracts';
 import { InternalClientOptions, InternalHttpClient } from './internal-http';
 
-/** The assistant's search (`POST /internal/knowledge/search` on knowledge-api). */
+/** A question to knowledge-api's search, in the visitor's language, for at most `limit` pieces. */
+export interface KnowledgeQuery {
+  question: string;
+  lang: string;
+  limit: number;
+}
+
+/** The assistant's search (`POST /internal/knowledge/searches` on knowledge-api). */
 export class KnowledgeClient {
   private readonly http: InternalHttpClient;
 
@@ -9,11 +16,12 @@ export class KnowledgeClient {
     this.http = new InternalHttpClient({ ...options, upstream: 'knowledge-api' });
   }
 
-  /** The account's best pieces for the question, best first. */
-  async search(question: string, lang: string, limit: number, context: GatewayContext): Promise<KnowledgeSearchResult[]> {
-    const response = await this.http.call('POST', '/internal/knowledge/search', context, { question, lang, limit });
-    const body = response.body as Partial<KnowledgeSearchResponse> | undefined;
-    if (response.status !== 200 || !Array.isArray(body?.results)) throw this.http.unavailable(context, `status ${response.status}`);
+  /** The account's best pieces for each question (at most KNOWLEDGE_SEARCH_LIMITS.batchMax), best first, in the questions' order. */
+  async search(queries: readonly KnowledgeQuery[], context: GatewayContext): Promise<KnowledgeSearchResult[][]> {
+    const response = await this.http.call('POST', '/internal/knowledge/searches', context, { searches: queries });
+    const body = response.body as Partial<KnowledgeSearchBatchResponse> | undefined;
+    if (response.status !== 200 || !Array.isArray(body?.results) || body.results.length !== queries.length)
+      throw this.http.unavailable(context, `status ${response.status}`);
     return body.results;
   }
 

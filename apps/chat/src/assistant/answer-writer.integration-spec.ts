@@ -23,8 +23,12 @@ class FakeUpstreams {
   llm: Handler = (_body, _request, response) => response.writeHead(500).end();
   search: KnowledgeSearchResult[] = [RETURNS];
   readonly llmCalls: Array<{ body: Record<string, unknown>; authorization?: string }> = [];
+  /** Each search asked, and the questions of each call. */
   readonly searchCalls: Array<Record<string, unknown>> = [];
-  /** How long the search takes to answer, and the most searches it had in flight at once. */
+  readonly searchBatches: Array<{ context: string; questions: unknown[] }> = [];
+  /** The next search call fails (500). */
+  failNext = false;
+  /** How long the search takes to answer, and the most calls it had in flight at once. */
   searchDelayMs = 0;
   searchesInFlight = 0;
   mostSearchesInFlight = 0;
@@ -38,13 +42,24 @@ class FakeUpstreams {
       request.on('end', () => {
         const body = (raw ? JSON.parse(raw) : {}) as Record<string, unknown>;
         const fake = holder.fake as FakeUpstreams;
-        if (request.url === '/internal/knowledge/search' && typeof request.headers[GATEWAY_CONTEXT_HEADER] === 'string') {
-          fake.searchCalls.push(body);
+        if (request.url === '/internal/knowledge/searches' && typeof request.headers[GATEWAY_CONTEXT_HEADER] === 'string') {
+          const searches = body['searches'] as Array<Record<string, unknown>>;
+          fake.searchCalls.push(...searches);
+          fake.searchBatches.push({
+            context: String(request.headers[GATEWAY_CONTEXT_HEADER]),
+            questions: searches.map((s) => s['question']),
+          });
+          const fail = fake.failNext;
+          fake.failNext = false;
           fake.searchesInFlight += 1;
           fake.mostSearchesInFlight = Math.max(fake.mostSearchesInFlight, fake.searchesInFlight);
           setTimeout(() => {
             fake.searchesInFlight -= 1;
-            response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: fake.search }));
+            if (fail) response.writeHead(500).end();
+            else
+              response
+                .writeHead(200, { 'content-type': 'application/json' })
+                .end(JSON.stringify({ results: searches.map(() => fake.search) }));
           }, fake.searchDelayMs);
         } else if (request.url === '/v1/chat/completions') {
           fake.llmCalls.push({ body, authorization: request.headers.authorization });
@@ -92,6 +107,7 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
     fake.search = [RETURNS];
     fake.llmCalls.length = 0;
     fake.searchCalls.length = 0;
+    fake.searchBatches.length = 0;
     fake.searchDelayMs = 0;
     fake.mostSearchesInFlight = 0;
   });
@@ -156,13 +172,41 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
     expect(fake.llmCalls).toEqual([]);
   });
 
-  it('many questions at once: at most the set number of searches in flight, asked in the order they came', async () => {
+  it('many questions at once: at most the set number of calls in flight; the others go together per account, in the order they came', async () => {
     fake.searchDelayMs = 50;
     const limited = new AnswerWriter(knowledge, null, { ASSISTANT_SEARCH_CONCURRENCY: 2 });
-    const questions = Array.from({ length: 6 }, (_, i) => `Can I return item ${i}?`);
-    const replies = await Promise.all(questions.map((question, i) => limited.reply('acc', 'en', question, `q${i}`)));
+    const asked = Array.from({ length: 7 }, (_, i) => ({ account: i === 4 ? 'other' : 'acc', question: `Can I return item ${i}?` }));
+    const replies = await Promise.all(asked.map(({ account, question }, i) => limited.reply(account, 'en', question, `q${i}`)));
     expect(replies.every((reply) => reply.citation?.external_ref === 'returns')).toBe(true);
     expect(fake.mostSearchesInFlight).toBe(2);
-    expect(fake.searchCalls.map((call) => call['question'])).toEqual(questions);
+    expect(fake.searchCalls.map((call) => call['question'])).toEqual([0, 1, 2, 3, 5, 6, 4].map((i) => asked[i]?.question));
+    const auth = new InternalAuth(SECRET);
+    const batches = await Promise.all(
+      fake.searchBatches.map(async ({ context, questions }) => ({
+        account: (await auth.verify(context, 'knowledge-api')).account.id,
+        questions,
+      })),
+    );
+    const of = (...items: number[]) => items.map((i) => asked[i]?.question);
+    expect(batches).toEqual([
+      { account: 'acc', questions: of(0) },
+      { account: 'acc', questions: of(1) },
+      { account: 'acc', questions: of(2, 3, 5, 6) },
+      { account: 'other', questions: of(4) },
+    ]);
+  });
+
+  it('a failed call fails each question of it (their answers are retried later); the questions after it are still asked', async () => {
+    const limited = new AnswerWriter(knowledge, null, { ASSISTANT_SEARCH_CONCURRENCY: 1 });
+    fake.searchDelayMs = 50;
+    fake.failNext = true;
+    const outcomes = ['a?', 'b?', 'c?'].map((question, i) =>
+      limited.reply('acc', 'en', question, `x${i}`).then(
+        (reply) => reply.citation?.external_ref,
+        () => 'failed',
+      ),
+    );
+    expect(await Promise.all(outcomes)).toEqual(['failed', 'returns', 'returns']);
+    expect(fake.searchBatches.map((batch) => batch.questions)).toEqual([['a?'], ['b?', 'c?']]);
   });
 });

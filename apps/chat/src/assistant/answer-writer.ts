@@ -1,13 +1,14 @@
+import { KNOWLEDGE_SEARCH_LIMITS } from '@svc/contracts';
 import { APP_CONFIG } from '@svc/platform';
 import { Inject, Injectable } from '@nestjs/common';
 import { KnowledgeClient } from '@svc/internal-clients';
-import pLimit from 'p-limit';
 import { accountContext } from '../conversations/customers.service';
 import { textsFor } from '../texts/texts';
 import { extractiveReply, goodMatch, Reply, searchQuestion, writtenReply } from './assistant-rules';
 import { LlmClient } from './llm.client';
 import { LLM_CLIENT } from '../chat.tokens';
 import { ChatConfig } from '../chat.config';
+import { SearchBatches } from './search-batches';
 
 const SEARCH_RESULTS = 3;
 
@@ -16,27 +17,30 @@ const SEARCH_RESULTS = 3;
  * the built-in extractive reply from the best good match, or, with a writer configured, the
  * writer's reply from the good matches' passages (the extractive one when it fails or is slow).
  *
- * At most `searchConcurrency` searches of this process are in flight; the others wait in order.
- * When many customers write at once, the first questions are answered first instead of all of
- * them sharing the CPU and finishing together at the end (and knowledge-api is not flooded).
+ * At most `ASSISTANT_SEARCH_CONCURRENCY` search calls of this process are in flight; questions
+ * asked meanwhile wait in order and go together, per account, in the next call (`SearchBatches`).
+ * When many customers write at once, the first questions are answered first instead of all of them
+ * sharing the CPU and finishing together at the end, and knowledge-api gets a call per batch.
  */
 @Injectable()
 export class AnswerWriter {
-  private readonly searches: pLimit.Limit;
+  private readonly searches: SearchBatches;
 
   constructor(
-    private readonly knowledge: KnowledgeClient,
+    knowledge: KnowledgeClient,
     @Inject(LLM_CLIENT) private readonly llm: LlmClient | null,
     @Inject(APP_CONFIG) config: Pick<ChatConfig, 'ASSISTANT_SEARCH_CONCURRENCY'>,
   ) {
-    this.searches = pLimit(config.ASSISTANT_SEARCH_CONCURRENCY);
+    this.searches = new SearchBatches(
+      (accountId, queries, requestId) => knowledge.search(queries, accountContext(accountId, requestId)),
+      config.ASSISTANT_SEARCH_CONCURRENCY,
+      KNOWLEDGE_SEARCH_LIMITS.batchMax,
+    );
   }
 
   async reply(accountId: string, lang: string, question: string, requestId: string): Promise<Reply> {
     const words = textsFor(lang);
-    const results = await this.searches(() =>
-      this.knowledge.search(searchQuestion(question), lang, SEARCH_RESULTS, accountContext(accountId, requestId)),
-    );
+    const results = await this.searches.search(accountId, { question: searchQuestion(question), lang, limit: SEARCH_RESULTS }, requestId);
     const match = goodMatch(results);
     const extractive = extractiveReply(match, words);
     if (!match || !this.llm) return extractive;

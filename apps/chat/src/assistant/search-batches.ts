@@ -1,0 +1,62 @@
+import { KnowledgeSearchResult } from '@svc/contracts';
+import { KnowledgeQuery } from '@svc/internal-clients';
+
+/** Sends one account's questions to the search in one call (`requestId`: the first's); resolves to each question's results, in order. */
+export type SendSearches = (accountId: string, queries: KnowledgeQuery[], requestId: string) => Promise<KnowledgeSearchResult[][]>;
+
+interface Waiting {
+  accountId: string;
+  query: KnowledgeQuery;
+  requestId: string;
+  resolve: (results: KnowledgeSearchResult[]) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * The assistant's searches of one process: at most `inFlight` calls at once. A question asked while
+ * they are all out waits, in order, and goes with up to `batchMax` waiting questions of its account
+ * in the next call. One customer alone is searched at once; many customers at once cost a call per
+ * batch instead of one each, and the first asked is answered first.
+ */
+export class SearchBatches {
+  private readonly waiting: Waiting[] = [];
+  private calls = 0;
+
+  constructor(
+    private readonly send: SendSearches,
+    private readonly inFlight: number,
+    private readonly batchMax: number,
+  ) {}
+
+  search(accountId: string, query: KnowledgeQuery, requestId: string): Promise<KnowledgeSearchResult[]> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ accountId, query, requestId, resolve, reject });
+      this.next();
+    });
+  }
+
+  private next(): void {
+    while (this.calls < this.inFlight && this.waiting.length > 0) {
+      const { accountId, requestId } = this.waiting[0] as Waiting;
+      const batch: Waiting[] = [];
+      for (let i = 0; i < this.waiting.length && batch.length < this.batchMax;) {
+        if ((this.waiting[i] as Waiting).accountId === accountId) batch.push(...this.waiting.splice(i, 1));
+        else i += 1;
+      }
+      this.calls += 1;
+      this.send(
+        accountId,
+        batch.map((waiting) => waiting.query),
+        requestId,
+      )
+        .then(
+          (results) => batch.forEach((waiting, i) => waiting.resolve(results[i] ?? [])),
+          (err: unknown) => batch.forEach((waiting) => waiting.reject(err)),
+        )
+        .finally(() => {
+          this.calls -= 1;
+          this.next();
+        });
+    }
+  }
+}
