@@ -118,7 +118,7 @@ export const chatConfigSpec = {
   }),
   ASSISTANT_SEARCH_CONCURRENCY: count({
     default: 4,
-    desc: 'Knowledge searches one chat process has in flight at most; more questions wait their turn in order (the first asked is answered first when many write at once).',
+    desc: 'Knowledge search calls one chat process has in flight at most; questions asked meanwhile wait in order and go together, per account, in the next call (the first asked is answered first when many write at once).',
   }),
   LLM_TIMEOUT_MS: millis(60_000)({
     default: 10_000,
