@@ -2,6 +2,7 @@ import { KnowledgeSearchResult } from '@svc/contracts';
 import { KnowledgeClient } from '@svc/internal-clients';
 import { createLogger, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { AnswerWriter } from './answer-writer';
@@ -28,7 +29,8 @@ class FakeUpstreams {
   readonly searchBatches: Array<{ context: string; questions: unknown[] }> = [];
   /** The next search call fails (500). */
   failNext = false;
-  /** How long the search takes to answer, and the most calls it had in flight at once. */
+  /** How long a search call takes (plus `searchDelayPerQuestionMs` a question), and the most calls in flight at once. */
+  searchDelayPerQuestionMs = 0;
   searchDelayMs = 0;
   searchesInFlight = 0;
   mostSearchesInFlight = 0;
@@ -53,14 +55,17 @@ class FakeUpstreams {
           fake.failNext = false;
           fake.searchesInFlight += 1;
           fake.mostSearchesInFlight = Math.max(fake.mostSearchesInFlight, fake.searchesInFlight);
-          setTimeout(() => {
-            fake.searchesInFlight -= 1;
-            if (fail) response.writeHead(500).end();
-            else
-              response
-                .writeHead(200, { 'content-type': 'application/json' })
-                .end(JSON.stringify({ results: searches.map(() => fake.search) }));
-          }, fake.searchDelayMs);
+          setTimeout(
+            () => {
+              fake.searchesInFlight -= 1;
+              if (fail) response.writeHead(500).end();
+              else
+                response
+                  .writeHead(200, { 'content-type': 'application/json' })
+                  .end(JSON.stringify({ results: searches.map(() => fake.search) }));
+            },
+            fake.searchDelayMs + fake.searchDelayPerQuestionMs * searches.length,
+          );
         } else if (request.url === '/v1/chat/completions') {
           fake.llmCalls.push({ body, authorization: request.headers.authorization });
           fake.llm(body, request, response);
@@ -109,6 +114,7 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
     fake.searchCalls.length = 0;
     fake.searchBatches.length = 0;
     fake.searchDelayMs = 0;
+    fake.searchDelayPerQuestionMs = 0;
     fake.mostSearchesInFlight = 0;
   });
 
@@ -194,6 +200,19 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
       { account: 'acc', questions: of(2, 3, 5, 6) },
       { account: 'other', questions: of(4) },
     ]);
+  });
+
+  it('answers come back in the order asked, also when a later, smaller call returns first', async () => {
+    fake.searchDelayPerQuestionMs = 30;
+    const limited = new AnswerWriter(knowledge, null, { ASSISTANT_SEARCH_CONCURRENCY: 2 });
+    const answered: string[] = [];
+    const ask = (question: string) => limited.reply('acc', 'en', question, question).then(() => answered.push(question));
+    const first = ['q0', 'q1', 'q2', 'q3', 'q4', 'q5'].map(ask);
+    await sleep(45);
+    // q0 and q1 went alone (30 ms); q2–q5 went together (120 ms); q6 goes alone and returns first.
+    await Promise.all([...first, ask('q6')]);
+    expect(fake.searchBatches.map((batch) => batch.questions)).toEqual([['q0'], ['q1'], ['q2', 'q3', 'q4', 'q5'], ['q6']]);
+    expect(answered).toEqual(['q0', 'q1', 'q2', 'q3', 'q4', 'q5', 'q6']);
   });
 
   it('a failed call fails each question of it (their answers are retried later); the questions after it are still asked', async () => {

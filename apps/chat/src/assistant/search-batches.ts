@@ -16,11 +16,14 @@ interface Waiting {
  * The assistant's searches of one process: at most `inFlight` calls at once. A question asked while
  * they are all out waits, in order, and goes with up to `batchMax` waiting questions of its account
  * in the next call. One customer alone is searched at once; many customers at once cost a call per
- * batch instead of one each, and the first asked is answered first.
+ * batch instead of one each. Results are handed back in the order the questions were asked (a small
+ * later batch that returns first waits for the earlier ones), so the first asked is answered first.
  */
 export class SearchBatches {
   private readonly waiting: Waiting[] = [];
   private calls = 0;
+  /** Settles when every call started so far has handed back its results. */
+  private handedBack: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly send: SendSearches,
@@ -44,19 +47,19 @@ export class SearchBatches {
         else i += 1;
       }
       this.calls += 1;
-      this.send(
+      const call = this.send(
         accountId,
         batch.map((waiting) => waiting.query),
         requestId,
-      )
-        .then(
-          (results) => batch.forEach((waiting, i) => waiting.resolve(results[i] ?? [])),
-          (err: unknown) => batch.forEach((waiting) => waiting.reject(err)),
-        )
-        .finally(() => {
-          this.calls -= 1;
-          this.next();
-        });
+      ).then(
+        (results) => () => batch.forEach((waiting, i) => waiting.resolve(results[i] ?? [])),
+        (err: unknown) => () => batch.forEach((waiting) => waiting.reject(err)),
+      );
+      this.handedBack = Promise.all([call, this.handedBack]).then(([handBack]) => handBack());
+      void call.then(() => {
+        this.calls -= 1;
+        this.next();
+      });
     }
   }
 }
