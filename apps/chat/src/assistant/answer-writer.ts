@@ -1,4 +1,4 @@
-import { KNOWLEDGE_SEARCH_LIMITS } from '@svc/contracts';
+import { KNOWLEDGE_SEARCH_LIMITS, KnowledgeSearchResult } from '@svc/contracts';
 import { APP_CONFIG } from '@svc/platform';
 import { Inject, Injectable } from '@nestjs/common';
 import { KnowledgeClient } from '@svc/internal-clients';
@@ -38,9 +38,21 @@ export class AnswerWriter {
     );
   }
 
-  async reply(accountId: string, lang: string, question: string, requestId: string): Promise<Reply> {
+  /** The account's best pieces for the question, in the customer's language. */
+  search(accountId: string, lang: string, question: string, requestId: string): Promise<KnowledgeSearchResult[]> {
+    return this.searches.search(accountId, { question: searchQuestion(question), lang, limit: SEARCH_RESULTS }, requestId);
+  }
+
+  /** The reply to a question; `found`: its search, when already started (see ReplyQueue.searchEarly). */
+  async reply(
+    accountId: string,
+    lang: string,
+    question: string,
+    requestId: string,
+    found: Promise<KnowledgeSearchResult[]> = this.search(accountId, lang, question, requestId),
+  ): Promise<Reply> {
     const words = textsFor(lang);
-    const results = await this.searches.search(accountId, { question: searchQuestion(question), lang, limit: SEARCH_RESULTS }, requestId);
+    const results = await found;
     const match = goodMatch(results);
     const extractive = extractiveReply(match, words);
     if (!match || !this.llm) return extractive;

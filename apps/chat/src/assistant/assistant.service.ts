@@ -2,11 +2,11 @@ import { DataSource } from 'typeorm';
 import { InjectLogger, MetricsService } from '@svc/platform';
 import { Injectable } from '@nestjs/common';
 import { Claimed, LeaseWorker } from '@svc/jobs';
-import { ChatMessage, EventContact } from '@svc/contracts';
+import { ChatMessage, EventContact, KnowledgeSearchResult } from '@svc/contracts';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { ChatEvents } from '../conversations/chat-events';
-import { ConversationsRepository, PendingReply, REPLY_LEASE_MS } from '../conversations/conversations.repository';
+import { ConversationRow, ConversationsRepository, PendingReply, REPLY_LEASE_MS } from '../conversations/conversations.repository';
 import { ReplyQueue } from '../conversations/conversation.service';
 import { CustomersService } from '../conversations/customers.service';
 import { AssistantMetrics, assistantMetrics } from '../chat-metrics';
@@ -52,9 +52,13 @@ export class AssistantService extends LeaseWorker<PendingReply> implements Reply
     this.metrics = assistantMetrics(metrics, db);
   }
 
+  searchEarly(conversation: ConversationRow, text: string, requestId: string): Promise<KnowledgeSearchResult[]> {
+    return this.writer.search(conversation.account_id, conversation.lang, text, requestId);
+  }
+
   /** A message this process just wrote holds its reply lease from birth: no claim needed. */
-  answerSoon(pending: PendingReply, contact: EventContact): void {
-    this.track(this.answer(pending, contact));
+  answerSoon(pending: PendingReply, contact: EventContact, found?: Promise<KnowledgeSearchResult[]>): void {
+    this.track(this.answer(pending, contact, found));
   }
 
   /** Claims what waited too long (its process died, a service was down). */
@@ -66,12 +70,12 @@ export class AssistantService extends LeaseWorker<PendingReply> implements Reply
     return this.answer(pending);
   }
 
-  private async answer(pending: PendingReply, known?: EventContact): Promise<void> {
+  private async answer(pending: PendingReply, known?: EventContact, found?: Promise<KnowledgeSearchResult[]>): Promise<void> {
     const requestId = randomUUID();
     const row = pending.conversation;
     const timer = this.metrics.answerDuration.startTimer();
     try {
-      const reply = await this.writer.reply(row.account_id, row.lang, pending.text, requestId);
+      const reply = await this.writer.reply(row.account_id, row.lang, pending.text, requestId, found);
       const contact = known ?? (await this.customers.contactFor(row, requestId)).contact;
       const message = await this.conversations.addReply(row.account_id, row.id, pending.id, {
         author: 'assistant',

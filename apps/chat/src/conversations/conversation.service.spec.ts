@@ -1,5 +1,10 @@
-import { EventContact, HandoverReachDto } from '@svc/contracts';
-import { reachOf } from './conversation.service';
+import { EventContact, HandoverReachDto, KnowledgeSearchResult } from '@svc/contracts';
+import { ContactsClient } from '@svc/internal-clients';
+import { ChatEvents } from './chat-events';
+import { ConversationService, EmailLinks, reachOf, ReplyQueue } from './conversation.service';
+import { AddedMessage, ConversationRow, ConversationsRepository, PendingReply } from './conversations.repository';
+import { CustomersRepository } from './customers.repository';
+import { CustomersService } from './customers.service';
 
 const contact = (over: Partial<EventContact> = {}): EventContact => ({
   ref: 'c-1',
@@ -40,5 +45,82 @@ describe('reach of handover.created', () => {
       consent: false,
     });
     expect(reachOf(dto({ channel: 'whatsapp', phone: '+447700900123' }), contact({ phone_confirmed: true })).whatsapp_verified).toBe(true);
+  });
+});
+
+describe('a customer message and the assistant', () => {
+  const row = (over: Partial<ConversationRow> = {}): ConversationRow => ({
+    id: 7,
+    account_id: 'acc',
+    channel: 'web',
+    lang: 'en',
+    customer_svc_id: 1,
+    customer_identified: false,
+    customer_name: '',
+    customer_email: null,
+    customer_phone: null,
+    status: 'open',
+    handover: 'none',
+    handover_reason: null,
+    reach: null,
+    business_name: 'Shop',
+    recent_customer_messages: 0,
+    customer: contact(),
+    ...over,
+  });
+  const setUp = () => {
+    const steps: string[] = [];
+    const found: Promise<KnowledgeSearchResult[]> = Promise.resolve([]);
+    const answered: Array<{ pending: PendingReply; found?: Promise<KnowledgeSearchResult[]> }> = [];
+    const replies: ReplyQueue = {
+      searchEarly: (_conversation, text) => {
+        steps.push(`search ${text}`);
+        return found;
+      },
+      answerSoon: (pending, _contact, early) => answered.push({ pending, found: early }),
+    };
+    const added: AddedMessage = {
+      id: 3,
+      text: 'x',
+      author: 'customer',
+      at: '2026-11-28T08:00:00.000000+00:00',
+      citation: null,
+      offers_person: false,
+      reply_pending: true,
+    };
+    const conversations = {
+      addCustomerMessage: jest.fn(async (_account: string, _id: number, message: { text: string }) => {
+        steps.push(`write ${message.text}`);
+        return { ...added, text: message.text };
+      }),
+    } as unknown as ConversationsRepository;
+    const customers = new CustomersService({} as ContactsClient, conversations, {} as CustomersRepository);
+    const service = new ConversationService(
+      conversations,
+      customers,
+      {} as ContactsClient,
+      new ChatEvents({ APP_URL: 'http://localhost:3000' }),
+      replies,
+      {} as EmailLinks,
+      {
+        HANDOVER_WAIT: '3m',
+        VISITOR_MESSAGES_PER_MINUTE: 10,
+      },
+    );
+    return { steps, found, answered, service };
+  };
+
+  it("starts the question's search before its message is written, and answers with that search", async () => {
+    const { steps, found, answered, service } = setUp();
+    await service.send(row(), 'How long does shipping take?', 'r1');
+    expect(steps).toEqual(['search How long does shipping take?', 'write How long does shipping take?']);
+    expect(answered).toHaveLength(1);
+    expect(answered[0]?.found).toBe(found);
+  });
+
+  it('starts no search while a person is asked for', async () => {
+    const { steps, service } = setUp();
+    await service.send(row({ handover: 'waiting', status: 'needs_human' }), 'Hello?', 'r2');
+    expect(steps).toEqual(['write Hello?']);
   });
 });

@@ -8,6 +8,7 @@ import {
   FutureConsentDto,
   HandoverReachDto,
   INVALID_FIELDS,
+  KnowledgeSearchResult,
 } from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
 import { ApiError, APP_CONFIG, unavailableError } from '@svc/platform';
@@ -29,8 +30,13 @@ import { ChatConfig, parseDuration } from '../chat.config';
 
 /** Told when a customer message waits for the assistant's answer (the assistant answers it soon after the commit). */
 export interface ReplyQueue {
-  /** `contact`: the customer as just read, so that the answer need not ask contacts-api again. */
-  answerSoon(pending: PendingReply, contact: EventContact): void;
+  /**
+   * Starts the knowledge search for a question about to be written, so that it runs while the
+   * message commits (nothing else happens before the commit: no reply, no writer).
+   */
+  searchEarly(conversation: ConversationRow, text: string, requestId: string): Promise<KnowledgeSearchResult[]>;
+  /** `contact`: the customer as just read, so that the answer need not ask contacts-api again; `found`: its early search. */
+  answerSoon(pending: PendingReply, contact: EventContact, found?: Promise<KnowledgeSearchResult[]>): void;
 }
 
 /** Queues a confirmation link for an unconfirmed email, in the transaction that records it. */
@@ -81,9 +87,12 @@ export class ConversationService {
       event: (added) => this.events.received(conversation, contact, added),
     };
     if (asksForPerson(text)) return this.sendAskingForPerson(conversation, contact, { ...message, replyPending: false });
+    const found = conversation.handover === 'none' ? this.replies.searchEarly(conversation, text, requestId) : undefined;
+    // Dropped unused when the message is refused or a person was asked for meanwhile; a failed search fails its answer.
+    found?.catch(() => undefined);
     const added = await this.conversations.addCustomerMessage(conversation.account_id, conversation.id, message, this.messagesPerMinute);
     if (!added) return this.refuseOverLimit(conversation);
-    if (added.reply_pending) this.replies.answerSoon({ id: added.id, text, conversation }, contact);
+    if (added.reply_pending) this.replies.answerSoon({ id: added.id, text, conversation }, contact, found);
     return toMessage(added);
   }
 
