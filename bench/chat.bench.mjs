@@ -185,7 +185,12 @@ class Stream {
 
 // The visitor limits are raised out of reach: one conversation sends more than a person would.
 const stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'chat'], {
-  env: { LOG_LEVEL: 'error', VISITOR_MESSAGES_PER_MINUTE: '1000000', VISITOR_STREAMS_PER_ADDRESS: '1000000', ...(process.env.ASSISTANT_SEARCH_CONCURRENCY ? { ASSISTANT_SEARCH_CONCURRENCY: process.env.ASSISTANT_SEARCH_CONCURRENCY } : {}) },
+  env: {
+    LOG_LEVEL: 'error',
+    VISITOR_MESSAGES_PER_MINUTE: '1000000',
+    VISITOR_STREAMS_PER_ADDRESS: '1000000',
+    ...(process.env.ASSISTANT_SEARCH_CONCURRENCY ? { ASSISTANT_SEARCH_CONCURRENCY: process.env.ASSISTANT_SEARCH_CONCURRENCY } : {}),
+  },
 });
 const chatUrl = stack.services.chat.url;
 const chatPid = stack.services.chat.process.pid;
