@@ -31,7 +31,7 @@ export class CustomersService {
    * customer was erased meanwhile. Returns the conversation as it is afterwards.
    */
   async contactFor(row: ConversationRow, requestId: string): Promise<{ contact: EventContact; conversation: ConversationRow }> {
-    const known = row.customer ?? (await this.contactOf(row.account_id, row.customer_svc_id, requestId));
+    const known = await this.contactOf(row.account_id, row.customer_svc_id, requestId, row.customer);
     if (known) return { contact: known, conversation: row };
     const created = await this.contacts.createChatMet(accountContext(row.account_id, requestId));
     await this.model.remember(row.account_id, created);
@@ -47,10 +47,13 @@ export class CustomersService {
     return this.contactFor(conversation, requestId);
   }
 
-  /** The customer with this svc_id (the model's, else contacts-api's, then held); null when there is none or they were erased. */
-  async contactOf(accountId: string, svcId: number | null, requestId: string): Promise<EventContact | null> {
+  /**
+   * The customer with this svc_id: the model's (`held`, when it was read with the conversation), else
+   * contacts-api's, then held; null when there is none or they were erased.
+   */
+  async contactOf(accountId: string, svcId: number | null, requestId: string, held?: EventContact | null): Promise<EventContact | null> {
     if (svcId === null) return null;
-    const known = await this.model.known(accountId, svcId);
+    const known = held === undefined ? await this.model.known(accountId, svcId) : held;
     if (known) return known;
     const contact = await this.contacts.bySvcId(svcId, accountContext(accountId, requestId));
     if (contact) await this.model.remember(accountId, contact);
