@@ -82,6 +82,14 @@ describe("invalidParams: params that do not fit the method are -32602, not the S
     expect(invalidParams(call(1, 'whoami'))).toBeUndefined();
     expect(invalidParams({ jsonrpc: '2.0', id: 1, method: 'no/such', params: {} })).toBeUndefined();
   });
+
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'])(
+    'takes method %s for an unknown method, not a key',
+    (method) => {
+      expect(invalidParams({ jsonrpc: '2.0', id: 1, method })).toBeUndefined();
+      expect(invalidParams({ jsonrpc: '2.0', id: 1, method, params: {} })).toBeUndefined();
+    },
+  );
 });
 
 describe('ExchangeTransport: one SDK server for every POST', () => {
@@ -118,6 +126,15 @@ describe('ExchangeTransport: one SDK server for every POST', () => {
     expect(answers[0]).toMatchObject({ result: { content: [{ text: 'slow for Alpha' }] } });
     expect(answers[1]).toMatchObject({ error: { code: -32601 } });
     expect(answers[2]).toMatchObject({ result: { content: [{ text: 'fast for Alpha' }] } });
+  });
+
+  it('answers methods named like Object.prototype properties as unknown methods (-32601)', async () => {
+    const methods = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+    const answers = await transport.exchange(
+      methods.map((method, id) => ({ jsonrpc: '2.0', id, method })),
+      caller('Alpha'),
+    );
+    expect(answers).toEqual(methods.map((_, id) => ({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } })));
   });
 
   it('knows a caller only while its request is in flight', async () => {

@@ -14,7 +14,7 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { Injectable } from '@nestjs/common';
 import { GatewayContext } from '@svc/contracts';
-import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
+import { ApiError, InternalAuth, verifiedCaller } from '@svc/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ExchangeTransport } from './exchange.transport';
@@ -69,12 +69,19 @@ export function readPost(headers: IncomingHttpHeaders, body: unknown): JSONRPCRe
   return requests.length > 0 ? requests : { status: 202 };
 }
 
-/** The request schemas of the methods served: params they refuse are -32602 (the SDK would answer -32603, an internal error). */
-const PARAMS = { initialize: InitializeRequestSchema, 'tools/list': ListToolsRequestSchema, 'tools/call': CallToolRequestSchema };
+/**
+ * The request schemas of the methods served: params they refuse are -32602 (the SDK would answer -32603, an internal error).
+ * A Map: the method is the caller's (`__proto__`, `constructor` are unknown methods, which the SDK answers -32601).
+ */
+const PARAMS = new Map<string, typeof InitializeRequestSchema | typeof ListToolsRequestSchema | typeof CallToolRequestSchema>([
+  ['initialize', InitializeRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+]);
 
 /** A JSON-RPC error answering `request` when its params do not fit its method's schema. */
 export function invalidParams(request: JSONRPCRequest): JSONRPCMessage | undefined {
-  const schema = PARAMS[request.method as keyof typeof PARAMS];
+  const schema = PARAMS.get(request.method);
   const parsed = schema?.safeParse(request);
   if (!parsed || parsed.success) return undefined;
   const issues = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
@@ -134,10 +141,8 @@ export class McpEndpoint {
     }
   }
 
-  private async callerOf(request: FastifyRequest): Promise<GatewayContext> {
-    const token = request.headers[GATEWAY_CONTEXT_HEADER];
-    const context = typeof token === 'string' ? await this.auth.verify(token, 'mcp-server').catch(() => undefined) : undefined;
-    if (!context) throw new ApiError('unauthorized', 'This service is reached only through the API gateway.');
-    return context;
+  /** The account of the call: a context the gateway signed (it checked the API key); another app's: 403. */
+  private callerOf(request: FastifyRequest): Promise<GatewayContext> {
+    return verifiedCaller(request, this.auth, ['gateway']);
   }
 }

@@ -16,12 +16,16 @@ export const ERROR_STATUS = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  header_too_large: 431,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Whether `code` (another service's answer, say) is one of ours: an own key, never `constructor` or `__proto__`. */
+export const isErrorCode = (code: unknown): code is ErrorCode => typeof code === 'string' && Object.hasOwn(ERROR_STATUS, code);
 
 export interface ErrorDetail {
   /** Where the problem is: a field name, a dotted path or `items[3].text`. */

@@ -1,4 +1,4 @@
-import { ERROR_STATUS, ErrorBody, GatewayContext } from '@svc/contracts';
+import { ErrorBody, GatewayContext, isErrorCode } from '@svc/contracts';
 import type { Readable } from 'node:stream';
 import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth, unavailableError } from '@svc/platform';
 import type { Logger } from 'pino';
@@ -78,14 +78,7 @@ export class InternalHttpClient {
   expect<T>(response: InternalResponse, status: number, context: GatewayContext): T {
     if (response.status === status) return response.body as T;
     const error = (response.body as Partial<ErrorBody> | undefined)?.error;
-    if (
-      response.status >= 400 &&
-      response.status < 500 &&
-      error &&
-      typeof error.code === 'string' &&
-      error.code in ERROR_STATUS &&
-      typeof error.message === 'string'
-    ) {
+    if (response.status >= 400 && response.status < 500 && error && isErrorCode(error.code) && typeof error.message === 'string') {
       throw new ApiError(error.code, error.message, error.details);
     }
     throw this.unavailable(context, `status ${response.status}`);

@@ -26,6 +26,11 @@ describe('toErrorResponse', () => {
     expect(response?.body.error.code).toBe(expected);
   });
 
+  it.each(['constructor', 'toString', '__proto__'])('takes an error coded %s for an unknown code, not a key', (code) => {
+    expect(toErrorResponse(Object.assign(new Error('x'), { code }))).toBeUndefined();
+    expect(toErrorResponse(Object.assign(new Error('x'), { code, statusCode: 400 }))?.body.error.code).toBe('validation_failed');
+  });
+
   it('maps a JSON syntax error to invalid_json', () => {
     const response = toErrorResponse(Object.assign(new SyntaxError('Unexpected token'), { statusCode: 400 }));
     expect(response?.body.error.code).toBe('invalid_json');

@@ -108,8 +108,8 @@ export function toErrorResponse(err: unknown): ErrorResponse | undefined {
     return undefined;
   }
   const fastifyCode = (err as { code?: unknown } | null)?.code;
-  if (typeof fastifyCode === 'string' && FASTIFY_CODES[fastifyCode]) {
-    const code = FASTIFY_CODES[fastifyCode];
+  if (typeof fastifyCode === 'string' && Object.hasOwn(FASTIFY_CODES, fastifyCode)) {
+    const code = FASTIFY_CODES[fastifyCode] as ErrorCode;
     return errorResponse(code, MESSAGES[code] ?? 'The request is invalid.');
   }
   const status = statusOf(err);

@@ -88,7 +88,7 @@ const EMAIL_TEXTS: Record<string, EmailTexts> = {
 };
 
 export function emailTexts(tag: string | null | undefined): EmailTexts & { lang: string } {
-  const lang = textLanguage(tag) in EMAIL_TEXTS ? textLanguage(tag) : 'en';
+  const lang = Object.hasOwn(EMAIL_TEXTS, textLanguage(tag)) ? textLanguage(tag) : 'en';
   return { lang, ...(EMAIL_TEXTS[lang] as EmailTexts) };
 }
 

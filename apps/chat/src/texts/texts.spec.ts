@@ -1,4 +1,5 @@
-import { consentWords, languageOfAcceptLanguage, TEXT_LANGUAGES, textsFor, widgetTexts } from './texts';
+import { emailTexts } from '../channels/email-texts';
+import { consentWords, languageOfAcceptLanguage, TEXT_LANGUAGES, textLanguage, textsFor, widgetTexts } from './texts';
 
 describe('chat texts', () => {
   it('has every word in en, de, fr and es', () => {
@@ -28,4 +29,16 @@ describe('chat texts', () => {
     expect(languageOfAcceptLanguage('ja')).toBe('en');
     expect(languageOfAcceptLanguage(undefined)).toBe('en');
   });
+
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__PROTO__-x'])(
+    'takes %s for an unknown language: English, with every word',
+    (name) => {
+      expect(textLanguage(name)).toBe('en');
+      expect(textsFor(name)).toEqual(textsFor('en'));
+      expect(widgetTexts(name)).toEqual(widgetTexts('en'));
+      expect(languageOfAcceptLanguage(name)).toBe('en');
+      expect(languageOfAcceptLanguage(`${name},de;q=0.5`)).toBe('de');
+      expect(emailTexts(name).lang).toBe('en');
+    },
+  );
 });

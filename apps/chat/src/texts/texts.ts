@@ -9,6 +9,8 @@ export interface AssistantTexts {
   answer_intro: string;
   /** No good match: says so and offers a person. */
   no_match: string;
+  /** The assistant could not answer (its tries ran out): says so and offers a person. */
+  no_answer: string;
   /** After a customer asked for a person. */
   person_requested: string;
   /** The wait ran out: how can the team reach them. */
@@ -28,7 +30,7 @@ export interface AssistantTexts {
 
 type AllTexts = Omit<ChatTexts, 'lang'> & AssistantTexts;
 
-const TEXTS: Record<string, AllTexts> = {
+const BY_LANGUAGE: Record<string, AllTexts> = {
   en: {
     greeting: 'Hi! Ask us anything.',
     greeting_named: 'Hi {name}! Ask us anything.',
@@ -42,6 +44,7 @@ const TEXTS: Record<string, AllTexts> = {
     handover_created: 'Thank you. The team will get back to you by {channel}.',
     answer_intro: 'Here is what I found:',
     no_match: "I'm sorry, I couldn't find an answer to that. Would you like to talk to a person?",
+    no_answer: "I'm sorry, I couldn't answer that right now. Would you like to talk to a person?",
     person_requested: 'A person from the team will answer here shortly.',
     more_at: 'More:',
     booking_requested: 'Your booking request for {listing} on {when} was received. We will confirm it here.',
@@ -65,6 +68,7 @@ const TEXTS: Record<string, AllTexts> = {
     handover_created: 'Danke. Das Team meldet sich per {channel} bei Ihnen.',
     answer_intro: 'Das habe ich gefunden:',
     no_match: 'Leider habe ich dazu keine Antwort gefunden. Möchten Sie mit einer Person sprechen?',
+    no_answer: 'Leider kann ich das gerade nicht beantworten. Möchten Sie mit einer Person sprechen?',
     person_requested: 'Eine Person aus dem Team antwortet Ihnen hier in Kürze.',
     more_at: 'Mehr:',
     booking_requested: 'Ihre Buchungsanfrage für {listing} am {when} ist eingegangen. Wir bestätigen sie hier.',
@@ -89,6 +93,7 @@ const TEXTS: Record<string, AllTexts> = {
     handover_created: "Merci. L'équipe vous recontactera par {channel}.",
     answer_intro: "Voici ce que j'ai trouvé :",
     no_match: "Désolé, je n'ai pas trouvé de réponse. Voulez-vous parler à une personne ?",
+    no_answer: 'Désolé, je ne peux pas répondre pour le moment. Voulez-vous parler à une personne ?',
     person_requested: "Une personne de l'équipe va vous répondre ici sous peu.",
     more_at: 'Plus :',
     booking_requested: 'Votre demande de réservation pour {listing} le {when} a bien été reçue. Nous la confirmerons ici.',
@@ -111,6 +116,7 @@ const TEXTS: Record<string, AllTexts> = {
     handover_created: 'Gracias. El equipo se pondrá en contacto con usted por {channel}.',
     answer_intro: 'Esto es lo que encontré:',
     no_match: 'Lo siento, no encontré una respuesta. ¿Quiere hablar con una persona?',
+    no_answer: 'Lo siento, ahora mismo no puedo responder. ¿Quiere hablar con una persona?',
     person_requested: 'Una persona del equipo le responderá aquí en breve.',
     more_at: 'Más:',
     booking_requested: 'Hemos recibido su solicitud de reserva para {listing} el {when}. La confirmaremos aquí.',
@@ -122,17 +128,20 @@ const TEXTS: Record<string, AllTexts> = {
   },
 };
 
-export const TEXT_LANGUAGES = Object.keys(TEXTS);
+/** A Map: a language comes from the caller (`__proto__`, `constructor` are unknown languages, not keys of an object). */
+const TEXTS: ReadonlyMap<string, AllTexts> = new Map(Object.entries(BY_LANGUAGE));
+
+export const TEXT_LANGUAGES = [...TEXTS.keys()];
 
 /** The language of `tag` the chat has words for (`de-CH` → `de`), English otherwise. */
 export function textLanguage(tag: string | null | undefined): string {
   const primary = (tag ?? '').split('-')[0]?.toLowerCase() ?? '';
-  return primary in TEXTS ? primary : 'en';
+  return TEXTS.has(primary) ? primary : 'en';
 }
 
 export function textsFor(tag: string | null | undefined): AllTexts & { lang: string } {
   const lang = textLanguage(tag);
-  return { lang, ...(TEXTS[lang] as AllTexts) };
+  return { lang, ...(TEXTS.get(lang) as AllTexts) };
 }
 
 /** What the widget shows, `GET /chat/v1/texts`. */

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ERROR_STATUS, ErrorCode, GatewayContext, INTERNAL_ROUTES, isPlan, Plan, RouteMethod } from '@svc/contracts';
+import { ErrorCode, GatewayContext, INTERNAL_ROUTES, isErrorCode, isPlan, Plan, RouteMethod } from '@svc/contracts';
 import { InternalHttpClient, InternalResponse } from '@svc/internal-clients';
 import { APP_CONFIG, ApiError, InjectLogger, InternalAuth } from '@svc/platform';
 import { LRUCache } from 'lru-cache';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { ConsoleConfig } from '../console.config';
-import { SessionRow } from '../members/members.repository';
+import { MemberSession } from '../members/members.repository';
 
 /** The services the console calls; each name is the audience its signed context is for. */
 export const UPSTREAMS = ['gateway', 'chat', 'contacts-api', 'knowledge-api', 'webhook-dispatcher'] as const;
@@ -82,7 +82,7 @@ export class Upstreams {
   }
 
   /** The context a member's call carries: their account, `console:<member id>` as the caller. */
-  async context(member: SessionRow, requestId: string): Promise<GatewayContext> {
+  async context(member: MemberSession, requestId: string): Promise<GatewayContext> {
     const { id, name, plan } = await this.account(member.account_id, requestId);
     return { account: { id, name, plan }, keyId: `console:${member.member_id}`, requestId };
   }
@@ -120,6 +120,6 @@ export function passOn(response: InternalResponse): ApiError {
     response.body as { error?: { code?: string; message?: string; details?: { path: string; message: string }[] } } | undefined
   )?.error;
   const fallback: ErrorCode = response.status === 404 ? 'not_found' : response.status === 409 ? 'conflict' : 'validation_failed';
-  const code = error?.code && error.code in ERROR_STATUS ? (error.code as ErrorCode) : fallback;
+  const code = isErrorCode(error?.code) ? error.code : fallback;
   return new ApiError(code, error?.message ?? `The service answered ${response.status}.`, error?.details);
 }

@@ -32,6 +32,11 @@ describe('languageOfTag', () => {
     ['nl', 'dutch'],
     ['ja', 'simple'],
     ['sv-SE', 'simple'],
+    ['__proto__', 'simple'],
+    ['constructor', 'simple'],
+    ['toString-x', 'simple'],
+    ['hasOwnProperty', 'simple'],
+    ['valueOf', 'simple'],
   ])('%s → %s', (tag, language) => {
     expect(languageOfTag(tag)).toBe(language);
   });

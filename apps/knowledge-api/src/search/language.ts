@@ -2,19 +2,20 @@
 export const SEARCH_LANGUAGES = ['english', 'german', 'french', 'spanish', 'italian', 'portuguese', 'dutch', 'simple'] as const;
 export type SearchLanguage = (typeof SEARCH_LANGUAGES)[number];
 
-const BY_SUBTAG: Record<string, SearchLanguage> = {
-  en: 'english',
-  de: 'german',
-  fr: 'french',
-  es: 'spanish',
-  it: 'italian',
-  pt: 'portuguese',
-  nl: 'dutch',
-};
+/** A Map: the tag comes from the caller (`__proto__`, `constructor` are languages without a stemmer, not keys of an object). */
+const BY_SUBTAG: ReadonlyMap<string, SearchLanguage> = new Map([
+  ['en', 'english'],
+  ['de', 'german'],
+  ['fr', 'french'],
+  ['es', 'spanish'],
+  ['it', 'italian'],
+  ['pt', 'portuguese'],
+  ['nl', 'dutch'],
+]);
 
 /** The search language of a BCP 47 tag (`de-CH` → german); `simple` for languages without a stemmer. */
 export function languageOfTag(tag: string): SearchLanguage {
-  return BY_SUBTAG[tag.split('-')[0]?.toLowerCase() ?? ''] ?? 'simple';
+  return BY_SUBTAG.get(tag.split('-')[0]?.toLowerCase() ?? '') ?? 'simple';
 }
 
 /** Frequent function words that tell the languages apart (none shared by two of them). */
