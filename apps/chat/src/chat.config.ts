@@ -7,6 +7,7 @@ import {
   makeValidator,
   millis,
   optional,
+  redisUrl,
   secret,
   serviceConfigSpec,
   serviceUrl,
@@ -79,12 +80,20 @@ export const chatConfigSpec = {
   ),
   VISITOR_CONVERSATIONS_PER_ADDRESS: count({
     default: 30,
-    desc: 'New conversations one visitor address (an IPv6 /64) may open per VISITOR_CONVERSATION_WINDOW_MS, counted by each chat process; past that 429 with Retry-After. Resuming a conversation is not counted.',
+    desc: 'New conversations one visitor address (an IPv6 /64) may open per VISITOR_CONVERSATION_WINDOW_MS, counted in PostgreSQL across all chat processes; past that 429 with Retry-After. Resuming a conversation is not counted.',
   }),
   VISITOR_CONVERSATION_WINDOW_MS: count({ default: 600_000, desc: 'Window of VISITOR_CONVERSATIONS_PER_ADDRESS (whole seconds).' }),
+  REDIS_URL: redisUrl({
+    default: 'redis://127.0.0.1:6379',
+    desc: "Redis, where every chat process counts the open visitor streams (per token, address and account; the same forms as the gateway's REDIS_URL: `redis://`, `rediss://`, `redis+sentinel://…/<master name>`, `redis+cluster://…`). While it is down a new stream is refused with 503 (open ones go on).",
+  }),
   VISITOR_STREAMS_PER_ADDRESS: count({
     default: 50,
-    desc: 'Visitor streams (`GET /chat/v1/stream`) one client address (an IPv6 /64) may hold open on one chat process; past that 429 with Retry-After (a visitor token: at most 5).',
+    desc: 'Visitor streams (`GET /chat/v1/stream`) one client address (an IPv6 /64) may hold open across all chat processes (counted in Redis); past that 429 with Retry-After (a visitor token: at most 5).',
+  }),
+  VISITOR_STREAMS_PER_ACCOUNT: count({
+    default: 1_000,
+    desc: "Visitor streams one account's widgets may hold open across all chat processes (counted in Redis), so that one business cannot take the streams of every other; past that 429 with Retry-After.",
   }),
   CHAT_MAX_STREAMS: count({
     default: 3_000,

@@ -1,6 +1,17 @@
 import { databaseConfigSpec } from '@svc/persistence';
-import { Config, count, DEFAULT_APP_URL, millis, optional, serviceConfigSpec, serviceUrl, str, trustProxy, url } from '@svc/platform';
-import { redisUrl } from './redis/redis-client';
+import {
+  Config,
+  count,
+  DEFAULT_APP_URL,
+  millis,
+  optional,
+  redisUrl,
+  serviceConfigSpec,
+  serviceUrl,
+  str,
+  trustProxy,
+  url,
+} from '@svc/platform';
 
 export const gatewayConfigSpec = {
   ...serviceConfigSpec('gateway', 'Port of the public API.'),

@@ -338,17 +338,41 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
       expect(await errorCode(response)).toBe('unsupported_media_type');
     });
 
-    it('413 for a body over 1 MiB', async () => {
-      const body = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
-      const response = await call(gateway, '/contacts/x', {
-        method: 'PUT',
-        key: scale.key,
-        headers: { 'content-type': 'application/json' },
-        body,
+    /** A PUT of `size` bytes by fetch: with Content-Length, or streamed in 64 KiB chunks (chunked: the size shows only as it comes). */
+    const sendBody = async (url: string, size: number, chunked: boolean): Promise<{ status: number; body: unknown }> => {
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      let left = size;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (left <= 0) return controller.close();
+          controller.enqueue(chunk.subarray(0, Math.min(left, chunk.length)));
+          left -= chunk.length;
+        },
       });
-      expect(response.status).toBe(413);
-      expect(await errorCode(response)).toBe('payload_too_large');
-    });
+      const response = await fetch(url, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${scale.key}`, 'content-type': 'application/json' },
+        ...(chunked ? { body: stream, duplex: 'half' } : { body: Buffer.alloc(size, 'a') }),
+      } as RequestInit);
+      return { status: response.status, body: await response.json() };
+    };
+
+    it.each([
+      ['1 MiB + 1 byte', 2 ** 20 + 1, false],
+      ['1 MiB + 1 byte, chunked', 2 ** 20 + 1, true],
+      ['20 MiB', 20 * 2 ** 20, false],
+      ['20 MiB, chunked', 20 * 2 ** 20, true],
+    ])(
+      '413 payload_too_large for a body of %s, 30 at once, from the gateway and a service: every one answered, none reset',
+      async (_, size, chunked) => {
+        for (const url of [`${gateway.url}/api/v1/contacts/x`, `${stub.url}/contacts/x`]) {
+          const answers = await Promise.all(Array.from({ length: 30 }, () => sendBody(url, size, chunked)));
+          for (const answer of answers)
+            expect(answer).toEqual({ status: 413, body: { error: { code: 'payload_too_large', message: expect.any(String) } } });
+        }
+      },
+      60_000,
+    );
 
     it('400 invalid_json for a body that does not parse', async () => {
       const response = await call(gateway, '/contacts/x', {
@@ -530,19 +554,27 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
     const port = (url: string) => Number(new URL(url).port);
 
     it.each([
-      ['a request head over 16 KB', 431, `GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
-      ['a URL over 16 KB', 431, `GET /api/v1/whoami?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`],
-      ['a request that is not HTTP', 400, 'HELLO THERE\r\n\r\n'],
-      ['a malformed header', 400, 'GET /api/v1/whoami HTTP/1.1\r\nHost x\r\n\r\n'],
-    ])('%s → %i with {"error":{"code","message"}} and a request id, from the gateway and a service', async (_, status, request) => {
-      for (const url of [gateway.url, stub.url]) {
-        const { head, body } = await rawAnswer(port(url), request);
-        expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
-        expect(head).toMatch(/\r\nx-request-id: [0-9a-f-]{36}/i);
-        expect(head).toMatch(/\r\ncontent-type: application\/json/i);
-        expect(body).toEqual({ error: { code: 'validation_failed', message: expect.any(String) } });
-      }
-    });
+      [
+        'a request head over 16 KB',
+        431,
+        'header_too_large',
+        `GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      ],
+      ['a URL over 16 KB', 431, 'header_too_large', `GET /api/v1/whoami?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`],
+      ['a request that is not HTTP', 400, 'validation_failed', 'HELLO THERE\r\n\r\n'],
+      ['a malformed header', 400, 'validation_failed', 'GET /api/v1/whoami HTTP/1.1\r\nHost x\r\n\r\n'],
+    ])(
+      '%s → %i %s with {"error":{"code","message"}} and a request id, from the gateway and a service',
+      async (_, status, code, request) => {
+        for (const url of [gateway.url, stub.url]) {
+          const { head, body } = await rawAnswer(port(url), request);
+          expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+          expect(head).toMatch(/\r\nx-request-id: [0-9a-f-]{36}/i);
+          expect(head).toMatch(/\r\ncontent-type: application\/json/i);
+          expect(body).toEqual({ error: { code, message: expect.any(String) } });
+        }
+      },
+    );
   });
 
   describe('proxying', () => {

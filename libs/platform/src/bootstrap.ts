@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Bindings, Logger } from 'pino';
 import { Config, ConfigError, ConfigSpec, loadConfig } from './config';
 import { ApiError } from './errors';
-import { ApiExceptionFilter, ApiFastifyAdapter, clientErrorHandler, RouteRegistry, sendError } from './http-errors';
+import { ApiExceptionFilter, ApiFastifyAdapter, clientErrorHandler, drainRefusedBody, RouteRegistry, sendError } from './http-errors';
 import { AccessPathRedactor, accessLog, CallLogger, createLogger, NestPinoLogger } from './logger';
 import { ReadinessService } from './readiness.service';
 import { MetricsService } from './metrics.service';
@@ -157,7 +157,9 @@ export async function createApp<S extends ConfigSpec>(
     reply.header('x-request-id', request.id);
     // A keep-alive connection would hold the closing server open until the client drops it.
     if (readiness.isDraining) reply.header('connection', 'close');
-    done(null, payload);
+    // A body refused unread (413) is read to its end first, so that closing the connection resets nothing.
+    if (reply.statusCode === 413 && !request.raw.complete) drainRefusedBody(request.raw).then(() => done(null, payload), done);
+    else done(null, payload);
   });
   // One hook for metrics and the access log: the route options are built once per call.
   fastify.addHook('onResponse', (request, reply, done) => {

@@ -3,8 +3,9 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Router from 'find-my-way';
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { ErrorCode } from '@svc/contracts';
 import { ApiError, ErrorResponse, INTERNAL_ERROR, isDependencyUnavailable, toErrorResponse } from './errors';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -80,23 +81,23 @@ export class ApiFastifyAdapter extends FastifyAdapter {
   }
 }
 
-/** What a request Node's HTTP parser refused was told, by status (the contract has no code of its own for 408 or 431). */
-const CLIENT_ERRORS: Record<number, string> = {
-  400: 'The request is not valid HTTP.',
-  408: 'The request did not arrive in time.',
-  431: 'The request head (request line and headers) is over 16 KB.',
+/** What a request Node's HTTP parser refused was told, by status (408 has no code of its own in the contract). */
+const CLIENT_ERRORS: Record<number, { code: ErrorCode; message: string }> = {
+  400: { code: 'validation_failed', message: 'The request is not valid HTTP.' },
+  408: { code: 'validation_failed', message: 'The request did not arrive in time.' },
+  431: { code: 'header_too_large', message: 'The request head (request line and headers) is over 16 KB.' },
 };
 
 /**
  * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses before any route sees it (a
  * head over 16 KB → 431, one that is not HTTP → 400, too slow → 408) answered in the contract's
- * error shape (`validation_failed`) with an X-Request-Id, then the connection closed.
+ * error shape (431 `header_too_large`, else `validation_failed`) with an X-Request-Id, then the connection closed.
  */
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   // A reset or closed connection: nobody to answer.
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const body = JSON.stringify({ error: { code: 'validation_failed', message: CLIENT_ERRORS[status] } });
+  const body = JSON.stringify({ error: CLIENT_ERRORS[status] });
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
@@ -104,4 +105,33 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     );
   }
   socket.destroy(err);
+}
+
+/** How much of a refused body is read and dropped before the answer, and for how long at most. */
+export const REFUSED_BODY_DRAIN = { bytes: 64 * 1024 * 1024, ms: 10_000 };
+
+/**
+ * Reads and drops the rest of a request body that is refused before it was read (413: Fastify
+ * answers on Content-Length alone, or stops reading at the limit, and closes the connection). A
+ * connection closed with bytes still coming is reset by the kernel, and the client loses the answer
+ * already on its way with it; read to the end first, the client gets the answer whole. Bounded: past
+ * `bytes` or `ms` the answer goes out anyway (a client sending that much may see the reset).
+ */
+export function drainRefusedBody(request: IncomingMessage, { bytes, ms } = REFUSED_BODY_DRAIN): Promise<void> {
+  if (request.complete || request.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let read = 0;
+    const finish = (): void => {
+      clearTimeout(timer);
+      request.off('data', onData).off('end', finish).off('close', finish).off('error', finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer): void => {
+      read += chunk.length;
+      if (read > bytes) finish();
+    };
+    const timer = setTimeout(finish, ms);
+    request.on('data', onData).once('end', finish).once('close', finish).once('error', finish);
+    request.resume();
+  });
 }

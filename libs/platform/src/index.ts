@@ -13,6 +13,7 @@ export * from './logger';
 export * from './metrics.controller';
 export * from './metrics.service';
 export * from './readiness.service';
+export * from './redis';
 export * from './openapi';
 export * from './platform.module';
 export * from './public';

@@ -6,6 +6,7 @@ import { StreamGauges } from '../chat-metrics';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { ConversationNotifier } from './conversation-notifier';
 import { StreamService } from './stream.service';
+import { StreamSlots } from './stream-slots';
 
 /** The LISTEN connection (a client of PostgreSQL of its own, closed after the listener drained). */
 const notifier: FactoryProvider<ConversationNotifier> = {
@@ -17,7 +18,7 @@ const notifier: FactoryProvider<ConversationNotifier> = {
 /** The visitor's Server-Sent Events, woken by LISTEN/NOTIFY; ended first on shutdown (the widget resumes on another replica). */
 @Module({
   imports: [ConversationsModule],
-  providers: [...componentLoggers('streams'), notifier, StreamService, StreamGauges],
+  providers: [...componentLoggers('streams'), notifier, StreamSlots, StreamService, StreamGauges],
   exports: [ConversationNotifier, StreamService],
 })
 export class StreamModule {}

@@ -1,7 +1,7 @@
 import { createDataSource, migrate } from '@svc/persistence';
-import { ApiError, createLogger } from '@svc/platform';
+import { ApiError, createLogger, ReadinessService } from '@svc/platform';
 import { createTestDatabase, TestDatabase } from '@svc/testing';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,6 +11,7 @@ import { newVisitorToken, visitorTokenHash } from '../conversations/visitor-toke
 import { CHAT_MIGRATIONS, CHAT_SCHEMA } from '../migrations';
 import { ConversationNotifier } from './conversation-notifier';
 import { StreamService } from './stream.service';
+import { StreamSlots } from './stream-slots';
 
 /** What a stream writes, as a visitor's connection would receive it. */
 class FakeResponse extends EventEmitter {
@@ -52,8 +53,26 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
   let repo: ConversationsRepository;
   let notifier: ConversationNotifier;
   let streams: StreamService;
+  let slots: StreamSlots;
   const account = randomUUID();
   const logger = createLogger('test', 'silent');
+  const made: StreamSlots[] = [];
+  /** Slots counted in the shared Redis (keys of this suite's random account and addresses only), or in none at `redisUrl`. */
+  const streamSlots = async (
+    limits: { VISITOR_STREAMS_PER_ADDRESS: number; VISITOR_STREAMS_PER_ACCOUNT: number },
+    ttlMs?: number,
+    redisUrl = 'redis://127.0.0.1:6379',
+  ): Promise<StreamSlots> => {
+    const config = { REDIS_URL: redisUrl, ...limits };
+    const created = new StreamSlots(config, new ReadinessService({} as never), logger, ttlMs);
+    made.push(created);
+    await created.onModuleInit();
+    return created;
+  };
+  /** An IPv4 address and an IPv6 /64 of this run only: the shared Redis counts addresses across suites. */
+  const run = randomBytes(2);
+  const v4 = (host: number) => `10.${run[0]}.${run[1]}.${host}`;
+  const v6 = (host: string) => `2001:db8:${run.toString('hex')}:2::${host}`;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -62,10 +81,12 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
     repo = new ConversationsRepository(dataSource);
     notifier = new ConversationNotifier(db.url, logger);
     await notifier.onModuleInit();
-    streams = new StreamService(repo, notifier, logger, { VISITOR_STREAMS_PER_ADDRESS: 8, CHAT_MAX_STREAMS: 20 }, 200);
+    slots = await streamSlots({ VISITOR_STREAMS_PER_ADDRESS: 8, VISITOR_STREAMS_PER_ACCOUNT: 12 });
+    streams = new StreamService(repo, notifier, slots, logger, { CHAT_MAX_STREAMS: 20 }, 200);
   });
 
   afterAll(async () => {
+    await Promise.all(made.map((made) => made.onApplicationShutdown()));
     await notifier?.onApplicationShutdown();
     await dataSource?.destroy();
     await db?.drop();
@@ -76,7 +97,7 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
     for (const text of ['one', 'two', 'three'])
       await repo.transaction((tx) => tx.addMessage(account, conversation.id, { author: 'customer', text }));
     const response = new FakeResponse();
-    streams.serve(conversation, '203.0.113.1', 1, response as unknown as ServerResponse, { 'x-request-id': 'r-1' });
+    await streams.serve(conversation, v4(1), 1, response as unknown as ServerResponse, { 'x-request-id': 'r-1' });
     expect(response.status).toBe(200);
     expect(response.headers).toMatchObject({
       'content-type': 'text/event-stream; charset=utf-8',
@@ -105,7 +126,7 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
   it('writes a live message from its NOTIFY as PostgreSQL would give it, without a read; a message too long for a NOTIFY is read', async () => {
     const conversation = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
     const response = new FakeResponse();
-    streams.serve(conversation, '203.0.113.1', 0, response as unknown as ServerResponse, {});
+    await streams.serve(conversation, v4(1), 0, response as unknown as ServerResponse, {});
     await until('the first state', () => response.body.includes('event: state'));
     const reads = jest.spyOn(repo, 'streamRead');
     const long = 'ü'.repeat(5_000);
@@ -132,7 +153,7 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
     const mine = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
     const other = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
     const response = new FakeResponse();
-    streams.serve(mine, '203.0.113.1', 0, response as unknown as ServerResponse, {});
+    await streams.serve(mine, v4(1), 0, response as unknown as ServerResponse, {});
     await until('the first state', () => response.body.includes('event: state'));
     await repo.transaction((tx) => tx.addMessage(account, other.id, { author: 'customer', text: 'not yours' }));
     await sleep(300);
@@ -146,9 +167,9 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
     const one = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
     const two = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
     const tabs = [new FakeResponse(), new FakeResponse(), new FakeResponse()];
-    streams.serve(one, '203.0.113.1', 0, tabs[0] as unknown as ServerResponse, {});
-    streams.serve(one, '203.0.113.1', 0, tabs[1] as unknown as ServerResponse, {});
-    streams.serve(two, '203.0.113.1', 0, tabs[2] as unknown as ServerResponse, {});
+    await streams.serve(one, v4(1), 0, tabs[0] as unknown as ServerResponse, {});
+    await streams.serve(one, v4(1), 0, tabs[1] as unknown as ServerResponse, {});
+    await streams.serve(two, v4(1), 0, tabs[2] as unknown as ServerResponse, {});
     expect([streams.openStreams, streams.openConversations]).toEqual([3, 2]);
     tabs[0]!.emit('close');
     expect([streams.openStreams, streams.openConversations]).toEqual([2, 2]);
@@ -158,19 +179,21 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
     expect([streams.openStreams, streams.openConversations]).toEqual([0, 0]);
   });
 
+  /** Opens a stream (on a new conversation of `on` unless `row` is given); what it was refused with, if it was. */
+  const open = async (service: StreamService, address: string, row?: ConversationRow, on = account) => {
+    const conversation = row ?? (await repo.create(on, visitorTokenHash(newVisitorToken()), 'en', null));
+    const response = new FakeResponse();
+    try {
+      await service.serve(conversation, address, 0, response as unknown as ServerResponse, {});
+      return { response, refused: undefined };
+    } catch (err) {
+      return { response, refused: err as ApiError };
+    }
+  };
+
   it('refuses streams past 5 per token (429), past the address limit (429) and past the process cap (503), each with Retry-After; a close frees a slot', async () => {
-    const open = async (address: string, row?: ConversationRow) => {
-      const conversation = row ?? (await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null));
-      const response = new FakeResponse();
-      try {
-        streams.serve(conversation, address, 0, response as unknown as ServerResponse, {});
-        return { response, refused: undefined };
-      } catch (err) {
-        return { response, refused: err as ApiError };
-      }
-    };
     const one = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
-    const tries = await Promise.all(Array.from({ length: 20 }, () => open('203.0.113.9', one)));
+    const tries = await Promise.all(Array.from({ length: 20 }, () => open(streams, v4(9), one)));
     const opened = tries.filter((t) => !t.refused);
     expect(opened).toHaveLength(5);
     for (const { refused, response } of tries.filter((t) => t.refused)) {
@@ -180,24 +203,65 @@ describe('StreamService (real PostgreSQL, LISTEN/NOTIFY)', () => {
       expect(response.status).toBe(0);
     }
     opened[0]!.response.emit('close');
-    expect((await open('203.0.113.9', one)).refused).toBeUndefined();
+    await sleep(50); // the close gives its slots back
+
+    expect((await open(streams, v4(9), one)).refused).toBeUndefined();
 
     // The address: 8 streams (5 on `one`, 3 more on other tokens); an IPv6 /64 counts as one address.
-    for (let i = 0; i < 3; i += 1) expect((await open('203.0.113.9')).refused).toBeUndefined();
-    expect((await open('203.0.113.9')).refused?.getStatus()).toBe(429);
-    for (let i = 0; i < 8; i += 1) expect((await open(`2001:db8:1:2::${i + 1}`)).refused).toBeUndefined();
-    expect((await open('2001:db8:1:2::ff')).refused?.code).toBe('rate_limited');
+    for (let i = 0; i < 3; i += 1) expect((await open(streams, v4(9))).refused).toBeUndefined();
+    expect((await open(streams, v4(9))).refused?.getStatus()).toBe(429);
+    for (let i = 0; i < 4; i += 1) expect((await open(streams, v6(String(i + 1)))).refused).toBeUndefined();
 
-    // The process: 20 in all, then 503 for anyone.
-    for (let i = 0; i < 4; i += 1) expect((await open('198.51.100.1')).refused).toBeUndefined();
-    const full = (await open('198.51.100.2')).refused;
-    expect(full?.getStatus()).toBe(503);
-    expect(full?.code).toBe('unavailable');
-    expect(full?.headers['retry-after']).toBe('10');
+    // The account: 12 in all (8 + 4), then 429 from any address.
+    const full = (await open(streams, v4(10))).refused;
+    expect([full?.getStatus(), full?.code, full?.message]).toEqual([429, 'rate_limited', expect.stringContaining('open streams')]);
+    expect(streams.openStreams).toBe(12);
+
+    // The process: 20 in all, then 503 for anyone (another account's streams).
+    const other = randomUUID();
+    for (let i = 0; i < 8; i += 1) expect((await open(streams, v4(20 + i), undefined, other)).refused).toBeUndefined();
+    const busy = (await open(streams, v4(30), undefined, other)).refused;
+    expect([busy?.getStatus(), busy?.code, busy?.headers['retry-after']]).toEqual([503, 'unavailable', '10']);
     expect(streams.openStreams).toBe(20);
     streams.beforeApplicationShutdown();
     expect(streams.openStreams).toBe(0);
-    expect((await open('198.51.100.2')).refused).toBeUndefined();
+    await sleep(100);
+    expect((await open(streams, v4(30), undefined, other)).refused).toBeUndefined();
     streams.beforeApplicationShutdown();
+  });
+
+  it('the slots of a process that died expire; an open stream keeps its slots refreshed', async () => {
+    const limits = { VISITOR_STREAMS_PER_ADDRESS: 50, VISITOR_STREAMS_PER_ACCOUNT: 50 };
+    const dyingSlots = await streamSlots(limits, 600);
+    const dying = new StreamService(repo, notifier, dyingSlots, logger, { CHAT_MAX_STREAMS: 20 }, 200);
+    const living = new StreamService(repo, notifier, await streamSlots(limits, 600), logger, { CHAT_MAX_STREAMS: 20 }, 200);
+    const one = await repo.create(account, visitorTokenHash(newVisitorToken()), 'en', null);
+    for (let i = 0; i < 3; i += 1) expect((await open(living, v4(40), one)).refused).toBeUndefined();
+    for (let i = 0; i < 2; i += 1) expect((await open(dying, v4(40), one)).refused).toBeUndefined();
+    expect((await open(living, v4(40), one)).refused?.code).toBe('rate_limited');
+    // The dying process stops refreshing (as if killed); its two slots expire, the living one's three stay.
+    await dyingSlots.onApplicationShutdown();
+    await sleep(1_500);
+    const after = await Promise.all(Array.from({ length: 5 }, () => open(living, v4(40), one)));
+    expect(after.filter((t) => !t.refused)).toHaveLength(2);
+    living.beforeApplicationShutdown();
+    dying.beforeApplicationShutdown();
+  });
+
+  it('Redis down: a new stream is refused with 503 unavailable and Retry-After (fails closed), nothing written', async () => {
+    const nowhere = new StreamService(
+      repo,
+      notifier,
+      await streamSlots({ VISITOR_STREAMS_PER_ADDRESS: 50, VISITOR_STREAMS_PER_ACCOUNT: 50 }, undefined, 'redis://127.0.0.1:9'),
+      logger,
+      { CHAT_MAX_STREAMS: 20 },
+      200,
+    );
+    const tries = await Promise.all(Array.from({ length: 30 }, () => open(nowhere, v4(50))));
+    for (const { refused, response } of tries) {
+      expect([refused?.getStatus(), refused?.code, refused?.headers['retry-after']]).toEqual([503, 'unavailable', '10']);
+      expect(response.status).toBe(0);
+    }
+    expect(nowhere.openStreams).toBe(0);
   });
 });

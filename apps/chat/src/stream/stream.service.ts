@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ApiError, APP_CONFIG, clientOf, InjectLogger } from '@svc/platform';
+import { ApiError, APP_CONFIG, InjectLogger } from '@svc/platform';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ChatMessage } from '@svc/contracts';
@@ -7,19 +7,11 @@ import { ConversationRow, ConversationsRepository } from '../conversations/conve
 import { ConversationNotifier } from './conversation-notifier';
 import { EventStreams, PING_INTERVAL_MS } from './event-streams';
 import { ChatConfig } from '../chat.config';
+import { StreamLease, StreamSlots } from './stream-slots';
 
 /** Messages one read returns at most. */
 const BATCH = 500;
 
-/** Open visitor streams this process allows: per visitor token (conversation), per client address, in all. */
-export interface StreamLimits {
-  perToken: number;
-  perAddress: number;
-  perProcess: number;
-}
-
-/** At most 5 streams per visitor token (the contract's limit). */
-export const STREAMS_PER_TOKEN = 5;
 /** What a refused stream is told to wait: a slot frees when one of the open streams closes. */
 const RETRY_AFTER_SECONDS = 10;
 
@@ -35,21 +27,22 @@ const refused = (code: 'rate_limited' | 'unavailable', message: string) =>
  */
 @Injectable()
 export class StreamService extends EventStreams {
-  /** Streams open per conversation id. */
+  /** Streams open on this process per conversation id. */
   private readonly conversationsOpen = new Map<number, number>();
-  /** Streams open per client (an IPv6 /64 counts as one). */
-  private readonly clientsOpen = new Map<string, number>();
-  private readonly limits: StreamLimits;
+  private readonly maxStreams: number;
+  /** Streams whose slots are being taken: counted against the process's cap already. */
+  private opening = 0;
 
   constructor(
     private readonly conversations: ConversationsRepository,
     private readonly notifier: ConversationNotifier,
+    private readonly slots: StreamSlots,
     @InjectLogger('streams') private readonly logger: Logger,
-    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'VISITOR_STREAMS_PER_ADDRESS' | 'CHAT_MAX_STREAMS'>,
+    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'CHAT_MAX_STREAMS'>,
     @Optional() pingIntervalMs: number = PING_INTERVAL_MS,
   ) {
     super(pingIntervalMs);
-    this.limits = { perToken: STREAMS_PER_TOKEN, perAddress: config.VISITOR_STREAMS_PER_ADDRESS, perProcess: config.CHAT_MAX_STREAMS };
+    this.maxStreams = config.CHAT_MAX_STREAMS;
   }
 
   get openConversations(): number {
@@ -57,20 +50,28 @@ export class StreamService extends EventStreams {
   }
 
   /**
-   * Opens the stream, or refuses it before anything is written: 429 past the streams of its token
-   * or of its address, 503 past the process's cap (counted in this process: a replica never takes
-   * more than it can hold).
+   * Opens the stream, or refuses it before anything is written: 503 past the process's cap (counted
+   * in this process: a replica never takes more than it can hold); 429 past the streams of its
+   * token, its address or its account (`StreamSlots`, across replicas); 503 while Redis is down.
    */
-  serve(row: ConversationRow, address: string, afterId: number, raw: ServerResponse, headers: Record<string, string>): void {
-    const client = clientOf(address);
-    if (this.openStreams >= this.limits.perProcess)
+  async serve(row: ConversationRow, address: string, afterId: number, raw: ServerResponse, headers: Record<string, string>): Promise<void> {
+    if (this.openStreams + this.opening >= this.maxStreams)
       throw refused('unavailable', 'The chat is at its limit of open streams; try again shortly.');
-    if ((this.conversationsOpen.get(row.id) ?? 0) >= this.limits.perToken)
-      throw refused('rate_limited', `At most ${this.limits.perToken} open streams per visitor token; close one first.`);
-    if ((this.clientsOpen.get(client) ?? 0) >= this.limits.perAddress)
-      throw refused('rate_limited', `At most ${this.limits.perAddress} open streams per address; close one first.`);
+    let lease: StreamLease | { refused: string };
+    this.opening += 1;
+    try {
+      lease = await this.slots.take(row, address);
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'stream refused: its slots could not be counted');
+      throw refused('unavailable', 'Open streams cannot be counted right now; try again shortly.');
+    } finally {
+      this.opening -= 1;
+    }
+    if ('refused' in lease) throw refused('rate_limited', lease.refused);
+    const taken = lease;
+    // The visitor may have gone while the slots were taken: nothing to open then.
+    if (raw.destroyed) return void this.slots.release(taken);
     count(this.conversationsOpen, row.id, 1);
-    count(this.clientsOpen, client, 1);
     let last = afterId;
     let state = '';
     // Messages that came with their wake-up, and whether a wake-up without one asks for a read.
@@ -92,6 +93,11 @@ export class StreamService extends EventStreams {
         }
         mustRead = false;
         const read = await this.conversations.streamRead(row.account_id, row.id, last, BATCH);
+        // Its token was rotated (the conversation became a customer's): the stream ends, the old token reads nothing more.
+        if (read && row.token_issued_at !== undefined && read.tokenIssuedAt !== row.token_issued_at) {
+          raw.end();
+          return { chunk: '', more: false };
+        }
         const messages = read?.messages ?? [];
         let chunk = '';
         for (const message of messages) {
@@ -109,7 +115,7 @@ export class StreamService extends EventStreams {
         this.logger.warn({ conversation_id: row.id, err: (err as Error).message }, 'stream read failed; the next wake-up reads again'),
       onClose: () => {
         count(this.conversationsOpen, row.id, -1);
-        count(this.clientsOpen, client, -1);
+        void this.slots.release(taken);
       },
     });
   }

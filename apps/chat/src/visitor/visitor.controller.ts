@@ -128,18 +128,18 @@ export class VisitorController {
 
   @Get('stream')
   @UseGuards(VisitorGuard)
-  stream(
+  async stream(
     @Visitor() visitor: ConversationRow,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Query('after') after: string | undefined,
     @Res() reply: FastifyReply,
-  ): void {
+  ): Promise<void> {
     const from = resumeAfter(lastEventId, after);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(reply.getHeaders())) if (typeof value === 'string') headers[name] = value;
     headers['x-request-id'] = reply.request.id;
     // Refused past the limits before the reply is taken over: the error is then the usual JSON.
-    this.streams.serve(visitor, reply.request.ip, from, reply.raw, headers);
+    await this.streams.serve(visitor, reply.request.ip, from, reply.raw, headers);
     reply.hijack();
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { APP_CONFIG, ApiError, unavailableError } from '@svc/platform';
+import { APP_CONFIG, ApiError, RedisClient, unavailableError } from '@svc/platform';
 import type { GatewayConfig } from '../gateway.config';
-import { REDIS_CLIENT, RedisClient } from '../redis/redis-client';
+import { REDIS_CLIENT } from '../redis/redis-client';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 

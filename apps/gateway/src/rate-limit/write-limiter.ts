@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG } from '@svc/platform';
+import { APP_CONFIG, RedisClient } from '@svc/platform';
 import type { GatewayConfig } from '../gateway.config';
-import { REDIS_CLIENT, RedisClient } from '../redis/redis-client';
+import { REDIS_CLIENT } from '../redis/redis-client';
 import { randomUUID } from 'node:crypto';
 
 /** The limits of the write limiter (and their sliding windows, which tests shorten). */

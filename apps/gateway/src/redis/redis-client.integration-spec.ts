@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { WriteLimiter } from '../rate-limit/write-limiter';
-import { createRedisClient, GATEWAY_REDIS_OPTIONS, RedisClient } from './redis-client';
+import { createRedisClient, RedisClient } from '@svc/platform';
+import { GATEWAY_REDIS_OPTIONS } from './redis-client';
 
 const MASTER_NAME = 'svc-redis';
 const LIMITS = {

@@ -1,7 +1,7 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { APP_LOGGER, ReadinessService } from '@svc/platform';
+import { APP_LOGGER, createRedisClient, ReadinessService, RedisClient } from '@svc/platform';
 import type { Logger } from 'pino';
-import { createRedisClient, GATEWAY_REDIS_OPTIONS, REDIS_CLIENT, RedisClient } from './redis-client';
+import { GATEWAY_REDIS_OPTIONS, REDIS_CLIENT } from './redis-client';
 
 /**
  * The client reported for readiness and closed after the listener has drained. Redis is reported,
