@@ -1,7 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { ChatClient } from '@svc/internal-clients';
 import { serviceStack } from '@svc/messaging';
 import { repositoryProviders } from '@svc/persistence';
+import { APP_CONFIG, APP_LOGGER, closedOnShutdown, InternalAuth } from '@svc/platform';
 import type { Logger } from 'pino';
+import { CHAT_MODEL_CLIENT, CHAT_MODEL_WAIT_MS, ChatModel } from './chat-model';
 import { ContactsApiConfig } from './contacts-api.config';
 import { ContactsController } from './contacts.controller';
 import { ContactsRepository } from './contacts.repository';
@@ -12,7 +15,19 @@ import { CONTACTS_MIGRATIONS, CONTACTS_SCHEMA } from './migrations';
 /** contacts-api: customers and consents, through the public API and the internal routes of the services that read and write them. */
 @Module({
   controllers: [ContactsController, InternalContactsController],
-  providers: [...repositoryProviders(ContactsRepository), ContactsService],
+  providers: [
+    ...repositoryProviders(ContactsRepository),
+    ContactsService,
+    ChatModel,
+    {
+      provide: CHAT_MODEL_CLIENT,
+      inject: [APP_CONFIG, InternalAuth, APP_LOGGER],
+      useFactory: (config: ContactsApiConfig, auth: InternalAuth, logger: Logger): ChatClient | null =>
+        config.CHAT_URL ? new ChatClient({ url: config.CHAT_URL, auth, timeoutMs: config.CHAT_MODEL_WAIT_MS, logger }) : null,
+    },
+    { provide: CHAT_MODEL_WAIT_MS, inject: [APP_CONFIG], useFactory: (config: ContactsApiConfig) => config.CHAT_MODEL_WAIT_MS },
+    closedOnShutdown(CHAT_MODEL_CLIENT),
+  ],
 })
 export class ContactsApiModule {
   /** With its stack: the platform, schema `contacts` (migrated at start), RabbitMQ with the outbox relay; reached through the gateway. */

@@ -20,7 +20,7 @@ import {
   invalidFieldsExample,
   UpsertContactDto,
 } from '@svc/contracts';
-import { ApiInvalidQueryResponse, Caller, NoContent, PublicApiController, Route } from '@svc/platform';
+import { ApiInvalidQueryResponse, Caller, InternalCallers, NoContent, PublicApiController, Route } from '@svc/platform';
 import type { FastifyReply } from 'fastify';
 import { ContactsService } from './contacts.service';
 
@@ -35,6 +35,7 @@ const NOT_FOUND = {
 };
 
 @PublicApiController('Customers')
+@InternalCallers('gateway', 'mcp-server')
 export class ContactsController {
   constructor(private readonly contacts: ContactsService) {}
 
@@ -90,12 +91,13 @@ export class ContactsController {
     @Body() body: UpsertContactDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ContactResponseDto> {
-    const { created, contact } = await this.contacts.upsert(caller.account.id, ref, body);
+    const { created, contact } = await this.contacts.upsert(caller.account.id, ref, body, caller.requestId);
     reply.status(created ? 201 : 200);
     return contact;
   }
 
   @Route(API_ROUTES.contacts.get)
+  @InternalCallers('gateway', 'console', 'mcp-server')
   @ApiOperation({
     operationId: 'getContact',
     summary: 'A customer with every consent.',
@@ -110,6 +112,7 @@ export class ContactsController {
   }
 
   @Route(API_ROUTES.contacts.list)
+  @InternalCallers('gateway', 'console', 'mcp-server')
   @ApiOperation({
     operationId: 'findContacts',
     summary: 'Customers by email (case-insensitive) or by phone.',
@@ -134,6 +137,6 @@ export class ContactsController {
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'The ref is invalid.', examples: { bad_ref: BAD_REF } })
   @ApiNotFoundResponse(NOT_FOUND)
   erase(@Caller() caller: GatewayContext, @Param() { ref }: ContactRefParams): Promise<void> {
-    return this.contacts.erase(caller.account.id, ref);
+    return this.contacts.erase(caller.account.id, ref, caller.requestId);
   }
 }

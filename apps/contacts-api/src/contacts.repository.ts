@@ -108,6 +108,9 @@ class ContactReads {
 
 /** The writes of one transaction. Customers are locked (`FOR UPDATE`) before their consents change. */
 export class ContactsTransaction extends ContactReads {
+  /** What this transaction changed of customers who existed before it: the chat's model is told once it committed (ADR 014). */
+  readonly modelChanges: DomainMessage[] = [];
+
   constructor(db: EntityManager) {
     super(db);
   }
@@ -130,7 +133,7 @@ export class ContactsTransaction extends ContactReads {
        RETURNING ${CUSTOMER_COLUMNS}`,
       [accountId, ref, fields.name, fields.email, fields.email_confirmed, fields.phone, fields.phone_confirmed, fields.lang],
     );
-    return row && this.changed(accountId, toContact(row));
+    return row && this.changed(accountId, toContact(row), 'new');
   }
 
   /** A customer the chat met: no ref, no details, a new svc_id. */
@@ -142,7 +145,7 @@ export class ContactsTransaction extends ContactReads {
        RETURNING ${CUSTOMER_COLUMNS}`,
       [accountId],
     );
-    return this.changed(accountId, toContact(rows[0] as CustomerRow));
+    return this.changed(accountId, toContact(rows[0] as CustomerRow), 'new');
   }
 
   /** The transaction's clock, as consents store it (microseconds, UTC). */
@@ -262,9 +265,15 @@ export class ContactsTransaction extends ContactReads {
     return this.changed(accountId, toContact(rows[0] as CustomerRow));
   }
 
-  /** `contact.changed` for a customer this transaction wrote (the chat keeps a model of customers from it); returns the customer. */
-  private async changed(accountId: string, contact: EventContact): Promise<EventContact> {
-    await enqueueDomainMessages(this.db, CONTACTS_SCHEMA, [domainMessage('contact.changed', accountId, { contact })]);
+  /**
+   * `contact.changed` for a customer this transaction wrote (the chat keeps a model of customers from
+   * it, ADR 013); returns the customer. A change of a customer who existed before is also told to the
+   * chat directly once committed (`modelChanges`); a new one the chat cannot hold yet.
+   */
+  private async changed(accountId: string, contact: EventContact, customer: 'new' | 'existing' = 'existing'): Promise<EventContact> {
+    const message = domainMessage('contact.changed', accountId, { contact });
+    await enqueueDomainMessages(this.db, CONTACTS_SCHEMA, [message]);
+    if (customer === 'existing') this.modelChanges.push(message);
     return contact;
   }
 
@@ -276,10 +285,11 @@ export class ContactsTransaction extends ContactReads {
       [accountId, ref],
     );
     const erased = rows[0] && toContact(rows[0]);
-    if (erased)
-      await enqueueDomainMessages(this.db, CONTACTS_SCHEMA, [
-        domainMessage('contact.erased', accountId, { svc_id: erased.svc_id, ref: erased.ref }),
-      ]);
+    if (erased) {
+      const message = domainMessage('contact.erased', accountId, { svc_id: erased.svc_id, ref: erased.ref });
+      await enqueueDomainMessages(this.db, CONTACTS_SCHEMA, [message]);
+      this.modelChanges.push(message);
+    }
     return erased;
   }
 }

@@ -1,5 +1,7 @@
-import { EventContact, StoredConsent } from '@svc/contracts';
+import { DomainMessage, EventContact, StoredConsent } from '@svc/contracts';
+import { domainMessage } from '@svc/messaging';
 import { ApiError } from '@svc/platform';
+import { ChatModel } from './chat-model';
 import { ContactsRepository, ContactsTransaction, RetryTransaction } from './contacts.repository';
 import { ContactsService } from './contacts.service';
 
@@ -44,13 +46,15 @@ function fakeTransaction(state: { byRef?: EventContact; bySvcId?: EventContact; 
     consentsOf: jest.fn(async () => state.consents ?? []),
     insertConsents: jest.fn(async () => undefined),
     withdrawConsents: jest.fn(async () => undefined),
+    modelChanges: [] as DomainMessage[],
   };
 }
 
 function serviceWith(tx: ReturnType<typeof fakeTransaction>) {
   const transaction = jest.fn(async (work: (t: ContactsTransaction) => Promise<unknown>) => work(tx as unknown as ContactsTransaction));
   const repository = { transaction } as unknown as ContactsRepository;
-  return { service: new ContactsService(repository), transaction };
+  const tell = jest.fn(async () => undefined);
+  return { service: new ContactsService(repository, { tell } as unknown as ChatModel), transaction, tell };
 }
 
 const apiError = async (promise: Promise<unknown>) => {
@@ -67,6 +71,18 @@ describe('ContactsService.upsert', () => {
     expect(result.created).toBe(true);
     expect(tx.insert).toHaveBeenCalledWith(ACCOUNT, 'cust-1', expect.objectContaining({ name: 'Grace', lang: 'en-GB', email: null }));
     expect(tx.update).not.toHaveBeenCalled();
+  });
+
+  it("tells the chat's model what the committed transaction changed, with the caller's request id, before answering", async () => {
+    const tx = fakeTransaction({ byRef: contact() });
+    const changed = domainMessage('contact.changed', ACCOUNT, { contact: contact({ name: 'Ada L.' }) });
+    tx.update.mockImplementation(async () => {
+      tx.modelChanges.push(changed);
+      return contact({ name: 'Ada L.' });
+    });
+    const { service, tell } = serviceWith(tx);
+    await service.upsert(ACCOUNT, 'cust-1', { name: 'Ada L.' }, 'req-1');
+    expect(tell).toHaveBeenCalledWith(ACCOUNT, [changed], 'req-1');
   });
 
   it('asks for a rerun when another PUT created the ref first', async () => {

@@ -25,6 +25,7 @@ import {
 } from '@svc/contracts';
 import { domainMessage } from '@svc/messaging';
 import { ApiError } from '@svc/platform';
+import { ChatModel } from './chat-model';
 import { consentProblems, mergeCustomer, NEW_CUSTOMER, planConsents } from './contact-rules';
 import {
   ContactsRepository,
@@ -52,16 +53,33 @@ const unknownRef = (ref: string) => new ApiError('not_found', `There is no custo
 
 @Injectable()
 export class ContactsService {
-  constructor(private readonly contacts: ContactsRepository) {}
+  constructor(
+    private readonly contacts: ContactsRepository,
+    private readonly chatModel: ChatModel,
+  ) {}
+
+  /**
+   * Runs `work` in one transaction (again from the start when it loses a race); once it committed,
+   * and before the caller hears of it, the chat's model of customers shows what it changed (ADR 014).
+   */
+  private async write<T>(accountId: string, requestId: string, work: (tx: ContactsTransaction) => Promise<T>): Promise<T> {
+    let committed: ContactsTransaction | undefined;
+    const result = await this.contacts.transaction((tx) => {
+      committed = tx;
+      return work(tx);
+    });
+    if (committed) await this.chatModel.tell(accountId, committed.modelChanges, requestId);
+    return result;
+  }
 
   /** PUT /contacts/{ref} in one transaction, the customer locked first (concurrent PUTs apply in turn). */
-  async upsert(accountId: string, ref: string, dto: UpsertContactDto): Promise<UpsertResult> {
+  async upsert(accountId: string, ref: string, dto: UpsertContactDto, requestId = ''): Promise<UpsertResult> {
     const { svc_id: svcId, consents: sent = [], ...changes } = dto;
     const consentIssues = consentProblems(sent);
     // Attaching a svc_id is a check of the resource (404, 409): bad fields are answered before it.
     if (consentIssues.length > 0 && svcId !== undefined) throw invalid(consentIssues);
 
-    return this.contacts.transaction(async (tx) => {
+    return this.write(accountId, requestId, async (tx) => {
       const existing = svcId === undefined ? await tx.lockByRef(accountId, ref) : await this.attachable(tx, accountId, ref, svcId);
       const merged = mergeCustomer(existing ?? NEW_CUSTOMER, changes);
       // Every bad field at once: the consents' and the customer's (which needs the stored customer).
@@ -119,8 +137,8 @@ export class ContactsService {
   }
 
   /** DELETE /contacts/{ref}: the customer, their consents and the `contact.erased` message, in one transaction. */
-  async erase(accountId: string, ref: string): Promise<void> {
-    await this.contacts.transaction(async (tx) => {
+  async erase(accountId: string, ref: string, requestId = ''): Promise<void> {
+    await this.write(accountId, requestId, async (tx) => {
       if (!(await tx.erase(accountId, ref))) throw unknownRef(ref);
     });
   }
@@ -140,12 +158,12 @@ export class ContactsService {
 
   /** For the chat: an anonymous visitor's first message makes them a customer (ref null, no details). */
   createChatMet(accountId: string): Promise<EventContact> {
-    return this.contacts.transaction((tx) => tx.insertChatMet(accountId));
+    return this.write(accountId, '', (tx) => tx.insertChatMet(accountId));
   }
 
   /** For the chat: details a chat-met customer left, unconfirmed; a customer with a ref is left as it is. */
-  saveChatDetails(accountId: string, svcId: number, details: ChatCustomerDetailsDto): Promise<EventContact> {
-    return this.contacts.transaction(async (tx) => {
+  saveChatDetails(accountId: string, svcId: number, details: ChatCustomerDetailsDto, requestId = ''): Promise<EventContact> {
+    return this.write(accountId, requestId, async (tx) => {
       const customer = await tx.lockBySvcId(accountId, svcId);
       if (!customer) throw unknownSvcId(svcId);
       if (customer.ref !== null) return customer;
@@ -157,7 +175,7 @@ export class ContactsService {
 
   /** For the chat: a consent given there, with its `consent.granted` event, in one transaction. */
   recordChatConsent(accountId: string, svcId: number, dto: ChatConsentDto): Promise<ChatConsentResponse> {
-    return this.contacts.transaction(async (tx) => {
+    return this.write(accountId, '', async (tx) => {
       const contact = await tx.lockBySvcId(accountId, svcId);
       if (!contact) throw unknownSvcId(svcId);
       const stored: StoredConsent = {
@@ -187,7 +205,7 @@ export class ContactsService {
 
   /** Withdraws one consent now with its `consent.withdrawn` event; one not active is returned as is, no event. */
   withdrawConsent(accountId: string, svcId: number, consentId: number, dto: WithdrawConsentDto): Promise<InternalConsent> {
-    return this.contacts.transaction(async (tx) => {
+    return this.write(accountId, '', async (tx) => {
       const contact = await tx.lockBySvcId(accountId, svcId);
       if (!contact) throw unknownConsent(svcId, consentId);
       const withdrawn = await tx.withdrawById(accountId, svcId, consentId, dto.withdrawn_by);
@@ -206,7 +224,7 @@ export class ContactsService {
 
   /** For the chat: WhatsApp STOP from `number` withdraws every active WhatsApp consent of that phone, in one transaction. */
   whatsappStop(accountId: string, dto: WhatsappStopDto): Promise<WhatsappStopResponse> {
-    return this.contacts.transaction(async (tx) => {
+    return this.write(accountId, '', async (tx) => {
       const conversation = eventConversation(dto.conversation);
       let withdrawn = 0;
       for (const contact of await tx.lockByPhone(accountId, dto.number)) {
@@ -223,8 +241,8 @@ export class ContactsService {
   }
 
   /** For the chat: a proven email or phone is confirmed (`contact.confirmed`) while it is still theirs, else 409. */
-  confirm(accountId: string, svcId: number, dto: ConfirmContactDto): Promise<ConfirmContactResponse> {
-    return this.contacts.transaction(async (tx) => {
+  confirm(accountId: string, svcId: number, dto: ConfirmContactDto, requestId = ''): Promise<ConfirmContactResponse> {
+    return this.write(accountId, requestId, async (tx) => {
       const contact = await tx.lockBySvcId(accountId, svcId);
       if (!contact) throw unknownSvcId(svcId);
       const current = dto.confirmed === 'email' ? contact.email : contact.phone;

@@ -18,21 +18,24 @@ import {
   WhatsappStopResponse,
   WithdrawConsentDto,
 } from '@svc/contracts';
-import { Caller, Route } from '@svc/platform';
+import { Caller, InternalCallers, Route } from '@svc/platform';
 import { ContactsService } from './contacts.service';
 
 /** Lookups and the chat's writes for other services, the account from the signed context; never routed by the gateway. */
 @ApiExcludeController()
 @Controller()
+@InternalCallers('chat')
 export class InternalContactsController {
   constructor(private readonly contacts: ContactsService) {}
 
   @Route(INTERNAL_ROUTES.contacts.byRef)
+  @InternalCallers('chat', 'identity-issuer')
   byRef(@Caller() caller: GatewayContext, @Param() { ref }: ContactRefParams): Promise<EventContact> {
     return this.contacts.contactByRef(caller.account.id, ref);
   }
 
   @Route(INTERNAL_ROUTES.contacts.bySvcId)
+  @InternalCallers('chat', 'identity-issuer', 'console')
   bySvcId(@Caller() caller: GatewayContext, @Param() { svcId }: ContactSvcIdParams): Promise<EventContact> {
     return this.contacts.contactBySvcId(caller.account.id, svcId);
   }
@@ -50,7 +53,7 @@ export class InternalContactsController {
     @Param() { svcId }: ContactSvcIdParams,
     @Body() body: ChatCustomerDetailsDto,
   ): Promise<EventContact> {
-    return this.contacts.saveChatDetails(caller.account.id, svcId, body);
+    return this.contacts.saveChatDetails(caller.account.id, svcId, body, caller.requestId);
   }
 
   /** 201: a consent given in the chat, with its `consent.granted` event. */
@@ -65,12 +68,14 @@ export class InternalContactsController {
 
   /** 200: the customer's consents with their ids (the console names one to withdraw). */
   @Route(INTERNAL_ROUTES.contacts.consents)
+  @InternalCallers('chat', 'console', 'mcp-server')
   consents(@Caller() caller: GatewayContext, @Param() { svcId }: ContactSvcIdParams): Promise<InternalConsentsResponse> {
     return this.contacts.consentsOf(caller.account.id, svcId);
   }
 
   /** 200: the consent, withdrawn now with its `consent.withdrawn` event; already withdrawn → as it is, no event. */
   @Route(INTERNAL_ROUTES.contacts.withdrawConsent)
+  @InternalCallers('chat', 'console', 'mcp-server')
   @HttpCode(200)
   withdrawConsent(
     @Caller() caller: GatewayContext,
@@ -95,6 +100,6 @@ export class InternalContactsController {
     @Param() { svcId }: ContactSvcIdParams,
     @Body() body: ConfirmContactDto,
   ): Promise<ConfirmContactResponse> {
-    return this.contacts.confirm(caller.account.id, svcId, body);
+    return this.contacts.confirm(caller.account.id, svcId, body, caller.requestId);
   }
 }

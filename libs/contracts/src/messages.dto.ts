@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsObject, IsString, Matches, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsObject, IsString, Matches, Min, ValidateNested } from 'class-validator';
 import { EVENT_KINDS } from './events';
 import { IsAnyUuid } from './validators';
 
@@ -33,6 +33,20 @@ export class DomainMessageDto extends TimeAndData(isNot, 'a timestamp with a zon
 
   @IsIn(DOMAIN_KINDS, { message: '$property is unknown' })
   kind!: string;
+}
+
+/**
+ * contacts-api's messages about one committed write of a customer (`contact.changed`,
+ * `contact.erased`), handed to the chat directly so that its model shows the write before the write
+ * answers (`POST /internal/chat/customer-changes`); the same messages follow through the broker.
+ */
+export class CustomerChangesDto {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => DomainMessageDto)
+  messages!: DomainMessageDto[];
 }
 
 /** A public event as events-api publishes it (`PublicEvent`); syntax only, so that a kind added later still passes. */

@@ -70,6 +70,7 @@ export const INTERNAL_ROUTES = {
     preview: 'POST /internal/chat/assistant/preview',
     widgetSettings: 'GET /internal/chat/widget-settings',
     setWidgetSettings: 'PUT /internal/chat/widget-settings',
+    customerChanges: 'POST /internal/chat/customer-changes',
   }),
   contacts: routesOf('contacts-api', {
     byRef: 'GET /internal/contacts/by-ref/:ref',

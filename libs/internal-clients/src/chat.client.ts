@@ -5,6 +5,7 @@ import {
   BookingsPage,
   BookingStatus,
   ConversationChannel,
+  CustomerChangesDto,
   GatewayContext,
   InboxConversationResponse,
   InboxConversationsPage,
@@ -83,6 +84,14 @@ export class ChatClient {
   /** Per-day figures for `from`..`to` (UTC dates `YYYY-MM-DD`, both included, at most 366 days). */
   async analytics(from: string, to: string, context: GatewayContext): Promise<AnalyticsResponse> {
     return this.http.expect(await this.http.call('GET', `/internal/chat/analytics${query({ from, to })}`, context), 200, context);
+  }
+
+  /**
+   * contacts-api's `contact.changed` / `contact.erased` of one committed write, applied to the chat's
+   * model of customers before that write answers (read your writes, ADR 014); 204 once applied.
+   */
+  async applyCustomerChanges(body: CustomerChangesDto, context: GatewayContext): Promise<void> {
+    this.http.expect(await this.http.call('POST', '/internal/chat/customer-changes', context, body), 204, context);
   }
 
   close(): Promise<void> {

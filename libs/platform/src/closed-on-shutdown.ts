@@ -5,14 +5,14 @@ export interface Closable {
   close(): Promise<void>;
 }
 
-/** Closes the instances of `tokens` when the app stops, after the listener has drained. */
+/** Closes the instances of `tokens` (a null one: none configured) when the app stops, after the listener has drained. */
 export function closedOnShutdown(...tokens: InjectionToken[]): FactoryProvider<OnApplicationShutdown> {
   return {
     provide: Symbol('closed on shutdown'),
     inject: tokens,
-    useFactory: (...instances: Closable[]) => ({
+    useFactory: (...instances: Array<Closable | null>) => ({
       onApplicationShutdown: async () => {
-        await Promise.all(instances.map((instance) => instance.close()));
+        await Promise.all(instances.map((instance) => instance?.close()));
       },
     }),
   };

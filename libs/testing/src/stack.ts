@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ServiceName, serviceUrlSetting } from '@svc/platform';
+import { internalKeysEnv } from './internal-keys';
 import { DataSource } from 'typeorm';
 import { accountsFor } from './accounts';
 import { createTestDatabase, TestDatabase } from './database';
@@ -60,8 +61,9 @@ export async function startStack(serviceNames: string[], options: StackOptions =
   const env = {
     DATABASE_URL: db.url,
     RABBITMQ_URL: vhost.url,
-    // Real random secrets: apps refuse the published development defaults.
-    INTERNAL_AUTH_SECRET: `test-${randomBytes(24).toString('hex')}`,
+    // Real random keys and secrets: apps refuse the published development defaults. Each calling app
+    // has its own key (sign as one: InternalAuth.fromEnv('console', stack.env)).
+    ...internalKeysEnv(),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'warn',
     // Every suite's visitors come from 127.0.0.1: a suite that tests the limit sets its own.
@@ -77,12 +79,17 @@ export async function startStack(serviceNames: string[], options: StackOptions =
   // The gateway's port is known up front: the chat asks the gateway which account a widget is.
   const gatewayPort = options.appEnv?.['gateway']?.['PORT'] ?? String(await freePort());
   const gatewayInternalPort = options.appEnv?.['gateway']?.['INTERNAL_PORT'] ?? String(await freePort());
+  // contacts-api hands its writes to the chat before answering (ADR 014): it is told the chat's internal port up
+  // front, and that there is none when the stack has no chat.
+  const chatInternalPort = serviceNames.includes('chat') ? (options.appEnv?.['chat']?.['INTERNAL_PORT'] ?? String(await freePort())) : '';
   // Each service is told where the ones started before it listen (list a service after those it calls).
   const upstreams: Record<string, string> = {};
   const appEnv = (name: string) => ({
     ...env,
     ...upstreams,
     GATEWAY_URL: `http://127.0.0.1:${gatewayInternalPort}`,
+    ...(name === 'contacts-api' ? { CHAT_URL: chatInternalPort && `http://127.0.0.1:${chatInternalPort}` } : {}),
+    ...(name === 'chat' ? { INTERNAL_PORT: chatInternalPort } : {}),
     ...options.appEnv?.[name],
   });
   // One at a time: each migrates its own schema at start.

@@ -10,7 +10,6 @@ export class CustomersConsumer {
 
   @EventPattern('contact.changed')
   async changed(@Payload() payload: unknown): Promise<void> {
-    const message = parseDomainMessage(payload, ['contact.changed']);
-    await this.model.remember(message.account_id, message.data.contact);
+    await this.model.follow(parseDomainMessage(payload, ['contact.changed']));
   }
 }

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { EventContact } from '@svc/contracts';
+import { DomainMessage, EventContact } from '@svc/contracts';
 import { execute, queryOne } from '@svc/persistence';
 import { DataSource } from 'typeorm';
+
+/** contacts-api's messages the model follows. */
+export const MODEL_KINDS = ['contact.changed', 'contact.erased'] as const;
 
 /**
  * The chat's model of contacts-api's customers (`chat.customers`, ADR 013): each as the newest
@@ -31,6 +34,15 @@ export class CustomersRepository {
         WHERE held.contact IS NOT NULL AND held.updated_at < excluded.updated_at`,
       [accountId, contact.svc_id, JSON.stringify(contact), contact.updated_at],
     );
+  }
+
+  /**
+   * Applies one of contacts-api's messages about a customer (from the broker, or handed over directly
+   * before the write answered): any order, any number of times, ends in the newest state.
+   */
+  async follow(message: DomainMessage<(typeof MODEL_KINDS)[number]>): Promise<void> {
+    if (message.kind === 'contact.changed') await this.remember(message.account_id, message.data.contact);
+    else await this.forget(message.account_id, message.data.svc_id);
   }
 
   /** The customer was erased: the model keeps nothing of them, for good. */
