@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ChatClientsModule } from '../chat-clients.module';
 import { ChatEvents } from './chat-events';
 import { ConversationsRepository } from './conversations.repository';
+import { CustomerChangesController } from './customer-changes.controller';
 import { CustomersConsumer } from './customers.consumer';
 import { CustomersRepository } from './customers.repository';
 import { CustomersService } from './customers.service';
@@ -12,7 +13,7 @@ import { CustomersService } from './customers.service';
  */
 @Module({
   imports: [ChatClientsModule],
-  controllers: [CustomersConsumer],
+  controllers: [CustomersConsumer, CustomerChangesController],
   providers: [ConversationsRepository, CustomersRepository, ChatEvents, CustomersService],
   exports: [ConversationsRepository, CustomersRepository, ChatEvents, CustomersService],
 })
