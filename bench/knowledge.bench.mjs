@@ -309,8 +309,7 @@ try {
   await knowledgePool.close();
 
   // The same questions on the same pieces, in this process: the engine alone, and MiniSearch.
-  const { AccountIndex } = require(join(root, 'dist/apps/knowledge-api/src/search/account-index.js'));
-  const { detectLanguage } = require(join(root, 'dist/apps/knowledge-api/src/search/language.js'));
+  const { AccountIndex, detectLanguage } = require(join(root, 'dist/libs/search/src/index.js'));
   const inProcess = (name, build, ask) => {
     const buildStarted = performance.now();
     const engine = build();

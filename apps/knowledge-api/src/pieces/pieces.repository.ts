@@ -1,9 +1,9 @@
 import { KnowledgePieceDto } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
 import { execute, queryOne, queryRows } from '@svc/persistence';
+import { SearchLanguage } from '@svc/search';
 import { DataSource, EntityManager } from 'typeorm';
 import { KNOWLEDGE_SCHEMA } from '../migrations';
-import { SearchLanguage } from '../search/language';
 
 /** A piece as written: the language decides how its search vector is stemmed. */
 export interface PieceInput {

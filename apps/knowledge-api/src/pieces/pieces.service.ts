@@ -11,7 +11,7 @@ import {
   UpsertKnowledgePieceDto,
 } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
-import { detectLanguage } from '../search/language';
+import { detectLanguage } from '@svc/search';
 import { SearchIndex } from '../search/search-index';
 import { PieceInput, PiecesRepository, PiecesWriter } from './pieces.repository';
 

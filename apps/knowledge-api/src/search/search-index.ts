@@ -1,11 +1,10 @@
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { KnowledgeSearchResult } from '@svc/contracts';
 import { listen } from '@svc/persistence';
+import { AccountIndex, SearchLanguage } from '@svc/search';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { PIECES_CHANGED_CHANNEL } from '../migrations/1763900000001-SearchInMemory';
-import { AccountIndex } from './account-index';
-import { SearchLanguage } from './language';
 import { PieceRow, SearchRepository } from './search.repository';
 
 /** Pieces read per statement when the index is built. */

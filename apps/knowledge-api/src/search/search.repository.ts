@@ -1,6 +1,6 @@
 import { queryRows } from '@svc/persistence';
+import { IndexedPiece } from '@svc/search';
 import { DataSource } from 'typeorm';
-import { IndexedPiece } from './account-index';
 
 /** A piece as the index reads it, with its account. */
 export interface PieceRow extends IndexedPiece {

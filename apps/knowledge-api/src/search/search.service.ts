@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { KNOWLEDGE_SEARCH_LIMITS, KnowledgeSearchResponse, SearchKnowledgeDto } from '@svc/contracts';
-import { languageOfTag } from './language';
+import { languageOfTag } from '@svc/search';
 import { SearchIndex } from './search-index';
 
 @Injectable()

@@ -1,7 +1,9 @@
-import { AccountIndex, editDistance, IndexedPiece, passage, TUNING } from './account-index';
-import { keyOf, words } from './analyzer';
+import { words } from './analyzer';
 import { conceptsAsked, conceptsOf } from './concepts';
 import { detectLanguage } from './language';
+import { IndexedPiece } from './postings';
+import { AccountIndex } from './ranking';
+import { TUNING } from './tuning';
 
 /** A small shop's knowledge in three languages, with neighbours that share words, so that ranking and trust matter. */
 const PIECES: Array<Omit<IndexedPiece, 'id' | 'lang'>> = [
@@ -365,39 +367,6 @@ describe('AccountIndex', () => {
 
   it('an empty index answers nothing', () => {
     expect(new AccountIndex().search('shipping', 'english', 3)).toEqual([]);
-  });
-});
-
-describe('passage', () => {
-  it('is the whole text when it is short', () => {
-    expect(passage('Short answer. Two sentences.', new Set(['answer']), 'english')).toBe('Short answer. Two sentences.');
-  });
-
-  it('is the sentences of a long text that hold the matched words, in their order', () => {
-    const filler = 'Our team is happy to help you choose the right equipment for your next trip in the mountains.';
-    const text = [
-      filler,
-      filler,
-      'Rentals must be booked two days ahead.',
-      filler,
-      'A deposit of 200 euros is held on your card.',
-      filler,
-    ].join(' ');
-    const keys = new Set(['deposit', 'rental'].map((w) => keyOf(w, 'english')));
-    expect(passage(text, keys, 'english')).toBe('Rentals must be booked two days ahead. … A deposit of 200 euros is held on your card.');
-  });
-});
-
-describe('words and editDistance', () => {
-  it('keeps a one-letter part with the next, splits apostrophes', () => {
-    expect(words("E-Bike-Service, l'atelier, Online-Kalender")).toEqual(['ebike', 'service', 'l', 'atelier', 'online', 'kalender']);
-  });
-
-  it('counts a swap of two neighbours as one edit', () => {
-    expect(editDistance('satruday', 'saturday')).toBe(1);
-    expect(editDistance('waranty', 'warranty')).toBe(1);
-    expect(editDistance('maison', 'saison')).toBe(1);
-    expect(editDistance('abc', 'xyz')).toBe(3);
   });
 });
 
