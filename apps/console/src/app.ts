@@ -1,6 +1,7 @@
 import { AppDefinition } from '@svc/platform';
 import { consoleConfigSpec } from './console.config';
 import { ConsoleModule } from './console.module';
+import { LiveResponses } from './members/live-responses';
 import { MembersService } from './members/members.service';
 import { serveServiceRoutes } from './upstreams/service-routes';
 import { serveTeamActions } from './upstreams/team-actions';
@@ -18,7 +19,7 @@ export const app: AppDefinition<typeof consoleConfigSpec> = {
     const upstreams = nest.get(Upstreams);
     const origin = new URL(config.APP_URL).origin;
     serveServiceRoutes(fastify, members, upstreams, origin);
-    serveTeamActions(fastify, members, upstreams, origin);
+    serveTeamActions(fastify, members, upstreams, nest.get(LiveResponses), origin);
     serveFrontEnd(fastify);
   },
 };

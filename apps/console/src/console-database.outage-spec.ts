@@ -1,7 +1,9 @@
 import { ErrorBody } from '@svc/contracts';
+import { createDataSource, queryOne, queryRows } from '@svc/persistence';
 import { freePort, PrivatePostgres, REPO_ROOT, Stack, startStack, waitFor } from '@svc/testing';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { CONSOLE_SCHEMA } from './migrations';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -10,7 +12,8 @@ const PASSWORD = 'correct horse battery staple';
  * while a member is signed in: its API answers 503 `unavailable` with Retry-After, never a 500;
  * its pages (a static single-page app) still load; once the database is back the same calls work
  * without restarting anything, and the sign-in made before the outage is still valid (sessions
- * live in PostgreSQL and survive its restart).
+ * live in PostgreSQL and survive its restart). And stopped in the middle of a sign-in: it fails
+ * closed and leaves nothing half-written.
  */
 describe('console while its PostgreSQL is down (a private server, stopped and started)', () => {
   let server: PrivatePostgres;
@@ -129,5 +132,77 @@ describe('console while its PostgreSQL is down (a private server, stopped and st
     } finally {
       await server.start();
     }
+  });
+
+  it('PostgreSQL stopped in the middle of a sign-in (its session being written): 503 in the error shape, nothing written; then sign-in works', async () => {
+    const db = await createDataSource({
+      schema: CONSOLE_SCHEMA,
+      url: stack.env['DATABASE_URL'] ?? '',
+      migrations: [],
+      poolSize: 2,
+    }).initialize();
+    const sessions = async () =>
+      (
+        await queryOne<{ n: number }>(
+          db,
+          'SELECT count(*)::int AS n FROM console.sessions s JOIN console.people p ON p.id = s.person_id WHERE p.email = $1',
+          ['ana@outage.example'],
+        )
+      )?.n;
+    const before = await sessions();
+    // Ana's person row is locked, so the sign-in stops where it writes its session (after the password check).
+    const lock = db.createQueryRunner();
+    await lock.connect();
+    await lock.startTransaction();
+    await queryRows(lock, 'SELECT id FROM console.people WHERE email = $1 FOR UPDATE', ['ana@outage.example']);
+    const pending = signIn();
+    try {
+      await waitFor('the sign-in to wait while writing its session', async () =>
+        (
+          await queryOne<{ n: number }>(
+            db,
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO console.sessions%'",
+          )
+        )?.n === 1
+          ? true
+          : undefined,
+      );
+      await server.stop();
+      const response = await pending;
+      expect(response.status).toBe(503);
+      expect(response.headers.get('set-cookie')).toBeNull();
+      expect(await response.json()).toEqual({ error: { code: 'unavailable', message: expect.any(String) } });
+    } finally {
+      await server.start();
+      await lock.release().catch(() => undefined);
+      await db.destroy().catch(() => undefined);
+    }
+
+    const after = await createDataSource({
+      schema: CONSOLE_SCHEMA,
+      url: stack.env['DATABASE_URL'] ?? '',
+      migrations: [],
+      poolSize: 1,
+    }).initialize();
+    try {
+      // Nothing of that sign-in was written: no session (its attempt stays counted: it failed closed).
+      expect(
+        (
+          await queryOne<{ n: number }>(
+            after,
+            'SELECT count(*)::int AS n FROM console.sessions s JOIN console.people p ON p.id = s.person_id WHERE p.email = $1',
+            ['ana@outage.example'],
+          )
+        )?.n,
+      ).toBe(before);
+    } finally {
+      await after.destroy();
+    }
+    const again = await waitFor('sign-in to work again', async () => {
+      const response = await signIn();
+      return response.status === 200 ? response : undefined;
+    });
+    expect(again.headers.get('set-cookie')).toMatch(/^svc_console=/);
+    expect(stack.services['console']?.output()).not.toMatch(/unhandled error/);
   });
 });

@@ -139,6 +139,42 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     expect(set.status).toBe(200);
     return sessionApi((set.headers.get('set-cookie') ?? '').split(';')[0] ?? '');
   };
+  /** A set-password link used outside the browser: the status and the new session's cookie. */
+  const usePasswordLink = async (signInUrl: string, password: string) => {
+    const set = await fetch(`${appUrl}/console/v1/set-password`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: new URL(signInUrl).searchParams.get('token'), password }),
+    });
+    return { status: set.status, cookie: (set.headers.get('set-cookie') ?? '').split(';')[0] ?? '' };
+  };
+  /** Opens the inbox's live stream as this session; `ended` resolves (with the ms it stayed open after `since()`) when it ends. */
+  const openInboxStream = async (cookie: string) => {
+    const response = await fetch(`${appUrl}/console/v1/inbox/stream`, { headers: { cookie } });
+    expect(response.status).toBe(200);
+    let mark = Date.now();
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const ended = (async () => {
+      try {
+        while (!(await reader.read()).done);
+      } catch {
+        // Cut off: ended too.
+      }
+      return Date.now() - mark;
+    })();
+    return {
+      ended,
+      since: () => (mark = Date.now()),
+      stillOpen: () => Promise.race([ended.then(() => false), sleep(1_500).then(() => true)]),
+    };
+  };
+  /** A set-password straight to the console from a client address. */
+  const setPasswordFrom = (address: string, signInUrl: string, password: string) =>
+    fetch(`${stack.services['console']?.url}/console/v1/set-password`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+      body: JSON.stringify({ token: new URL(signInUrl).searchParams.get('token'), password }),
+    });
   /** The browser's session cookie for the console, as a header. */
   const cookieOf = async (browser_: TestBrowser) =>
     `svc_console=${(await browser_.context.cookies(appUrl)).find((c) => c.name === 'svc_console')?.value ?? ''}`;
@@ -272,6 +308,18 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     // The guesser's address stays refused, even with the right password; the member's own address is not.
     expect((await signInFrom('203.0.113.7', 'ana@shop.example', PASSWORD)).status).toBe(429);
     expect((await signInFrom('198.51.100.20', 'ana@shop.example', PASSWORD)).status).toBe(200);
+  });
+
+  it('30 guesses at once from 30 addresses of one IPv6 /64 count as one client: at most SIGN_IN_FAILURES are checked', async () => {
+    const guesses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => signInFrom(`2001:db8:7:1::${(i + 1).toString(16)}`, 'ana@shop.example', `guess ${i}`)),
+    );
+    const statuses = guesses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(3);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(27);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    expect((await signInFrom('2001:db8:7:1:ffff::1', 'ana@shop.example', PASSWORD)).status).toBe(429);
+    expect((await signInFrom('2001:db8:7:2::1', 'ana@shop.example', PASSWORD)).status).toBe(200);
   });
 
   it('a customer message from the widget appears in the inbox without reload; the reply appears in the widget and as message.sent (author team) in the feed', async () => {
@@ -527,6 +575,8 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
   it('roles: the owner invites an agent, who has no owner actions; removed, the agent is signed out at once; admin user remove', async () => {
     await go('/settings/members', 'Team');
     await console_.getByRole('row').filter({ hasText: 'ana@shop.example' }).getByText('owner', { exact: true }).waitFor();
+    // The account's only owner: no Remove button for her.
+    expect(await console_.getByRole('button', { name: 'Remove ana@shop.example' }).count()).toBe(0);
     await console_.getByRole('textbox', { name: 'Email' }).fill('agnes@shop.example');
     await console_.getByRole('combobox', { name: 'Role' }).selectOption('agent');
     await console_.getByRole('button', { name: 'Invite' }).click();
@@ -580,10 +630,17 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
 
       await agent.goto(`${appUrl}/inbox`);
       await heading(agent, 'Inbox').waitFor();
+      const stream = await openInboxStream(await cookieOf(agentBrowser));
+      expect(await stream.stillOpen()).toBe(true);
       await console_.reload();
       await heading(console_, 'Team').waitFor();
       await console_.getByRole('button', { name: 'Remove agnes@shop.example' }).click();
+      stream.since();
       await console_.getByRole('row').filter({ hasText: 'agnes@shop.example' }).waitFor({ state: 'detached' });
+      // Her live stream, opened before the removal, ends within seconds.
+      const openFor = await Promise.race([stream.ended, sleep(5_000).then(() => Infinity)]);
+      process.stdout.write(`console: a removed member's inbox stream ended ${openFor} ms after Remove\n`);
+      expect(openFor).toBeLessThan(5_000);
       // The agent's next call and next page are refused at once.
       expect((await asAgent('/conversations')).status).toBe(401);
       await agent.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Bookings' }).click();
@@ -605,6 +662,108 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     expect(JSON.parse(removed.stdout)).toEqual({
       removed: { id: user.id, email: 'otto@shop.example', role: 'owner', created_at: expect.any(String), active: false },
     });
+  });
+
+  it('one person in two accounts: the invite answers as for a new email, the link asks for her password, she chooses and switches accounts', async () => {
+    const owner = await apiSession('boss@other.example');
+    const invite = async (email: string) => {
+      const response = await owner('/members', { method: 'POST', json: { email, role: 'agent' } });
+      const body = (await response.json()) as Invited;
+      return { status: response.status, keys: Object.keys(body).sort(), user: Object.keys(body.user).sort(), body };
+    };
+    // Ana is an owner of the first account; the other account invites her and someone new: the same answer.
+    const ana = await invite('ana@shop.example');
+    const fresh = await invite('newcomer@other.example');
+    expect({ ...ana, body: undefined }).toEqual({ ...fresh, body: undefined });
+    expect(ana.status).toBe(201);
+    const listed = ((await (await owner('/members')).json()) as { members: { email: string; active: boolean }[] }).members;
+    expect(listed.filter((m) => ['ana@shop.example', 'newcomer@other.example'].includes(m.email)).map((m) => m.active)).toEqual([
+      false,
+      false,
+    ]);
+
+    // Her link cannot set her password (that would be a takeover): it asks for hers, and guesses are throttled like sign-ins.
+    const guesses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => setPasswordFrom('203.0.113.99', ana.body.sign_in_url, `a guessed password ${i}`)),
+    );
+    const statuses = guesses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(3);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(27);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+
+    const nameOf = async (response: Promise<Response>) => ((await (await response).json()) as { account: { name: string } }).account.name;
+    const first = await nameOf(fetch(`${appUrl}/console/v1/session`, { headers: { cookie: await cookieOf(browser) } }));
+    const second = await nameOf(owner('/session'));
+    expect(first).not.toBe(second);
+    const anaBrowser = await launchBrowser();
+    try {
+      const page = await anaBrowser.context.newPage();
+      await page.goto(ana.body.sign_in_url);
+      await heading(page, 'Set your password').waitFor();
+      await page.getByRole('textbox', { name: 'Password' }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Set password' }).click();
+      // Accepted in the other account, signed in there.
+      await heading(page, 'Inbox').waitFor();
+      await page.getByRole('banner').getByText(second, { exact: true }).waitFor();
+      // Her sign-in in the first account (the main browser) is untouched: the password did not change.
+      expect((await fetch(`${appUrl}/console/v1/session`, { headers: { cookie: await cookieOf(browser) } })).status).toBe(200);
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await heading(page, 'Sign in').waitFor();
+      await page.getByRole('textbox', { name: 'Email' }).fill('ana@shop.example');
+      await page.getByRole('textbox', { name: 'Password' }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await heading(page, 'Choose an account').waitFor();
+      const accounts = page.getByRole('list', { name: 'Accounts' });
+      await accounts.getByRole('button', { name: first, exact: true }).click();
+      await heading(page, 'Inbox').waitFor();
+      await page.getByRole('banner').getByText(first, { exact: true }).waitFor();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Plan' }).waitFor(); // an owner here
+
+      // Switch: the header's control, then the other account (an agent there); the stream of the first account ends.
+      const stream = await openInboxStream(await cookieOf(anaBrowser));
+      await page.getByRole('link', { name: 'Switch account' }).click();
+      await heading(page, 'Choose an account').waitFor();
+      await page.getByRole('list', { name: 'Accounts' }).getByRole('button', { name: second, exact: true }).click();
+      stream.since();
+      await heading(page, 'Inbox').waitFor();
+      await page.getByRole('banner').getByText(second, { exact: true }).waitFor();
+      expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Plan' }).count()).toBe(0);
+      expect(await Promise.race([stream.ended, sleep(5_000).then(() => Infinity)])).toBeLessThan(5_000);
+      const other = await sessionApi(await cookieOf(anaBrowser));
+      expect((await (await other('/session')).json()) as { account: { id: string } }).toMatchObject({
+        account: { id: stack.other.accountId },
+      });
+      expect(
+        (await other('/session/account', { method: 'POST', json: { account_id: '7f3d2c1b-0000-4000-8000-00000000dead' } })).status,
+      ).toBe(404);
+
+      // Removed from the other account (admin user remove): that session ends; her membership of the first account stays.
+      const removed = admin('user', 'remove', '--account', stack.other.accountId, '--email', 'ana@shop.example');
+      expect(removed.status).toBe(0);
+      expect((await other('/session')).status).toBe(401);
+      expect((await fetch(`${appUrl}/console/v1/session`, { headers: { cookie: await cookieOf(browser) } })).status).toBe(200);
+      expect((await signInFrom('198.51.100.20', 'ana@shop.example', PASSWORD)).status).toBe(200);
+    } finally {
+      await anaBrowser.close();
+    }
+    // The other account keeps only owners (as the next test expects): the pending invitation goes.
+    expect((await owner(`/members/${fresh.body.user.id}`, { method: 'DELETE' })).status).toBe(204);
+  });
+
+  it("a new password (the operator's link) ends the person's other sessions and their live streams, not the new one", async () => {
+    const { sign_in_url } = createUser(stack.other.accountId, 'pat@other.example');
+    const before = await usePasswordLink(sign_in_url, PASSWORD);
+    expect(before.status).toBe(200);
+    const stream = await openInboxStream(before.cookie);
+    expect(await stream.stillOpen()).toBe(true);
+    const reset = createUser(stack.other.accountId, 'pat@other.example');
+    stream.since();
+    const after = await usePasswordLink(reset.sign_in_url, 'a brand new password');
+    expect(after.status).toBe(200);
+    expect(await Promise.race([stream.ended, sleep(5_000).then(() => Infinity)])).toBeLessThan(5_000);
+    expect((await fetch(`${appUrl}/console/v1/session`, { headers: { cookie: before.cookie } })).status).toBe(401);
+    expect((await fetch(`${appUrl}/console/v1/session`, { headers: { cookie: after.cookie } })).status).toBe(200);
   });
 
   it('two owners removing each other at once: one succeeds, the other is the last owner (409)', async () => {

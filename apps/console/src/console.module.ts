@@ -4,9 +4,10 @@ import { closedOnShutdown, componentLoggers } from '@svc/platform';
 import type { Logger } from 'pino';
 import { ConsoleConfig } from './console.config';
 import { AuthController, InternalMembersController } from './members/auth.controller';
+import { LiveResponses, SessionNotifications } from './members/live-responses';
 import { MembersRepository } from './members/members.repository';
 import { MembersService } from './members/members.service';
-import { ConsoleInternalGuard, OwnerGuard, SessionGuard } from './members/session.guard';
+import { ConsoleInternalGuard, OwnerGuard, PersonGuard, SessionGuard } from './members/session.guard';
 import { CONSOLE_MIGRATIONS, CONSOLE_SCHEMA } from './migrations';
 import { Upstreams } from './upstreams/upstreams';
 
@@ -20,9 +21,12 @@ export class ConsoleModule {
       providers: [
         MembersRepository,
         MembersService,
+        SessionNotifications,
+        LiveResponses,
         Upstreams,
         ...componentLoggers('upstreams'),
         closedOnShutdown(Upstreams),
+        PersonGuard,
         SessionGuard,
         OwnerGuard,
         ConsoleInternalGuard,

@@ -1,5 +1,5 @@
 /** The console's own routes (`/console/v1/…`): sign-in, set-password, invitations; not the public API. */
-import { IsEmail, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsEmail, IsIn, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
 
 /** Passwords: 10 to 200 characters (argon2id hashes any length; the cap bounds the work). */
 export const PASSWORD_MIN = 10;
@@ -45,6 +45,12 @@ export class RemoveMemberDto {
   @IsEmail()
   @MaxLength(320)
   email!: string;
+}
+
+/** `POST /console/v1/session/account`: the account the session acts in from now on (one of the person's). */
+export class ChooseAccountDto {
+  @IsUUID()
+  account_id!: string;
 }
 
 /** What `admin user create` prints and Invite returns: the member and their one-time link (24 h). */

@@ -1,23 +1,60 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Role } from '@svc/contracts';
-import { execute, queryOne, queryRows } from '@svc/persistence';
-import { DataSource } from 'typeorm';
+import { execute, Queryable, queryOne, queryRows } from '@svc/persistence';
+import { DataSource, EntityManager } from 'typeorm';
 
+/** A person: one email, one password, member of one or more accounts. */
+export interface PersonRow {
+  id: string;
+  email: string;
+  password_hash: string | null;
+}
+
+/** A membership of an account, with its person's email and password. */
 export interface MemberRow {
   id: string;
   account_id: string;
+  person_id: string;
   email: string;
   role: Role;
   password_hash: string | null;
+  /** When the member first used a link of this membership (null: an open invitation). */
+  accepted_at: string | null;
   created_at: string;
 }
 
-export interface SessionRow {
+/** A membership a person can sign in to. */
+export interface Membership {
   member_id: string;
   account_id: string;
-  email: string;
   role: Role;
+}
+
+/** A live session as it is now: the person and, once chosen, the membership it acts in (a removal shows at once). */
+export interface SessionRow {
+  token_hash: Buffer;
+  person_id: string;
+  email: string;
   csrf_token: string;
+  member_id: string | null;
+  account_id: string | null;
+  role: Role | null;
+}
+
+/** A session acting in an account: what every account route needs. */
+export interface MemberSession extends SessionRow {
+  member_id: string;
+  account_id: string;
+  role: Role;
+}
+
+/** A usable set-password link, with its membership's person. */
+export interface LinkRow {
+  member_id: string;
+  person_id: string;
+  email: string;
+  password_hash: string | null;
+  resets: boolean;
 }
 
 /** A throttle counter after reserving one attempt: the attempts counted and when the count restarts. */
@@ -26,125 +63,236 @@ export interface Reserved {
   retry_after_s: number;
 }
 
+/** After a sign-in succeeded: counters to clear, attempts to give back, an (email, address) to remember. */
+export interface Settlement {
+  clear: string[];
+  release: string[];
+  known: { key: string; days: number };
+}
+
+/** A new session: its token's hash and CSRF token, how long it lasts. */
+export interface NewSessionRow {
+  tokenHash: Buffer;
+  csrfToken: string;
+  ttlHours: number;
+}
+
 /** Why a removal did not happen. */
 export type RemoveRefusal = 'not_found' | 'last_owner';
 
-const MEMBER = 'id, account_id, email, role, password_hash, created_at';
+/** The channel that tells every console replica a session ended or changed account (their live responses re-check). */
+export const SESSIONS_CHANNEL = 'console_sessions';
+
+const MEMBER = `m.id, m.account_id, m.person_id, p.email, m.role, p.password_hash, m.accepted_at, m.created_at`;
+const MEMBERS = 'console.members m JOIN console.people p ON p.id = m.person_id';
+const notifySessions = (tx: Queryable) => execute(tx, `SELECT pg_notify('${SESSIONS_CHANNEL}', '')`);
 
 /** The SQL of schema `console`, and nothing else. */
 @Injectable()
 export class MembersRepository {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
-  async findByEmail(email: string): Promise<MemberRow | undefined> {
-    return queryOne<MemberRow>(this.db, `SELECT ${MEMBER} FROM console.members WHERE lower(email) = lower($1)`, [email]);
+  async findPerson(email: string): Promise<PersonRow | undefined> {
+    return queryOne<PersonRow>(this.db, 'SELECT id, email, password_hash FROM console.people WHERE lower(email) = lower($1)', [email]);
   }
 
-  /** The member with this email, created in `accountId` with `role` when there is none. */
-  async findOrCreate(accountId: string, email: string, role: Role): Promise<MemberRow> {
-    const [row] = await queryRows<MemberRow>(
+  /** The accounts a person has accepted a membership of, oldest first. */
+  memberships(personId: string): Promise<Membership[]> {
+    return queryRows<Membership>(
       this.db,
-      `INSERT INTO console.members (account_id, email, role) VALUES ($1, $2, $3)
-       ON CONFLICT ((lower(email))) DO UPDATE SET email = console.members.email
-       RETURNING ${MEMBER}`,
-      [accountId, email, role],
+      `SELECT id AS member_id, account_id, role FROM console.members
+        WHERE person_id = $1 AND accepted_at IS NOT NULL ORDER BY created_at, id`,
+      [personId],
     );
-    return row;
   }
 
-  /** A pending invitation's new role (only while the member has no password). */
+  /** The account's membership of the person with this email: the person and the membership made (with `role`) when missing. */
+  async findOrAddMember(accountId: string, email: string, role: Role): Promise<MemberRow> {
+    return this.db.transaction(async (tx) => {
+      const [person] = await queryRows<{ id: string }>(
+        tx,
+        `INSERT INTO console.people (email) VALUES ($1)
+         ON CONFLICT ((lower(email))) DO UPDATE SET email = console.people.email RETURNING id`,
+        [email],
+      );
+      const [member] = await queryRows<{ id: string }>(
+        tx,
+        `INSERT INTO console.members (account_id, person_id, role) VALUES ($1, $2, $3)
+         ON CONFLICT (account_id, person_id) DO UPDATE SET role = console.members.role RETURNING id`,
+        [accountId, person.id, role],
+      );
+      return (await queryOne<MemberRow>(tx, `SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.id = $1`, [member.id])) as MemberRow;
+    });
+  }
+
+  /** A pending invitation's new role (only until it is accepted). */
   async setPendingRole(memberId: string, role: Role): Promise<void> {
-    await execute(this.db, 'UPDATE console.members SET role = $2 WHERE id = $1 AND password_hash IS NULL', [memberId, role]);
+    await execute(this.db, 'UPDATE console.members SET role = $2 WHERE id = $1 AND accepted_at IS NULL', [memberId, role]);
   }
 
   listMembers(accountId: string): Promise<MemberRow[]> {
-    return queryRows<MemberRow>(this.db, `SELECT ${MEMBER} FROM console.members WHERE account_id = $1 ORDER BY created_at, id`, [
+    return queryRows<MemberRow>(this.db, `SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.account_id = $1 ORDER BY m.created_at, m.id`, [
       accountId,
     ]);
   }
 
-  /** Removes a member with their sessions and links, never the last owner (owners' rows are locked first). */
+  /**
+   * Removes a membership with its sessions and links, never the account's last active owner (the
+   * owners' rows are locked first); a person left with no membership goes too. Every replica hears
+   * of it (their live responses of the removed member end).
+   */
   async removeMember(accountId: string, by: { id: string } | { email: string }): Promise<MemberRow | RemoveRefusal> {
     return this.db.transaction(async (tx) => {
-      const owners = await queryRows(tx, `SELECT id FROM console.members WHERE account_id = $1 AND role = 'owner' ORDER BY id FOR UPDATE`, [
-        accountId,
-      ]);
+      const owners = await queryRows(
+        tx,
+        `SELECT id FROM console.members WHERE account_id = $1 AND role = 'owner' AND accepted_at IS NOT NULL ORDER BY id FOR UPDATE`,
+        [accountId],
+      );
       const member =
         'id' in by
-          ? await queryOne<MemberRow>(tx, `SELECT ${MEMBER} FROM console.members WHERE account_id = $1 AND id = $2::uuid`, [
+          ? await queryOne<MemberRow>(tx, `SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.account_id = $1 AND m.id = $2::uuid`, [
               accountId,
               by.id,
             ])
-          : await queryOne<MemberRow>(tx, `SELECT ${MEMBER} FROM console.members WHERE account_id = $1 AND lower(email) = lower($2)`, [
+          : await queryOne<MemberRow>(tx, `SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.account_id = $1 AND lower(p.email) = lower($2)`, [
               accountId,
               by.email,
             ]);
       if (!member) return 'not_found';
-      if (member.role === 'owner' && owners.length <= 1) return 'last_owner';
+      if (member.role === 'owner' && member.accepted_at !== null && owners.length <= 1) return 'last_owner';
       await execute(tx, 'DELETE FROM console.members WHERE id = $1', [member.id]);
+      await execute(
+        tx,
+        'DELETE FROM console.people p WHERE p.id = $1 AND NOT EXISTS (SELECT 1 FROM console.members m WHERE m.person_id = p.id)',
+        [member.person_id],
+      );
+      await notifySessions(tx);
       return member;
     });
   }
 
-  async insertPasswordLink(memberId: string, tokenHash: Buffer, ttlHours: number): Promise<void> {
+  async insertPasswordLink(memberId: string, tokenHash: Buffer, ttlHours: number, resets: boolean): Promise<void> {
     await execute(
       this.db,
-      `INSERT INTO console.password_links (token_hash, member_id, expires_at) VALUES ($1, $2, now() + make_interval(hours => $3))`,
-      [tokenHash, memberId, ttlHours],
+      `INSERT INTO console.password_links (token_hash, member_id, expires_at, resets)
+       VALUES ($1, $2, now() + make_interval(hours => $3), $4)`,
+      [tokenHash, memberId, ttlHours, resets],
     );
   }
 
-  /** Whether a set-password link is usable now (unknown, used and expired links are not). */
-  async linkIsUsable(tokenHash: Buffer): Promise<boolean> {
-    const row = await queryOne<{ ok: number }>(
+  /** A set-password link usable now, with its person (unknown, used and expired links: undefined). */
+  async findLink(tokenHash: Buffer): Promise<LinkRow | undefined> {
+    return queryOne<LinkRow>(
       this.db,
-      'SELECT 1 AS ok FROM console.password_links WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()',
+      `SELECT l.member_id, m.person_id, p.email, p.password_hash, l.resets
+         FROM console.password_links l JOIN ${MEMBERS} ON m.id = l.member_id
+        WHERE l.token_hash = $1 AND l.used_at IS NULL AND l.expires_at > now()`,
       [tokenHash],
     );
-    return row !== undefined;
   }
 
-  /** Uses a set-password link once: the member it was for, or undefined (unknown, used or expired). */
-  async useLink(tokenHash: Buffer, passwordHash: string): Promise<MemberRow | undefined> {
-    return this.db.transaction(async (tx) => {
-      const used = await queryOne<{ member_id: string }>(
+  /**
+   * Uses a link once, in one transaction: the membership accepted and, with `passwordHash`, the
+   * person's new password (only if it is still `seenHash`: their other sessions end, with this
+   * membership's other links and the person's other reset links), and the new session in that
+   * membership. Undefined when the link is no longer usable (or the password changed meanwhile).
+   */
+  async useLink(tokenHash: Buffer, password: { hash: string; seen: string | null } | undefined, session: NewSessionRow) {
+    return this.db
+      .transaction(async (tx): Promise<MemberRow | undefined> => {
+        const used = await queryOne<{ member_id: string }>(
+          tx,
+          `UPDATE console.password_links SET used_at = now()
+          WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING member_id`,
+          [tokenHash],
+        );
+        if (!used) return undefined;
+        const member = await queryOne<{ person_id: string }>(
+          tx,
+          'UPDATE console.members SET accepted_at = COALESCE(accepted_at, now()) WHERE id = $1 RETURNING person_id',
+          [used.member_id],
+        );
+        if (!member) return undefined;
+        if (password) {
+          const changed = await queryOne<{ id: string }>(
+            tx,
+            'UPDATE console.people SET password_hash = $2 WHERE id = $1 AND password_hash IS NOT DISTINCT FROM $3 RETURNING id',
+            [member.person_id, password.hash, password.seen],
+          );
+          if (!changed) throw new PasswordChanged();
+          await execute(tx, 'DELETE FROM console.sessions WHERE person_id = $1', [member.person_id]);
+          await execute(
+            tx,
+            `DELETE FROM console.password_links l USING console.members m
+            WHERE m.id = l.member_id AND m.person_id = $1 AND l.token_hash <> $2 AND (l.member_id = $3 OR l.resets)`,
+            [member.person_id, tokenHash, used.member_id],
+          );
+          await notifySessions(tx);
+        }
+        await this.insertSession(tx, member.person_id, used.member_id, session);
+        return queryOne<MemberRow>(tx, `SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.id = $1`, [used.member_id]);
+      })
+      .catch((err: unknown) => {
+        if (err instanceof PasswordChanged) return undefined;
+        throw err;
+      });
+  }
+
+  /** A new session after a sign-in, with the sign-in's counters settled, in one transaction (all or nothing). */
+  async openSession(personId: string, memberId: string | null, session: NewSessionRow, settlement: Settlement): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await execute(tx, 'DELETE FROM console.sign_in_counts WHERE key = ANY($1::text[])', [settlement.clear]);
+      await execute(tx, 'UPDATE console.sign_in_counts SET n = GREATEST(n - 1, 0) WHERE key = ANY($1::text[])', [settlement.release]);
+      await execute(
         tx,
-        `UPDATE console.password_links SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING member_id`,
-        [tokenHash],
+        `INSERT INTO console.sign_in_counts (key, n, resets_at) VALUES ($1, 0, now() + make_interval(days => $2))
+         ON CONFLICT (key) DO UPDATE SET resets_at = EXCLUDED.resets_at`,
+        [settlement.known.key, settlement.known.days],
       );
-      if (!used) return undefined;
-      const member = await queryOne<MemberRow>(tx, `UPDATE console.members SET password_hash = $2 WHERE id = $1 RETURNING ${MEMBER}`, [
-        used.member_id,
-        passwordHash,
-      ]);
-      // A new password ends the member's other sessions and every other link made for them.
-      await execute(tx, 'DELETE FROM console.sessions WHERE member_id = $1', [used.member_id]);
-      await execute(tx, 'DELETE FROM console.password_links WHERE member_id = $1 AND token_hash <> $2', [used.member_id, tokenHash]);
-      return member;
+      await this.insertSession(tx, personId, memberId, session);
     });
   }
 
-  async insertSession(memberId: string, tokenHash: Buffer, csrfToken: string, ttlHours: number): Promise<void> {
-    await execute(
-      this.db,
-      `INSERT INTO console.sessions (token_hash, member_id, csrf_token, expires_at) VALUES ($1, $2, $3, now() + make_interval(hours => $4))`,
-      [tokenHash, memberId, csrfToken, ttlHours],
-    );
-  }
-
-  /** A live session with its member as they are now (a removed member has none; a role change shows at once). */
+  /** A live session with its person and membership as they are now. */
   async findSession(tokenHash: Buffer): Promise<SessionRow | undefined> {
     return queryOne<SessionRow>(
       this.db,
-      `SELECT s.member_id, m.account_id, m.email, m.role, s.csrf_token
-         FROM console.sessions s JOIN console.members m ON m.id = s.member_id
+      `SELECT s.token_hash, s.person_id, p.email, s.csrf_token, s.member_id, m.account_id, m.role
+         FROM console.sessions s JOIN console.people p ON p.id = s.person_id LEFT JOIN console.members m ON m.id = s.member_id
         WHERE s.token_hash = $1 AND s.expires_at > now()`,
       [tokenHash],
     );
   }
 
+  /** Of these sessions, the ones still live and the membership each acts in now. */
+  liveSessions(tokenHashes: Buffer[]): Promise<{ token_hash: Buffer; member_id: string | null }[]> {
+    return queryRows(
+      this.db,
+      'SELECT token_hash, member_id FROM console.sessions WHERE token_hash = ANY($1::bytea[]) AND expires_at > now()',
+      [tokenHashes],
+    );
+  }
+
+  /** Moves a session to the person's accepted membership of `accountId`: whether there is one. */
+  async chooseAccount(tokenHash: Buffer, accountId: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const moved = await queryOne<{ member_id: string }>(
+        tx,
+        `UPDATE console.sessions s SET member_id = m.id FROM console.members m
+          WHERE s.token_hash = $1 AND m.person_id = s.person_id AND m.account_id = $2::uuid AND m.accepted_at IS NOT NULL
+          RETURNING s.member_id`,
+        [tokenHash, accountId],
+      );
+      if (moved) await notifySessions(tx);
+      return moved !== undefined;
+    });
+  }
+
   async deleteSession(tokenHash: Buffer): Promise<void> {
-    await execute(this.db, 'DELETE FROM console.sessions WHERE token_hash = $1', [tokenHash]);
+    await this.db.transaction(async (tx) => {
+      await execute(tx, 'DELETE FROM console.sessions WHERE token_hash = $1', [tokenHash]);
+      await notifySessions(tx);
+    });
   }
 
   /** Counts one attempt for `key` in a `windowS` window with one upsert. See docs/adr/010-console-sign-in-limits.md */
@@ -161,10 +309,9 @@ export class MembersRepository {
     return row;
   }
 
-  /** After a successful sign-in: `clear` counters end, `release` counters give back the attempt reserved. */
-  async settleAttempt(clear: string[], release: string[]): Promise<void> {
-    await execute(this.db, 'DELETE FROM console.sign_in_counts WHERE key = ANY($1::text[])', [clear]);
-    await execute(this.db, 'UPDATE console.sign_in_counts SET n = GREATEST(n - 1, 0) WHERE key = ANY($1::text[])', [release]);
+  /** Gives back attempts reserved (a set-password that worked). */
+  async releaseAttempts(keys: string[]): Promise<void> {
+    await execute(this.db, 'UPDATE console.sign_in_counts SET n = GREATEST(n - 1, 0) WHERE key = ANY($1::text[])', [keys]);
   }
 
   /** Whether the member signed in from this (email, address) recently. */
@@ -176,18 +323,20 @@ export class MembersRepository {
     );
   }
 
-  /** Remembers an (email, address) a member signed in from, for `days`. */
-  async markKnown(key: string, days: number): Promise<void> {
-    await execute(
-      this.db,
-      `INSERT INTO console.sign_in_counts (key, n, resets_at) VALUES ($1, 0, now() + make_interval(days => $2))
-       ON CONFLICT (key) DO UPDATE SET resets_at = EXCLUDED.resets_at`,
-      [key, days],
-    );
-  }
-
   /** Forgets counters whose window ended long ago. */
   async pruneCounters(): Promise<void> {
     await execute(this.db, "DELETE FROM console.sign_in_counts WHERE resets_at < now() - interval '1 day'");
   }
+
+  private async insertSession(tx: EntityManager, personId: string, memberId: string | null, session: NewSessionRow): Promise<void> {
+    await execute(
+      tx,
+      `INSERT INTO console.sessions (token_hash, person_id, member_id, csrf_token, expires_at)
+       VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5))`,
+      [session.tokenHash, personId, memberId, session.csrfToken, session.ttlHours],
+    );
+  }
 }
+
+/** The person's password changed between reading a link and using it: the link's transaction is undone. */
+class PasswordChanged extends Error {}

@@ -2,11 +2,29 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import { APP_CONFIG, GatewayContextGuard, InternalAuth } from '@svc/platform';
 import type { FastifyRequest } from 'fastify';
 import { ConsoleConfig } from '../console.config';
-import { SessionRow } from './members.repository';
+import { MemberSession } from './members.repository';
 import { MembersService } from './members.service';
-import { authenticate, requireOwner } from './session';
+import { authenticate, authenticatePerson, requireOwner } from './session';
 
-/** A signed-in member (and, for a write, the session's CSRF token); see `authenticate`. */
+/** A signed-in person, before or after choosing an account (and, for a write, the session's CSRF token); see `authenticatePerson`. */
+@Injectable()
+export class PersonGuard implements CanActivate {
+  private readonly origin: string;
+
+  constructor(
+    private readonly members: MembersService,
+    @Inject(APP_CONFIG) config: ConsoleConfig,
+  ) {
+    this.origin = new URL(config.APP_URL).origin;
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    await authenticatePerson(context.switchToHttp().getRequest<FastifyRequest>(), this.members, this.origin);
+    return true;
+  }
+}
+
+/** A signed-in member acting in an account (and, for a write, the session's CSRF token); see `authenticate`. */
 @Injectable()
 export class SessionGuard implements CanActivate {
   private readonly origin: string;
@@ -29,7 +47,7 @@ export class SessionGuard implements CanActivate {
 export class OwnerGuard extends SessionGuard {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     await super.canActivate(context);
-    requireOwner(context.switchToHttp().getRequest<FastifyRequest & { member: SessionRow }>().member);
+    requireOwner(context.switchToHttp().getRequest<FastifyRequest & { member: MemberSession }>().member);
     return true;
   }
 }

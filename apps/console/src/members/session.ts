@@ -2,13 +2,17 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { ApiError } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { SessionRow } from './members.repository';
+import { MemberSession, SessionRow } from './members.repository';
 import { MembersService } from './members.service';
 
 export const SESSION_COOKIE = 'svc_console';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 type RequestWithMember = FastifyRequest & { member?: SessionRow };
+
+/** Whether the session acts in an account (one is chosen). */
+export const inAccount = (session: SessionRow): session is MemberSession =>
+  session.member_id !== null && session.account_id !== null && session.role !== null;
 
 /** The value of one cookie of the request, or undefined. */
 export function cookie(request: FastifyRequest, name: string): string | undefined {
@@ -44,12 +48,15 @@ export function csrfMatches(sent: string | string[] | undefined, expected: strin
 }
 
 /** Refuses (403 `forbidden`) a member who is not an owner of the account. */
-export function requireOwner(member: SessionRow): void {
+export function requireOwner(member: MemberSession): void {
   if (member.role !== 'owner') throw new ApiError('forbidden', 'Only an owner of the account can do this.');
 }
 
-/** The signed-in member of a request (401 without a live session; 403 for a write without the CSRF token). */
-export async function authenticate(request: FastifyRequest, members: MembersService, appOrigin: string): Promise<SessionRow> {
+/**
+ * The signed-in person of a request, whichever account (if any) their session acts in (401 without
+ * a live session; 403 for a write without the CSRF token).
+ */
+export async function authenticatePerson(request: FastifyRequest, members: MembersService, appOrigin: string): Promise<SessionRow> {
   const token = cookie(request, SESSION_COOKIE);
   const session = token ? await members.session(token) : undefined;
   if (!session) throw new ApiError('unauthorized', 'Sign in first.');
@@ -61,7 +68,14 @@ export async function authenticate(request: FastifyRequest, members: MembersServ
   return session;
 }
 
-/** The member a guard authenticated: `handler(@Member() member: SessionRow)`. */
+/** The signed-in member of a request, in the account their session acts in (403 `forbidden` before one is chosen). */
+export async function authenticate(request: FastifyRequest, members: MembersService, appOrigin: string): Promise<MemberSession> {
+  const session = await authenticatePerson(request, members, appOrigin);
+  if (!inAccount(session)) throw new ApiError('forbidden', 'Choose an account first.');
+  return session;
+}
+
+/** The session a guard authenticated: `handler(@Member() member: MemberSession)` (or a `SessionRow` after `PersonGuard`). */
 export const Member = createParamDecorator((_: unknown, ctx: ExecutionContext): SessionRow => {
   const member = ctx.switchToHttp().getRequest<RequestWithMember>().member;
   if (!member) throw new ApiError('unauthorized', 'Sign in first.');

@@ -1,6 +1,7 @@
 import { EventConversation, INTERNAL_ROUTES, INVALID_FIELDS } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import type { FastifyInstance } from 'fastify';
+import { LiveResponses } from '../members/live-responses';
 import { authenticate } from '../members/session';
 import { MembersService } from '../members/members.service';
 import { CONSOLE_API, targetPath } from './service-routes';
@@ -13,9 +14,15 @@ const { chat: CHAT, contacts: CONTACTS } = INTERNAL_ROUTES;
  * The console's routes that are more than one service call: Withdraw (the team withdraws a consent
  * from a conversation: contacts-api writes it with `consent.withdrawn`, `withdrawn_by: team`, and the
  * conversation it was done from) and the inbox's live stream (the chat's account-wide change
- * signal, streamed through).
+ * signal, streamed through, ended as soon as the member's session is).
  */
-export function serveTeamActions(fastify: FastifyInstance, members: MembersService, upstreams: Upstreams, appOrigin: string): void {
+export function serveTeamActions(
+  fastify: FastifyInstance,
+  members: MembersService,
+  upstreams: Upstreams,
+  live: LiveResponses,
+  appOrigin: string,
+): void {
   fastify.post<{ Params: { svcId: string; consentId: string }; Body: { conversation_id?: unknown } | undefined }>(
     `${CONSOLE_API}/customers/:svcId/consents/:consentId/withdraw`,
     async (request) => {
@@ -62,7 +69,15 @@ export function serveTeamActions(fastify: FastifyInstance, members: MembersServi
     const member = await authenticate(request, members, appOrigin);
     const context = await upstreams.context(member, request.id);
     const abort = new AbortController();
-    reply.raw.once('close', () => abort.abort());
+    // Ends with the session (a removal, a new password, a sign-out, another account chosen): the page's next connection is refused.
+    const release = live.hold(member, () => {
+      abort.abort();
+      reply.raw.destroy();
+    });
+    reply.raw.once('close', () => {
+      release();
+      abort.abort();
+    });
     const lastEventId = request.headers['last-event-id'];
     const stream = await upstreams.openStream(
       CHAT.inboxStream.app,

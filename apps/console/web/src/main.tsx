@@ -2,12 +2,13 @@ import { ComponentType, lazy, LazyExoticComponent, StrictMode, Suspense, useEffe
 import { createRoot } from 'react-dom/client';
 import { api, setCsrfToken, whenSignedOut } from './api';
 import { Link, match, navigate, useLocation } from './router';
-import { SessionContext, SessionInfo } from './session';
+import { AccountSession, inAccount, SessionContext, SessionInfo } from './session';
 import './styles.css';
 
 // Each page is its own chunk: the first load carries the shell and the page asked for.
 const SignIn = lazy(() => import('./pages/sign-in'));
 const SetPassword = lazy(() => import('./pages/set-password'));
+const ChooseAccount = lazy(() => import('./pages/choose-account'));
 const Conversation = lazy(() => import('./pages/conversation'));
 const WebhookEndpoint = lazy(() => import('./pages/webhook-endpoint'));
 
@@ -26,9 +27,9 @@ const NAV: [string, string, LazyExoticComponent<ComponentType>, ownerOnly?: bool
 ];
 
 /** The navigation an agent has: the owners' pages left out. */
-const navFor = (session: SessionInfo) => NAV.filter(([, , , ownerOnly]) => !ownerOnly || session.user.role === 'owner');
+const navFor = (session: AccountSession) => NAV.filter(([, , , ownerOnly]) => !ownerOnly || session.user.role === 'owner');
 
-function SignedInPage({ path, session }: { path: string; session: SessionInfo }) {
+function SignedInPage({ path, session }: { path: string; session: AccountSession }) {
   const ownersOnly = NAV.some(([to, , , ownerOnly]) => ownerOnly && (path === to || path.startsWith(`${to}/`)));
   if (ownersOnly && session.user.role !== 'owner') {
     return (
@@ -54,7 +55,7 @@ function SignedInPage({ path, session }: { path: string; session: SessionInfo })
   );
 }
 
-function Shell({ session, path, onSignOut }: { session: SessionInfo; path: string; onSignOut: () => void }) {
+function Shell({ session, path, onSignOut }: { session: AccountSession; path: string; onSignOut: () => void }) {
   return (
     <SessionContext.Provider value={session}>
       <a className="skip" href="#main">
@@ -74,6 +75,7 @@ function Shell({ session, path, onSignOut }: { session: SessionInfo; path: strin
           </ul>
         </nav>
         <span className="who">{session.user.email}</span>
+        {session.accounts.length > 1 && <Link to="/choose-account">Switch account</Link>}
         <button type="button" onClick={onSignOut}>
           Sign out
         </button>
@@ -140,6 +142,20 @@ function App() {
   }
   if (session === undefined) return <p aria-busy="true">Loading…</p>;
   if (session === null) return <Redirect to={`/sign-in?next=${encodeURIComponent(path)}`} />;
+  if (!inAccount(session) || path === '/choose-account') {
+    // Choosing keeps the page asked for; switching from the header goes to the inbox of the account chosen.
+    const chosen = (found: SessionInfo) => {
+      setSession(found);
+      if (path === '/choose-account') navigate('/inbox', { replace: true });
+    };
+    return (
+      <main id="main" className="narrow">
+        <Suspense fallback={<p aria-busy="true">Loading…</p>}>
+          <ChooseAccount session={session} onChosen={chosen} onSignOut={signOut} />
+        </Suspense>
+      </main>
+    );
+  }
   return <Shell session={session} path={path === '/' ? '/inbox' : path} onSignOut={signOut} />;
 }
 

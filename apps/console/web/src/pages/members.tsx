@@ -39,6 +39,9 @@ export default function Members() {
     await api('DELETE', `/members/${encodeURIComponent(member.id)}`);
     await list.reload();
   });
+  // The account's last active owner cannot be removed (the backend refuses it too): no Remove button for them.
+  const activeOwners = (list.data?.members ?? []).filter((m) => m.role === 'owner' && m.active).length;
+  const removable = (m: MemberView) => !(m.role === 'owner' && m.active && activeOwners <= 1);
   const actions = (m: MemberView) => (
     <>
       {!m.active && (
@@ -46,9 +49,11 @@ export default function Members() {
           New link
         </RunButton>
       )}
-      <RunButton run={() => remove.run(m)} pending={remove.pending} label={`Remove ${m.email}`}>
-        Remove
-      </RunButton>
+      {removable(m) && (
+        <RunButton run={() => remove.run(m)} pending={remove.pending} label={`Remove ${m.email}`}>
+          Remove
+        </RunButton>
+      )}
     </>
   );
   return (

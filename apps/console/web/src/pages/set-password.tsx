@@ -26,7 +26,9 @@ export default function SetPassword({ onSignedIn }: { onSignedIn: (session: Sess
           value={password}
           onChange={setPassword}
         />
-        <p className="note">At least 10 characters.</p>
+        <p className="note">
+          At least 10 characters. Already have a console password (for another account)? Enter that one to accept the invitation.
+        </p>
         <SubmitButton pending={submit.pending}>Set password</SubmitButton>
         <ErrorNote error={submit.error} />
       </form>
