@@ -10,6 +10,7 @@ import { SearchLanguage } from './language';
 import { GENERIC_WORDS, isStopWord, LIGHT_WORDS, synonymsOf } from './lexicon';
 import { LanguageIndex, Posting } from './postings';
 
+/** A posting a question word may match, and what a match by it counts for (less than 1: a correction, a synonym, a compound). */
 export interface Alternative {
   posting: Posting;
   factor: number;
@@ -62,7 +63,7 @@ export function questionTerms(language: LanguageIndex, asked: Asked, native: boo
     ...[...new Set(words.map(fold))].flatMap((word) =>
       termsOf(language, words.find((w) => fold(w) === word) ?? word, native, asked.names.has(word)),
     ),
-    ...asked.concepts.map((concept) => conceptTerm(language, concept)),
+    ...(native ? asked.concepts : []).map((concept) => conceptTerm(language, concept)),
   ].filter((t): t is QueryTerm => t !== undefined);
 }
 

@@ -72,7 +72,7 @@ export class AccountIndex {
     const candidates: Candidate[] = [];
     for (const language of this.languages.values()) {
       const native = language.language === visitor;
-      candidates.push(...this.rank(language, { ...asked, concepts: native ? asked.concepts : [] }, native));
+      candidates.push(...this.rank(language, asked, native));
     }
     candidates.sort((a, b) => b.score - a.score || (a.doc.piece.external_ref < b.doc.piece.external_ref ? -1 : 1));
     const [best] = candidates;
