@@ -112,7 +112,7 @@ try {
 
   const { InternalAuth } = require(join(root, 'dist/libs/platform/src/index.js'));
   const { goodMatch } = require(join(root, 'dist/apps/chat/src/assistant/assistant-rules.js'));
-  const context = await new InternalAuth(env.INTERNAL_AUTH_SECRET).sign('knowledge-api', {
+  const context = await InternalAuth.fromEnv('chat', env).sign('knowledge-api', {
     account,
     keyId: 'bench-answers',
     requestId: 'bench-answers',

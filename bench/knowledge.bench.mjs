@@ -263,9 +263,9 @@ try {
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   await gatewayPool.close();
 
-  // Search, as the chat calls it: directly, with a context signed with the shared secret.
+  // Search, as the chat calls it: directly, with a context signed with the chat's key.
   const { InternalAuth } = require(join(root, 'dist/libs/platform/src/index.js'));
-  const auth = new InternalAuth(env.INTERNAL_AUTH_SECRET);
+  const auth = InternalAuth.fromEnv('chat', env);
   let context;
   let signedAt = 0;
   const contextHeader = async () => {

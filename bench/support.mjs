@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { createRequire } from 'node:module';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -177,10 +178,28 @@ export function productionEnv(database, logLevel) {
     ...process.env,
     DATABASE_URL: database.url,
     NODE_ENV: 'production',
-    INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
+    ...internalKeys(),
     HOST: '127.0.0.1',
     LOG_LEVEL: logLevel,
   };
+}
+
+/**
+ * Fresh internal keys (after the build): each calling app's `<APP>_INTERNAL_KEY`, INTERNAL_PUBLIC_KEYS
+ * and LOG_PATH_SECRET (ADR 015). Sign as one with `InternalAuth.fromEnv('chat', env)`.
+ */
+export function internalKeys() {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+  const platform = createRequire(import.meta.url)(join(root, 'dist/libs/platform/src/index.js'));
+  const env = { LOG_PATH_SECRET: randomBytes(32).toString('hex') };
+  const listed = [];
+  for (const caller of platform.INTERNAL_CALLERS) {
+    const { seed, publicKey } = platform.generateInternalKey();
+    env[platform.internalKeySetting(caller)] = seed;
+    listed.push(`${caller}:${publicKey}`);
+  }
+  env[platform.PUBLIC_KEYS_SETTING] = listed.join(' ');
+  return env;
 }
 
 /** Syllables the shop generators make brand names of. */

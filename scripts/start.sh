@@ -7,15 +7,16 @@ export NX_DAEMON=false NX_NO_CLOUD=true
 # A development machine: a secret left unset takes its development default, published in this
 # repository (every app refuses that without this flag). Services listen on 127.0.0.1 (HOST).
 export ALLOW_INSECURE_DEV_DEFAULTS="${ALLOW_INSECURE_DEV_DEFAULTS:-true}"
-# This machine's own INTERNAL_AUTH_SECRET, kept in .local/dev-settings.env, where the admin CLI reads it.
-node tools/dev-settings.mjs
-set -a
-. .local/dev-settings.env
-set +a
 [ -d node_modules ] || bash scripts/install.sh
 bash scripts/services.sh
 node tools/ensure-database.mjs
 npm run --silent build
+# This machine's own keys (each calling app's, the admin CLI's, their public keys) and LOG_PATH_SECRET,
+# kept in .local/dev-settings.env, where the admin CLI reads them.
+node tools/dev-settings.mjs
+set -a
+. .local/dev-settings.env
+set +a
 npm run --silent migrate
 # The demo shop at /chat/demo (development only): its account's key goes to the chat app.
 CHAT_DEMO_KEY="$(node tools/demo.mjs key)"

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, sep } from 'node:path';
 import { parse } from 'yaml';
 import { hasPublishedDefault } from '@svc/platform';
+import { internalKeysEnv } from '@svc/testing';
 import { configSpecOf, defaultInternalPort, defaultPort, mustBeSet, refusal, root, servingApps } from './deploy-checks';
 
 // ---------------------------------------------------------------------------------------------
@@ -430,7 +431,11 @@ const compose = parse(readFileSync(join(root, 'docker/compose.yml'), 'utf8'), { 
 };
 const services = compose.services;
 /** What the operator puts in docker/.env (the commands of compose.yml's header). */
-const operatorShell = { INTERNAL_AUTH_SECRET: randomBytes(48).toString('base64'), WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') };
+const operatorShell = {
+  // The apps' keys (the admin command line's is not the apps' business).
+  ...Object.fromEntries(Object.entries(internalKeysEnv()).filter(([name]) => name !== 'ADMIN_INTERNAL_KEY')),
+  WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+};
 const REFERENCE = /\$(?:(\$)|([_a-z]\w*)|\{([_a-z]\w*)(?:(:?[-?])([^}]*))?\}|)/gi;
 
 /**

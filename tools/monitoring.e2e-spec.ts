@@ -69,7 +69,6 @@ describe('monitoring: alerts and panels against the running apps', () => {
 
   it('reports deliveries due rising when the receiver stops answering, and the backlog alert evaluates true over the scraped samples', async () => {
     const dispatcher = stack.services['webhook-dispatcher']!;
-    const secret = stack.env['INTERNAL_AUTH_SECRET']!;
     const account = await stack.newAccount();
     const created = await stack.call('/webhooks', { method: 'POST', key: account.key, json: { url: receiver.url('/stopped') } });
     expect(created.status).toBe(201);
@@ -119,7 +118,7 @@ describe('monitoring: alerts and panels against the running apps', () => {
     receiver.respond('/stopped', { delayMs: 60_000 });
     const dues: number[] = [];
     for (let round = 0; round < 8; round++) {
-      await feedEvents(dispatcher.internalUrl, secret, account.accountId, [sampleEvent(), sampleEvent(), sampleEvent()]);
+      await feedEvents(dispatcher.internalUrl, stack.env, account.accountId, [sampleEvent(), sampleEvent(), sampleEvent()]);
       await sleep(400);
       await record();
       dues.push(latest('webhook_deliveries_due'));

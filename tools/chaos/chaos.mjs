@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { machine, root, round1, seededRandom, writeResult } from '../../bench/support.mjs';
+import { internalKeys, machine, root, round1, seededRandom, writeResult } from '../../bench/support.mjs';
 import { checkDeliveries, checkFeedAndChat, checkServerErrors, checkWrites, readFeed } from './checker.mjs';
 import { startCluster } from './cluster.mjs';
 import { describeFault, faultSchedule, runFaults } from './faults.mjs';
@@ -127,7 +127,7 @@ try {
     DATABASE_POOL_SIZE: '4',
     RABBITMQ_URL: vhost.url,
     REDIS_URL: redis.url,
-    INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
+    ...internalKeys(),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_CA_FILE: ca.caFile,

@@ -4,9 +4,9 @@ import { DEFAULT_APP_URL, optional, secret, serviceUrl, url } from '@svc/platfor
 
 export const adminConfigSpec = {
   ...messagingConfigSpec,
-  INTERNAL_AUTH_SECRET: optional(
-    secret(32, { orEmpty: true }),
-    "The apps' INTERNAL_AUTH_SECRET: needed only by the commands that call a service (`widget origins`, `trigger`, `user create`, `user remove`, `whatsapp connect`). On a development machine it is read from `.local/dev-settings.env`, which `npm start` writes; in production set it to the apps' value.",
+  ADMIN_INTERNAL_KEY: optional(
+    secret(43, { orEmpty: true }),
+    "The admin command line's own Ed25519 private key (a 32-byte seed, base64), whose public key the apps list in INTERNAL_PUBLIC_KEYS as `admin:…`: needed only by the commands that call a service (`widget origins`, `trigger`, `user create`, `user remove`, `whatsapp connect`). On a development machine it is read from `.local/dev-settings.env`, which `npm start` writes.",
   ),
   CHAT_URL: serviceUrl(
     'chat',

@@ -30,7 +30,13 @@ import { adminConfigSpec } from './admin.config';
 
 type AdminConfig = Config<typeof adminConfigSpec>;
 
-const NO_SECRET = 'set INTERNAL_AUTH_SECRET to the value the apps use (on a development machine, start the product once with `npm start`)';
+const NO_SECRET =
+  'set ADMIN_INTERNAL_KEY to the key whose public half the apps list as `admin:` in INTERNAL_PUBLIC_KEYS (on a development machine, start the product once with `npm start`)';
+
+/** The admin command line's signer (its own key, `iss` admin). */
+function adminAuth(config: AdminConfig): InternalAuth {
+  return new InternalAuth({ name: 'admin', signingKey: config.ADMIN_INTERNAL_KEY });
+}
 
 /** What a command prints: exactly one JSON object on stdout. */
 type Output = Record<string, unknown>;
@@ -107,7 +113,7 @@ const RECORD_WAIT_MS = 15_000;
  * route with a context signed for it), waiting up to RECORD_WAIT_MS for it to be recorded.
  */
 async function feedIdOf(config: AdminConfig, account: AccountRow, uuid: string): Promise<number> {
-  const auth = new InternalAuth(config.INTERNAL_AUTH_SECRET);
+  const auth = adminAuth(config);
   const deadline = Date.now() + RECORD_WAIT_MS;
   let last = '';
   while (Date.now() < deadline) {
@@ -138,7 +144,7 @@ async function feedIdOf(config: AdminConfig, account: AccountRow, uuid: string):
  * id a receiver and a feed reader see), once events-api has recorded it.
  */
 async function trigger(config: AdminConfig, account: AccountRow, kind: EventKind): Promise<Output> {
-  if (config.INTERNAL_AUTH_SECRET === '') throw new Error(`trigger asks events-api for the feed id: ${NO_SECRET}`);
+  if (config.ADMIN_INTERNAL_KEY === '') throw new Error(`trigger asks events-api for the feed id: ${NO_SECRET}`);
   const accountId = account.id;
   const message = domainMessage(kind, accountId, sampleEventData(kind, { appUrl: config.APP_URL, n: Math.floor(Math.random() * 9000) }));
   const client = new AmqpClient(config.RABBITMQ_URL, createLogger('admin', 'silent'), 'admin');
@@ -189,8 +195,8 @@ async function callService(
   path: string,
   body: unknown,
 ): Promise<Response> {
-  if (config.INTERNAL_AUTH_SECRET === '') throw new Error(`this command calls the ${service.name}: ${NO_SECRET}`);
-  const context = await new InternalAuth(config.INTERNAL_AUTH_SECRET).sign(service.name, {
+  if (config.ADMIN_INTERNAL_KEY === '') throw new Error(`this command calls the ${service.name}: ${NO_SECRET}`);
+  const context = await adminAuth(config).sign(service.name, {
     account,
     keyId: 'admin',
     requestId: randomUUID(),

@@ -6,15 +6,12 @@ import { parseSettings, withDevelopmentSettings } from './dev-settings';
 describe('withDevelopmentSettings', () => {
   const dir = mkdtempSync(join(tmpdir(), 'dev-settings-'));
   const file = join(dir, 'dev-settings.env');
-  writeFileSync(
-    file,
-    '# written by npm start\nINTERNAL_AUTH_SECRET=from-npm-start-0123456789abcdef0123\n\nCHAT_URL=http://127.0.0.1:3106\n',
-  );
+  writeFileSync(file, '# written by npm start\nADMIN_INTERNAL_KEY=from-npm-start-0123456789abcdef0123\n\nCHAT_URL=http://127.0.0.1:3106\n');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('fills in what the caller did not set from the file npm start wrote', () => {
     const env = withDevelopmentSettings({ CHAT_URL: 'http://chat.example' }, file);
-    expect(env['INTERNAL_AUTH_SECRET']).toBe('from-npm-start-0123456789abcdef0123');
+    expect(env['ADMIN_INTERNAL_KEY']).toBe('from-npm-start-0123456789abcdef0123');
     expect(env['CHAT_URL']).toBe('http://chat.example');
   });
 

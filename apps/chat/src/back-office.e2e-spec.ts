@@ -58,7 +58,7 @@ describe('chat: the back office (inbox, replies, preview, bookings, analytics) t
       env: { OUTBOX_POLL_INTERVAL_MS: '200' },
       appEnv: { chat: { HANDOVER_WAIT: '5s' } },
     });
-    auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
+    auth = InternalAuth.fromEnv('console', stack.env);
     chat = new ChatClient({ url: chatUrl(), auth, timeoutMs: 10_000, logger: createLogger('test', 'silent') });
     widget = ((await (await stack.call('/whoami')).json()) as WhoamiResponseDto).widget;
     const piece = (ref: string, heading: string, text: string, url?: string) =>

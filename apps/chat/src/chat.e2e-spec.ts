@@ -466,7 +466,7 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
           PATH: process.env['PATH'] ?? '',
           DATABASE_URL: stack.db.url,
           CHAT_URL: stack.services['chat']?.internalUrl,
-          INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'],
+          ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY'],
         },
         encoding: 'utf8',
       },
@@ -498,7 +498,7 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
           PATH: process.env['PATH'] ?? '',
           DATABASE_URL: stack.db.url,
           CHAT_URL: stack.services['chat']?.internalUrl,
-          INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'],
+          ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY'],
         },
         encoding: 'utf8',
       },
@@ -620,6 +620,8 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
   // Last: it restarts the chat with a small per-address limit and trusting the local proxy.
   it('new conversations are limited per visitor address (behind TRUST_PROXY); resuming is not counted; the gateway forwards its own view of the address', async () => {
     const chat = await stack.restart('chat', 'SIGKILL', { VISITOR_CONVERSATIONS_PER_ADDRESS: '2', TRUST_PROXY: 'loopback' });
+    // Counted in PostgreSQL: the suite's earlier conversations (all from 127.0.0.1) are forgotten first.
+    await stack.dataSource.query('DELETE FROM chat.new_conversation_counts');
     const direct = (address: string) => new ChatVisitor(chat.url, { 'x-forwarded-for': address });
     const first = direct('203.0.113.7');
     expect((await first.session({ widget })).status).toBe(201);

@@ -49,7 +49,7 @@ describe('chat streams when their LISTEN connection is killed (processes, real P
     stack = await startStack(['contacts-api', 'knowledge-api', 'chat'], { appEnv: { chat: { VISITOR_MESSAGES_PER_MINUTE: '100' } } });
     chat = new ChatClient({
       url: stack.services['chat']!.internalUrl,
-      auth: new InternalAuth(stack.env['INTERNAL_AUTH_SECRET']!),
+      auth: InternalAuth.fromEnv('console', stack.env),
       timeoutMs: 10_000,
       logger: createLogger('test', 'silent'),
     });

@@ -580,7 +580,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       });
 
     beforeAll(() => {
-      auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
+      auth = InternalAuth.fromEnv('chat', stack.env);
     });
 
     describe('contact.changed (the chat keeps a model of customers from it)', () => {

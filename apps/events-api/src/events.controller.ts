@@ -1,11 +1,12 @@
 import { Controller, Header, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { API_ROUTES, EventsPageDto, EventsQueryDto, GatewayContext } from '@svc/contracts';
-import { ApiInvalidQueryResponse, Caller, Route } from '@svc/platform';
+import { ApiInvalidQueryResponse, Caller, InternalCallers, Route } from '@svc/platform';
 import { EventsService } from './events.service';
 
 @ApiTags('Events')
 @Controller()
+@InternalCallers('gateway', 'mcp-server')
 export class EventsController {
   constructor(private readonly events: EventsService) {}
 

@@ -275,7 +275,7 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
           RABBITMQ_URL: stack.env['RABBITMQ_URL']!,
           APP_URL: 'https://app.example.com',
           EVENTS_API_URL: stack.services['events-api']!.internalUrl,
-          INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET']!,
+          ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY']!,
         },
         encoding: 'utf8',
       });

@@ -120,7 +120,7 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     });
 
     it('is refused by a service itself too, not only by the gateway (an internal caller)', async () => {
-      const auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
+      const auth = InternalAuth.fromEnv('gateway', stack.env);
       const context: GatewayContext = {
         account: { id: stack.account.accountId, name: 'Acme', plan: 'scale' },
         keyId: 'k',
@@ -186,7 +186,7 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     });
 
     it('is refused by a service itself too (an internal caller)', async () => {
-      const auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
+      const auth = InternalAuth.fromEnv('gateway', stack.env);
       const context: GatewayContext = {
         account: { id: stack.account.accountId, name: 'Acme', plan: 'scale' },
         keyId: 'k',
@@ -249,7 +249,7 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     });
 
     it('a service refuses it too, when called directly', async () => {
-      const auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
+      const auth = InternalAuth.fromEnv('gateway', stack.env);
       const context: GatewayContext = {
         account: { id: stack.account.accountId, name: 'Acme', plan: 'scale' },
         keyId: 'k',

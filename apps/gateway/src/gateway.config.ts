@@ -6,7 +6,7 @@ import {
   millis,
   optional,
   redisUrl,
-  serviceConfigSpec,
+  callerConfigSpec,
   serviceUrl,
   str,
   trustProxy,
@@ -14,7 +14,7 @@ import {
 } from '@svc/platform';
 
 export const gatewayConfigSpec = {
-  ...serviceConfigSpec('gateway', 'Port of the public API.'),
+  ...callerConfigSpec('gateway', 'Port of the public API.'),
   ...databaseConfigSpec('the gateway owns schema `gateway` (accounts, keys)'),
   REDIS_URL: redisUrl({
     default: 'redis://127.0.0.1:6379',

@@ -10,6 +10,7 @@ import {
   GATEWAY_CONTEXT_HEADER,
   InternalAuth,
   internalAuthConfigSpec,
+  InternalCallers,
   loadConfig,
   PlatformModule,
   port,
@@ -18,6 +19,7 @@ import {
   accountsFor,
   createTestDatabase,
   freePort,
+  internalKeysEnv,
   PrivateRedis,
   RunningApp,
   startApp,
@@ -33,7 +35,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { ROUTES } from './proxy/route-table';
 
-const SECRET = 'e2e-internal-secret-0123456789-abcdefghij';
+/** Every app's keys: the gateway signs with its own, the stub service and the gateway verify with the public ones. */
+const KEYS = internalKeysEnv();
 
 const errorCode = async (response: Response) => ((await response.json()) as ErrorBody).error.code;
 
@@ -52,6 +55,7 @@ const guessedKey = () => `svc_cust_${randomBytes(32).toString('base64url')}`;
 
 /** A service behind the gateway, built with the platform like the real ones. */
 @Controller('contacts')
+@InternalCallers('gateway')
 class StubContactsController {
   @Get(':ref')
   async get(
@@ -76,11 +80,11 @@ class StubModule {}
 const stubSpec = { ...baseConfigSpec, ...internalAuthConfigSpec, PORT: port() };
 
 async function startStub(): Promise<{ app: NestFastifyApplication; url: string }> {
-  const config = loadConfig(stubSpec, { INTERNAL_AUTH_SECRET: SECRET, PORT: String(await freePort()), LOG_LEVEL: 'silent' });
+  const config = loadConfig(stubSpec, { ...KEYS, PORT: String(await freePort()), LOG_LEVEL: 'silent' });
   const logger = createLogger('stub', 'silent');
   const module = (): DynamicModule => ({
     module: StubModule,
-    imports: [PlatformModule.forRoot({ config, logger, behindGateway: 'contacts-api' })],
+    imports: [PlatformModule.forRoot({ config, logger, name: 'contacts-api', behindGateway: true })],
     controllers: [StubContactsController],
   });
   const app = await createApp({ name: 'stub', configSpec: stubSpec, module }, config, logger);
@@ -103,7 +107,7 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
   const env = () => ({
     DATABASE_URL: db.url,
     REDIS_URL: redis.url,
-    INTERNAL_AUTH_SECRET: SECRET,
+    ...KEYS,
     CONTACTS_API_URL: stub.url,
     KNOWLEDGE_API_URL: 'http://127.0.0.1:9',
     EVENTS_API_URL: 'http://127.0.0.1:9',
@@ -488,7 +492,7 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
   it("GET /internal/widgets/:widget gives the chat a widget's account, only with a signed context", async () => {
     const { widget } = (await (await call(gateway, '/whoami', { key: scale.key })).json()) as { widget: string };
     const lookup = async (id: string, signed: boolean) => {
-      const context = await new InternalAuth(SECRET).sign('gateway', {
+      const context = await InternalAuth.fromEnv('chat', KEYS).sign('gateway', {
         account: { id: '', name: 'chat', plan: 'scale' },
         keyId: 'chat',
         requestId: 'r-1',

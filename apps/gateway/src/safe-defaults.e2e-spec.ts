@@ -1,4 +1,4 @@
-import { REPO_ROOT } from '@svc/testing';
+import { internalKeysEnv, REPO_ROOT } from '@svc/testing';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -14,9 +14,10 @@ function start(app: string, env: Record<string, string>): { status: number | nul
 
 describe('safe defaults: an app refuses the published development default of a secret', () => {
   it.each([
-    ['gateway', 'INTERNAL_AUTH_SECRET', {}],
-    ['contacts-api', 'INTERNAL_AUTH_SECRET', { NODE_ENV: 'test' }],
-    ['webhook-dispatcher', 'WEBHOOK_SECRET_KEY', { INTERNAL_AUTH_SECRET: 'a-real-internal-secret-0123456789abcdef' }],
+    ['gateway', 'GATEWAY_INTERNAL_KEY', {}],
+    ['gateway', 'INTERNAL_PUBLIC_KEYS', {}],
+    ['contacts-api', 'LOG_PATH_SECRET', { NODE_ENV: 'test' }],
+    ['webhook-dispatcher', 'WEBHOOK_SECRET_KEY', internalKeysEnv()],
   ])('%s without %s and without ALLOW_INSECURE_DEV_DEFAULTS exits non-zero, naming both', (app, variable, env: Record<string, string>) => {
     const { status, stderr } = start(app, env);
     expect(status).toBe(1);

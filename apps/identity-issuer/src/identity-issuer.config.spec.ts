@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '@svc/platform';
+import { ConfigError, generateInternalKey, loadConfig } from '@svc/platform';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,12 @@ import { identityIssuerConfigSpec } from './identity-issuer.config';
 import { configuredKeyRing } from './keys/key-ring';
 import { generateEd25519 } from './keys/signing-keys';
 
-const PRODUCTION = { NODE_ENV: 'production', INTERNAL_AUTH_SECRET: 'p'.repeat(40) };
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  IDENTITY_ISSUER_INTERNAL_KEY: generateInternalKey().seed,
+  INTERNAL_PUBLIC_KEYS: `chat:${generateInternalKey().publicKey}`,
+  LOG_PATH_SECRET: 'p'.repeat(40),
+};
 
 function privateJwk(kid: string): Record<string, string> {
   const { privateKey } = generateEd25519();
@@ -36,6 +41,16 @@ describe('identity-issuer configuration', () => {
     expect(config.IDENTITY_TOKEN_ISSUER).toBe('svc-identity-issuer');
     expect(config.CONTACTS_API_URL).toBe('http://127.0.0.1:3101');
     expect(config.IDENTITY_SIGNING_KEYS).toEqual([]);
+  });
+
+  it('refuses in production the development key committed for the local cluster, naming it', () => {
+    const committed = join(__dirname, '../../../k8s/overlays/dev/identity-signing-key.dev-only.json');
+    expect(failure({ ...PRODUCTION, IDENTITY_SIGNING_KEYS: committed })).toMatch(
+      /IDENTITY_SIGNING_KEYS holds key "dev-only", a development key published in this repository/,
+    );
+    // Development (the local cluster) takes it.
+    expect(load({ IDENTITY_SIGNING_KEYS: committed }).IDENTITY_SIGNING_KEYS.map((key) => key.kid)).toEqual(['dev-only']);
+    expect(load({ ...PRODUCTION, IDENTITY_SIGNING_KEYS: JSON.stringify(privateJwk('own')) }).IDENTITY_SIGNING_KEYS).toHaveLength(1);
   });
 
   it('refuses to start in production without IDENTITY_SIGNING_KEYS, naming it', () => {

@@ -1,9 +1,11 @@
 import { ErrorBody, IdentityPassResponseDto, VerifyIdentityPassResponse } from '@svc/contracts';
-import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
+import { GATEWAY_CONTEXT_HEADER, InternalAuth, loadConfig } from '@svc/platform';
 import { queryRows } from '@svc/persistence';
-import { freePort, RunningApp, Stack, startApp, startStack, TEST_SERVER_URL } from '@svc/testing';
+import { freePort, internalKeysEnv, REPO_ROOT, RunningApp, Stack, startApp, startStack, TEST_SERVER_URL } from '@svc/testing';
 import { createLocalJWKSet, decodeProtectedHeader, JSONWebKeySet, jwtVerify } from 'jose';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { identityIssuerConfigSpec } from './identity-issuer.config';
 import { generateEd25519 } from './keys/signing-keys';
 
 const errorCode = async (response: Response) => ((await response.json()) as ErrorBody).error.code;
@@ -51,7 +53,7 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
         'identity-issuer': { CONTACTS_API_URL: `http://127.0.0.1:${contactsPort}` },
       },
     });
-    internal = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
+    internal = InternalAuth.fromEnv('chat', stack.env);
     expect(
       (await putContact('c-42', { name: 'Ada Lovelace', email: 'ada@example.com', email_confirmed: true, phone: '+447700900123' })).status,
     ).toBe(201);
@@ -178,10 +180,39 @@ describe('identity-issuer through the gateway (processes, real PostgreSQL)', () 
 describe('identity-issuer keys in production', () => {
   const production = (extra: Record<string, string>) => ({
     NODE_ENV: 'production',
-    INTERNAL_AUTH_SECRET: 'p'.repeat(40),
+    ...internalKeysEnv(),
     DATABASE_URL: TEST_SERVER_URL,
     MIGRATE_ON_START: 'false',
     ...extra,
+  });
+
+  it('refuses to start with the development key committed for the local cluster, saying so', async () => {
+    const committed = join(REPO_ROOT, 'k8s/overlays/dev/identity-signing-key.dev-only.json');
+    await expect(startApp('identity-issuer', production({ IDENTITY_SIGNING_KEYS: committed }), 10_000, '/healthz')).rejects.toThrow(
+      /IDENTITY_SIGNING_KEYS holds key "dev-only", a development key published in this repository: generate keys of your own/,
+    );
+  });
+
+  it('refuses to start with the development internal keys, saying so', async () => {
+    const own = JSON.stringify({ ...(generateEd25519().privateKey.export({ format: 'jwk' }) as object), kid: 'own' });
+    const development = production({ IDENTITY_SIGNING_KEYS: own, IDENTITY_ISSUER_INTERNAL_KEY: '', INTERNAL_PUBLIC_KEYS: '' });
+    const { IDENTITY_ISSUER_INTERNAL_KEY: key, INTERNAL_PUBLIC_KEYS: keys } = loadConfig(identityIssuerConfigSpec, {
+      ALLOW_INSECURE_DEV_DEFAULTS: 'true',
+    });
+    const failure = await startApp(
+      'identity-issuer',
+      { ...development, IDENTITY_ISSUER_INTERNAL_KEY: key, INTERNAL_PUBLIC_KEYS: keys },
+      10_000,
+      '/healthz',
+    ).then(
+      async (app) => {
+        await app.stop();
+        return 'started';
+      },
+      (err: Error) => err.message,
+    );
+    expect(failure).toMatch(/IDENTITY_ISSUER_INTERNAL_KEY is a value published in this repository: set a secret of your own/);
+    expect(failure).toMatch(/INTERNAL_PUBLIC_KEYS lists a development key published in this repository/);
   });
 
   it('refuses to start without IDENTITY_SIGNING_KEYS, naming it', async () => {

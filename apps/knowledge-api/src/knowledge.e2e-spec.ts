@@ -7,10 +7,9 @@ import {
   KnowledgeSearchResponse,
 } from '@svc/contracts';
 import { execute, queryOne, queryRows } from '@svc/persistence';
-import { InternalAuth } from '@svc/platform';
+import { generateInternalKey, InternalAuth, PUBLIC_KEYS_SETTING } from '@svc/platform';
 import { DOMAIN_EXCHANGE } from '@svc/messaging';
 import { Stack, startStack, tapExchange, TestAccount, waitFor } from '@svc/testing';
-import { randomBytes } from 'node:crypto';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 
@@ -261,9 +260,8 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
       account: TestAccount,
       body: unknown,
       audience = 'knowledge-api',
-      secret = stack.env['INTERNAL_AUTH_SECRET'] as string,
+      auth = InternalAuth.fromEnv('chat', stack.env),
     ) => {
-      const auth = new InternalAuth(secret);
       const context = await auth.sign(audience, {
         account: { id: account.accountId, name: 'Acme', plan: 'scale' },
         keyId: 'chat',
@@ -275,8 +273,8 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
         body: JSON.stringify(body),
       });
     };
-    const searchAs = (account: TestAccount, question: string, lang: string, audience?: string, secret?: string) =>
-      post('/internal/knowledge/search', account, { question, lang }, audience, secret);
+    const searchAs = (account: TestAccount, question: string, lang: string, audience?: string, auth?: InternalAuth) =>
+      post('/internal/knowledge/search', account, { question, lang }, audience, auth);
 
     it('answers several questions of one account in one call, each as alone, in their order; 1 to 32 of them', async () => {
       await put('faq-gift', { heading: 'Gift cards', text: 'Gift cards are valid for three years and can be used online.' });
@@ -338,18 +336,31 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
       expect((await searchAs(stack.account, 'shoes', 'en')).status).toBe(200);
     });
 
-    // Last in the suite: knowledge-api keeps the rotated secret from here on.
-    it('during a rotation of INTERNAL_AUTH_SECRET accepts contexts signed with the new secret and with INTERNAL_AUTH_SECRET_PREVIOUS, and no other', async () => {
-      const old = stack.env['INTERNAL_AUTH_SECRET'] as string;
-      const rotated = `rotated-${randomBytes(24).toString('hex')}`;
-      await stack.restart('knowledge-api', 'SIGTERM', { INTERNAL_AUTH_SECRET: rotated, INTERNAL_AUTH_SECRET_PREVIOUS: old });
+    it('accepts the chat only: a context signed by another app is 403, one signed with a key not listed 401', async () => {
+      const body = { question: 'shoes', lang: 'en' };
+      const as = (caller: 'gateway' | 'console') =>
+        post('/internal/knowledge/search', stack.account, body, 'knowledge-api', InternalAuth.fromEnv(caller, stack.env));
+      for (const caller of ['gateway', 'console'] as const) {
+        const refused = await as(caller);
+        expect(refused.status).toBe(403);
+        expect(await refused.json()).toEqual({ error: { code: 'forbidden', message: `This route does not accept calls from ${caller}.` } });
+      }
+      const stranger = new InternalAuth({ name: 'chat', signingKey: generateInternalKey().seed });
+      expect((await post('/internal/knowledge/search', stack.account, body, 'knowledge-api', stranger)).status).toBe(401);
+    });
+
+    // Last in the suite: knowledge-api keeps the rotated list from here on.
+    it("during a rotation of the chat's key accepts contexts signed with the old and the new key, and no other", async () => {
+      const next = generateInternalKey();
+      const listed = stack.env[PUBLIC_KEYS_SETTING] as string;
+      await stack.restart('knowledge-api', 'SIGTERM', { [PUBLIC_KEYS_SETTING]: `${listed} chat:${next.publicKey}` });
+      const rotated = new InternalAuth({ name: 'chat', signingKey: next.seed });
       expect((await searchAs(stack.account, 'shoes', 'en', 'knowledge-api', rotated)).status).toBe(200);
-      expect((await searchAs(stack.account, 'shoes', 'en', 'knowledge-api', old)).status).toBe(200);
-      // The gateway, not restarted, still signs with the old secret: its calls go through.
+      expect((await searchAs(stack.account, 'shoes', 'en')).status).toBe(200);
+      // The gateway's key is unchanged: its calls go through.
       expect((await stack.call('/knowledge?external_ref=faq-returns')).status).toBe(200);
-      expect((await searchAs(stack.account, 'shoes', 'en', 'knowledge-api', `stranger-${randomBytes(24).toString('hex')}`)).status).toBe(
-        401,
-      );
+      const stranger = new InternalAuth({ name: 'chat', signingKey: generateInternalKey().seed });
+      expect((await searchAs(stack.account, 'shoes', 'en', 'knowledge-api', stranger)).status).toBe(401);
     });
   });
 });

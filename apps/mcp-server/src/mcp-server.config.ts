@@ -1,7 +1,7 @@
-import { Config, millis, serviceConfigSpec, serviceUrl } from '@svc/platform';
+import { Config, millis, callerConfigSpec, serviceUrl } from '@svc/platform';
 
 export const mcpServerConfigSpec = {
-  ...serviceConfigSpec('mcp-server', 'Port of mcp-server (MCP over Streamable HTTP; reached only through the gateway at `/mcp`).'),
+  ...callerConfigSpec('mcp-server', 'Port of mcp-server (MCP over Streamable HTTP; reached only through the gateway at `/mcp`).'),
   GATEWAY_URL: serviceUrl(
     'gateway',
     'The gateway: the OpenAPI document the tool schemas come from, `whoami`, and the per-key write limits the write tools count in.',

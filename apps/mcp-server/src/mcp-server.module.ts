@@ -22,7 +22,7 @@ export class McpServerModule {
   static forRoot(config: McpServerConfig, logger: Logger): DynamicModule {
     return {
       module: McpServerModule,
-      imports: [PlatformModule.forRoot({ config, logger })],
+      imports: [PlatformModule.forRoot({ config, logger, name: 'mcp-server' })],
       providers: [
         {
           provide: TOOL_CLIENTS,

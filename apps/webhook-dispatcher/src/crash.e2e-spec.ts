@@ -40,7 +40,7 @@ describe('webhook-dispatcher: kill -9 during 500 deliveries (two processes)', ()
     const endpoint = (await response.json()) as CreatedWebhookDto;
     const events = Array.from({ length: EVENTS }, () => sampleEvent('message.received'));
     // Fed through the process that survives, as the events queue would keep feeding the others.
-    const feeding = feedEvents(twin.internalUrl, stack.env['INTERNAL_AUTH_SECRET']!, stack.account.accountId, events);
+    const feeding = feedEvents(twin.internalUrl, stack.env, stack.account.accountId, events);
     await receiver.waitFor('/crash', 100, 30_000);
     await stack.restart('webhook-dispatcher', 'SIGKILL');
     await feeding;

@@ -41,8 +41,7 @@ describe('webhook-dispatcher: signed deliveries to a real https receiver', () =>
   let paths = 0;
 
   const dispatcher = () => stack.services['webhook-dispatcher']!;
-  const feed = (account: TestAccount, events: PublicEvent[]) =>
-    feedEvents(dispatcher().internalUrl, stack.env['INTERNAL_AUTH_SECRET']!, account.accountId, events);
+  const feed = (account: TestAccount, events: PublicEvent[]) => feedEvents(dispatcher().internalUrl, stack.env, account.accountId, events);
   /** A fresh account with an endpoint at a fresh path of the receiver. */
   const register = async (
     account: TestAccount,

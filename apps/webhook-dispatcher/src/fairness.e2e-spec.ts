@@ -40,7 +40,7 @@ describe('webhook-dispatcher: one account cannot starve the others (default caps
   const feed = (account: TestAccount, count: number) =>
     feedEvents(
       stack.services['webhook-dispatcher']!.internalUrl,
-      stack.env['INTERNAL_AUTH_SECRET']!,
+      stack.env,
       account.accountId,
       Array.from({ length: count }, () => sampleEvent('message.received')),
     );

@@ -32,7 +32,7 @@ describe('webhook-dispatcher: WEBHOOK_SECRET_KEY rotation', () => {
   const expectSignedDelivery = async (path: string, secret: string): Promise<void> => {
     const event = sampleEvent('message.received');
     const seen = receiver.received(path).length;
-    await feedEvents(dispatcher().internalUrl, stack.env['INTERNAL_AUTH_SECRET']!, stack.account.accountId, [event]);
+    await feedEvents(dispatcher().internalUrl, stack.env, stack.account.accountId, [event]);
     let request: ReceivedRequest | undefined;
     for (let count = seen + 1; !request; count += 1)
       request = (await receiver.waitFor(path, count, 20_000)).find((r) => r.headers['x-svc-event-id'] === String(event.id));

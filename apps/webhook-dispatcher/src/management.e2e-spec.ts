@@ -48,7 +48,7 @@ describe('webhook-dispatcher: managing endpoints and deliveries (resend, recover
 
   const dispatcher = () => stack.services['webhook-dispatcher']!;
   const feed = (account: TestAccount, events: PublicEvent[]) =>
-    feedEvents(dispatcher().internalUrl, stack.env['INTERNAL_AUTH_SECRET']!, account.accountId, events, 1);
+    feedEvents(dispatcher().internalUrl, stack.env, account.accountId, events, 1);
   const call = (account: TestAccount, path: string, init: { method?: string; json?: unknown } = {}) =>
     stack.call(path, { ...init, key: account.key });
   const json = async <T>(response: Response, status: number): Promise<T> => {

@@ -1,10 +1,12 @@
-import { ConfigError, loadConfig } from '@svc/platform';
+import { ConfigError, generateInternalKey, loadConfig } from '@svc/platform';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { webhookDispatcherConfigSpec } from './webhook-dispatcher.config';
 
-const production = { NODE_ENV: 'production', INTERNAL_AUTH_SECRET: 'x'.repeat(40) };
+/** The settings every app needs, with values of its own (not the published development ones). */
+const KEYS = { INTERNAL_PUBLIC_KEYS: `gateway:${generateInternalKey().publicKey}`, LOG_PATH_SECRET: 'x'.repeat(40) };
+const production = { NODE_ENV: 'production', ...KEYS };
 
 describe('webhook-dispatcher configuration', () => {
   it('has the contract defaults: port 3005, 8 s, the retry schedule, private networks refused', () => {
@@ -20,13 +22,12 @@ describe('webhook-dispatcher configuration', () => {
   });
 
   it('refuses the development WEBHOOK_SECRET_KEY without ALLOW_INSECURE_DEV_DEFAULTS, naming both', () => {
-    expect(() => loadConfig(webhookDispatcherConfigSpec, { INTERNAL_AUTH_SECRET: 'x'.repeat(40) })).toThrow(
+    expect(() => loadConfig(webhookDispatcherConfigSpec, { ...KEYS })).toThrow(
       /WEBHOOK_SECRET_KEY is not set and its development default is published in the repository: set WEBHOOK_SECRET_KEY, or ALLOW_INSECURE_DEV_DEFAULTS=true/,
     );
-    expect(
-      loadConfig(webhookDispatcherConfigSpec, { INTERNAL_AUTH_SECRET: 'x'.repeat(40), WEBHOOK_SECRET_KEY: 'A'.repeat(64) })
-        .WEBHOOK_SECRET_KEY,
-    ).toBe('A'.repeat(64));
+    expect(loadConfig(webhookDispatcherConfigSpec, { ...KEYS, WEBHOOK_SECRET_KEY: 'A'.repeat(64) }).WEBHOOK_SECRET_KEY).toBe(
+      'A'.repeat(64),
+    );
   });
 
   it('reads a key id and previous keys as id:key pairs, naming a bad entry without echoing its key', () => {

@@ -251,7 +251,7 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
     it('refuses a malformed recorded event with 400', async () => {
       const response = await callService(
         stack.services['webhook-dispatcher']!.internalUrl,
-        stack.env['INTERNAL_AUTH_SECRET']!,
+        stack.env,
         stack.account.accountId,
         '/internal/events',
         {
@@ -283,16 +283,14 @@ describe('webhook-dispatcher: endpoints through the gateway (private networks re
       const urls = [receiver.url('/by-name', 'localhost'), receiver.url('/literal'), receiver.url('/mapped', '[::ffff:127.0.0.1]')];
       const ids: number[] = [];
       for (const url of urls) {
-        const response = await callService(lenient.url, stack.env['INTERNAL_AUTH_SECRET']!, account.accountId, '/webhooks', {
+        const response = await callService(lenient.url, stack.env, account.accountId, '/webhooks', {
           method: 'POST',
           json: { url },
         });
         expect(response.status).toBe(201);
         ids.push(((await response.json()) as CreatedWebhookDto).id);
       }
-      await feedEvents(stack.services['webhook-dispatcher']!.internalUrl, stack.env['INTERNAL_AUTH_SECRET']!, account.accountId, [
-        sampleEvent(),
-      ]);
+      await feedEvents(stack.services['webhook-dispatcher']!.internalUrl, stack.env, account.accountId, [sampleEvent()]);
       const errors = async () =>
         (
           await queryRows<{ error: string }>(

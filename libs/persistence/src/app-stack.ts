@@ -17,8 +17,5 @@ export interface AppStackOptions {
 
 /** The modules of an app that owns a schema: the platform and its database (migrated at start). */
 export function appStack(name: string, { config, logger, schema, migrations, behindGateway = false }: AppStackOptions): DynamicModule[] {
-  return [
-    PlatformModule.forRoot({ config, logger, ...(behindGateway ? { behindGateway: name } : {}) }),
-    PersistenceModule.forApp(name, config, schema, migrations),
-  ];
+  return [PlatformModule.forRoot({ config, logger, name, behindGateway }), PersistenceModule.forApp(name, config, schema, migrations)];
 }

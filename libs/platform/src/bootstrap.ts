@@ -113,7 +113,7 @@ export async function createApp<S extends ConfigSpec>(
   const fastify = app.getHttpAdapter().getInstance();
   const routes = new RouteRegistry(fastify);
   // Access lines name a call by its route's words; refs and anything else in a path are hashed.
-  const accessPaths = new AccessPathRedactor((config as { INTERNAL_AUTH_SECRET?: string }).INTERNAL_AUTH_SECRET);
+  const accessPaths = new AccessPathRedactor((config as { LOG_PATH_SECRET?: string }).LOG_PATH_SECRET);
   fastify.addHook('onRoute', (route) => accessPaths.learnRoute(route.url));
   // One app, two listeners: the public one (PORT) answers 404 for what only the apps may call.
   const internalListener = createServer((req, res) => {

@@ -48,6 +48,27 @@ export function asSecret<T>(validator: BaseValidator<T>): BaseValidator<T> {
   return marked as BaseValidator<T>;
 }
 
+/**
+ * Marks a setting that is not a secret but whose `devDefault` must not be taken silently either
+ * (INTERNAL_PUBLIC_KEYS: the development keys' public halves): only with ALLOW_INSECURE_DEV_DEFAULTS=true.
+ */
+export function markPublishedDefault<T>(spec: ValidatorSpec<T>): ValidatorSpec<T> {
+  publishedDefaults.add(spec);
+  return spec;
+}
+
+/** Production checks of single settings, beyond the ones of every secret (see `refuseInProduction`). */
+const productionChecks = new WeakMap<object, (value: never) => string | undefined>();
+
+/**
+ * A setting production refuses when `problem` returns a reason (a committed development key among
+ * its values); the reason is reported with the other configuration errors.
+ */
+export function refuseInProduction<T>(spec: ValidatorSpec<T>, problem: (value: T) => string | undefined): ValidatorSpec<T> {
+  productionChecks.set(spec, problem);
+  return spec;
+}
+
 /** True for a secret's spec whose `devDefault` is published (see `asSecret`). */
 export function hasPublishedDefault(spec: object): boolean {
   return publishedDefaults.has(spec);
@@ -61,6 +82,9 @@ function productionProblems(specs: ConfigSpec, values: Record<string, unknown>):
   const problems: string[] = [];
   for (const [name, spec] of Object.entries(specs)) {
     const value = values[name];
+    const check = productionChecks.get(spec);
+    const problem = check && value !== undefined && value !== '' ? check(value as never) : undefined;
+    if (problem) problems.push(problem);
     if (typeof value !== 'string' || value === '') continue;
     if (value.includes(TEMPLATE_PLACEHOLDER)) problems.push(`${name} still holds the template's "${TEMPLATE_PLACEHOLDER}"`);
     else if (!secretSpecs.has(spec)) continue;
@@ -86,6 +110,14 @@ export const millis = (max = Number.MAX_SAFE_INTEGER) =>
     if (!/^\d+$/.test(value.trim()) || n > max) throw new Error(`must be a whole number of milliseconds up to ${max}`);
     return n;
   });
+
+/** An http(s) URL (a trailing slash dropped), or empty: the feature it serves is off. */
+export const httpUrlOrEmpty = makeValidator<string>((value) => {
+  if (value === '') return value;
+  const parsed = URL.canParse(value) ? new URL(value) : undefined;
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) throw new Error('must be an http(s) URL, or empty');
+  return value.replace(/\/+$/, '');
+});
 
 /** A positive whole number. */
 export const count = makeValidator<number>((value) => {
@@ -114,7 +146,7 @@ export const baseConfigSpec = {
   }),
   [DEV_DEFAULTS_FLAG]: bool({
     default: false,
-    desc: 'Development machines only (`npm start` sets it): start with the development default of a secret that is not set (INTERNAL_AUTH_SECRET, WEBHOOK_SECRET_KEY); those values are published in this repository. Without it, an app with an unset secret refuses to start, naming it.',
+    desc: 'Development machines only (`npm start` sets it): start with the development default of a secret or key that is not set (each calling app: `<APP>_INTERNAL_KEY`, INTERNAL_PUBLIC_KEYS, LOG_PATH_SECRET, WEBHOOK_SECRET_KEY); those values are published in this repository. Without it, an app with an unset secret refuses to start, naming it.',
   }),
   HOST: str({
     default: '127.0.0.1',

@@ -182,7 +182,7 @@ export interface AccessRecord {
 /**
  * The path an access line shows: the words of the app's routes as they are (`/api/v1/contacts`),
  * every other segment (a ref, an id, a typo) as `~` and 16 characters of its HMAC-SHA256, keyed
- * with `log-path:` + INTERNAL_AUTH_SECRET (the same in every app, so one ref gives the same hash
+ * with `log-path:` + LOG_PATH_SECRET (the same in every app, so one ref gives the same hash
  * in the gateway's and the service's lines). The query string is never shown.
  */
 export class AccessPathRedactor {

@@ -3,37 +3,35 @@ import { APP_GUARD, Reflector } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { HealthController } from './health.controller';
 import { ReadinessService } from './readiness.service';
-import { GatewayContextGuard, InternalAuth, InternalAuthSecrets } from './internal-auth';
+import { GatewayContextGuard, InternalAuth, InternalCaller, internalKeySetting, INTERNAL_CALLERS } from './internal-auth';
 import { PUBLIC } from './public';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { APP_CONFIG, APP_LOGGER, PlatformConfig } from './tokens';
 
-/** The app's name as a service behind the gateway: the audience its contexts must be signed for. */
-const GATEWAY_AUDIENCE = Symbol('GATEWAY_AUDIENCE');
-
-/** In a service behind the gateway: every route needs the gateway's context unless @Public(). */
+/** In a service behind the gateway: every route needs a signed context unless @Public(). */
 @Injectable()
 class BehindGatewayGuard extends GatewayContextGuard {
   constructor(
-    private readonly reflector: Reflector,
-    auth: InternalAuth,
-    @Inject(GATEWAY_AUDIENCE) audience: string,
+    @Inject(Reflector) private readonly routes: Reflector,
+    @Inject(InternalAuth) auth: InternalAuth,
   ) {
-    super(auth, audience);
+    super(routes, auth);
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const open = this.reflector.getAllAndOverride<boolean | undefined>(PUBLIC, [context.getHandler(), context.getClass()]);
+    const open = this.routes.getAllAndOverride<boolean | undefined>(PUBLIC, [context.getHandler(), context.getClass()]);
     return open ? true : super.canActivate(context);
   }
 }
 
 export interface PlatformOptions {
-  config: PlatformConfig & Partial<InternalAuthSecrets>;
+  config: PlatformConfig & { INTERNAL_PUBLIC_KEYS?: string };
   logger: Logger;
-  /** A service reached only through the gateway: the audience a context must be signed for. */
-  behindGateway?: string;
+  /** The app: the `iss` of the calls it signs, the `aud` of the calls it accepts. */
+  name: string;
+  /** A service reached only through the gateway and other apps: every route needs a signed context unless @Public(). */
+  behindGateway?: boolean;
 }
 
 @Global()
@@ -46,14 +44,14 @@ export class PlatformModule {
       ReadinessService,
       MetricsService,
     ];
-    const { INTERNAL_AUTH_SECRET, INTERNAL_AUTH_SECRET_PREVIOUS } = options.config;
-    if (INTERNAL_AUTH_SECRET) {
-      providers.push({ provide: InternalAuth, useValue: new InternalAuth({ INTERNAL_AUTH_SECRET, INTERNAL_AUTH_SECRET_PREVIOUS }) });
+    const { name, config } = options;
+    if (config.INTERNAL_PUBLIC_KEYS !== undefined) {
+      const signingKey = (INTERNAL_CALLERS as readonly string[]).includes(name)
+        ? (config as unknown as Record<string, string | undefined>)[internalKeySetting(name as InternalCaller)]
+        : undefined;
+      providers.push({ provide: InternalAuth, useValue: new InternalAuth({ name, signingKey, publicKeys: config.INTERNAL_PUBLIC_KEYS }) });
     }
-    const audience = options.behindGateway;
-    if (audience) {
-      providers.push({ provide: GATEWAY_AUDIENCE, useValue: audience }, { provide: APP_GUARD, useClass: BehindGatewayGuard });
-    }
+    if (options.behindGateway) providers.push({ provide: APP_GUARD, useClass: BehindGatewayGuard });
     return {
       module: PlatformModule,
       controllers: [HealthController, MetricsController],

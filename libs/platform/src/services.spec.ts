@@ -1,4 +1,5 @@
 import { loadConfig } from './config';
+import { generateInternalKey } from './internal-auth';
 import { DEFAULT_APP_URL, SERVICE_PORTS, serviceConfigSpec, serviceUrl, serviceUrlSetting } from './services';
 
 describe('the service ports table', () => {
@@ -8,7 +9,10 @@ describe('the service ports table', () => {
 
   it('is the default of an app PORT; the URL settings reach its internal listener, PORT + 100', () => {
     const spec = { ...serviceConfigSpec('contacts-api', 'Port.'), KNOWLEDGE_API_URL: serviceUrl('knowledge-api', 'knowledge-api.') };
-    const config = loadConfig(spec, { INTERNAL_AUTH_SECRET: 'a-real-secret-of-forty-characters-0123456' });
+    const config = loadConfig(spec, {
+      INTERNAL_PUBLIC_KEYS: `gateway:${generateInternalKey().publicKey}`,
+      LOG_PATH_SECRET: 'a-real-secret-of-forty-characters-0123456',
+    });
     expect(config.PORT).toBe(3001);
     expect(config.INTERNAL_PORT).toBe(3101);
     expect(config.KNOWLEDGE_API_URL).toBe('http://127.0.0.1:3103');

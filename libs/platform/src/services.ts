@@ -1,5 +1,5 @@
-import { baseConfigSpec, port, url } from './config';
-import { internalAuthConfigSpec } from './internal-auth';
+import { baseConfigSpec, port, secret, url } from './config';
+import { InternalCaller, internalAuthConfigSpec, internalKeySpec } from './internal-auth';
 
 /**
  * The port of each app on a development machine: its PORT default, and the default of the settings
@@ -38,15 +38,29 @@ export function serviceUrl(service: ServiceName, desc: string) {
   return url({ default: `http://127.0.0.1:${SERVICE_PORTS[service] + INTERNAL_PORT_OFFSET}`, desc });
 }
 
+/** The key of the hashes of path segments in access lines (see `AccessPathRedactor`). */
+export const logPathConfigSpec = {
+  LOG_PATH_SECRET: secret(32)({
+    devDefault: 'development-only-log-path-secret-0123456789',
+    desc: "Secret (32+ chars) that keys the hashes of refs and ids in the paths of access lines (`~` + 16 characters); the same value in every app, so one ref has the same hash in each app's lines. It signs nothing.",
+  }),
+};
+
 /** The settings every app that serves HTTP has: the base ones, the internal auth, its PORT and INTERNAL_PORT. */
 export function serviceConfigSpec(service: ServiceName, portDesc: string) {
   return {
     ...baseConfigSpec,
     ...internalAuthConfigSpec,
+    ...logPathConfigSpec,
     PORT: port({ default: SERVICE_PORTS[service], desc: portDesc }),
     INTERNAL_PORT: port({
       default: SERVICE_PORTS[service] + INTERNAL_PORT_OFFSET,
       desc: 'Port of the internal listener: the `/internal/…` routes the other apps call, `/metrics`, and every public route too. Never exposed by the Ingress or the public origin (there `/internal/…` and `/metrics` are 404).',
     }),
   };
+}
+
+/** The settings of an app that also calls other apps: `serviceConfigSpec` and its own key (`CHAT_INTERNAL_KEY`). */
+export function callerConfigSpec<C extends ServiceName & InternalCaller>(service: C, portDesc: string) {
+  return { ...serviceConfigSpec(service, portDesc), ...internalKeySpec(service) };
 }

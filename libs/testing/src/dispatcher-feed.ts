@@ -15,15 +15,15 @@ export function sampleEvent(kind: EventKind = 'message.received', id = nextEvent
   return { id, event: kind, at: '2026-11-21T10:04:05.123456+00:00', data: sampleEventData(kind, { n: id }) } as PublicEvent;
 }
 
-/** Calls a dispatcher process directly with the gateway's signed context for `accountId`. */
+/** Calls a dispatcher process directly with the gateway's signed context for `accountId` (its key in `env`, a stack's). */
 export async function callService(
   serviceUrl: string,
-  internalSecret: string,
+  env: Record<string, string>,
   accountId: string,
   path: string,
   init: { method: string; json?: unknown },
 ): Promise<Response> {
-  const context = await new InternalAuth(internalSecret).sign('webhook-dispatcher', {
+  const context = await InternalAuth.fromEnv('gateway', env).sign('webhook-dispatcher', {
     account: { id: accountId, name: 'Test', plan: 'scale' },
     keyId: 'test',
     requestId: randomUUID(),
@@ -38,7 +38,7 @@ export async function callService(
 /** Feeds recorded events as events-api would (`POST /internal/events`), a few at a time. */
 export async function feedEvents(
   serviceUrl: string,
-  internalSecret: string,
+  env: Record<string, string>,
   accountId: string,
   events: PublicEvent[],
   concurrency = 8,
@@ -47,7 +47,7 @@ export async function feedEvents(
   const worker = async () => {
     for (let event = queue.shift(); event; event = queue.shift()) {
       const recorded: RecordedEvent = { account_id: accountId, event_id: randomUUID(), event };
-      const response = await callService(serviceUrl, internalSecret, accountId, '/internal/events', { method: 'POST', json: recorded });
+      const response = await callService(serviceUrl, env, accountId, '/internal/events', { method: 'POST', json: recorded });
       if (response.status !== 204) throw new Error(`POST /internal/events answered ${response.status}: ${await response.text()}`);
     }
   };

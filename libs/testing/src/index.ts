@@ -15,3 +15,4 @@ export * from './webhook-guide';
 export * from './dispatcher-feed';
 export * from './fake-whatsapp';
 export * from './mail-sink';
+export * from './internal-keys';

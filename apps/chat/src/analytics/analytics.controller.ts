@@ -5,7 +5,7 @@ import { InternalChatController } from '../settings/internal-call.guard';
 import { AnalyticsService } from './analytics.service';
 
 /** The analytics for the console and the MCP server (not routed by the gateway), the signed account's. */
-@InternalChatController()
+@InternalChatController('console', 'mcp-server')
 export class AnalyticsController {
   constructor(private readonly analytics: AnalyticsService) {}
 

@@ -1,6 +1,6 @@
 import { KnowledgeSearchResult } from '@svc/contracts';
 import { KnowledgeClient } from '@svc/internal-clients';
-import { createLogger, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
+import { createLogger, GATEWAY_CONTEXT_HEADER, generateInternalKey, InternalAuth } from '@svc/platform';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -8,7 +8,8 @@ import { AddressInfo } from 'node:net';
 import { AnswerWriter } from './answer-writer';
 import { LlmClient } from './llm.client';
 
-const SECRET = 'answer-writer-test-secret-0123456789abcdef';
+/** The chat's own key signs its searches; knowledge-api (the fake) verifies with its public key. */
+const CHAT = generateInternalKey();
 const RETURNS: KnowledgeSearchResult = {
   external_ref: 'returns',
   heading: 'Returns and refunds',
@@ -100,7 +101,12 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
 
   beforeAll(async () => {
     fake = await FakeUpstreams.start();
-    knowledge = new KnowledgeClient({ url: fake.url, auth: new InternalAuth(SECRET), timeoutMs: 2_000, logger });
+    knowledge = new KnowledgeClient({
+      url: fake.url,
+      auth: new InternalAuth({ name: 'chat', signingKey: CHAT.seed }),
+      timeoutMs: 2_000,
+      logger,
+    });
   });
 
   afterAll(async () => {
@@ -186,10 +192,10 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
     expect(replies.every((reply) => reply.citation?.external_ref === 'returns')).toBe(true);
     expect(fake.mostSearchesInFlight).toBe(2);
     expect(fake.searchCalls.map((call) => call['question'])).toEqual([0, 1, 2, 3, 5, 6, 4].map((i) => asked[i]?.question));
-    const auth = new InternalAuth(SECRET);
+    const auth = new InternalAuth({ name: 'knowledge-api', publicKeys: `chat:${CHAT.publicKey}` });
     const batches = await Promise.all(
       fake.searchBatches.map(async ({ context, questions }) => ({
-        account: (await auth.verify(context, 'knowledge-api')).account.id,
+        account: (await auth.verify(context, ['chat'])).account.id,
         questions,
       })),
     );

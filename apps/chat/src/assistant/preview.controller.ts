@@ -9,7 +9,7 @@ import { AnswerWriter } from './answer-writer';
  * "Ask as a customer" (console) and `search_knowledge` (MCP): what the assistant would answer a
  * question, with the same search, rules and optional writer as in a conversation; nothing is written.
  */
-@InternalChatController()
+@InternalChatController('console', 'mcp-server')
 export class PreviewController {
   constructor(private readonly writer: AnswerWriter) {}
 

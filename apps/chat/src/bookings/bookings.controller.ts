@@ -14,7 +14,7 @@ import { InternalChatController } from '../settings/internal-call.guard';
 import { BookingsService } from './bookings.service';
 
 /** Bookings for the console and the MCP server (not routed by the gateway); every one the signed account's. */
-@InternalChatController()
+@InternalChatController('console', 'mcp-server')
 export class BookingsController {
   constructor(private readonly bookings: BookingsService) {}
 

@@ -11,7 +11,7 @@ import {
   WhatsappTemplateDto,
   WhatsappTextDto,
 } from '@svc/contracts';
-import { Caller, RequestId, Route } from '@svc/platform';
+import { Caller, InternalCallers, RequestId, Route } from '@svc/platform';
 import { ConversationRow } from '../conversations/conversations.repository';
 import { InternalChatController } from '../settings/internal-call.guard';
 import { Visitor, VisitorGuard } from '../visitor/visitor.guard';
@@ -31,12 +31,14 @@ export class ChannelsInternalController {
   ) {}
 
   @Route(INTERNAL_ROUTES.chat.whatsappNumber)
+  @InternalCallers('admin')
   connect(@Caller() caller: GatewayContext, @Body() body: ConnectWhatsappDto): Promise<WhatsappNumberResponse> {
     return this.channels.connectNumber(caller.account.id, body.phone_number_id, body.number);
   }
 
   /** 201 with the team's message: an approved template, queued for the Cloud API; 409 with the reason when the 24-hour rule refuses it. */
   @Route(INTERNAL_ROUTES.chat.whatsappTemplate)
+  @InternalCallers('console', 'mcp-server')
   template(
     @Caller() caller: GatewayContext,
     @Param() { id }: ConversationIdParams,
@@ -52,6 +54,7 @@ export class ChannelsInternalController {
 
   /** 201 with the team's message: a free-form reply, only within 24 hours of the customer's last message (409 after). */
   @Route(INTERNAL_ROUTES.chat.whatsappText)
+  @InternalCallers('console')
   text(
     @Caller() caller: GatewayContext,
     @Param() { id }: ConversationIdParams,

@@ -98,7 +98,10 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       method,
       headers: {
         'content-type': 'application/json',
-        [GATEWAY_CONTEXT_HEADER]: await new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string).sign('chat', context),
+        [GATEWAY_CONTEXT_HEADER]: await InternalAuth.fromEnv(path.endsWith('/whatsapp-number') ? 'admin' : 'console', stack.env).sign(
+          'chat',
+          context,
+        ),
       },
       body: JSON.stringify(json),
     });
@@ -588,7 +591,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
       const env = {
         PATH: process.env['PATH'] ?? '',
         DATABASE_URL: stack.db.url,
-        INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'] as string,
+        ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY'] as string,
         CHAT_URL: stack.services['chat']?.internalUrl as string,
       };
       try {

@@ -9,7 +9,7 @@ import {
   TeamReplyDto,
   TeamReplyResponse,
 } from '@svc/contracts';
-import { ApiError, Caller, Route } from '@svc/platform';
+import { ApiError, Caller, InternalCallers, Route } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InternalChatController } from '../settings/internal-call.guard';
 import { InboxStreamService } from './inbox-stream.service';
@@ -25,7 +25,7 @@ export function pathId(raw: string, what: string): number {
  * The inbox for the console and the MCP server (not routed by the gateway): a context signed for
  * the chat names the account, and every read and write is that account's.
  */
-@InternalChatController()
+@InternalChatController('console', 'mcp-server')
 export class InboxController {
   constructor(
     private readonly inbox: InboxService,
@@ -48,6 +48,7 @@ export class InboxController {
   }
 
   @Route(INTERNAL_ROUTES.chat.inboxStream)
+  @InternalCallers('console')
   stream(
     @Caller() caller: GatewayContext,
     @Headers('last-event-id') lastEventId: string | undefined,

@@ -272,7 +272,7 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     await when.waitFor({ state: 'detached' });
 
     // The team confirms it (the console's call): the customer sees it without a reload.
-    const auth = new InternalAuth(stack.env['INTERNAL_AUTH_SECRET'] as string);
+    const auth = InternalAuth.fromEnv('console', stack.env);
     const context = { account: { id: stack.account.accountId, name: '', plan: 'scale' as const }, keyId: 'test', requestId: randomUUID() };
     const headers = async () => ({ 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: await auth.sign('chat', context) });
     const list = (await (

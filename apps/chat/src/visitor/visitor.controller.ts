@@ -1,16 +1,5 @@
-import {
-  Body,
-  Controller,
-  Get,
-  Headers,
-  HttpCode,
-  Post,
-  Query,
-  Req,
-  Res,
-  UseGuards,
-} from "@nestjs/common";
-import { ApiExcludeController } from "@nestjs/swagger";
+import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import {
   ChatConversationResponse,
   ChatConversationState,
@@ -25,40 +14,25 @@ import {
   HandoverReachDto,
   RequestBookingDto,
   SendChatMessageDto,
-} from "@svc/contracts";
-import { ApiError, RequestId } from "@svc/platform";
-import type { FastifyReply, FastifyRequest } from "fastify";
-import { BookingsService } from "../bookings/bookings.service";
-import { ConversationService } from "../conversations/conversation.service";
-import { conversationView } from "../conversations/conversation-view";
-import {
-  ConversationRow,
-  ConversationsRepository,
-} from "../conversations/conversations.repository";
-import { SessionsService } from "../conversations/sessions.service";
-import { StreamService } from "../stream/stream.service";
-import { languageOfAcceptLanguage, widgetTexts } from "../texts/texts";
-import { VisitorLimits } from "./visitor-limits";
-import {
-  endWhenTokenExpires,
-  originOf,
-  Visitor,
-  VisitorGuard,
-  VisitorTokenLife,
-} from "./visitor.guard";
+} from '@svc/contracts';
+import { ApiError, RequestId } from '@svc/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BookingsService } from '../bookings/bookings.service';
+import { ConversationService } from '../conversations/conversation.service';
+import { conversationView } from '../conversations/conversation-view';
+import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
+import { SessionsService } from '../conversations/sessions.service';
+import { StreamService } from '../stream/stream.service';
+import { languageOfAcceptLanguage, widgetTexts } from '../texts/texts';
+import { VisitorLimits } from './visitor-limits';
+import { originOf, Visitor, VisitorGuard } from './visitor.guard';
 
 /** `Last-Event-ID` or `?after=`: the last message id the widget has; 0 when none. */
-function resumeAfter(
-  lastEventId: string | undefined,
-  after: string | undefined,
-): number {
+function resumeAfter(lastEventId: string | undefined, after: string | undefined): number {
   const given = lastEventId ?? after;
-  if (given === undefined || given === "") return 0;
+  if (given === undefined || given === '') return 0;
   if (!/^\d{1,9}$/.test(given))
-    throw new ApiError(
-      "invalid_parameter",
-      "after (or Last-Event-ID) must be a message id, a whole number ≥ 0.",
-    );
+    throw new ApiError('invalid_parameter', 'after (or Last-Event-ID) must be a message id, a whole number ≥ 0.');
   return Number(given);
 }
 
@@ -67,7 +41,7 @@ function resumeAfter(
  * docs/chat.md, "The visitor API"). Thin: sessions, conversation, messages, hand-over, stream, texts.
  */
 @ApiExcludeController()
-@Controller("chat/v1")
+@Controller('chat/v1')
 export class VisitorController {
   constructor(
     private readonly sessions: SessionsService,
@@ -78,7 +52,7 @@ export class VisitorController {
     private readonly limits: VisitorLimits,
   ) {}
 
-  @Post("sessions")
+  @Post('sessions')
   async open(
     @Body() body: CreateChatSessionDto,
     @Req() request: FastifyRequest,
@@ -87,20 +61,20 @@ export class VisitorController {
     const session = await this.sessions.open(body, {
       address: request.ip,
       origin: originOf(request),
-      lang: languageOfAcceptLanguage(request.headers["accept-language"]),
+      lang: languageOfAcceptLanguage(request.headers['accept-language']),
       requestId: request.id,
     });
     reply.code(session.created ? 201 : 200);
     return session.body;
   }
 
-  @Get("conversation")
+  @Get('conversation')
   @UseGuards(VisitorGuard)
   read(@Visitor() visitor: ConversationRow): Promise<ChatConversationResponse> {
     return conversationView(this.conversations, visitor);
   }
 
-  @Post("messages")
+  @Post('messages')
   @UseGuards(VisitorGuard)
   async send(
     @Visitor() visitor: ConversationRow,
@@ -110,18 +84,15 @@ export class VisitorController {
     return { message: await this.conversation.send(visitor, body.text, id) };
   }
 
-  @Post("handover")
+  @Post('handover')
   @HttpCode(200)
   @UseGuards(VisitorGuard)
-  async handover(
-    @Visitor() visitor: ConversationRow,
-    @RequestId() id: string,
-  ): Promise<ChatConversationState> {
-    await this.limits.take(visitor, "handover");
+  async handover(@Visitor() visitor: ConversationRow, @RequestId() id: string): Promise<ChatConversationState> {
+    await this.limits.take(visitor, 'handover');
     return this.conversation.handover(visitor, id);
   }
 
-  @Post("handover/reach")
+  @Post('handover/reach')
   @HttpCode(200)
   @UseGuards(VisitorGuard)
   async reach(
@@ -129,59 +100,50 @@ export class VisitorController {
     @Body() body: HandoverReachDto,
     @RequestId() id: string,
   ): Promise<ChatConversationState> {
-    await this.limits.take(visitor, "handover");
+    await this.limits.take(visitor, 'handover');
     return this.conversation.reach(visitor, body, id);
   }
 
   /** A booking request for the piece the assistant's last answer cited. */
-  @Post("bookings")
+  @Post('bookings')
   @UseGuards(VisitorGuard)
   async requestBooking(
     @Visitor() visitor: ConversationRow,
     @Body() body: RequestBookingDto,
-  ): Promise<{ booking: Omit<Booking, "contact"> }> {
-    await this.limits.take(visitor, "booking");
+  ): Promise<{ booking: Omit<Booking, 'contact'> }> {
+    await this.limits.take(visitor, 'booking');
     return this.bookings.request(visitor, body);
   }
 
-  @Post("consents")
+  @Post('consents')
   @UseGuards(VisitorGuard)
   async consent(
     @Visitor() visitor: ConversationRow,
     @Body() body: FutureConsentDto,
     @RequestId() id: string,
   ): Promise<{ consent: EventConsent }> {
-    await this.limits.take(visitor, "consent");
+    await this.limits.take(visitor, 'consent');
     return this.conversation.consent(visitor, body, id);
   }
 
-  @Get("stream")
+  @Get('stream')
   @UseGuards(VisitorGuard)
   async stream(
     @Visitor() visitor: ConversationRow,
-    @VisitorTokenLife() tokenLifeMs: number,
-    @Headers("last-event-id") lastEventId: string | undefined,
-    @Query("after") after: string | undefined,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Query('after') after: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const from = resumeAfter(lastEventId, after);
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(reply.getHeaders()))
-      if (typeof value === "string") headers[name] = value;
-    headers["x-request-id"] = reply.request.id;
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (typeof value === 'string') headers[name] = value;
+    headers['x-request-id'] = reply.request.id;
     // Refused past the limits before the reply is taken over: the error is then the usual JSON.
-    await this.streams.serve(
-      visitor,
-      reply.request.ip,
-      from,
-      reply.raw,
-      headers,
-    );
+    await this.streams.serve(visitor, reply.request.ip, from, reply.raw, headers);
     reply.hijack();
-    endWhenTokenExpires(reply.raw, tokenLifeMs);
   }
 
-  @Get("texts")
+  @Get('texts')
   texts(@Query() query: ChatTextsQueryDto): ChatTexts {
     return widgetTexts(query.lang);
   }

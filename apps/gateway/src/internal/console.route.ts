@@ -1,6 +1,6 @@
 import { AccountNotFoundError, AccountsService, ApiKeyRow, KeyNotFoundError } from '@svc/accounts';
 import { GatewayContext, INTERNAL_ROUTES, isUuid } from '@svc/contracts';
-import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
+import { ApiError, InternalAuth, verifiedCaller } from '@svc/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 function keyView(key: ApiKeyRow): { id: string; prefix: string; created_at: string } {
@@ -10,14 +10,13 @@ function keyView(key: ApiKeyRow): { id: string; prefix: string; created_at: stri
 /**
  * The console's view of what the gateway owns (accounts, plans, API keys), under `/internal/console/`
  * (not under /api/v1, not in the OpenAPI document, not routed by the Ingress). The console signs a
- * context for audience `gateway` naming the team member's account; every route acts on that account
- * only. A key revoked here is refused by every gateway within AUTH_CACHE_TTL_MS (5 s at most).
+ * context for audience `gateway` naming the team member's account (signed by any other app: 403);
+ * every route acts on that account only. A key revoked here is refused by every gateway within AUTH_CACHE_TTL_MS (5 s at most).
  */
 export function serveConsoleRoutes(fastify: FastifyInstance, accounts: AccountsService, auth: InternalAuth): void {
   const caller = async (request: FastifyRequest): Promise<GatewayContext> => {
-    const token = request.headers[GATEWAY_CONTEXT_HEADER];
-    const context = typeof token === 'string' ? await auth.verify(token, 'gateway').catch(() => undefined) : undefined;
-    if (!context || !isUuid(context.account.id)) throw new ApiError('unauthorized', "This route is for the product's own services.");
+    const context = await verifiedCaller(request, auth, ['console']);
+    if (!isUuid(context.account.id)) throw new ApiError('unauthorized', "This route is for the product's own services.");
     return context;
   };
   const account = async (id: string) => {

@@ -1,17 +1,14 @@
 import { AccountsRepository } from '@svc/accounts';
 import { GatewayContext, WhoamiResponseDto, WriteCountResponse } from '@svc/contracts';
-import { ApiError, GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
+import { ApiError, InternalAuth, verifiedCaller } from '@svc/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { principalOf } from '../auth/authenticator';
 import { GatewayPipeline } from '../gateway.pipeline';
 import { WhoamiController } from '../whoami.controller';
 
-/** The key and account a context signed for the gateway speaks for; 401 without one. */
-async function callerOf(request: FastifyRequest, auth: InternalAuth): Promise<GatewayContext> {
-  const token = request.headers[GATEWAY_CONTEXT_HEADER];
-  const context = typeof token === 'string' ? await auth.verify(token, 'gateway').catch(() => undefined) : undefined;
-  if (!context) throw new ApiError('unauthorized', "This route is for the product's own services.");
-  return context;
+/** The key and account a context mcp-server signed for the gateway speaks for; 401 without one, 403 from another app. */
+function callerOf(request: FastifyRequest, auth: InternalAuth): Promise<GatewayContext> {
+  return verifiedCaller(request, auth, ['mcp-server']);
 }
 
 /**

@@ -35,7 +35,7 @@ describe('development signing key', () => {
     expect(stored.private_sealed.toString('base64url')).not.toContain(d);
   });
 
-  it('under another INTERNAL_AUTH_SECRET: a new key signs and the old one still verifies', async () => {
+  it('under another IDENTITY_ISSUER_INTERNAL_KEY: a new key signs and the old one still verifies', async () => {
     const repository = memoryRepository();
     const before = await loadDevelopmentKeyRing(repository, SECRET, logger);
     const after = await loadDevelopmentKeyRing(repository, `${SECRET}-changed`, logger);

@@ -8,7 +8,7 @@ import { generateEd25519, keyFromJwk, publicJwk, SigningKey } from './signing-ke
 
 /**
  * Seals a development private key with AES-256-GCM under a key derived (HKDF-SHA256) from
- * INTERNAL_AUTH_SECRET, the one secret every app already has, bound to its kid. The table then
+ * IDENTITY_ISSUER_INTERNAL_KEY, the app's own secret, bound to its kid. The table then
  * never holds a usable private key on its own.
  */
 export class KeySealer {
@@ -44,7 +44,7 @@ async function generateKey(): Promise<SigningKey & { privateKey: KeyObject }> {
  * Development and tests, when no keys are configured: the key generated on first start and kept
  * in `identity.signing_keys`, so that restarts do not invalidate passes. Every stored key keeps
  * verifying; the newest one this process can unseal signs. If none can be unsealed (the
- * INTERNAL_AUTH_SECRET changed), a new one is generated and the old ones stay as verifiers.
+ * IDENTITY_ISSUER_INTERNAL_KEY changed), a new one is generated and the old ones stay as verifiers.
  */
 export async function loadDevelopmentKeyRing(
   repository: Pick<DevSigningKeysRepository, 'locked'>,
@@ -69,7 +69,7 @@ export async function loadDevelopmentKeyRing(
     if (rows.length > 0)
       logger.warn(
         { kid: generated.kid },
-        'stored development signing keys were sealed under another INTERNAL_AUTH_SECRET; generated a new one',
+        'stored development signing keys were sealed under another IDENTITY_ISSUER_INTERNAL_KEY; generated a new one',
       );
     else logger.info({ kid: generated.kid }, 'generated the development signing key (set IDENTITY_SIGNING_KEYS in production)');
     return new KeyRing([generated, ...keys], generated.kid);

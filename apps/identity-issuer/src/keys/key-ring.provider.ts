@@ -17,5 +17,5 @@ export const keyRingProvider: FactoryProvider<KeyRing> = {
   useFactory: (config: IdentityIssuerConfig, stored: DevSigningKeysRepository, logger: Logger) =>
     config.IDENTITY_SIGNING_KEYS.length > 0
       ? configuredKeyRing(config.IDENTITY_SIGNING_KEYS, config.IDENTITY_ACTIVE_KID)
-      : loadDevelopmentKeyRing(stored, config.INTERNAL_AUTH_SECRET, logger),
+      : loadDevelopmentKeyRing(stored, config.IDENTITY_ISSUER_INTERNAL_KEY, logger),
 };

@@ -9,10 +9,11 @@ import {
   IdentityPassResponseDto,
   invalidFieldsExample,
 } from '@svc/contracts';
-import { Caller, PublicApiController, Route } from '@svc/platform';
+import { Caller, InternalCallers, PublicApiController, Route } from '@svc/platform';
 import { IdentityService } from './identity.service';
 
 @PublicApiController('Same-browser pass')
+@InternalCallers('gateway', 'mcp-server')
 export class IdentityController {
   constructor(private readonly identity: IdentityService) {}
 

@@ -1,18 +1,18 @@
 import { Body, Controller, Get, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { GatewayContext, VerifyIdentityPassDto, VerifyIdentityPassResponse } from '@svc/contracts';
-import { Caller, Public } from '@svc/platform';
+import { Caller, InternalCallers, Public } from '@svc/platform';
 import { KeyRing } from '../keys/key-ring';
 import { PublicJwk } from '../keys/signing-keys';
 import { IdentityService } from './identity.service';
 
 /**
- * For the chat, not the public API. `verify` needs a context signed with INTERNAL_AUTH_SECRET like
- * every call behind the gateway (only our services hold it); the JWKS holds public keys only and
+ * For the chat, not the public API. `verify` needs a context the chat signed (`@InternalCallers`); the JWKS holds public keys only and
  * is open, so the chat (or anything else) can verify passes itself.
  */
 @ApiExcludeController()
 @Controller('internal/identity')
+@InternalCallers('chat')
 export class InternalIdentityController {
   constructor(
     private readonly identity: IdentityService,

@@ -15,7 +15,7 @@ import {
   ListKnowledgeQueryDto,
   UpsertKnowledgePieceDto,
 } from '@svc/contracts';
-import { ApiInvalidQueryResponse, Caller, NoContent, PublicApiController, Route } from '@svc/platform';
+import { ApiInvalidQueryResponse, Caller, InternalCallers, NoContent, PublicApiController, Route } from '@svc/platform';
 import type { FastifyReply } from 'fastify';
 import { PiecesService } from './pieces.service';
 
@@ -39,6 +39,7 @@ const QUOTA = {
 const INVALID_JSON = { summary: 'The body does not parse', value: INVALID_JSON_EXAMPLE };
 
 @PublicApiController('Knowledge')
+@InternalCallers('gateway', 'mcp-server')
 export class PiecesController {
   constructor(private readonly pieces: PiecesService) {}
 
@@ -119,6 +120,7 @@ export class PiecesController {
   }
 
   @Route(API_ROUTES.knowledge.list)
+  @InternalCallers('gateway', 'console', 'mcp-server')
   @ApiOperation({
     operationId: 'listKnowledgePieces',
     summary: 'Look up one piece by external_ref, or list the pieces page by page.',

@@ -7,7 +7,7 @@ import {
   SearchKnowledgeBatchDto,
   SearchKnowledgeDto,
 } from '@svc/contracts';
-import { Caller } from '@svc/platform';
+import { Caller, InternalCallers } from '@svc/platform';
 import { SearchService } from './search.service';
 
 /**
@@ -17,6 +17,7 @@ import { SearchService } from './search.service';
  */
 @ApiExcludeController()
 @Controller('internal/knowledge')
+@InternalCallers('chat')
 export class SearchController {
   constructor(private readonly searchService: SearchService) {}
 

@@ -29,7 +29,7 @@ import {
   WebhookEndpointDto,
   WebhookListDto,
 } from '@svc/contracts';
-import { ApiInvalidQueryResponse, Caller, NoContent, PublicApiController, Route } from '@svc/platform';
+import { ApiInvalidQueryResponse, Caller, InternalCallers, NoContent, PublicApiController, Route } from '@svc/platform';
 import { EndpointsService } from './endpoints.service';
 
 const ID_PARAM = {
@@ -50,10 +50,12 @@ const DISABLED = {
 };
 
 @PublicApiController('Webhooks')
+@InternalCallers('gateway', 'console')
 export class WebhooksController {
   constructor(private readonly endpoints: EndpointsService) {}
 
   @Route(API_ROUTES.webhooks.create)
+  @InternalCallers('gateway', 'console', 'mcp-server')
   @ApiOperation({
     operationId: 'createWebhook',
     summary: 'Register a webhook endpoint; the response carries its signing secret, shown only here.',
@@ -95,6 +97,7 @@ export class WebhooksController {
   }
 
   @Route(API_ROUTES.webhooks.list)
+  @InternalCallers('gateway', 'console', 'mcp-server')
   @ApiOperation({
     operationId: 'listWebhooks',
     summary: 'The registered webhook endpoints, oldest first, without their secrets.',
@@ -224,6 +227,7 @@ export class WebhooksController {
   }
 
   @Route(API_ROUTES.webhooks.remove)
+  @InternalCallers('gateway', 'console', 'mcp-server')
   @NoContent('Removed.')
   @ApiOperation({
     operationId: 'deleteWebhook',

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { RecordedEvent } from '@svc/contracts';
-import { ApiError } from '@svc/platform';
+import { ApiError, InternalCallers } from '@svc/platform';
 import { DeliveryService } from '../delivery/delivery.service';
 import { InvalidRecordedEventError } from '../delivery/recorded-event';
 
@@ -13,6 +13,7 @@ import { InvalidRecordedEventError } from '../delivery/recorded-event';
  */
 @ApiExcludeController()
 @Controller('internal/events')
+@InternalCallers('gateway')
 export class InternalEventsController {
   constructor(private readonly deliveries: DeliveryService) {}
 
