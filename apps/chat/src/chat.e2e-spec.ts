@@ -1,5 +1,5 @@
 import { ChatMessage, ChatTexts, ErrorBody, EventContact, IdentityPassResponseDto, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
-import { queryRows } from '@svc/persistence';
+import { execute, queryRows } from '@svc/persistence';
 import { ChatVisitor, REPO_ROOT, Stack, startStack, TestAccount } from '@svc/testing';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -621,7 +621,7 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
   it('new conversations are limited per visitor address (behind TRUST_PROXY); resuming is not counted; the gateway forwards its own view of the address', async () => {
     const chat = await stack.restart('chat', 'SIGKILL', { VISITOR_CONVERSATIONS_PER_ADDRESS: '2', TRUST_PROXY: 'loopback' });
     // Counted in PostgreSQL: the suite's earlier conversations (all from 127.0.0.1) are forgotten first.
-    await stack.dataSource.query('DELETE FROM chat.new_conversation_counts');
+    await execute(stack.dataSource, 'DELETE FROM chat.new_conversation_counts');
     const direct = (address: string) => new ChatVisitor(chat.url, { 'x-forwarded-for': address });
     const first = direct('203.0.113.7');
     expect((await first.session({ widget })).status).toBe(201);

@@ -375,7 +375,7 @@ describe('gateway (processes, real PostgreSQL and Redis)', () => {
             expect(answer).toEqual({ status: 413, body: { error: { code: 'payload_too_large', message: expect.any(String) } } });
         }
       },
-      60_000,
+      180_000,
     );
 
     it('400 invalid_json for a body that does not parse', async () => {

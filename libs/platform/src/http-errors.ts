@@ -107,30 +107,33 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   socket.destroy(err);
 }
 
-/** How much of a refused body is read and dropped before the answer, and for how long at most. */
-export const REFUSED_BODY_DRAIN = { bytes: 64 * 1024 * 1024, ms: 10_000 };
+/** How much of a refused body is read and dropped before the answer: bytes, and how long without any or in all. */
+export const REFUSED_BODY_DRAIN = { bytes: 64 * 1024 * 1024, idleMs: 5_000, totalMs: 60_000 };
 
 /**
  * Reads and drops the rest of a request body that is refused before it was read (413: Fastify
  * answers on Content-Length alone, or stops reading at the limit, and closes the connection). A
  * connection closed with bytes still coming is reset by the kernel, and the client loses the answer
  * already on its way with it; read to the end first, the client gets the answer whole. Bounded: past
- * `bytes` or `ms` the answer goes out anyway (a client sending that much may see the reset).
+ * `bytes`, `idleMs` without data or `totalMs` the answer goes out anyway (such a client may see the reset).
  */
-export function drainRefusedBody(request: IncomingMessage, { bytes, ms } = REFUSED_BODY_DRAIN): Promise<void> {
+export function drainRefusedBody(request: IncomingMessage, { bytes, idleMs, totalMs } = REFUSED_BODY_DRAIN): Promise<void> {
   if (request.complete || request.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     let read = 0;
     const finish = (): void => {
-      clearTimeout(timer);
+      clearTimeout(idle);
+      clearTimeout(total);
       request.off('data', onData).off('end', finish).off('close', finish).off('error', finish);
       resolve();
     };
     const onData = (chunk: Buffer): void => {
       read += chunk.length;
       if (read > bytes) finish();
+      else idle.refresh();
     };
-    const timer = setTimeout(finish, ms);
+    const idle = setTimeout(finish, idleMs);
+    const total = setTimeout(finish, totalMs);
     request.on('data', onData).once('end', finish).once('close', finish).once('error', finish);
     request.resume();
   });

@@ -68,6 +68,8 @@ export async function startStack(serviceNames: string[], options: StackOptions =
     LOG_LEVEL: 'warn',
     // Every suite's visitors come from 127.0.0.1: a suite that tests the limit sets its own.
     VISITOR_CONVERSATIONS_PER_ADDRESS: '100000',
+    // Open streams per address are counted in the one Redis every suite shares, and all come from 127.0.0.1.
+    VISITOR_STREAMS_PER_ADDRESS: '100000',
     ...options.env,
   };
   const { accounts, dataSource } = await accountsFor(db.url);

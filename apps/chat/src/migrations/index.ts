@@ -8,6 +8,7 @@ import { CreateVisitorLimits1764000000006 } from './1764000000006-CreateVisitorL
 import { RecentCustomerMessages1764000000007 } from './1764000000007-RecentCustomerMessages';
 import { DropRecentCustomerMessagesIndex1764000000008 } from './1764000000008-DropRecentCustomerMessagesIndex';
 import { CreateCustomers1764000000009 } from './1764000000009-CreateCustomers';
+import { CreateNewConversationCounts1764000000015 } from './1764000000015-CreateNewConversationCounts';
 import { RotateVisitorTokens1764000000010 } from './1764000000010-RotateVisitorTokens';
 
 /**
@@ -27,4 +28,5 @@ export const CHAT_MIGRATIONS = [
   DropRecentCustomerMessagesIndex1764000000008,
   CreateCustomers1764000000009,
   RotateVisitorTokens1764000000010,
+  CreateNewConversationCounts1764000000015,
 ];
