@@ -7,6 +7,7 @@ describe('chat configuration', () => {
     expect(parseDuration('2s')).toBe(2_000);
     expect(parseDuration('500ms')).toBe(500);
     expect(parseDuration('1h')).toBe(3_600_000);
+    expect(parseDuration('30d')).toBe(2_592_000_000);
     expect(() => parseDuration('3 minutes')).toThrow('must be a duration');
   });
 
@@ -20,6 +21,10 @@ describe('chat configuration', () => {
     const config = loadConfig(chatConfigSpec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true', LLM_BASE_URL: 'http://127.0.0.1:9/v1/' });
     expect(config.LLM_BASE_URL).toBe('http://127.0.0.1:9/v1');
     expect(config.HANDOVER_WAIT).toBe('3m');
+    expect(config.VISITOR_TOKEN_MAX_AGE).toBe('30d');
+    expect(() => loadConfig(chatConfigSpec, { ALLOW_INSECURE_DEV_DEFAULTS: 'true', VISITOR_TOKEN_MAX_AGE: '30 days' })).toThrow(
+      /VISITOR_TOKEN_MAX_AGE must be a duration/,
+    );
   });
 
   it("refuses a WHATSAPP_APP_SECRET under 32 characters (the template's `change-me` too); empty turns WhatsApp off", () => {

@@ -16,12 +16,12 @@ import {
   url,
 } from '@svc/platform';
 
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
-/** A duration such as `3m`, `2s`, `500ms` or `1h`, in milliseconds. */
+/** A duration such as `3m`, `2s`, `500ms`, `1h` or `30d`, in milliseconds. */
 export function parseDuration(text: string): number {
-  const match = /^(\d{1,9})(ms|s|m|h)$/.exec(text.trim());
-  if (!match) throw new Error('must be a duration such as 3m, 30s, 500ms or 1h');
+  const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(text.trim());
+  if (!match) throw new Error('must be a duration such as 3m, 30s, 500ms, 1h or 30d');
   return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
 }
 
@@ -98,6 +98,10 @@ export const chatConfigSpec = {
   CHAT_MAX_STREAMS: count({
     default: 3_000,
     desc: 'Visitor streams one chat process holds open at most (about 120 KB each: 3,000 fit a 512 MiB pod); past that 503 `unavailable` with Retry-After, so the widget retries, on another replica too.',
+  }),
+  VISITOR_TOKEN_MAX_AGE: duration({
+    default: '30d',
+    desc: "How long a visitor token lasts after it was issued (`30d`, `12h`: units ms, s, m, h, d); past it 401, and the widget opens a new session (a pass of the conversation's customer resumes it with a new token; an anonymous visitor starts anew).",
   }),
   VISITOR_MESSAGES_PER_MINUTE: count({
     default: 20,

@@ -16,6 +16,8 @@ export interface PhoneCode {
   phone: string;
   code: string;
   expires_at: string;
+  /** The token the conversation gets when the code confirms the phone (the widget that asked for the code holds it). */
+  next_token_hash: Buffer | null;
 }
 
 export interface EmailConfirmation {
@@ -25,6 +27,8 @@ export interface EmailConfirmation {
   conversation_id: number;
   expired: boolean;
   used: boolean;
+  /** The token the conversation gets when the link confirms the address (the widget that left it holds it). */
+  next_token_hash: Buffer | null;
 }
 
 /** A WhatsApp conversation is found by its customer's number: its `token_hash` is derived from it (no visitor token exists). */
@@ -127,14 +131,16 @@ export class ChannelsRepository {
     phone: string,
     code: string,
     ttlMs: number,
+    nextTokenHash: Buffer,
   ): Promise<PhoneCode> {
     const rows = await queryRows<PhoneCode>(
       this.db,
-      `INSERT INTO chat.phone_codes (conversation_id, account_id, customer_svc_id, phone, code, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + $6::bigint * interval '1 millisecond')
-       ON CONFLICT (conversation_id) DO UPDATE SET customer_svc_id = $3, phone = $4, code = $5, expires_at = excluded.expires_at, used_at = NULL
-       RETURNING conversation_id::float8 AS conversation_id, customer_svc_id::float8 AS customer_svc_id, phone, code, expires_at`,
-      [conversationId, accountId, svcId, phone, code, ttlMs],
+      `INSERT INTO chat.phone_codes (conversation_id, account_id, customer_svc_id, phone, code, expires_at, next_token_hash)
+       VALUES ($1, $2, $3, $4, $5, now() + $6::bigint * interval '1 millisecond', $7)
+       ON CONFLICT (conversation_id) DO UPDATE
+         SET customer_svc_id = $3, phone = $4, code = $5, expires_at = excluded.expires_at, used_at = NULL, next_token_hash = $7
+       RETURNING conversation_id::float8 AS conversation_id, customer_svc_id::float8 AS customer_svc_id, phone, code, expires_at, next_token_hash`,
+      [conversationId, accountId, svcId, phone, code, ttlMs, nextTokenHash],
     );
     return rows[0] as PhoneCode;
   }
@@ -145,7 +151,7 @@ export class ChannelsRepository {
       this.db,
       `UPDATE chat.phone_codes SET used_at = now()
         WHERE account_id = $1 AND phone = $2 AND code = $3 AND used_at IS NULL AND expires_at > now()
-        RETURNING conversation_id::float8 AS conversation_id, customer_svc_id::float8 AS customer_svc_id, phone, code, expires_at`,
+        RETURNING conversation_id::float8 AS conversation_id, customer_svc_id::float8 AS customer_svc_id, phone, code, expires_at, next_token_hash`,
       [accountId, phone, code],
     );
   }
@@ -157,13 +163,21 @@ export class ChannelsRepository {
 
   static async newEmailConfirmation(
     tx: EntityManager | DataSource,
-    row: { tokenHash: Buffer; accountId: string; svcId: number; email: string; conversationId: number; ttlMs: number },
+    row: {
+      tokenHash: Buffer;
+      accountId: string;
+      svcId: number;
+      email: string;
+      conversationId: number;
+      ttlMs: number;
+      nextTokenHash: Buffer;
+    },
   ): Promise<void> {
     await execute(
       tx,
-      `INSERT INTO chat.email_confirmations (token_hash, account_id, customer_svc_id, email, conversation_id, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + $6::bigint * interval '1 millisecond')`,
-      [row.tokenHash, row.accountId, row.svcId, row.email, row.conversationId, row.ttlMs],
+      `INSERT INTO chat.email_confirmations (token_hash, account_id, customer_svc_id, email, conversation_id, expires_at, next_token_hash)
+       VALUES ($1, $2, $3, $4, $5, now() + $6::bigint * interval '1 millisecond', $7)`,
+      [row.tokenHash, row.accountId, row.svcId, row.email, row.conversationId, row.ttlMs, row.nextTokenHash],
     );
   }
 
@@ -171,7 +185,7 @@ export class ChannelsRepository {
     return queryOne<EmailConfirmation>(
       this.db,
       `SELECT account_id, customer_svc_id::float8 AS customer_svc_id, email, conversation_id::float8 AS conversation_id,
-              expires_at <= now() AS expired, used_at IS NOT NULL AS used
+              expires_at <= now() AS expired, used_at IS NOT NULL AS used, next_token_hash
          FROM chat.email_confirmations WHERE token_hash = $1`,
       [tokenHash],
     );

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { ChatEvents } from '../conversations/chat-events';
 import { ConversationRow, ConversationsRepository, ConversationTransaction } from '../conversations/conversations.repository';
 import { accountContext } from '../conversations/customers.service';
+import { confirmedTokenHash, successorToken } from '../conversations/visitor-token';
 import { ChannelsRepository } from './channels.repository';
 import { ChannelDeliveriesRepository } from './deliveries.repository';
 import { confirmationEmail, confirmationPage } from './email-texts';
@@ -39,11 +40,19 @@ export class EmailConfirmationService {
 
   /**
    * In the caller's transaction: a link for `email` when it is the customer's unconfirmed address
-   * (an address the business sent as confirmed is never checked again). True when one was queued.
+   * (an address the business sent as confirmed is never checked again). When one was queued, the
+   * visitor token the conversation gets once it is confirmed (for the widget that left the address
+   * only); else null.
    */
-  async queueIfUnconfirmed(tx: ConversationTransaction, row: ConversationRow, contact: EventContact, email: string): Promise<boolean> {
-    if (contact.email === null || contact.email.toLowerCase() !== email.toLowerCase() || contact.email_confirmed) return false;
+  async queueIfUnconfirmed(
+    tx: ConversationTransaction,
+    row: ConversationRow,
+    contact: EventContact,
+    email: string,
+  ): Promise<string | null> {
+    if (contact.email === null || contact.email.toLowerCase() !== email.toLowerCase() || contact.email_confirmed) return null;
     const token = randomBytes(32).toString('base64url');
+    const next = successorToken();
     await ChannelsRepository.newEmailConfirmation(tx.manager, {
       tokenHash: hashOf(token),
       accountId: row.account_id,
@@ -51,6 +60,7 @@ export class EmailConfirmationService {
       email: contact.email,
       conversationId: row.id,
       ttlMs: EMAIL_LINK_TTL_MS,
+      nextTokenHash: next.hash,
     });
     const link = `${this.appUrl.replace(/\/+$/, '')}/chat/confirm/${token}`;
     const message = confirmationEmail(contact.lang ?? row.lang, row.business_name, link);
@@ -58,7 +68,7 @@ export class EmailConfirmationService {
       kind: 'email',
       email: { to: contact.email, ...message },
     });
-    return true;
+    return next.token;
   }
 
   /**
@@ -85,6 +95,8 @@ export class EmailConfirmationService {
         accountContext(link.account_id, requestId),
       );
       if (result === 'gone' || result === 'changed') return { status: 409, html: confirmationPage(lang, 'changed', values) };
+      // The conversation is now the confirmed customer's: a token copied before reads nothing more of it.
+      await this.conversations.transaction((tx) => tx.rotateToken(row.account_id, row.id, confirmedTokenHash(link.next_token_hash)));
       return { status: 200, html: confirmationPage(lang, 'confirmed', values) };
     } catch (err) {
       // contacts-api is down: the link stays usable.

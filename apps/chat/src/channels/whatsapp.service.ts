@@ -8,6 +8,7 @@ import { ChatEvents } from '../conversations/chat-events';
 import { ReplyQueue } from '../conversations/conversation.service';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
 import { accountContext, CustomersService } from '../conversations/customers.service';
+import { confirmedTokenHash, successorToken } from '../conversations/visitor-token';
 import { textsFor } from '../texts/texts';
 import { confirmationCodeIn, isStopWord, WhatsappSendRefusal, whatsappRefusal } from './channel-rules';
 import { ChannelsRepository } from './channels.repository';
@@ -117,7 +118,7 @@ export class WhatsappService {
         { confirmed: 'phone', value: from, conversation: this.events.conversation(row) },
         accountContext(accountId, requestId),
       );
-      if (typeof result !== 'string') await this.tellConfirmed(row, from);
+      if (typeof result !== 'string') await this.tellConfirmed(row, from, used.next_token_hash);
       this.logger.info(
         {
           request_id: requestId,
@@ -132,10 +133,14 @@ export class WhatsappService {
     }
   }
 
-  /** The conversation that showed the code says so (the widget shows it as it comes). */
-  private async tellConfirmed(row: ConversationRow, phone: string): Promise<void> {
+  /**
+   * The conversation that showed the code says so (the widget shows it as it comes), and gets the
+   * token the widget that asked for the code holds: a token copied before reads nothing more of it.
+   */
+  private async tellConfirmed(row: ConversationRow, phone: string, nextTokenHash: Buffer | null): Promise<void> {
     await this.conversations.transaction(async (tx) => {
       await tx.lock(row.account_id, row.id);
+      await tx.rotateToken(row.account_id, row.id, confirmedTokenHash(nextTokenHash));
       await tx.addMessage(row.account_id, row.id, { author: 'system', text: textsFor(row.lang).phone_confirmed.replace('{phone}', phone) });
     });
   }
@@ -148,17 +153,19 @@ export class WhatsappService {
   /**
    * The widget's phone confirmation: a 6-digit code (10 minutes) for the customer's phone, and the
    * business's WhatsApp number to send it to. 409 without a phone or a connected number.
+   * `next_token`: the visitor token the conversation gets once the code confirms the phone.
    */
   async phoneCode(
     visitor: ConversationRow,
     requestId: string,
-  ): Promise<{ code: string; number: string; phone: string; expires_at: string }> {
+  ): Promise<{ code: string; number: string; phone: string; expires_at: string; next_token: string }> {
     const number = await this.channels.numberOf(visitor.account_id);
     if (!number) throw new ApiError('conflict', 'This business has no WhatsApp number to confirm a phone with.');
     const { contact, conversation } = await this.customers.contactFor(visitor, requestId);
     if (contact.phone === null) throw new ApiError('conflict', 'Leave a phone number first.');
     if (contact.phone_confirmed) throw new ApiError('conflict', 'This phone number is already confirmed.');
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const next = successorToken();
     const stored = await this.channels.newPhoneCode(
       visitor.account_id,
       conversation.id,
@@ -166,8 +173,9 @@ export class WhatsappService {
       contact.phone,
       code,
       PHONE_CODE_TTL_MS,
+      next.hash,
     );
-    return { code, number: number.number, phone: contact.phone, expires_at: stored.expires_at };
+    return { code, number: number.number, phone: contact.phone, expires_at: stored.expires_at, next_token: next.token };
   }
 
   /**

@@ -39,9 +39,12 @@ export interface ReplyQueue {
   answerSoon(pending: PendingReply, contact: EventContact, found?: Promise<KnowledgeSearchResult[]>): void;
 }
 
-/** Queues a confirmation link for an unconfirmed email, in the transaction that records it. */
+/**
+ * Queues a confirmation link for an unconfirmed email, in the transaction that records it; gives
+ * the token the conversation gets once it is confirmed, or null (no link).
+ */
 export interface EmailLinks {
-  queueIfUnconfirmed(tx: ConversationTransaction, row: ConversationRow, contact: EventContact, email: string): Promise<boolean>;
+  queueIfUnconfirmed(tx: ConversationTransaction, row: ConversationRow, contact: EventContact, email: string): Promise<string | null>;
 }
 
 const stateOf = (row: ConversationRow): ChatConversationState => ({
@@ -135,7 +138,11 @@ export class ConversationService {
    * the consent (if given) recorded by contacts-api with its `consent.granted`, then
    * `handover.created` with `reach`, the customer's last question and `nobody_answered`.
    */
-  async reach(visitor: ConversationRow, dto: HandoverReachDto, requestId: string): Promise<ChatConversationState> {
+  async reach(
+    visitor: ConversationRow,
+    dto: HandoverReachDto,
+    requestId: string,
+  ): Promise<ChatConversationState & { next_token?: string }> {
     if (visitor.handover !== 'waiting' && visitor.handover !== 'ask_reach') {
       throw new ApiError('conflict', visitor.handover === 'none' ? 'Ask for a person first.' : 'The team already has a way to reach you.');
     }
@@ -177,13 +184,15 @@ export class ConversationService {
         text: textsFor(row.lang).handover_created.replace('{channel}', channel),
       });
       await tx.enqueue([this.events.handoverCreated(row, contact, reach, question)]);
-      if (dto.channel === 'email' && (await this.emails.queueIfUnconfirmed(tx, row, contact, dto.email as string))) {
+      // The token the conversation gets once the address is confirmed: for this widget only (docs/chat.md "Visitor tokens").
+      const next = dto.channel === 'email' ? await this.emails.queueIfUnconfirmed(tx, row, contact, dto.email as string) : null;
+      if (next) {
         await tx.addMessage(row.account_id, row.id, {
           author: 'system',
           text: emailTexts(row.lang).on_its_way.replace('{email}', dto.email as string),
         });
       }
-      return { ...stateOf(row), status: 'handed_over', handover: 'created' };
+      return { ...stateOf(row), status: 'handed_over', handover: 'created', ...(next ? { next_token: next } : {}) };
     });
   }
 

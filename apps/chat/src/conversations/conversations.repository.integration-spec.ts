@@ -38,7 +38,13 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
   it('finds a conversation by its token hash only, and a token is stored only as its hash', async () => {
     const token = newVisitorToken();
     const created = await repo.create(account, visitorTokenHash(token), 'de', null);
-    expect(await repo.byTokenHash(visitorTokenHash(token))).toEqual({ ...created, recent_customer_messages: 0, customer: null });
+    expect(await repo.byTokenHash(visitorTokenHash(token))).toEqual({
+      ...created,
+      recent_customer_messages: 0,
+      customer: null,
+      token_issued_at: expect.any(String),
+      token_age_ms: expect.any(Number),
+    });
     expect(await repo.byTokenHash(visitorTokenHash(newVisitorToken()))).toBeUndefined();
     const stored = await queryRows<{ token_hash: Buffer }>(dataSource, 'SELECT token_hash FROM chat.conversations WHERE id = $1', [
       created.id,
@@ -121,15 +127,21 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
 
   it("a stream reads the messages after an id and the conversation's state in one go", async () => {
     const c = await conversation();
-    expect(await repo.streamRead(account, c.id, 0)).toEqual({ messages: [], state: { status: 'open', handover: 'none' } });
+    const tokenIssuedAt = expect.any(String) as unknown as string;
+    expect(await repo.streamRead(account, c.id, 0)).toEqual({ messages: [], state: { status: 'open', handover: 'none' }, tokenIssuedAt });
     for (const text of ['one', 'two', 'three']) await repo.transaction((tx) => tx.addMessage(account, c.id, { author: 'customer', text }));
     await repo.transaction((tx) => tx.setHandover(account, c.id, { status: 'needs_human', handover: 'waiting' }));
     expect(await repo.streamRead(account, c.id, 1)).toEqual({
       messages: await repo.messages(account, c.id, 1),
       state: { status: 'needs_human', handover: 'waiting' },
+      tokenIssuedAt,
     });
     expect((await repo.streamRead(account, c.id, 0, 2))?.messages.map((m) => m.text)).toEqual(['one', 'two']);
-    expect(await repo.streamRead(account, c.id, 3)).toEqual({ messages: [], state: { status: 'needs_human', handover: 'waiting' } });
+    expect(await repo.streamRead(account, c.id, 3)).toEqual({
+      messages: [],
+      state: { status: 'needs_human', handover: 'waiting' },
+      tokenIssuedAt,
+    });
     expect(await repo.streamRead(randomUUID(), c.id, 0)).toBeUndefined();
   });
 
@@ -196,6 +208,39 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     });
     expect(answered.added).toBeDefined();
     expect(answered.setting).toBe('off');
+  });
+
+  it("rotates a web conversation's token: the old one finds it no more (but as the previous one, for a session with a pass), streams see the change", async () => {
+    const old = newVisitorToken();
+    const c = await repo.create(account, visitorTokenHash(old), 'en', null);
+    const before = (await repo.streamRead(account, c.id, 0))?.tokenIssuedAt;
+    const next = newVisitorToken();
+    const customer = { svcId: 21, identified: true, name: 'Ada', email: 'ada@example.com', phone: null };
+    const rotated = await repo.transaction((tx) => tx.rotateToken(account, c.id, visitorTokenHash(next), customer));
+    expect(rotated).toMatchObject({ id: c.id, customer_svc_id: 21, customer_identified: true, customer_name: 'Ada' });
+    expect(await repo.byTokenHash(visitorTokenHash(old))).toBeUndefined();
+    expect((await repo.byTokenHash(visitorTokenHash(next)))?.id).toBe(c.id);
+    expect((await repo.streamRead(account, c.id, 0))?.tokenIssuedAt).not.toBe(before);
+    const viaOld = await repo.transaction((tx) => tx.lockByToken(visitorTokenHash(old)));
+    expect(viaOld).toMatchObject({ id: c.id, token_current: false });
+    expect(await repo.transaction((tx) => tx.lockByToken(visitorTokenHash(next)))).toMatchObject({ id: c.id, token_current: true });
+    // A customer it already has is kept; a third token leaves the first one behind for good.
+    const third = newVisitorToken();
+    const other = { ...customer, svcId: 22, name: 'Bob' };
+    expect(await repo.transaction((tx) => tx.rotateToken(account, c.id, visitorTokenHash(third), other))).toMatchObject({
+      customer_svc_id: 21,
+      customer_name: 'Ada',
+    });
+    expect(await repo.transaction((tx) => tx.lockByToken(visitorTokenHash(old)))).toBeUndefined();
+    // A WhatsApp conversation has no visitor token to rotate.
+    const whatsapp = await queryRows<{ id: number }>(
+      dataSource,
+      `INSERT INTO chat.conversations (account_id, channel, token_hash) VALUES ($1, 'whatsapp', $2) RETURNING id::float8 AS id`,
+      [account, visitorTokenHash(newVisitorToken())],
+    );
+    expect(
+      await repo.transaction((tx) => tx.rotateToken(account, whatsapp[0]?.id as number, visitorTokenHash(newVisitorToken()))),
+    ).toBeUndefined();
   });
 
   it('attaches a customer once: a second attach keeps the first', async () => {

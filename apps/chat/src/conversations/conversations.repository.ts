@@ -41,7 +41,13 @@ export interface ConversationRow {
   recent_customer_messages?: number;
   /** The customer as the chat's model holds them (null: not held), where read with the row (a visitor's token). */
   customer?: EventContact | null;
+  /** When its visitor token was issued, as PostgreSQL writes it, and how long ago (ms), where read with the row (a visitor's token). */
+  token_issued_at?: string;
+  token_age_ms?: number;
 }
+
+/** A conversation found by a token a session was given: `token_current` false when it is the one before the last rotation. */
+export type SessionConversation = ConversationRow & { token_issued_at: string; token_age_ms: number; token_current: boolean };
 
 /** What a stream shows of a conversation besides its messages. */
 export type ConversationState = Pick<ConversationRow, 'status' | 'handover'>;
@@ -80,6 +86,8 @@ export interface PendingReply {
   id: number;
   text: string;
   conversation: ConversationRow;
+  /** Its answer's failed tries so far (absent: none, a message just written). */
+  failures?: number;
 }
 
 /** The columns of a ConversationRow, of the table named `alias` when given. */
@@ -113,7 +121,7 @@ const hot = (name: string, text: string): PreparedStatement => ({ name: `chat_${
 
 const STREAM_READ = hot(
   'stream_read',
-  `SELECT c.status, c.handover, m.id, m.author, m.text, m.at, m.citation, m.offers_person
+  `SELECT c.status, c.handover, c.token_issued_at::text AS token_issued_at, m.id, m.author, m.text, m.at, m.citation, m.offers_person
      FROM chat.conversations c
      LEFT JOIN LATERAL (
        SELECT ${MESSAGE_COLUMNS} FROM chat.messages
@@ -141,7 +149,9 @@ const CONTRACT_TIME = (column: string): string => `to_char(${column} AT TIME ZON
  * - `$10` the customer message this one answers: added only if it was still unanswered, and then the
  *   commit does not wait for its WAL flush (a crash that loses it leaves the question pending, and
  *   the sweep answers it anew);
- * - `$11`–`$14` its event, committed to the outbox with the message's id and time filled in;
+ * - `$11`–`$14` its event, committed to the outbox with the message's id and time filled in, and its
+ *   `contact` as the model of customers holds them now when that is newer than the one given (a
+ *   reply written while contacts-api's write was applied carries it: read your writes, ADR 014);
  * - an assistant or team message of a WhatsApp conversation goes out through the Cloud API
  *   (chat.deliveries) unless `$8` is false;
  * - a message the assistant has to answer is leased (`$16` ms) to this process from birth.
@@ -179,8 +189,12 @@ const ADD_MESSAGE = hot(
    ), event AS (
      ${outboxInsert(CHAT_SCHEMA)}
      SELECT $11::uuid, $12, $13,
-            jsonb_set(jsonb_set($14::jsonb, '{data,message,id}', to_jsonb(added.id)), '{data,message,at}', to_jsonb(${CONTRACT_TIME('added.at')}))
-       FROM added WHERE $11::uuid IS NOT NULL
+            jsonb_set(jsonb_set(CASE WHEN newer.contact IS NULL THEN $14::jsonb ELSE jsonb_set($14::jsonb, '{data,contact}', newer.contact) END,
+              '{data,message,id}', to_jsonb(added.id)), '{data,message,at}', to_jsonb(${CONTRACT_TIME('added.at')}))
+       FROM added LEFT JOIN chat.customers newer
+         ON newer.account_id = $1 AND newer.svc_id = ($14::jsonb #>> '{data,contact,svc_id}')::bigint
+        AND newer.contact IS NOT NULL AND newer.updated_at > ($14::jsonb #>> '{data,contact,updated_at}')::timestamptz
+      WHERE $11::uuid IS NOT NULL
    )
    SELECT added.*, pg_notify('${CONVERSATION_CHANNEL}', CASE WHEN octet_length(note) <= ${NOTE_BYTES} THEN note ELSE $2::text END),
           pg_notify('${INBOX_CHANNEL}', $1::text), CASE WHEN $11::uuid IS NOT NULL THEN pg_notify($15, '') END
@@ -194,7 +208,7 @@ const claiming = (name: string, claim: string): PreparedStatement =>
   hot(
     name,
     `WITH claimed AS (${claim})
-     SELECT claimed.id AS message_id, claimed.text AS message_text, ${conversationColumns('c')}
+     SELECT claimed.id AS message_id, claimed.text AS message_text, claimed.reply_failures AS message_failures, ${conversationColumns('c')}
        FROM claimed JOIN chat.conversations c ON c.account_id = claimed.account_id AND c.id = claimed.conversation_id`,
   );
 const CLAIM_STALE_REPLIES = claiming(
@@ -205,17 +219,19 @@ const CLAIM_STALE_REPLIES = claiming(
               AND (reply_lease_until IS NULL OR reply_lease_until < now())
             ORDER BY at LIMIT $3 FOR UPDATE SKIP LOCKED) due
     WHERE m.conversation_id = due.conversation_id AND m.id = due.id
-    RETURNING m.conversation_id, m.id, m.account_id, m.text`,
+    RETURNING m.conversation_id, m.id, m.account_id, m.text, m.reply_failures`,
 );
+/** When the conversation's visitor token was issued, and how long ago (ms): tokens have a maximum lifetime. */
+const TOKEN_TIMES = `c.token_issued_at::text AS token_issued_at, (extract(epoch FROM now() - c.token_issued_at) * 1000)::float8 AS token_age_ms`;
 /**
  * A visitor's conversation, with how many messages the customer wrote in the last minute (a cheap
- * first look at the limit) and its customer as the chat's model holds them.
+ * first look at the limit), its customer as the chat's model holds them and its token's age.
  */
 const BY_TOKEN_HASH = hot(
   'by_token_hash',
   `SELECT ${conversationColumns('c')},
           (SELECT count(*) FROM unnest(c.recent_customer_at) AS t WHERE t > now() - ${MESSAGE_WINDOW})::int AS recent_customer_messages,
-          held.contact AS customer
+          held.contact AS customer, ${TOKEN_TIMES}
      FROM chat.conversations c
      LEFT JOIN chat.customers held ON held.account_id = c.account_id AND held.svc_id = c.customer_svc_id
     WHERE c.token_hash = $1`,
@@ -303,17 +319,13 @@ class ConversationReads {
     conversationId: number,
     afterId: number,
     limit = 500,
-  ): Promise<{ messages: ChatMessage[]; state: ConversationState } | undefined> {
-    const rows = await queryRows<ConversationState & Partial<MessageRow>>(this.db, STREAM_READ, [
-      accountId,
-      conversationId,
-      afterId,
-      limit,
-    ]);
+  ): Promise<{ messages: ChatMessage[]; state: ConversationState; tokenIssuedAt: string } | undefined> {
+    type StreamRow = ConversationState & { token_issued_at: string };
+    const rows = await queryRows<StreamRow & Partial<MessageRow>>(this.db, STREAM_READ, [accountId, conversationId, afterId, limit]);
     const first = rows[0];
     if (!first) return undefined;
-    const messages = rows.filter((row): row is ConversationState & MessageRow => row.id !== null && row.id !== undefined).map(toMessage);
-    return { messages, state: { status: first.status, handover: first.handover } };
+    const messages = rows.filter((row): row is StreamRow & MessageRow => row.id !== null && row.id !== undefined).map(toMessage);
+    return { messages, state: { status: first.status, handover: first.handover }, tokenIssuedAt: first.token_issued_at };
   }
 
   /** The text of the customer's last message, or '' when they wrote nothing. */
@@ -366,6 +378,55 @@ export class ConversationTransaction extends ConversationReads {
 
   async lock(accountId: string, id: number): Promise<ConversationRow | undefined> {
     return queryOne<ConversationRow>(this.db, LOCK, [accountId, id]);
+  }
+
+  /** The web conversation whose visitor token is, or was until the last rotation, this one; locked. */
+  async lockByToken(tokenHash: Buffer): Promise<SessionConversation | undefined> {
+    return queryOne<SessionConversation>(
+      this.db,
+      `SELECT ${conversationColumns('c')}, ${TOKEN_TIMES}, c.token_hash = $1 AS token_current
+         FROM chat.conversations c
+        WHERE (c.token_hash = $1 OR c.previous_token_hash = $1) AND c.channel = 'web'
+        LIMIT 1 FOR UPDATE`,
+      [tokenHash],
+    );
+  }
+
+  /**
+   * Gives a web conversation a new visitor token (`tokenHash`): the one it had works no more (its
+   * open streams end at their next read, woken here) and is kept only as `previous_token_hash`.
+   * With `customer`, the conversation becomes theirs unless it already has one. Undefined when it is
+   * not a web conversation (a WhatsApp conversation has no visitor token).
+   */
+  async rotateToken(
+    accountId: string,
+    id: number,
+    tokenHash: Buffer,
+    customer?: ConversationCustomer,
+  ): Promise<ConversationRow | undefined> {
+    const row = await queryOne<ConversationRow>(
+      this.db,
+      `UPDATE chat.conversations
+          SET previous_token_hash = token_hash, token_hash = $3, token_issued_at = clock_timestamp(), updated_at = now(),
+              customer_svc_id = coalesce(customer_svc_id, $4), customer_identified = CASE WHEN customer_svc_id IS NULL AND $4::bigint IS NOT NULL THEN $5 ELSE customer_identified END,
+              customer_name = CASE WHEN customer_svc_id IS NULL AND $4::bigint IS NOT NULL THEN $6 ELSE customer_name END,
+              customer_email = CASE WHEN customer_svc_id IS NULL AND $4::bigint IS NOT NULL THEN $7 ELSE customer_email END,
+              customer_phone = CASE WHEN customer_svc_id IS NULL AND $4::bigint IS NOT NULL THEN $8 ELSE customer_phone END
+        WHERE account_id = $1 AND id = $2 AND channel = 'web'
+        RETURNING ${CONVERSATION_COLUMNS}`,
+      [
+        accountId,
+        id,
+        tokenHash,
+        customer?.svcId ?? null,
+        customer?.identified ?? false,
+        customer?.name ?? '',
+        customer?.email ?? null,
+        customer?.phone ?? null,
+      ],
+    );
+    if (row) await execute(this.db, `SELECT pg_notify('${CONVERSATION_CHANNEL}', $1::text)`, [String(id)]);
+    return row;
   }
 
   /** Appends a message (with its event) in this transaction; see ADD_MESSAGE. */
@@ -564,16 +625,20 @@ export class ConversationsRepository extends ConversationReads {
   }
 
   /**
-   * An answer that failed (a service down): the lease is cut to a delay that grows with the
+   * An answer that failed (a service down): counted, and the lease is cut to a delay that grows with the
    * question's age (a quarter of it, 2 to 30 s), so the sweep tries again soon but not in a loop.
+   * Resolves to its failed tries so far (undefined when it is no longer pending).
    */
-  async retryReplyLater(accountId: string, conversationId: number, messageId: number): Promise<void> {
-    await execute(
+  async retryReplyLater(accountId: string, conversationId: number, messageId: number): Promise<number | undefined> {
+    const row = await queryOne<{ reply_failures: number }>(
       this.db,
-      `UPDATE chat.messages SET reply_lease_until = now() + least(interval '30 seconds', greatest(interval '2 seconds', (now() - at) / 4))
-        WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending`,
+      `UPDATE chat.messages SET reply_failures = least(reply_failures + 1, 32767),
+              reply_lease_until = now() + least(interval '30 seconds', greatest(interval '2 seconds', (now() - at) / 4))
+        WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending
+        RETURNING reply_failures`,
       [accountId, conversationId, messageId],
     );
+    return row?.reply_failures;
   }
 
   /** Claims customer messages still unanswered `olderThanMs` after they were written (their process died or a service was down). */
@@ -582,7 +647,16 @@ export class ConversationsRepository extends ConversationReads {
   }
 
   private async claimed(claim: PreparedStatement, params: SqlParam[]): Promise<PendingReply[]> {
-    const rows = await queryRows<ConversationRow & { message_id: number; message_text: string }>(this.db, claim, params);
-    return rows.map(({ message_id, message_text, ...conversation }) => ({ id: message_id, text: message_text, conversation }));
+    const rows = await queryRows<ConversationRow & { message_id: number; message_text: string; message_failures: number }>(
+      this.db,
+      claim,
+      params,
+    );
+    return rows.map(({ message_id, message_text, message_failures, ...conversation }) => ({
+      id: message_id,
+      text: message_text,
+      failures: message_failures,
+      conversation,
+    }));
   }
 }

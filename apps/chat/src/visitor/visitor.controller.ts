@@ -25,7 +25,7 @@ import { SessionsService } from '../conversations/sessions.service';
 import { StreamService } from '../stream/stream.service';
 import { languageOfAcceptLanguage, widgetTexts } from '../texts/texts';
 import { VisitorLimits } from './visitor-limits';
-import { originOf, Visitor, VisitorGuard } from './visitor.guard';
+import { endWhenTokenExpires, originOf, Visitor, VisitorGuard, VisitorTokenLife } from './visitor.guard';
 
 /** `Last-Event-ID` or `?after=`: the last message id the widget has; 0 when none. */
 function resumeAfter(lastEventId: string | undefined, after: string | undefined): number {
@@ -130,6 +130,7 @@ export class VisitorController {
   @UseGuards(VisitorGuard)
   async stream(
     @Visitor() visitor: ConversationRow,
+    @VisitorTokenLife() tokenLifeMs: number,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Query('after') after: string | undefined,
     @Res() reply: FastifyReply,
@@ -141,6 +142,7 @@ export class VisitorController {
     // Refused past the limits before the reply is taken over: the error is then the usual JSON.
     await this.streams.serve(visitor, reply.request.ip, from, reply.raw, headers);
     reply.hijack();
+    endWhenTokenExpires(reply.raw, tokenLifeMs);
   }
 
   @Get('texts')

@@ -28,9 +28,19 @@ export interface ReachRequest {
   lang: string;
 }
 
+/** What a call that starts a confirmation (of an email, of a phone) also gives: the token the conversation gets once confirmed. */
+export interface Successor {
+  next_token?: string;
+}
+
 /** The visitor API under `{app_url}/chat/v1`, with the visitor token once a session gave one. */
 export class ChatApi {
   token = '';
+  /**
+   * Called when the token is refused (401: rotated, or past its lifetime); the call is made again
+   * once with the token it leaves. Unset: the refusal is thrown.
+   */
+  renew?: () => Promise<void>;
 
   constructor(readonly base: string) {}
 
@@ -57,7 +67,7 @@ export class ChatApi {
     return this.call('POST', '/handover', {});
   }
 
-  reach(request: ReachRequest): Promise<ChatConversationState> {
+  reach(request: ReachRequest): Promise<ChatConversationState & Successor> {
     return this.call('POST', '/handover/reach', request);
   }
 
@@ -68,7 +78,7 @@ export class ChatApi {
   }
 
   /** A code to send from the customer's phone to the business's WhatsApp number (confirms the number). */
-  phoneCode(): Promise<PhoneCodeResponse> {
+  phoneCode(): Promise<PhoneCodeResponse & Successor> {
     return this.call('POST', '/phone-code', {});
   }
 
@@ -81,7 +91,13 @@ export class ChatApi {
     return this.call('GET', `/texts?lang=${encodeURIComponent(lang)}`, undefined, false);
   }
 
-  private async call<T>(method: string, path: string, json?: unknown, auth = true): Promise<T> {
+  /** Reads the conversation with `token` (undefined when that token is not valid). */
+  async conversationWith(token: string): Promise<ChatConversationResponse | undefined> {
+    const response = await fetch(`${this.base}/chat/v1/conversation`, { headers: { authorization: `Bearer ${token}` } });
+    return response.ok ? ((await response.json()) as ChatConversationResponse) : undefined;
+  }
+
+  private async call<T>(method: string, path: string, json?: unknown, auth = true, renewed = false): Promise<T> {
     const headers: Record<string, string> = {};
     if (auth && this.token) headers['authorization'] = `Bearer ${this.token}`;
     if (json !== undefined) headers['content-type'] = 'application/json';
@@ -90,6 +106,10 @@ export class ChatApi {
       headers,
       body: json === undefined ? undefined : JSON.stringify(json),
     });
+    if (response.status === 401 && auth && this.renew && !renewed) {
+      await this.renew();
+      return this.call<T>(method, path, json, auth, true);
+    }
     const body = (await response.json().catch(() => null)) as (T & { error?: { code: string; message: string } }) | null;
     if (!response.ok || body === null) {
       throw new ChatApiError(response.status, body?.error?.code ?? 'unavailable', body?.error?.message ?? `HTTP ${response.status}`);

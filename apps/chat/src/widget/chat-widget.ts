@@ -57,11 +57,20 @@ export class ChatWidget {
   private readonly messages = new Map<number, ChatMessage>();
   private state: StreamState = { status: 'open', handover: 'none' };
   private customer: ChatCustomer | null = null;
+  /** The conversation shown (undefined before a session). */
+  private conversationId?: number;
   private texts?: ChatTexts;
   private stream?: ConversationStream;
   private starting?: Promise<void>;
   /** Raised by reset(): a session that was opening before it is dropped when it arrives. */
   private generation = 0;
+  /**
+   * Tokens the conversation gets once an address left here is confirmed, newest last: kept in
+   * memory only, so that a copy of the saved token never leads to them (docs/chat.md "Visitor tokens").
+   */
+  private successors: string[] = [];
+  /** A renewal under way (the stream and a call may find the token refused at once). */
+  private renewing?: Promise<void>;
 
   private readonly launcher: HTMLButtonElement;
   private readonly panel: HTMLElement;
@@ -80,6 +89,7 @@ export class ChatWidget {
     private readonly options: WidgetOptions,
   ) {
     this.api = new ChatApi(options.base);
+    this.api.renew = () => this.renew();
     const root = host.attachShadow({ mode: 'open' });
     root.append(h('style', {}, WIDGET_CSS));
 
@@ -181,6 +191,8 @@ export class ChatWidget {
 
   /** Nothing of a conversation left on the panel. */
   private clear(): void {
+    this.conversationId = undefined;
+    this.successors = [];
     this.messages.clear();
     this.customer = null;
     this.state = { status: 'open', handover: 'none' };
@@ -204,28 +216,55 @@ export class ChatWidget {
     const generation = this.generation;
     const session = await this.api.session(this.options.widget, this.options.identity, saved);
     if (generation !== this.generation) return;
-    store?.setItem(tokenKey(this.options.widget), session.token);
-    this.load(session);
+    this.follow(session.token, session);
+  }
+
+  /** Uses `token` from now on (saved for reloads), shows `view` and follows the stream with it. */
+  private follow(token: string, view: ChatConversationResponse): void {
+    this.api.token = token;
+    storage('localStorage')?.setItem(tokenKey(this.options.widget), token);
+    this.load(view);
     this.stream?.stop();
-    this.stream = new ConversationStream(this.options.base, session.token, {
+    this.stream = new ConversationStream(this.options.base, token, {
       lastId: () => this.lastId(),
       message: (message) => this.add(message),
       state: (state) => this.setState(state),
-      refused: () => void this.restart(),
+      refused: () => void this.renew().catch((err: unknown) => this.showError(err)),
     });
     this.stream.start();
   }
 
-  /** The token stopped working (the conversation was erased): a new session, a new conversation. */
-  private async restart(): Promise<void> {
-    storage('localStorage')?.removeItem(tokenKey(this.options.widget));
-    await this.openSession().catch((err: unknown) => this.showError(err));
+  /**
+   * The token was refused (the conversation became a customer's and got a new token, or the token
+   * outlived VISITOR_TOKEN_MAX_AGE, or the conversation was erased). Unseen when possible: the
+   * token this widget was given for a confirmation it asked for, else a session with the saved token
+   * and the page's pass (the same conversation, for its customer, with a new token); else a new one.
+   */
+  private renew(): Promise<void> {
+    this.renewing ??= this.renewNow().finally(() => (this.renewing = undefined));
+    return this.renewing;
+  }
+
+  private async renewNow(): Promise<void> {
+    const generation = this.generation;
+    for (const next of [...this.successors].reverse()) {
+      const view = await this.api.conversationWith(next);
+      if (generation !== this.generation) return;
+      if (view && view.conversation.id === this.conversationId) {
+        this.successors = this.successors.filter((token) => token !== next);
+        this.follow(next, view);
+        this.render();
+        return;
+      }
+    }
+    await this.openSession();
     this.render();
   }
 
   /** What the session shows, and only that: a new conversation (another customer's page) replaces what was shown. */
   private load(body: ChatConversationResponse): void {
-    this.clear();
+    if (body.conversation.id !== this.conversationId) this.clear();
+    this.conversationId = body.conversation.id;
     this.customer = body.customer;
     this.state = { status: body.conversation.status, handover: body.conversation.handover };
     for (const message of body.messages) this.messages.set(message.id, message);
@@ -289,6 +328,7 @@ export class ChatWidget {
         consent_text: consentText ?? '',
         lang: this.texts?.lang ?? this.options.lang,
       });
+      if (state.next_token) this.successors.push(state.next_token);
       this.note.textContent = '';
       this.setState({ status: state.status, handover: state.handover });
       const lang = this.texts?.lang ?? this.options.lang;
@@ -338,6 +378,7 @@ export class ChatWidget {
   private async showPhoneCode(): Promise<void> {
     const shown = await this.api.phoneCode().catch(() => null);
     if (!shown) return;
+    if (shown.next_token) this.successors.push(shown.next_token);
     this.note.className = 'note';
     this.note.textContent = `To confirm your number, send the code ${shown.code} on WhatsApp from ${shown.phone} to ${shown.number} within 10 minutes.`;
   }
