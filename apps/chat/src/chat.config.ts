@@ -133,6 +133,10 @@ export const chatConfigSpec = {
     default: 4,
     desc: 'Knowledge search calls one chat process has in flight at most; questions asked meanwhile wait in order and go together, per account, in the next call (the first asked is answered first when many write at once).',
   }),
+  ASSISTANT_REPLY_TRIES: count({
+    default: 5,
+    desc: "Tries of the assistant's answer to a message (a search that fails, a service down), the sweep's growing delay between them; then it says it could not answer and offers a person.",
+  }),
   LLM_TIMEOUT_MS: millis(60_000)({
     default: 10_000,
     desc: 'How long a reply from LLM_BASE_URL may take before the extractive answer is used instead.',

@@ -499,6 +499,11 @@ const mcpEnvelopes: fc.Arbitrary<Call> = fc
       { body: toolCall('no_such_tool', '{}') },
       { body: '{"jsonrpc":"1.0","id":1,"method":"tools/list"}' },
       { body: '{"jsonrpc":"2.0","id":1,"method":"no/such/method"}' },
+      // Names of Object.prototype's properties: unknown methods and tools, never keys.
+      ...['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'].flatMap((name) => [
+        { body: `{"jsonrpc":"2.0","id":1,"method":${JSON.stringify(name)},"params":{}}` },
+        { body: toolCall(name, '{}') },
+      ]),
       { body: `[${Array.from({ length: 200 }, () => toolCall('whoami', '{}')).join(',')}]` },
       { body: '[]' },
       { body: '' },

@@ -5,6 +5,7 @@ import {
   KnowledgePieceDto,
   KnowledgeSearchBatchResponse,
   KnowledgeSearchResponse,
+  KnowledgeSearchResult,
 } from '@svc/contracts';
 import { execute, queryOne, queryRows } from '@svc/persistence';
 import { generateInternalKey, InternalAuth, PUBLIC_KEYS_SETTING } from '@svc/platform';
@@ -292,11 +293,72 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
         ),
       );
       expect(results).toEqual(alone);
-      expect(results[0]?.[0]?.external_ref).toBe('faq-gift');
-      for (const searches of [[], Array.from({ length: 33 }, () => questions[0]), [{ question: '', lang: 'en' }], 'x']) {
+      expect((results[0] as KnowledgeSearchResult[])[0]?.external_ref).toBe('faq-gift');
+      for (const searches of [[], Array.from({ length: 33 }, () => questions[0]), 'x']) {
         const refused = await post('/internal/knowledge/searches', stack.account, { searches });
         expect(refused.status).toBe(400);
         expect((await json<{ error: { code: string } }>(refused)).error.code).toBe('validation_failed');
+      }
+    });
+
+    it('refuses a bad search of a batch in its place and answers the others; a language named like a key is unknown', async () => {
+      await put('faq-gift', { heading: 'Gift cards', text: 'Gift cards are valid for three years and can be used online.' });
+      const good = { question: 'how long is a gift card valid', lang: 'en' };
+      const searches = [
+        good,
+        { question: '', lang: 'en' },
+        { question: 'gift card', lang: '__proto__' },
+        null,
+        'gift card',
+        { question: 'gift card', lang: 'en', limit: 0 },
+        { question: 'gift card', lang: 'en', topic: 'x' },
+        { ...good, lang: 'constructor' },
+        { ...good, lang: 'toString' },
+        good,
+      ];
+      const response = await post('/internal/knowledge/searches', stack.account, { searches });
+      expect(response.status).toBe(200);
+      const { results } = await json<KnowledgeSearchBatchResponse>(response);
+      const alone = (await json<KnowledgeSearchResponse>(await post('/internal/knowledge/search', stack.account, good))).results;
+      expect(alone[0]?.external_ref).toBe('faq-gift');
+      const refused = (path: string) => ({
+        error: { code: 'validation_failed', message: expect.any(String), details: [expect.objectContaining({ path })] },
+      });
+      expect(results).toEqual([
+        alone,
+        refused('searches[1].question'),
+        refused('searches[2].lang'),
+        refused('searches[3]'),
+        refused('searches[4]'),
+        refused('searches[5].limit'),
+        refused('searches[6].topic'),
+        refused('searches[7].lang'),
+        refused('searches[8].lang'),
+        alone,
+      ]);
+      // Alone, such a language is refused as a field, never a 500; a tag that merely starts like one is simply unknown.
+      for (const lang of ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty']) {
+        const one = await post('/internal/knowledge/search', stack.account, { ...good, lang });
+        expect(one.status).toBe(400);
+        expect((await json<{ error: { code: string } }>(one)).error.code).toBe('validation_failed');
+      }
+      const unknown = await post('/internal/knowledge/search', stack.account, { ...good, lang: 'pro-to' });
+      expect(unknown.status).toBe(200);
+    });
+
+    it('answers 30 batches with a bad search at once, each good search alike', async () => {
+      await put('faq-gift', { heading: 'Gift cards', text: 'Gift cards are valid for three years and can be used online.' });
+      const good = { question: 'how long is a gift card valid', lang: 'en' };
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, () =>
+          post('/internal/knowledge/searches', stack.account, { searches: [{ question: '', lang: 'x' }, good] }),
+        ),
+      );
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        const { results } = await json<KnowledgeSearchBatchResponse>(answer);
+        expect(results[0]).toMatchObject({ error: { code: 'validation_failed' } });
+        expect((results[1] as KnowledgeSearchResult[])[0]?.external_ref).toBe('faq-gift');
       }
     });
 

@@ -170,6 +170,24 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
     }
   });
 
+  it('a method named like an Object.prototype property is an unknown method (-32601 with 200), alone or in a batch, never a 500', async () => {
+    const auth = { authorization: `Bearer ${account.key}`, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION };
+    const methods = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+    for (const method of methods) {
+      const response = await post({ jsonrpc: '2.0', id: 1, method }, auth);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } });
+    }
+    const batch = await post(
+      [...methods.map((method, id) => ({ jsonrpc: '2.0', id, method, params: {} })), { jsonrpc: '2.0', id: 'list', method: 'tools/list' }],
+      auth,
+    );
+    expect(batch.status).toBe(200);
+    const answers = (await batch.json()) as Array<{ id: number | string; error?: { code: number }; result?: { tools: unknown[] } }>;
+    expect(answers.filter((answer) => answer.error?.code === -32601).map((answer) => answer.id)).toEqual(methods.map((_, id) => id));
+    expect(answers.find((answer) => answer.id === 'list')?.result?.tools.length).toBeGreaterThan(0);
+  });
+
   it('401 without a key or with a wrong one, 402 for a Starter key, as HTTP statuses with the error body', async () => {
     const initialize = INITIALIZE(LATEST_PROTOCOL_VERSION);
     const none = await post(initialize);

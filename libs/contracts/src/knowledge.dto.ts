@@ -16,6 +16,7 @@ import {
   ValidateNested,
   ValidationArguments,
 } from 'class-validator';
+import { ErrorBody } from './errors';
 import { CodePoints, NoControlCharacters, PageLimit, PlainText } from './validators';
 
 /** The contract's numbers for knowledge pieces (spec "Limits", CONTRACT.md "Knowledge pieces"). */
@@ -254,14 +255,15 @@ export class SearchKnowledgeDto {
   limit?: number;
 }
 
-/** Body of `POST /internal/knowledge/searches` (not public): questions of one account, answered in their order. */
+/**
+ * Body of `POST /internal/knowledge/searches` (not public): questions of one account, answered in their order.
+ * Each entry is a SearchKnowledgeDto checked on its own: a bad one is refused in its place, the others are answered.
+ */
 export class SearchKnowledgeBatchDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(KNOWLEDGE_SEARCH_LIMITS.batchMax)
-  @ValidateNested({ each: true })
-  @Type(() => SearchKnowledgeDto)
-  searches!: SearchKnowledgeDto[];
+  searches!: unknown[];
 }
 
 export interface KnowledgeSearchResult {
@@ -278,7 +280,7 @@ export interface KnowledgeSearchResponse {
   results: KnowledgeSearchResult[];
 }
 
-/** `POST /internal/knowledge/searches`: each search's results, in the order of `searches`. */
+/** `POST /internal/knowledge/searches`: each search's results, in the order of `searches`; a search refused alone, its error. */
 export interface KnowledgeSearchBatchResponse {
-  results: KnowledgeSearchResult[][];
+  results: Array<KnowledgeSearchResult[] | ErrorBody>;
 }

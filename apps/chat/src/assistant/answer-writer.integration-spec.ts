@@ -1,6 +1,6 @@
 import { KnowledgeSearchResult } from '@svc/contracts';
 import { KnowledgeClient } from '@svc/internal-clients';
-import { createLogger, GATEWAY_CONTEXT_HEADER, generateInternalKey, InternalAuth } from '@svc/platform';
+import { ApiError, createLogger, GATEWAY_CONTEXT_HEADER, generateInternalKey, InternalAuth } from '@svc/platform';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -30,6 +30,8 @@ class FakeUpstreams {
   readonly searchBatches: Array<{ context: string; questions: unknown[] }> = [];
   /** The next search call fails (500). */
   failNext = false;
+  /** Questions knowledge-api refuses alone (an error in their place of the batch). */
+  refused = new Set<string>();
   /** How long a search call takes (plus `searchDelayPerQuestionMs` a question), and the most calls in flight at once. */
   searchDelayPerQuestionMs = 0;
   searchDelayMs = 0;
@@ -61,9 +63,21 @@ class FakeUpstreams {
               fake.searchesInFlight -= 1;
               if (fail) response.writeHead(500).end();
               else
-                response
-                  .writeHead(200, { 'content-type': 'application/json' })
-                  .end(JSON.stringify({ results: searches.map(() => fake.search) }));
+                response.writeHead(200, { 'content-type': 'application/json' }).end(
+                  JSON.stringify({
+                    results: searches.map((search) =>
+                      fake.refused.has(String(search['question']))
+                        ? {
+                            error: {
+                              code: 'validation_failed',
+                              message: 'refused',
+                              details: [{ path: 'searches[0].question', message: 'no' }],
+                            },
+                          }
+                        : fake.search,
+                    ),
+                  }),
+                );
             },
             fake.searchDelayMs + fake.searchDelayPerQuestionMs * searches.length,
           );
@@ -122,6 +136,7 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
     fake.searchDelayMs = 0;
     fake.searchDelayPerQuestionMs = 0;
     fake.mostSearchesInFlight = 0;
+    fake.refused.clear();
   });
 
   it("without a writer: the extractive answer, searched in the customer's language", async () => {
@@ -233,5 +248,39 @@ describe('AnswerWriter against local fake knowledge-api and LLM servers', () => 
     );
     expect(await Promise.all(outcomes)).toEqual(['failed', 'returns', 'returns']);
     expect(fake.searchBatches.map((batch) => batch.questions)).toEqual([['a?'], ['b?', 'c?']]);
+  });
+
+  it('a question refused alone fails alone: the others of its batch are answered', async () => {
+    const limited = new AnswerWriter(knowledge, null, { ASSISTANT_SEARCH_CONCURRENCY: 1 });
+    fake.searchDelayMs = 50;
+    fake.refused.add('poison?');
+    const outcomes = ['first?', 'a?', 'poison?', 'b?'].map((question, i) =>
+      limited.reply('acc', 'en', question, `p${i}`).then(
+        (reply) => reply.citation?.external_ref,
+        (err: unknown) => (err instanceof ApiError ? err.code : 'failed'),
+      ),
+    );
+    expect(await Promise.all(outcomes)).toEqual(['returns', 'returns', 'validation_failed', 'returns']);
+    expect(fake.searchBatches.map((batch) => batch.questions)).toEqual([['first?'], ['a?', 'poison?', 'b?']]);
+  });
+
+  it('a question the search would refuse is refused before it joins a batch; a language that is no key is English', async () => {
+    const limited = new AnswerWriter(knowledge, null, { ASSISTANT_SEARCH_CONCURRENCY: 1 });
+    fake.searchDelayMs = 50;
+    const outcomes = [
+      ['en', 'first?'],
+      ['en', '   '],
+      ['__proto__', 'a?'],
+      ['constructor', 'b?'],
+      ['toString', 'c?'],
+    ].map(([lang, question], i) =>
+      limited.reply('acc', lang as string, question as string, `v${i}`).then(
+        (reply) => reply.citation?.external_ref,
+        (err: unknown) => (err instanceof ApiError ? err.code : 'failed'),
+      ),
+    );
+    expect(await Promise.all(outcomes)).toEqual(['returns', 'validation_failed', 'returns', 'returns', 'returns']);
+    expect(fake.searchBatches.map((batch) => batch.questions)).toEqual([['first?'], ['a?', 'b?', 'c?']]);
+    expect(fake.searchCalls.map((call) => call['lang'])).toEqual(['en', 'en', 'en', 'en']);
   });
 });

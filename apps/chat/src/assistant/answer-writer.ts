@@ -1,9 +1,9 @@
-import { KNOWLEDGE_SEARCH_LIMITS, KnowledgeSearchResult } from '@svc/contracts';
-import { APP_CONFIG } from '@svc/platform';
+import { KNOWLEDGE_SEARCH_LIMITS, KnowledgeSearchResult, SearchKnowledgeDto } from '@svc/contracts';
+import { ApiError, APP_CONFIG, validationProblems } from '@svc/platform';
 import { Inject, Injectable } from '@nestjs/common';
-import { KnowledgeClient } from '@svc/internal-clients';
+import { KnowledgeClient, KnowledgeQuery } from '@svc/internal-clients';
 import { accountContext } from '../conversations/customers.service';
-import { textsFor } from '../texts/texts';
+import { textLanguage, textsFor } from '../texts/texts';
 import { extractiveReply, goodMatch, Reply, searchQuestion, writtenReply } from './assistant-rules';
 import { LlmClient } from './llm.client';
 import { LLM_CLIENT } from '../chat.tokens';
@@ -38,9 +38,16 @@ export class AnswerWriter {
     );
   }
 
-  /** The account's best pieces for the question, in the customer's language. */
+  /**
+   * The account's best pieces for the question, in the customer's language. A question the search would refuse
+   * (SearchKnowledgeDto) is refused here, alone, and never joins a batch of other questions.
+   */
   search(accountId: string, lang: string, question: string, requestId: string): Promise<KnowledgeSearchResult[]> {
-    return this.searches.search(accountId, { question: searchQuestion(question), lang, limit: SEARCH_RESULTS }, requestId);
+    const query: KnowledgeQuery = { question: searchQuestion(question), lang: textLanguage(lang), limit: SEARCH_RESULTS };
+    const problems = validationProblems(SearchKnowledgeDto, query);
+    if (problems.length > 0)
+      return Promise.reject(new ApiError('validation_failed', `The question cannot be searched: ${problems.join('; ')}`));
+    return this.searches.search(accountId, query, requestId);
   }
 
   /** The reply to a question; `found`: its search, when already started (see ReplyQueue.searchEarly). */

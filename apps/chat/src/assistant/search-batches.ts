@@ -1,8 +1,15 @@
 import { KnowledgeSearchResult } from '@svc/contracts';
 import { KnowledgeQuery } from '@svc/internal-clients';
 
-/** Sends one account's questions to the search in one call (`requestId`: the first's); resolves to each question's results, in order. */
-export type SendSearches = (accountId: string, queries: KnowledgeQuery[], requestId: string) => Promise<KnowledgeSearchResult[][]>;
+/**
+ * Sends one account's questions to the search in one call (`requestId`: the first's); resolves to each question's results,
+ * in order, or the error of a question refused alone (it fails that question only).
+ */
+export type SendSearches = (
+  accountId: string,
+  queries: KnowledgeQuery[],
+  requestId: string,
+) => Promise<Array<KnowledgeSearchResult[] | Error>>;
 
 interface Waiting {
   accountId: string;
@@ -18,6 +25,7 @@ interface Waiting {
  * in the next call. One customer alone is searched at once; many customers at once cost a call per
  * batch instead of one each. Results are handed back in the order the questions were asked (a small
  * later batch that returns first waits for the earlier ones), so the first asked is answered first.
+ * A question refused alone fails alone: the others of its batch get their results.
  */
 export class SearchBatches {
   private readonly waiting: Waiting[] = [];
@@ -52,7 +60,12 @@ export class SearchBatches {
         batch.map((waiting) => waiting.query),
         requestId,
       ).then(
-        (results) => () => batch.forEach((waiting, i) => waiting.resolve(results[i] ?? [])),
+        (results) => () =>
+          batch.forEach((waiting, i) => {
+            const outcome = results[i] ?? [];
+            if (outcome instanceof Error) waiting.reject(outcome);
+            else waiting.resolve(outcome);
+          }),
         (err: unknown) => () => batch.forEach((waiting) => waiting.reject(err)),
       );
       this.handedBack = Promise.all([call, this.handedBack]).then(([handBack]) => handBack());

@@ -10,6 +10,7 @@ import { DropRecentCustomerMessagesIndex1764000000008 } from './1764000000008-Dr
 import { CreateCustomers1764000000009 } from './1764000000009-CreateCustomers';
 import { CreateNewConversationCounts1764000000015 } from './1764000000015-CreateNewConversationCounts';
 import { RotateVisitorTokens1764000000010 } from './1764000000010-RotateVisitorTokens';
+import { CountReplyFailures1764000000016 } from './1764000000016-CountReplyFailures';
 
 /**
  * Schema `chat`: conversations, messages, widget settings, hand-overs, bookings, contact activity,
@@ -29,4 +30,5 @@ export const CHAT_MIGRATIONS = [
   CreateCustomers1764000000009,
   RotateVisitorTokens1764000000010,
   CreateNewConversationCounts1764000000015,
+  CountReplyFailures1764000000016,
 ];
