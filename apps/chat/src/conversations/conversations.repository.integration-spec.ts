@@ -188,6 +188,23 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     expect(await asked(600)).toBe(30);
   });
 
+  it('counts the failed tries of an answer; the sweep claims a message with them; none once it is answered', async () => {
+    const c = await conversation();
+    const message = await repo.addCustomerMessage(account, c.id, { author: 'customer', text: 'counted?', replyPending: true }, 5);
+    const id = message?.id ?? 0;
+    expect(await repo.retryReplyLater(account, c.id, id)).toBe(1);
+    expect(await repo.retryReplyLater(account, c.id, id)).toBe(2);
+    await execute(
+      dataSource,
+      `UPDATE chat.messages SET at = now() - interval '1 minute', reply_lease_until = now() - interval '1 second' WHERE conversation_id = $1`,
+      [c.id],
+    );
+    const claimed = (await repo.claimStaleReplies(1_000, 30_000, 10)).filter((p) => p.conversation.id === c.id);
+    expect(claimed.map((p) => ({ id: p.id, failures: p.failures }))).toEqual([{ id, failures: 2 }]);
+    await repo.addReply(account, c.id, id, { author: 'assistant', text: 'could not answer', offersPerson: true });
+    expect(await repo.retryReplyLater(account, c.id, id)).toBeUndefined();
+  });
+
   it("a reply's commit does not wait for the WAL flush; any other message's does", async () => {
     const c = await conversation();
     const synchronousCommit = async (tx: ConversationTransaction) =>
