@@ -27,12 +27,17 @@ export function fold(word: string): string {
   return word.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').replace(/ß/g, 'ss').replace(/æ/g, 'ae').replace(/œ/g, 'oe');
 }
 
-/** A text's lower-case words, accents kept (`E-Bike` → `ebike`, `l'atelier` → `l`, `atelier`, `1,000` → `1000`). */
+/** A text's lower-case words, accents kept (`E-Bike` → `ebike`, `Wi-Fi` → `wifi`, `l'atelier` → `l`, `atelier`, `1,000` → `1000`). */
 export function words(text: string): string[] {
   const out: string[] = [];
   const joined = text.toLowerCase().replace(/(?<=\p{N})[.,'’](?=\p{N}{2,3}(?!\p{N}))/gu, '');
   for (const match of joined.matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu)) {
     const parts = match[0].split('-');
+    // Parts of at most two letters each are one word (`Wi-Fi` → `wifi`).
+    if (parts.length > 1 && parts.every((part) => [...part].length <= 2)) {
+      out.push(parts.join(''));
+      continue;
+    }
     let prefix = '';
     for (const part of parts) {
       if ([...part].length === 1 && /\p{L}/u.test(part) && parts.length > 1) prefix += part;

@@ -6,5 +6,6 @@ export type { SearchLanguage } from './language';
 export { passage } from './passages';
 export type { IndexedPiece } from './postings';
 export { AccountIndex } from './ranking';
+export type { TaughtQuestion } from './ranking';
 export { TUNING } from './tuning';
 export type { Tuning } from './tuning';

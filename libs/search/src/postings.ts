@@ -16,6 +16,10 @@ export interface IndexedPiece {
   lang: SearchLanguage;
   /** When it was last written (`updated_at`): a re-read of the same version is not indexed again. */
   version?: string;
+  /** Customers' questions the team taught it answers: they count as heading words do (`taughtWeight`). */
+  questions?: readonly string[];
+  /** A question the team taught no piece answers: when it is the best match, nothing is. */
+  none?: boolean;
 }
 
 export interface Posting {
@@ -124,6 +128,7 @@ export class LanguageIndex {
     count(piece.heading, this.tuning.headingWeight);
     const subject = new Set(tf.keys());
     count(piece.text, 1);
+    for (const question of piece.questions ?? []) count(question, this.tuning.taughtWeight);
     for (const [concept, times] of conceptsOf(`${piece.heading}\n${piece.text}`, said)) tf.set(concept, times);
     const slot = this.free.pop() ?? this.slots.length;
     const doc: Doc = { piece, slot, length, postings: [], surfaces: [...surfaces], subject };

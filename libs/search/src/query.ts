@@ -7,6 +7,7 @@ import { fold, isNumber, keyOf, words } from './analyzer';
 import { compoundsOf, COMPOUNDING, joinOpenCompounds, partOf, reachable, Separable, separableVerbs, split } from './compounds';
 import { Concept, conceptsAsked } from './concepts';
 import { SearchLanguage } from './language';
+import { informativeness } from './background';
 import { GENERIC_WORDS, isStopWord, LIGHT_WORDS, synonymsOf } from './lexicon';
 import { LanguageIndex, Posting } from './postings';
 
@@ -68,7 +69,7 @@ export function questionTerms(language: LanguageIndex, asked: Asked, native: boo
 }
 
 /** A question word as the pieces may hold it (none: a stop word; two: a compound's parts); corrected and split only when `native`. */
-export function termsOf(index: LanguageIndex, word: string, native: boolean, name = false): QueryTerm[] {
+export function termsOf(index: LanguageIndex, word: string, native: boolean, name = false, compound?: string): QueryTerm[] {
   const folded = fold(word);
   if (isStopWord(folded)) return [];
   const alternatives = new Map<Posting, number>();
@@ -84,7 +85,8 @@ export function termsOf(index: LanguageIndex, word: string, native: boolean, nam
     if (parts) {
       // Each part weighs its share of the compound's letters: a piece holding one part matches part of the word.
       return parts.flatMap((part) =>
-        termsOf(index, part, native).map((term) => ({ ...term, weight: (term.weight * part.length) / folded.length })),
+        // An unknown part says as much as the compound (`kinder|bett` is no common word however common `kinder` is).
+        termsOf(index, part, native, false, folded).map((term) => ({ ...term, weight: (term.weight * part.length) / folded.length })),
       );
     }
     if (keys.length === 0) {
@@ -117,8 +119,16 @@ export function termsOf(index: LanguageIndex, word: string, native: boolean, nam
         )
       : isNumber(folded) || GENERIC_WORDS.has(folded) || LIGHT_WORDS.has(folded)
         ? light
-        : index.idf(1) * (name && !COMPOUNDING.has(index.language) ? index.tuning.unknownNameWeight : index.tuning.unknownWeight);
+        : index.idf(1) *
+          (name && !COMPOUNDING.has(index.language) ? index.tuning.unknownNameWeight : unknownWeight(index, compound ?? word));
   return [{ alternatives: known, weight }];
+}
+
+/** What an unknown word weighs against a word one piece holds: less the more frequent it is in its language (background.ts). */
+function unknownWeight(index: LanguageIndex, word: string): number {
+  const { unknownWeight, unknownFloor, commonRank } = index.tuning;
+  const floor = unknownWeight * unknownFloor;
+  return floor + (unknownWeight - floor) * informativeness(word, index.language, commonRank);
 }
 
 /** A question's asking for a concept, if a piece says it (or, for a time, a delay). */

@@ -3,7 +3,10 @@ import { conceptsAsked, conceptsOf } from './concepts';
 import { detectLanguage } from './language';
 import { IndexedPiece } from './postings';
 import { AccountIndex } from './ranking';
-import { TUNING } from './tuning';
+import { Tuning, TUNING } from './tuning';
+
+/** The tuning of 2026-11 (one coverage bar, no background weights): the tests of a single weight's effect use it, whatever TUNING holds. */
+const FLAT: Tuning = { ...TUNING, minCoverage: 0.5, unknownWeight: 1.05, commonRank: 1, unknownFloor: 1 };
 
 /** A small shop's knowledge in three languages, with neighbours that share words, so that ranking and trust matter. */
 const PIECES: Array<Omit<IndexedPiece, 'id' | 'lang'>> = [
@@ -94,6 +97,50 @@ function shop(): AccountIndex {
 }
 
 describe('AccountIndex', () => {
+  it('an unknown word weighs by its frequency in the language: "bring" and "along" little, "kayaks" a lot', () => {
+    const cottages = (tuning: Tuning) => {
+      const index = new AccountIndex(tuning);
+      const add = (external_ref: string, heading: string, text: string) =>
+        index.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
+      add('dogs', 'Dogs', 'Well-behaved dogs are welcome in two of our cottages, for 15 pounds per stay.');
+      add('wifi', 'Wi-Fi', 'Free Wi-Fi in every cottage. The network name and password are on the card on the fridge.');
+      add('parking', 'Parking', 'Each cottage has two parking spaces in the yard.');
+      return index;
+    };
+    // Words among the 1,000 most frequent weigh a third of a rare one here; TUNING holds what bench:answers chose.
+    const background = cottages({ ...TUNING, commonRank: 1000 });
+    expect(background.search('can I bring my dog along?', 'english', 3)[0]?.external_ref).toBe('dogs');
+    expect(cottages(FLAT).search('can I bring my dog along?', 'english', 3)).toEqual([]);
+    expect(background.search('is there wifi?', 'english', 3)[0]?.external_ref).toBe('wifi');
+    expect(background.search('do you rent out kayaks?', 'english', 3)).toEqual([]);
+  });
+
+  it('what the team taught: the question and its words answer from the piece; "no piece answers this" answers nothing', () => {
+    const stay = new AccountIndex();
+    const add = (external_ref: string, heading: string, text: string) =>
+      stay.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
+    add('dogs', 'Dogs', 'Well-behaved dogs are welcome in two of our cottages, for 15 pounds per stay.');
+    add('parking', 'Parking', 'Each cottage has two parking spaces in the yard.');
+    expect(stay.search('can we come with our springer spaniel?', 'english', 3)).toEqual([]);
+    stay.teach({ id: 't1', question: 'can we come with our springer spaniel?', lang: 'english', external_ref: 'dogs' });
+    expect(stay.search('can we come with our springer spaniel?', 'english', 3)[0]?.external_ref).toBe('dogs');
+    expect(stay.search('is a spaniel ok?', 'english', 3)[0]?.external_ref).toBe('dogs');
+    expect(stay.size).toBe(2);
+
+    expect(stay.search('where can we park the car', 'english', 3)[0]?.external_ref).toBe('parking');
+    stay.teach({ id: 't2', question: 'where can we park the car', lang: 'english', external_ref: null });
+    expect(stay.search('where can we park the car', 'english', 3)).toEqual([]);
+    expect(stay.size).toBe(2);
+    stay.unteach('t2');
+    expect(stay.search('where can we park the car', 'english', 3)[0]?.external_ref).toBe('parking');
+
+    // A piece written again keeps what was taught for it; forgetting it takes it back.
+    add('dogs', 'Dogs', 'Well-behaved dogs are welcome in two of our cottages, for 20 pounds per stay.');
+    expect(stay.search('is a spaniel ok?', 'english', 3)[0]?.external_ref).toBe('dogs');
+    stay.unteach('t1');
+    expect(stay.search('is a spaniel ok?', 'english', 3)).toEqual([]);
+  });
+
   const index = shop();
   const best = (question: string, lang: Parameters<AccountIndex['search']>[1] = 'english') =>
     index.search(question, lang, 3)[0]?.external_ref;
@@ -251,7 +298,7 @@ describe('AccountIndex', () => {
   });
 
   it('a light word ("possible") weighs little even where a piece holds it', () => {
-    const stay = new AccountIndex();
+    const stay = new AccountIndex(FLAT);
     const add = (external_ref: string, heading: string, text: string) =>
       stay.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
     add('payment', 'Paying for your stay', 'Pay by bank transfer before you arrive, or with Visa on our booking page.');
@@ -329,7 +376,7 @@ describe('AccountIndex', () => {
   });
 
   it('an unknown name (a capitalised word inside a sentence) weighs more than an unknown word', () => {
-    const prices = new AccountIndex();
+    const prices = new AccountIndex(FLAT);
     const add = (external_ref: string, heading: string, text: string) =>
       prices.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
     add('tubes', 'Puncture repair', 'A new inner tube costs 25 euros.');

@@ -27,27 +27,79 @@ interface Candidate {
   terms: QueryTerm[];
 }
 
+/** A question the team taught: the piece that answers it, or null for "no piece answers this". */
+export interface TaughtQuestion {
+  id: string;
+  question: string;
+  /** The language it was asked in (a "no piece answers this" is indexed in it). */
+  lang: SearchLanguage;
+  external_ref: string | null;
+}
+
+/** The external_ref under which a "no piece answers this" is held: no piece's can begin with a NUL. */
+const noneRef = (id: string) => `\u0000none:${id}`;
+
 /** One account's pieces, per language, trusted or nothing. See docs/adr/009-knowledge-search-in-memory.md */
 export class AccountIndex {
   private readonly byRef = new Map<string, Doc & { language: LanguageIndex }>();
   /** Database id → external_ref: a deleted piece is known by its id only. */
   private readonly refs = new Map<string, string>();
   private readonly languages = new Map<SearchLanguage, LanguageIndex>();
+  /** What the team taught, by id; a question taught for a piece not held yet waits for it. */
+  private readonly taught = new Map<string, TaughtQuestion>();
 
   constructor(private readonly tuning: Tuning = TUNING) {}
 
+  /** The pieces held. */
   get size(): number {
-    return this.byRef.size;
+    let nones = 0;
+    for (const taught of this.taught.values()) if (taught.external_ref === null) nones += 1;
+    return this.byRef.size - nones;
   }
 
   /** Adds a piece, or replaces the one with its external_ref (unless it is the same version). */
   upsert(piece: IndexedPiece): void {
     const held = this.byRef.get(piece.external_ref)?.piece;
     if (held && piece.version !== undefined && held.id === piece.id && held.version === piece.version) return;
+    this.index(piece);
+  }
+
+  /**
+   * From now on a question like `taught` is answered from its piece (its words count for the piece as
+   * heading words do) or, taught with no piece, by nothing. Replaces what was taught under its id.
+   */
+  teach(taught: TaughtQuestion): void {
+    this.unteach(taught.id);
+    this.taught.set(taught.id, taught);
+    if (taught.external_ref === null) {
+      const { id, question, lang } = taught;
+      this.index({ id: `taught:${id}`, external_ref: noneRef(id), heading: question, text: question, url: null, lang, none: true });
+    } else this.reindex(taught.external_ref);
+  }
+
+  /** Forgets what was taught under `id`. */
+  unteach(id: string): void {
+    const taught = this.taught.get(id);
+    if (!taught) return;
+    this.taught.delete(id);
+    if (taught.external_ref === null) this.remove(noneRef(id));
+    else this.reindex(taught.external_ref);
+  }
+
+  /** The piece `ref` indexed again with what is taught for it now. */
+  private reindex(ref: string): void {
+    const held = this.byRef.get(ref)?.piece;
+    if (held) this.index(held);
+  }
+
+  private index(piece: IndexedPiece): void {
+    const questions = piece.none
+      ? []
+      : [...this.taught.values()].filter((t) => t.external_ref === piece.external_ref).map((t) => t.question);
     this.remove(piece.external_ref);
     let language = this.languages.get(piece.lang);
     if (!language) this.languages.set(piece.lang, (language = new LanguageIndex(piece.lang, this.tuning)));
-    this.byRef.set(piece.external_ref, Object.assign(language.add(piece), { language }));
+    this.byRef.set(piece.external_ref, Object.assign(language.add({ ...piece, questions }), { language }));
     this.refs.set(piece.id, piece.external_ref);
   }
 
@@ -76,7 +128,9 @@ export class AccountIndex {
     }
     candidates.sort((a, b) => b.score - a.score || (a.doc.piece.external_ref < b.doc.piece.external_ref ? -1 : 1));
     const [best] = candidates;
-    const rival = candidates.find((c) => c !== best && c.language === best?.language);
+    // The team taught that no piece answers a question like this one.
+    if (best?.doc.piece.none) return [];
+    const rival = candidates.find((c) => c !== best && c.language === best?.language && !c.doc.piece.none);
     const passages = new Map<Candidate, string>();
     const passageOf = (c: Candidate) => {
       let found = passages.get(c);
@@ -90,13 +144,16 @@ export class AccountIndex {
       const alike = (a: string, b: string) => overlap(new Set(words(a)), new Set(words(b))) >= SAME_SUBJECT;
       if (overlap(best.doc.subject, rival.doc.subject) < SAME_SUBJECT && !alike(passageOf(best), passageOf(rival))) return [];
     }
-    return candidates.slice(0, limit).map((c) => ({
-      external_ref: c.doc.piece.external_ref,
-      heading: c.doc.piece.heading,
-      url: c.doc.piece.url,
-      passage: passageOf(c),
-      score: Math.min(0.999, Math.round(c.matched * 1000) / 1000),
-    }));
+    return candidates
+      .filter((c) => !c.doc.piece.none)
+      .slice(0, limit)
+      .map((c) => ({
+        external_ref: c.doc.piece.external_ref,
+        heading: c.doc.piece.heading,
+        url: c.doc.piece.url,
+        passage: passageOf(c),
+        score: Math.min(0.999, Math.round(c.matched * 1000) / 1000),
+      }));
   }
 
   /** Every piece of `language` holding a question word or concept, with its BM25 score and the share of the question it matches. */
