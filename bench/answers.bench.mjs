@@ -30,7 +30,10 @@ const { goodMatch } = require(join(root, 'dist/apps/chat/src/assistant/assistant
 
 const TARGETS = { right_of_answerable_at_least: 0.85, wrong_of_answerable_at_most: 0.1, none_of_unanswerable_at_least: 0.8 };
 
-/** Every business as `{ id, kind, langs, pieces: [{external_ref, heading, text, url?}], questions: [{question, lang, kind, answers: Set|null}] }`. */
+/**
+ * Every business as `{ id, kind, langs, pieces: [{external_ref, heading, text, url?}],
+ * questions: [{question, lang, kind, answers: Set|null}] }`.
+ */
 function loadBusinesses() {
   const dir = join(root, 'bench/answers/businesses');
   const businesses = readdirSync(dir)
