@@ -13,11 +13,14 @@ import { SearchIndex } from './search/search-index';
 import { SearchController } from './search/search.controller';
 import { SearchRepository } from './search/search.repository';
 import { SearchService } from './search/search.service';
+import { TaughtController } from './taught/taught.controller';
+import { TaughtRepository } from './taught/taught.repository';
+import { TaughtService } from './taught/taught.service';
 
-/** knowledge-api: the accounts' knowledge pieces and the assistant's search over them (in memory, `SearchIndex`). */
+/** knowledge-api: the accounts' knowledge pieces, what the team taught, and the assistant's search over them (in memory, `SearchIndex`). */
 @Module({
-  controllers: [PiecesController, SearchController],
-  providers: [...repositoryProviders(PiecesRepository, SearchRepository), PiecesService, SearchService],
+  controllers: [PiecesController, SearchController, TaughtController],
+  providers: [...repositoryProviders(PiecesRepository, SearchRepository, TaughtRepository), PiecesService, SearchService, TaughtService],
 })
 export class KnowledgeApiModule {
   /** With its stack: the platform, schema `knowledge` (migrated at start), RabbitMQ with the outbox relay; reached through the gateway. */

@@ -6,6 +6,8 @@ import {
   KnowledgeSearchBatchResponse,
   KnowledgeSearchResponse,
   KnowledgeSearchResult,
+  TaughtItem,
+  TaughtPage,
 } from '@svc/contracts';
 import { execute, queryOne, queryRows } from '@svc/persistence';
 import { generateInternalKey, InternalAuth, PUBLIC_KEYS_SETTING } from '@svc/platform';
@@ -253,6 +255,137 @@ describe('knowledge-api through the gateway (processes, real PostgreSQL)', () =>
     } finally {
       await tap.close();
     }
+  });
+
+  describe('what the team taught the assistant (internal, for the console and MCP)', () => {
+    const call = async (
+      method: string,
+      route: string,
+      body?: unknown,
+      account = stack.account,
+      caller: 'console' | 'mcp-server' | 'chat' = 'console',
+    ) => {
+      const context = await InternalAuth.fromEnv(caller, stack.env).sign('knowledge-api', {
+        account: { id: account.accountId, name: 'Acme', plan: 'scale' },
+        keyId: caller === 'console' ? 'console:42' : 'key-7',
+        requestId: 'teach-test',
+      });
+      return fetch(`${stack.services['knowledge-api']?.internalUrl}${route}`, {
+        method,
+        headers: { 'x-svc-context': context, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+    };
+    const teach = (body: unknown, account?: TestAccount, caller?: 'console' | 'mcp-server' | 'chat') =>
+      call('POST', '/internal/knowledge/taught', body, account, caller);
+    const answer = async (question: string, account = stack.account) => {
+      const context = await InternalAuth.fromEnv('chat', stack.env).sign('knowledge-api', {
+        account: { id: account.accountId, name: 'Acme', plan: 'scale' },
+        keyId: 'chat',
+        requestId: 'teach-search',
+      });
+      const response = await fetch(`${stack.services['knowledge-api']?.internalUrl}/internal/knowledge/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-svc-context': context },
+        body: JSON.stringify({ question, lang: 'en' }),
+      });
+      return (await json<KnowledgeSearchResponse>(response)).results.map((r) => r.external_ref);
+    };
+    const taughtRows = async (account: TestAccount) =>
+      queryRows<{ id: string; question: string }>(
+        stack.dataSource,
+        'SELECT id::text AS id, question FROM knowledge.taught WHERE account_id = $1',
+        [account.accountId],
+      );
+
+    beforeAll(async () => {
+      await put('teach-bikes', { heading: 'Bicycle hire', text: 'We hire out city bicycles by the day, helmets included.' });
+      await put('teach-hours', { heading: 'Opening hours', text: 'The shop opens at nine and closes at six, Monday to Saturday.' });
+    });
+
+    it('teaches a question for a piece (201): the search answers it and a paraphrase from that piece; removing it (204) takes it back', async () => {
+      expect(await answer('can my kid borrow a tandem?')).toEqual([]);
+      const created = await teach({ question: 'Can my kid borrow a tandem?', lang: 'en', external_ref: 'teach-bikes' });
+      expect(created.status).toBe(201);
+      const item = await json<TaughtItem>(created);
+      expect(item).toEqual({
+        id: expect.any(Number),
+        question: 'Can my kid borrow a tandem?',
+        lang: 'en',
+        external_ref: 'teach-bikes',
+        created_at: expect.stringMatching(TIMESTAMP),
+        created_by: 'team:42',
+      });
+      expect(await answer('can my kid borrow a tandem?')).toEqual(['teach-bikes']);
+      expect((await answer('is there a tandem to borrow'))[0]).toBe('teach-bikes');
+
+      const removed = await call('DELETE', `/internal/knowledge/taught/${item.id}`);
+      expect(removed.status).toBe(204);
+      expect(await answer('can my kid borrow a tandem?')).toEqual([]);
+      await expectError(await call('DELETE', `/internal/knowledge/taught/${item.id}`), 404, 'not_found');
+    });
+
+    it('"no piece answers this" (external_ref null): a question the search answered answers nothing, until removed', async () => {
+      expect(await answer('when does the shop open on Saturday?')).toEqual(['teach-hours']);
+      const created = await teach({ question: 'When does the shop open on Saturday?', external_ref: null }, undefined, 'mcp-server');
+      expect(created.status).toBe(201);
+      const item = await json<TaughtItem>(created);
+      expect(item).toMatchObject({ external_ref: null, lang: 'en', created_by: 'agent:key-7' });
+      expect(await answer('when does the shop open on Saturday?')).toEqual([]);
+      expect((await call('DELETE', `/internal/knowledge/taught/${item.id}`)).status).toBe(204);
+      expect(await answer('when does the shop open on Saturday?')).toEqual(['teach-hours']);
+    });
+
+    it('refuses an unknown piece (404) and bad input (400) in the error shape, writing nothing', async () => {
+      const before = (await taughtRows(stack.account)).length;
+      const unknown = await teach({ question: 'Do you hire scooters?', external_ref: 'no-such-piece' });
+      expect(unknown.status).toBe(404);
+      expect(await unknown.json()).toEqual({
+        error: { code: 'not_found', message: 'There is no knowledge piece with external_ref "no-such-piece".' },
+      });
+      // Another account's piece is unknown too.
+      await expectError(await teach({ question: 'Do you hire bikes?', external_ref: 'teach-bikes' }, stack.other), 404, 'not_found');
+      await expectError(await teach({ question: 'Do you hire scooters?' }), 400, 'validation_failed', ['external_ref']);
+      await expectError(await teach({ question: '', external_ref: null }), 400, 'validation_failed', ['question']);
+      await expectError(await teach({ question: '?!', external_ref: null }), 400, 'validation_failed', ['question']);
+      await expectError(await teach({ question: 'x'.repeat(1001), external_ref: null }), 400, 'validation_failed', ['question']);
+      await expectError(await teach({ question: 'hi', external_ref: 12 }), 400, 'validation_failed', ['external_ref']);
+      await expectError(await teach({ question: 'hi', lang: 'not a tag', external_ref: null }), 400, 'validation_failed', ['lang']);
+      await expectError(await teach({ question: 'hi', external_ref: null, extra: 1 }), 400, 'validation_failed');
+      await expectError(await teach('{"question":'), 400, 'invalid_json');
+      await expectError(await call('DELETE', '/internal/knowledge/taught/abc'), 400, 'validation_failed', ['id']);
+      await expectError(await call('GET', '/internal/knowledge/taught?limit=0'), 400, 'invalid_parameter', ['limit']);
+      expect((await taughtRows(stack.account)).length).toBe(before);
+    });
+
+    it('the same question taught 30 times at once is one row; taught again (other case and spacing) it replaces the earlier teaching', async () => {
+      const responses = await Promise.all(
+        Array.from({ length: 30 }, () => teach({ question: 'Are helmets free?', lang: 'en', external_ref: 'teach-bikes' })),
+      );
+      expect(responses.map((r) => r.status)).toEqual(Array.from({ length: 30 }, () => 201));
+      expect((await taughtRows(stack.account)).filter((r) => r.question === 'Are helmets free?')).toHaveLength(1);
+      const again = await json<TaughtItem>(await teach({ question: 'are  HELMETS free', external_ref: null }));
+      const rows = (await taughtRows(stack.account)).filter((r) => /helmets/i.test(r.question));
+      expect(rows).toEqual([{ id: String(again.id), question: 'are  HELMETS free' }]);
+      expect(await answer('are helmets free')).toEqual([]);
+      expect((await call('DELETE', `/internal/knowledge/taught/${again.id}`)).status).toBe(204);
+    });
+
+    it("lists newest first, page by page, only the caller account's; the chat may not call these routes", async () => {
+      const taught: TaughtItem[] = [];
+      for (const question of ['How late are you open?', 'Open on Sunday?', 'Do you open early?'])
+        taught.push(await json<TaughtItem>(await teach({ question, lang: 'en', external_ref: 'teach-hours' })));
+      const first = await json<TaughtPage>(await call('GET', '/internal/knowledge/taught?limit=2'));
+      expect(first.items.map((i) => i.question)).toEqual(['Do you open early?', 'Open on Sunday?']);
+      expect(first.more).toBe(true);
+      const second = await json<TaughtPage>(await call('GET', `/internal/knowledge/taught?limit=2&after=${first.next_after}`));
+      expect(second.items.map((i) => i.question)).toEqual(['How late are you open?']);
+      expect(second.more).toBe(false);
+      expect((await json<TaughtPage>(await call('GET', '/internal/knowledge/taught', undefined, stack.other))).items).toEqual([]);
+      await expectError(await call('DELETE', `/internal/knowledge/taught/${taught[0]?.id}`, undefined, stack.other), 404, 'not_found');
+      await expectError(await teach({ question: 'Open?', external_ref: null }, undefined, 'chat'), 403, 'forbidden');
+      for (const item of taught) expect((await call('DELETE', `/internal/knowledge/taught/${item.id}`)).status).toBe(204);
+    });
   });
 
   describe('the assistant search (internal)', () => {

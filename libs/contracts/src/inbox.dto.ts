@@ -49,6 +49,8 @@ export interface InboxConversation {
   /** `{app_url}/inbox/{id}`. */
   url: string;
   status: ConversationStatus;
+  /** The customer's language (BCP 47), as the assistant answers in it. */
+  lang: string;
   /** A person was asked for (or the wait ran out) and the team has not answered the customer's latest message. */
   needs_human: boolean;
   /** The customer without consents, as contacts-api holds them now; null before the first message or after erasure. */

@@ -13,11 +13,13 @@ import {
   MaxLength,
   Min,
   registerDecorator,
+  ValidateIf,
   ValidateNested,
   ValidationArguments,
 } from 'class-validator';
+import { IsLanguageTag } from './contacts.dto';
 import { ErrorBody } from './errors';
-import { CodePoints, NoControlCharacters, PageLimit, PlainText } from './validators';
+import { AfterId, CodePoints, NoControlCharacters, PageLimit, PlainText } from './validators';
 
 /** The contract's numbers for knowledge pieces (spec "Limits", CONTRACT.md "Knowledge pieces"). */
 export const KNOWLEDGE_LIMITS = {
@@ -283,4 +285,83 @@ export interface KnowledgeSearchResponse {
 /** `POST /internal/knowledge/searches`: each search's results, in the order of `searches`; a search refused alone, its error. */
 export interface KnowledgeSearchBatchResponse {
   results: Array<KnowledgeSearchResult[] | ErrorBody>;
+}
+
+// ---- What the team taught the assistant (internal routes, for the console and MCP) ----
+
+/** Taught questions: their length, how many an account holds, pages of the list. */
+export const TAUGHT_LIMITS = { questionMax: 1_000, perAccount: 5_000, pageDefault: 50, pageMax: 200 } as const;
+
+/** Marks a property that may be null (checked only when it is not): the MCP tool's schema says `[type, "null"]`. */
+export function NullOr(): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    ValidateIf((dto: object) => (dto as Record<string | symbol, unknown>)[propertyName] !== null)(target, propertyName);
+    registerDecorator({
+      name: 'isNullable',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      validator: { validate: () => true },
+    });
+  };
+}
+
+/** `POST /internal/knowledge/taught`: from now on the assistant answers `question` (and its paraphrases) from a piece, or with nothing. */
+export class TeachAssistantDto {
+  /** The customer's question, as asked. */
+  @IsString()
+  @CodePoints(1, TAUGHT_LIMITS.questionMax)
+  @PlainText()
+  @Matches(/[\p{L}\p{N}]/u, { message: '$property must contain a word' })
+  question!: string;
+
+  /** The language it was asked in, a BCP 47 tag; without it, the language of the question's words. */
+  @IsOptional()
+  @IsLanguageTag()
+  lang?: string;
+
+  /** The piece that answers it, or null for "no piece answers this". */
+  @NullOr()
+  @IsString({ message: '$property must be the external_ref of a piece, or null when no piece answers this' })
+  @CodePoints(1, KNOWLEDGE_LIMITS.refMax)
+  @NoControlCharacters()
+  external_ref!: string | null;
+}
+
+/** `GET /internal/knowledge/taught?after=&limit=`: newest first. */
+export class ListTaughtQueryDto {
+  /** The `next_after` of the previous page. */
+  @AfterId()
+  after?: number;
+
+  @PageLimit(TAUGHT_LIMITS.pageMax)
+  limit?: number;
+}
+
+/** `DELETE /internal/knowledge/taught/:id`. */
+export class TaughtIdParams {
+  @Type(() => Number)
+  @IsInt({ message: '$property must be the id of a taught question' })
+  @Min(1, { message: '$property must be the id of a taught question' })
+  @Max(Number.MAX_SAFE_INTEGER, { message: '$property must be the id of a taught question' })
+  id!: number;
+}
+
+/** A question the team taught: the piece that answers it, or null ("no piece answers this"). */
+export interface TaughtItem {
+  id: number;
+  question: string;
+  /** As given, or the question's language detected (`und` when none is known). */
+  lang: string;
+  external_ref: string | null;
+  created_at: string;
+  /** `team:<member id>` (the console) or `agent:<API key id>` (MCP). */
+  created_by: string;
+}
+
+/** `GET /internal/knowledge/taught` → 200. */
+export interface TaughtPage {
+  items: TaughtItem[];
+  /** The `after` for the next page, or the `after` sent when the page is empty (null on the first). */
+  next_after: number | null;
+  more: boolean;
 }

@@ -83,6 +83,12 @@ export const INTERNAL_ROUTES = {
     whatsappStop: 'POST /internal/contacts/whatsapp-stop',
     confirm: 'POST /internal/contacts/by-svc-id/:svcId/confirm',
   }),
+  /** What the team taught the assistant (knowledge-api), for the console and MCP. */
+  knowledge: routesOf('knowledge-api', {
+    teach: 'POST /internal/knowledge/taught',
+    taught: 'GET /internal/knowledge/taught',
+    untaught: 'DELETE /internal/knowledge/taught/:id',
+  }),
   /** What the gateway owns (the account, its API keys), for the console. */
   gateway: routesOf('gateway', {
     account: 'GET /internal/console/account',

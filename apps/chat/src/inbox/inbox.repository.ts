@@ -8,6 +8,7 @@ export interface InboxRow {
   id: number;
   channel: ConversationChannel;
   status: ConversationStatus;
+  lang: string;
   customer_svc_id: number | null;
   needs_human: boolean;
   last_id: number | null;
@@ -45,7 +46,7 @@ const cursorInstant = (param: string) => `('epoch'::timestamptz + ${param}::bigi
  * customer or the team is the customer's (the team has not answered it yet).
  */
 const INBOX_SELECT = `
-  SELECT c.id::float8 AS id, c.channel, c.status, c.customer_svc_id::float8 AS customer_svc_id,
+  SELECT c.id::float8 AS id, c.channel, c.status, c.lang, c.customer_svc_id::float8 AS customer_svc_id,
          (c.status <> 'open' AND coalesce(lh.author, 'customer') <> 'team') AS needs_human,
          lm.id AS last_id, lm.text AS last_text, lm.author AS last_author, lm.at AS last_at,
          c.created_at, c.updated_at, ${CURSOR_SQL} AS cursor

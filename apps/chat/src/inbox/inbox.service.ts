@@ -82,6 +82,7 @@ export class InboxService {
       channel: row.channel,
       url: this.events.conversation({ id: row.id, channel: 'web' }).url,
       status: row.status,
+      lang: row.lang,
       needs_human: row.needs_human,
       contact: await this.customers.contactOf(accountId, row.customer_svc_id, requestId),
       last_message:

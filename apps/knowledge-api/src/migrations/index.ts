@@ -1,7 +1,13 @@
 import { outboxMigration } from '@svc/messaging';
 import { CreateKnowledgePieces1763900000000 } from './1763900000000-CreateKnowledgePieces';
 import { SearchInMemory1763900000001 } from './1763900000001-SearchInMemory';
+import { TaughtQuestions1764800000000 } from './1764800000000-TaughtQuestions';
 
-/** Schema `knowledge`: pieces and the outbox of their domain messages. Owned by knowledge-api. */
+/** Schema `knowledge`: pieces, the outbox of their domain messages, what the team taught. Owned by knowledge-api. */
 export const KNOWLEDGE_SCHEMA = 'knowledge';
-export const KNOWLEDGE_MIGRATIONS = [CreateKnowledgePieces1763900000000, outboxMigration(KNOWLEDGE_SCHEMA), SearchInMemory1763900000001];
+export const KNOWLEDGE_MIGRATIONS = [
+  CreateKnowledgePieces1763900000000,
+  outboxMigration(KNOWLEDGE_SCHEMA),
+  SearchInMemory1763900000001,
+  TaughtQuestions1764800000000,
+];

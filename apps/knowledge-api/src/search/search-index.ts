@@ -1,11 +1,12 @@
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { KnowledgeSearchResult } from '@svc/contracts';
 import { listen } from '@svc/persistence';
-import { AccountIndex, SearchLanguage } from '@svc/search';
+import { AccountIndex, languageOfTag, SearchLanguage, TaughtQuestion } from '@svc/search';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { PIECES_CHANGED_CHANNEL } from '../migrations/1763900000001-SearchInMemory';
-import { PieceRow, SearchRepository } from './search.repository';
+import { TAUGHT_CHANGED_CHANNEL } from '../migrations/1764800000000-TaughtQuestions';
+import { PieceRow, SearchRepository, TaughtRow } from './search.repository';
 
 /** Pieces read per statement when the index is built. */
 const LOAD_PAGE = 2_000;
@@ -18,9 +19,25 @@ interface PiecesChanged {
   i: Array<number | string>;
 }
 
+/** A notification of `knowledge_taught_changed`: the account whose taught questions changed. */
+interface TaughtChanged {
+  a: string;
+}
+
+const taughtQuestion = (row: TaughtRow): TaughtQuestion => ({
+  id: row.id,
+  question: row.question,
+  lang: languageOfTag(row.lang),
+  external_ref: row.external_ref,
+});
+const sameTeaching = (a: TaughtQuestion, b: TaughtQuestion) =>
+  a.question === b.question && a.lang === b.lang && a.external_ref === b.external_ref;
+
 /** Every account's index in this replica, fresh through NOTIFY. See docs/adr/009-knowledge-search-in-memory.md */
 export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private accounts = new Map<string, AccountIndex>();
+  /** What each account's index was taught, by id (an account with taught questions keeps its index without pieces). */
+  private taught = new Map<string, Map<string, TaughtQuestion>>();
   private listener?: Client;
   private stopped = false;
   private queue: Promise<void> = Promise.resolve();
@@ -67,6 +84,23 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
     });
   }
 
+  /** Re-reads what the account taught (every one: at most TAUGHT_LIMITS.perAccount): called on its NOTIFY and by the replica that wrote. */
+  refreshTaught(accountId: string): Promise<void> {
+    return this.enqueue(async () => {
+      const now = new Map((await this.pieces.taughtOf(accountId)).map((row) => [row.id, taughtQuestion(row)]));
+      const held = this.taught.get(accountId) ?? new Map<string, TaughtQuestion>();
+      const index = this.accountIn(this.accounts, accountId);
+      for (const id of held.keys()) if (!now.has(id)) index.unteach(id);
+      for (const [id, question] of now) {
+        const before = held.get(id);
+        if (!before || !sameTeaching(before, question)) index.teach(question);
+      }
+      if (now.size > 0) this.taught.set(accountId, now);
+      else this.taught.delete(accountId);
+      this.dropIfEmpty(accountId);
+    });
+  }
+
   /** Runs `work` after the loads and re-reads before it; a failed one schedules a full reload. Never rejects. */
   private enqueue(work: () => Promise<void>): Promise<void> {
     this.queue = this.queue.then(work).catch((err: unknown) => {
@@ -85,11 +119,25 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
     this.reloadTimer.unref();
   }
 
-  /** Builds every account's index from the table, then puts it in place of the old one. */
+  /** Builds every account's index from the tables (what was taught first: a piece is indexed with it), then swaps it in. */
   private async load(): Promise<void> {
     const started = Date.now();
     const accounts = new Map<string, AccountIndex>();
+    const taught = new Map<string, Map<string, TaughtQuestion>>();
     let after = '0';
+    for (;;) {
+      const rows = await this.pieces.taughtPage(after, LOAD_PAGE);
+      for (const row of rows) {
+        const question = taughtQuestion(row);
+        this.accountIn(accounts, row.account_id).teach(question);
+        let questions = taught.get(row.account_id);
+        if (!questions) taught.set(row.account_id, (questions = new Map()));
+        questions.set(row.id, question);
+      }
+      if (rows.length < LOAD_PAGE) break;
+      after = (rows[rows.length - 1] as TaughtRow).id;
+    }
+    after = '0';
     let count = 0;
     for (;;) {
       const rows = await this.pieces.page(after, LOAD_PAGE);
@@ -99,7 +147,8 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
       after = (rows[rows.length - 1] as PieceRow).id;
     }
     this.accounts = accounts;
-    this.logger.info({ pieces: count, accounts: accounts.size, ms: Date.now() - started }, 'search index built');
+    this.taught = taught;
+    this.logger.info({ pieces: count, taught: taught.size, accounts: accounts.size, ms: Date.now() - started }, 'search index built');
   }
 
   private apply(rows: PieceRow[]): void {
@@ -107,13 +156,25 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   private dropIfEmpty(accountId: string): void {
-    if (this.accounts.get(accountId)?.size === 0) this.accounts.delete(accountId);
+    if (this.accounts.get(accountId)?.size === 0 && !this.taught.has(accountId)) this.accounts.delete(accountId);
   }
 
   private accountIn(accounts: Map<string, AccountIndex>, accountId: string): AccountIndex {
     let index = accounts.get(accountId);
     if (!index) accounts.set(accountId, (index = new AccountIndex()));
     return index;
+  }
+
+  private onTaughtChange(payload: string | undefined): void {
+    let change: TaughtChanged;
+    try {
+      change = JSON.parse(payload ?? '') as TaughtChanged;
+    } catch {
+      this.logger.warn('search index got an unreadable taught notification; reloading it');
+      this.reloadSoon();
+      return;
+    }
+    void this.refreshTaught(change.a);
   }
 
   private onChange(payload: string | undefined): void {
@@ -137,7 +198,9 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async listen(): Promise<void> {
     const client = new Client({ connectionString: this.databaseUrl, application_name: 'knowledge-search-index' });
-    client.on('notification', (message) => this.onChange(message.payload));
+    client.on('notification', (message) =>
+      message.channel === TAUGHT_CHANGED_CHANNEL ? this.onTaughtChange(message.payload) : this.onChange(message.payload),
+    );
     client.on('error', (err) => {
       this.logger.warn({ err: err.message }, 'search index lost its LISTEN connection; connecting again');
       if (this.listener === client) this.listener = undefined;
@@ -146,7 +209,7 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
     });
     try {
       await client.connect();
-      await listen(client, [PIECES_CHANGED_CHANNEL]);
+      await listen(client, [PIECES_CHANGED_CHANNEL, TAUGHT_CHANGED_CHANNEL]);
       this.listener = client;
     } catch (err) {
       await client.end().catch(() => undefined);

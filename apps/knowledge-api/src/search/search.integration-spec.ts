@@ -9,6 +9,8 @@ import { PiecesService } from '../pieces/pieces.service';
 import { SearchIndex } from './search-index';
 import { SearchRepository } from './search.repository';
 import { SearchService } from './search.service';
+import { TaughtRepository } from '../taught/taught.repository';
+import { TaughtService } from '../taught/taught.service';
 
 /** One knowledge-api replica: its own pool, its own in-memory index with its own LISTEN connection. */
 interface Replica {
@@ -16,6 +18,7 @@ interface Replica {
   index: SearchIndex;
   pieces: PiecesService;
   search: SearchService;
+  taught: TaughtService;
 }
 
 const silent = pino({ level: 'silent' });
@@ -24,6 +27,7 @@ describe('the in-memory search on two replicas (real PostgreSQL)', () => {
   let db: TestDatabase;
   let a: Replica;
   let b: Replica;
+  let c: Replica | undefined;
   const account = randomUUID();
   const other = randomUUID();
 
@@ -37,7 +41,13 @@ describe('the in-memory search on two replicas (real PostgreSQL)', () => {
     await migrate(dataSource);
     const index = new SearchIndex(new SearchRepository(dataSource), db.url, silent);
     await index.onApplicationBootstrap();
-    return { dataSource, index, pieces: new PiecesService(new PiecesRepository(dataSource), index), search: new SearchService(index) };
+    return {
+      dataSource,
+      index,
+      pieces: new PiecesService(new PiecesRepository(dataSource), index),
+      search: new SearchService(index),
+      taught: new TaughtService(new TaughtRepository(dataSource), index),
+    };
   }
 
   const refs = (on: Replica, question: string, lang = 'en', accountId = account) =>
@@ -65,7 +75,7 @@ describe('the in-memory search on two replicas (real PostgreSQL)', () => {
   });
 
   afterAll(async () => {
-    for (const r of [a, b]) {
+    for (const r of [a, b, c]) {
       await r?.index.beforeApplicationShutdown();
       await r?.dataSource.destroy();
     }
@@ -135,5 +145,36 @@ describe('the in-memory search on two replicas (real PostgreSQL)', () => {
     expect(b.search.answer(other, { question: 'do you ship to Switzerland?', lang: 'en' }).results[0]?.heading).toBe('Our shipping');
     const answers = await Promise.all(Array.from({ length: 30 }, async () => refs(b, 'can I return my shoes?')));
     expect(new Set(answers.map((r) => r.join()))).toEqual(new Set(['returns']));
+  });
+
+  it('what the team taught is answered on the replica that wrote it at once, on the other soon after, and by a replica started later', async () => {
+    const team = { account: { id: account, name: '', plan: 'scale' as const }, keyId: 'console:7', requestId: 'teach-test' };
+    expect(refs(a, 'when will my parcel arrive?')).toEqual([]);
+    const parcel = await a.taught.teach(team, { question: 'When will my parcel arrive?', lang: 'en', external_ref: 'shipping' });
+    expect(parcel).toMatchObject({ question: 'When will my parcel arrive?', lang: 'en', external_ref: 'shipping', created_by: 'team:7' });
+    expect(refs(a, 'when will my parcel arrive?')).toEqual(['shipping']);
+    await until(b, 'when will my parcel arrive?', 'shipping');
+    expect(refs(b, 'when does the parcel arrive')).toEqual(['shipping']);
+
+    // "No piece answers this": a question the search would have answered answers nothing.
+    expect(refs(b, 'can I return my shoes?')).toEqual(['returns']);
+    const none = await b.taught.teach(team, { question: 'Can I return my shoes?', external_ref: null });
+    expect(none.lang).toBe('en');
+    expect(refs(b, 'can I return my shoes?')).toEqual([]);
+    await until(a, 'can I return my shoes?', null);
+
+    // Taught for a piece of another account: nothing there; the other account's search is unchanged.
+    expect(refs(a, 'when will my parcel arrive?', 'en', other)).toEqual([]);
+
+    c = await replica();
+    expect(refs(c, 'when will my parcel arrive?')).toEqual(['shipping']);
+    expect(refs(c, 'can I return my shoes?')).toEqual([]);
+
+    await a.taught.remove(account, none.id);
+    await a.taught.remove(account, parcel.id);
+    for (const on of [a, b, c]) {
+      await until(on, 'can I return my shoes?', 'returns');
+      await until(on, 'when will my parcel arrive?', null);
+    }
   });
 });

@@ -7,9 +7,20 @@ export interface PieceRow extends IndexedPiece {
   account_id: string;
 }
 
+/** A taught question as the index reads it, with its account. */
+export interface TaughtRow {
+  id: string;
+  account_id: string;
+  question: string;
+  lang: string;
+  external_ref: string | null;
+}
+
+const TAUGHT_COLUMNS = 'id::text AS id, account_id, question, lang, external_ref';
+
 const COLUMNS = 'id::text AS id, account_id, external_ref, heading, text, url, lang, updated_at::text AS version';
 
-/** The SQL of schema `knowledge` the in-memory search reads its pieces with, and nothing else. */
+/** The SQL of schema `knowledge` the in-memory search reads its pieces and taught questions with, and nothing else. */
 export class SearchRepository {
   constructor(private readonly db: DataSource) {}
 
@@ -19,6 +30,27 @@ export class SearchRepository {
       this.db,
       { name: 'knowledge_index_page', text: `SELECT ${COLUMNS} FROM knowledge.pieces WHERE id > $1::bigint ORDER BY id LIMIT $2` },
       [after, limit],
+    );
+  }
+
+  /** Up to `limit` taught questions of every account after id `after`, in id order: the index's load at start. */
+  taughtPage(after: string, limit: number): Promise<TaughtRow[]> {
+    return queryRows<TaughtRow>(
+      this.db,
+      {
+        name: 'knowledge_index_taught_page',
+        text: `SELECT ${TAUGHT_COLUMNS} FROM knowledge.taught WHERE id > $1::bigint ORDER BY id LIMIT $2`,
+      },
+      [after, limit],
+    );
+  }
+
+  /** Everything the account taught. */
+  taughtOf(accountId: string): Promise<TaughtRow[]> {
+    return queryRows<TaughtRow>(
+      this.db,
+      { name: 'knowledge_index_taught_of', text: `SELECT ${TAUGHT_COLUMNS} FROM knowledge.taught WHERE account_id = $1` },
+      [accountId],
     );
   }
 
