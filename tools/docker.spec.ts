@@ -430,10 +430,11 @@ const compose = parse(readFileSync(join(root, 'docker/compose.yml'), 'utf8'), { 
   services: Record<string, ComposeService>;
 };
 const services = compose.services;
+/** What `node tools/internal-keys.mjs` prints: the apps' keys (the admin command line's is not the apps' business) and LOG_PATH_SECRET. */
+const operatorKeys = Object.fromEntries(Object.entries(internalKeysEnv()).filter(([name]) => name !== 'ADMIN_INTERNAL_KEY'));
 /** What the operator puts in docker/.env (the commands of compose.yml's header). */
 const operatorShell = {
-  // The apps' keys (the admin command line's is not the apps' business).
-  ...Object.fromEntries(Object.entries(internalKeysEnv()).filter(([name]) => name !== 'ADMIN_INTERNAL_KEY')),
+  ...operatorKeys,
   WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
 };
 const REFERENCE = /\$(?:(\$)|([_a-z]\w*)|\{([_a-z]\w*)(?:(:?[-?])([^}]*))?\}|)/gi;
@@ -481,6 +482,17 @@ describe('docker/compose.yml', () => {
   it('runs PostgreSQL, RabbitMQ and Redis with health checks', () => {
     for (const name of ['postgres', 'rabbitmq', 'redis'])
       expect([name, services[name]?.healthcheck?.test.length]).toEqual([name, expect.any(Number)]);
+  });
+
+  it('points every app that uses Redis (its config declares REDIS_URL) at the redis service, and starts it once Redis is healthy', () => {
+    const users = apps.filter((app) => 'REDIS_URL' in specs.get(app)!);
+    // The gateway (write limits, Idempotency-Key answers) and the chat (open visitor streams).
+    expect(users).toEqual(['chat', 'gateway']);
+    for (const app of apps) {
+      const uses = users.includes(app);
+      expect([app, services[app]?.environment?.['REDIS_URL']]).toEqual([app, uses ? 'redis://redis:6379' : undefined]);
+      expect([app, services[app]?.depends_on?.['redis']?.condition]).toEqual([app, uses ? 'service_healthy' : undefined]);
+    }
   });
 
   it('migrates every schema in a one-shot service built from the migrate target, once PostgreSQL is healthy', () => {
@@ -553,12 +565,13 @@ describe('docker/compose.yml', () => {
     expect(used.length).toBeGreaterThan(0);
     expect(used.filter((ref) => ref.op !== ':?')).toEqual([]);
     expect([...new Set(used.map((ref) => ref.name))].sort()).toEqual(Object.keys(operatorShell).sort());
-    // Without them, compose stops before anything starts, naming the variable and the command that makes one.
+    // Without them, compose stops before anything starts, naming the variable and the command that makes one:
+    // tools/internal-keys.mjs for the apps' keys and LOG_PATH_SECRET (what it prints), openssl for the others.
     for (const name of Object.keys(operatorShell)) {
       const value = strings(parse(composeText)).find((s) => references(s).some((ref) => ref.name === name))!;
-      expect(() => interpolate(value, {})).toThrow(
-        new RegExp(`${name} is missing a value: set ${name}, e\\.g\\. export ${name}=\\$\\(openssl rand -base64 \\d+\\)`),
-      );
+      const command =
+        name in operatorKeys ? 'node tools/internal-keys\\.mjs > docker/\\.env' : `export ${name}=\\$\\(openssl rand -base64 \\d+\\)`;
+      expect(() => interpolate(value, {})).toThrow(new RegExp(`${name} is missing a value: set ${name}, e\\.g\\. ${command}`));
       expect(() => interpolate(value, { [name]: '' })).toThrow(name);
     }
     // Every `$` of the file is valid for compose, given the operator's values.

@@ -1196,8 +1196,16 @@ describe('monitoring: alert rules (promtool runs them in tools/alert-rules.spec.
         if (spec) expect([name, variable, refusal(spec, variable, expected[variable]!)]).toEqual([name, variable, undefined]);
       }
     }
-    // Every app that reads RabbitMQ or Redis: the gateway and its sentinels, the consumers and the broker.
-    expect(workloads.filter((w) => uses(w, 'REDIS_URL')).map((w) => w.metadata?.name)).toEqual(['gateway']);
+    // Every app that reads RabbitMQ or Redis: those whose config declares REDIS_URL (the gateway and
+    // the chat) the sentinels, the consumers the broker.
+    const redisApps = apps.filter((app) => 'REDIS_URL' in specs.get(app)!);
+    expect(redisApps).toEqual(['chat', 'gateway']);
+    expect(
+      workloads
+        .filter((w) => uses(w, 'REDIS_URL'))
+        .map((w) => w.metadata?.name)
+        .sort(),
+    ).toEqual(redisApps);
     expect(workloads.filter((w) => uses(w, 'RABBITMQ_URL')).length).toBeGreaterThan(3);
   });
 
@@ -1215,7 +1223,7 @@ describe('monitoring: alert rules (promtool runs them in tools/alert-rules.spec.
       const labels = podLabels(workload);
       for (const [service, pod, port, variable] of data) {
         const name = workload.metadata?.name;
-        // Every app that has the URL reaches the service; Redis (the gateway's alone) refuses the others.
+        // Every app that has the URL reaches the service; Redis (the gateway's and the chat's) refuses the others.
         const expected = uses(workload, variable) || (service.startsWith('redis') ? false : verdict({ pod: labels }, pod, port));
         expect([name, service, port, verdict({ pod: labels }, pod, port)]).toEqual([name, service, port, expected]);
       }
