@@ -3,7 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { AccountsRepository, AccountsService } from '@svc/accounts';
-import { ErrorBody, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
+import { ErrorBody, PublicEvent, TaughtItem, WhoamiResponseDto } from '@svc/contracts';
+import { queryRows } from '@svc/persistence';
 import { ChatVisitor, Stack, startStack, TestAccount } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { once } from 'node:events';
@@ -34,6 +35,7 @@ const CHAT_TOOLS = [
   'list_consents',
   'withdraw_consent',
   'search_knowledge',
+  'teach_assistant',
   'list_bookings',
   'create_booking',
   'update_booking',
@@ -564,6 +566,86 @@ describe('mcp-server: MCP over Streamable HTTP through the gateway (official SDK
         expect(result._meta?.['retry_after_seconds']).toBeGreaterThanOrEqual(1);
       }
       expect((await stack.call('/contacts/one-more', { method: 'PUT', key: asker.key, json: {} })).status).toBe(429);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('teach_assistant: the question is answered from the piece taught (or by nothing), unknown pieces are not_found, bad input refused', async () => {
+    const teacher = await stack.newAccount('Teachers');
+    const client = await connect(teacher.key);
+    const ask = async (question: string) =>
+      (
+        (await tool('search_knowledge', { question, lang: 'en' }, client)).structuredContent as {
+          cited_piece: { external_ref: string } | null;
+        }
+      ).cited_piece?.external_ref ?? null;
+    try {
+      const put = (ref: string, heading: string, text: string) =>
+        stack.call(`/knowledge/${ref}`, { method: 'PUT', key: teacher.key, json: { heading, text } });
+      expect((await put('pets', 'Pets', 'Well-behaved dogs are welcome in every room for 10 euros a night.')).status).toBe(201);
+      expect((await put('parking', 'Parking', 'Guests park for free in the yard behind the house.')).status).toBe(201);
+      expect(await ask('can we come with our springer spaniel?')).toBeNull();
+
+      const taught = await tool('teach_assistant', { question: 'Can we come with our springer spaniel?', external_ref: 'pets' }, client);
+      expect(taught.isError).toBeFalsy();
+      const item = taught.structuredContent as unknown as TaughtItem;
+      expect(item).toEqual({
+        id: expect.any(Number),
+        question: 'Can we come with our springer spaniel?',
+        lang: 'en',
+        external_ref: 'pets',
+        created_at: expect.any(String),
+        created_by: expect.stringMatching(/^agent:/),
+      });
+      expect(JSON.parse((taught.content[0] as { text: string }).text)).toEqual(item);
+      expect(await ask('can we come with our springer spaniel?')).toBe('pets');
+      expect(await ask('is a spaniel ok?')).toBe('pets');
+
+      expect(await ask('where can we park the car?')).toBe('parking');
+      expect((await tool('teach_assistant', { question: 'Where can we park the car?', external_ref: null }, client)).isError).toBeFalsy();
+      expect(await ask('where can we park the car?')).toBeNull();
+
+      expectErrorBody(await tool('teach_assistant', { question: 'Do you rent kayaks?', external_ref: 'kayaks' }, client), {
+        error: { code: 'not_found', message: 'There is no knowledge piece with external_ref "kayaks".' },
+      });
+      const missing = await tool('teach_assistant', { question: 'Do you rent kayaks?' }, client);
+      expect(missing.isError).toBe(true);
+      expect(missing.structuredContent).toMatchObject({ error: { code: 'validation_failed', details: [{ path: 'external_ref' }] } });
+      // Another account does not see this account's pieces.
+      expect((await tool('teach_assistant', { question: 'Dogs?', external_ref: 'pets' })).structuredContent).toMatchObject({
+        error: { code: 'not_found' },
+      });
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === 'teach_assistant')?.inputSchema).toMatchObject({
+        properties: { question: { type: 'string' }, external_ref: { type: ['string', 'null'] } },
+        required: expect.arrayContaining(['question', 'external_ref']),
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('teach_assistant counts as a write: with 5 writes left, 5 of 12 questions taught at once are written', async () => {
+    const teacher = await stack.newAccount('Busy teachers');
+    const client = await connect(teacher.key);
+    try {
+      const writes = await Promise.all(
+        Array.from({ length: 115 }, (_, i) => stack.call(`/contacts/t-${i}`, { method: 'PUT', key: teacher.key, json: {} })),
+      );
+      expect(writes.filter((r) => r.status >= 300)).toEqual([]);
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => tool('teach_assistant', { question: `Question number ${i}?`, external_ref: null }, client)),
+      );
+      expect(results.filter((r) => !r.isError)).toHaveLength(5);
+      for (const refused of results.filter((r) => r.isError))
+        expect(refused.structuredContent).toEqual({ error: { code: 'rate_limited', message: expect.stringMatching(/retry in \d+ s/) } });
+      const rows = await queryRows<{ n: number }>(
+        stack.dataSource,
+        'SELECT count(*)::int AS n FROM knowledge.taught WHERE account_id = $1',
+        [teacher.accountId],
+      );
+      expect(rows[0]?.n).toBe(5);
     } finally {
       await client.close();
     }

@@ -1,4 +1,4 @@
-import { CreateBookingDto, ListConversationsQueryDto, UpdateBookingDto } from '@svc/contracts';
+import { CreateBookingDto, ListConversationsQueryDto, TeachAssistantDto, UpdateBookingDto } from '@svc/contracts';
 import { dtoSchema } from './dto-schemas';
 
 describe('dtoSchema (class-validator rules → JSON schema)', () => {
@@ -10,6 +10,13 @@ describe('dtoSchema (class-validator rules → JSON schema)', () => {
     expect(booking.properties['created_by']).toEqual({ enum: ['team', 'agent'] });
     expect(booking.properties['note']).toMatchObject({ type: 'string', allOf: [{ pattern: expect.any(String) }] });
     expect(dtoSchema(UpdateBookingDto).properties['status']).toEqual({ enum: ['confirmed', 'declined', 'cancelled'] });
+  });
+
+  it('a property that may be null (NullOr) has the types of its value and null, and stays required', () => {
+    const teach = dtoSchema(TeachAssistantDto);
+    expect(teach.properties['external_ref']).toEqual({ type: ['string', 'null'], allOf: [{ pattern: expect.any(String) }] });
+    expect(teach.properties['lang']).toEqual({ type: 'string' });
+    expect((teach['required'] as string[]).sort()).toEqual(['external_ref', 'question']);
   });
 
   it('a query DTO whose fields are all optional has no required list', () => {

@@ -21,6 +21,7 @@ const KEYWORDS = new Map([
 export function dtoSchema(dto: DtoClass): JsonSchema & { type: 'object'; properties: Record<string, JsonSchema> } {
   const properties: Record<string, JsonSchema> = {};
   const optional = new Set<string>();
+  const nullable = new Set<string>();
   for (const rule of getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false)) {
     const property = (properties[rule.propertyName] ??= {});
     const [first] = (rule.constraints ?? []) as unknown[];
@@ -29,9 +30,14 @@ export function dtoSchema(dto: DtoClass): JsonSchema & { type: 'object'; propert
     if (type) property['type'] = type;
     else if (keyword) property[keyword] = first;
     else if (rule.name === 'isOptional') optional.add(rule.propertyName);
+    else if (rule.name === 'isNullable') nullable.add(rule.propertyName);
     else if (rule.name === 'isIn') property['enum'] = [...(first as unknown[])];
     else if (rule.name === 'matches' && first instanceof RegExp)
       property['allOf'] = [...((property['allOf'] as JsonSchema[] | undefined) ?? []), { pattern: first.source }];
+  }
+  for (const name of nullable) {
+    const property = properties[name] as JsonSchema;
+    property['type'] = [property['type'] ?? 'string', 'null'];
   }
   const required = Object.keys(properties).filter((name) => !optional.has(name));
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
