@@ -11,17 +11,20 @@ type Consent = EventConsent & { id: number };
 
 const AUTHOR: Record<InboxMessage['author'], string> = { customer: 'Customer', assistant: 'Assistant', team: 'Team', system: 'Notice' };
 
+/** The thread: a list inside the live region (a role on the <ol> itself would leave its <li>s outside any list). */
 function Messages({ messages }: { messages: InboxMessage[] }) {
   return (
-    <ol className="messages" role="log" aria-label="Messages">
-      {messages.map((m) => (
-        <li key={m.id} className={`message ${m.author}`}>
-          <span className="author">{AUTHOR[m.author]}</span> <time dateTime={m.at}>{when(m.at)}</time>
-          <p>{m.text}</p>
-          {m.cited_piece && <p className="note">Cites “{m.cited_piece.heading}”</p>}
-        </li>
-      ))}
-    </ol>
+    <div role="log" aria-label="Messages">
+      <ol className="messages">
+        {messages.map((m) => (
+          <li key={m.id} className={`message ${m.author}`}>
+            <span className="author">{AUTHOR[m.author]}</span> <time dateTime={m.at}>{when(m.at)}</time>
+            <p>{m.text}</p>
+            {m.cited_piece && <p className="note">Cites “{m.cited_piece.heading}”</p>}
+          </li>
+        ))}
+      </ol>
+    </div>
   );
 }
 
