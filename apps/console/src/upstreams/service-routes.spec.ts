@@ -41,6 +41,8 @@ describe("the console's service routes", () => {
       ['PATCH', '/bookings/:id'],
       ['GET', '/widget-settings'],
       ['GET', '/account'],
+      ['POST', '/taught'],
+      ['DELETE', '/taught/:id'],
     ])
       expect(owner(method ?? '', path ?? '')).toBe(false);
   });

@@ -34,7 +34,7 @@ const keys = (path: string, target: AppRoute<'gateway'>): ServiceRoute => route(
 const same = (target: AppRoute<Upstream>, scale = false, owner = false): ServiceRoute => route(target.path, target, scale, owner);
 const webhooks = (target: AppRoute<'webhook-dispatcher'>): ServiceRoute => same(target, true, true);
 
-const { chat: CHAT, contacts: CONTACTS, gateway: GATEWAY } = INTERNAL_ROUTES;
+const { chat: CHAT, contacts: CONTACTS, gateway: GATEWAY, knowledge: KNOWLEDGE } = INTERNAL_ROUTES;
 const { contacts: API_CONTACTS, knowledge: API_KNOWLEDGE, webhooks: WEBHOOKS } = API_ROUTES;
 
 /**
@@ -62,6 +62,10 @@ export const SERVICE_ROUTES: ServiceRoute[] = [
   route('/customers/:svcId/consents', CONTACTS.consents),
   // Knowledge (knowledge-api).
   same(API_KNOWLEDGE.list),
+  // What the team taught the assistant (knowledge-api): Teach in a conversation, the Knowledge page's list and Remove.
+  route('/taught', KNOWLEDGE.teach),
+  route('/taught', KNOWLEDGE.taught),
+  route('/taught/:id', KNOWLEDGE.untaught),
   // The account and, for owners, its keys (the gateway owns them).
   route('/account', GATEWAY.account),
   keys('/keys', GATEWAY.keys),

@@ -5,6 +5,7 @@ import { useInboxChanges } from '../live';
 import { customerName } from '../names';
 import { Link } from '../router';
 import { ErrorNote, Field, Page, SubmitButton, useAction, useFormAction, useLoad, when } from '../ui';
+import { citedAfter, TeachButton } from './teach';
 
 /** A consent as contacts-api lists it for the console: with the id Withdraw names. */
 type Consent = EventConsent & { id: number };
@@ -12,15 +13,16 @@ type Consent = EventConsent & { id: number };
 const AUTHOR: Record<InboxMessage['author'], string> = { customer: 'Customer', assistant: 'Assistant', team: 'Team', system: 'Notice' };
 
 /** The thread: a list inside the live region (a role on the <ol> itself would leave its <li>s outside any list). */
-function Messages({ messages }: { messages: InboxMessage[] }) {
+function Messages({ messages, lang }: { messages: InboxMessage[]; lang: string }) {
   return (
     <div role="log" aria-label="Messages">
       <ol className="messages">
-        {messages.map((m) => (
+        {messages.map((m, i) => (
           <li key={m.id} className={`message ${m.author}`}>
             <span className="author">{AUTHOR[m.author]}</span> <time dateTime={m.at}>{when(m.at)}</time>
             <p>{m.text}</p>
             {m.cited_piece && <p className="note">Cites “{m.cited_piece.heading}”</p>}
+            {m.author === 'customer' && <TeachButton question={m.text} lang={lang} cited={citedAfter(messages, i)} />}
           </li>
         ))}
       </ol>
@@ -155,7 +157,7 @@ export default function Conversation({ id }: { id: string }) {
               {data.conversation.channel === 'whatsapp' ? 'WhatsApp' : 'Web chat'} · started {when(data.conversation.created_at)}
               {data.conversation.needs_human && <span className="badge">Needs a person</span>}
             </p>
-            <Messages messages={data.messages} />
+            <Messages messages={data.messages} lang={data.conversation.lang} />
             <ReplyBox id={id} onSent={reload} />
             {data.conversation.channel === 'whatsapp' && <TemplateForm id={id} />}
           </div>

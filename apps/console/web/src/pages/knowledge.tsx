@@ -2,6 +2,7 @@ import type { KnowledgeListResponseDto, KnowledgePieceDto } from '@svc/contracts
 import { useEffect, useState } from 'react';
 import { api, query } from '../api';
 import { ErrorNote, Field, Page, RunButton, SubmitButton, Table, useAction, useFormAction, when } from '../ui';
+import { TaughtAnswers } from './teach';
 
 /** What the assistant would answer (`POST /internal/chat/assistant/preview` on the chat). */
 interface Preview {
@@ -39,7 +40,7 @@ function AskAsCustomer() {
   );
 }
 
-/** The account's knowledge pieces (written through the API), with "ask as a customer". */
+/** The account's knowledge pieces (written through the API), with "ask as a customer" and what the team taught. */
 export default function Knowledge() {
   const [items, setItems] = useState<KnowledgePieceDto[]>([]);
   const [next, setNext] = useState<{ after: string | null; more: boolean }>({ after: null, more: false });
@@ -73,6 +74,7 @@ export default function Knowledge() {
           Load more
         </RunButton>
       )}
+      <TaughtAnswers />
     </Page>
   );
 }
