@@ -52,7 +52,7 @@ describe('console in real Chromium: Teach from a conversation, the assistant ans
     await dialog.waitFor();
     const select = dialog.getByRole('combobox', { name: 'Piece' });
     await dialog.getByRole('option', { name: 'Opening hours (hours)' }).waitFor({ state: 'attached' });
-    await expect(select.evaluate((element) => (element as HTMLSelectElement).selectedOptions[0]?.text)).resolves.toBe(first);
+    await expect(select.locator('option:checked').textContent()).resolves.toBe(first);
     await select.selectOption({ label: piece });
     // Keyboard: the dialog's own button, focused, and Enter.
     await dialog.getByRole('button', { name: 'Teach' }).focus();
