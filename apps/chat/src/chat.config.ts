@@ -4,12 +4,13 @@ import {
   Config,
   count,
   DEFAULT_APP_URL,
+  httpUrlOrEmpty,
   makeValidator,
   millis,
   optional,
   redisUrl,
   secret,
-  serviceConfigSpec,
+  callerConfigSpec,
   serviceUrl,
   str,
   trustProxy,
@@ -31,16 +32,8 @@ const duration = makeValidator<string>((value) => {
   return value.trim();
 });
 
-/** An http(s) URL, or empty (the feature is off). */
-const httpUrlOrEmpty = makeValidator<string>((value) => {
-  if (value === '') return value;
-  const parsed = URL.canParse(value) ? new URL(value) : undefined;
-  if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) throw new Error('must be an http(s) URL, or empty');
-  return value.replace(/\/+$/, '');
-});
-
 export const chatConfigSpec = {
-  ...serviceConfigSpec(
+  ...callerConfigSpec(
     'chat',
     'Port the app listens on (the chat: 3006; visitors reach it under `{APP_URL}/chat/` through the gateway or the Ingress).',
   ),

@@ -67,7 +67,7 @@ describe('console while its PostgreSQL is down (a private server, stopped and st
         env: {
           ...process.env,
           DATABASE_URL: stack.env['DATABASE_URL'],
-          INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'],
+          ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY'],
           CONSOLE_URL: stack.services['console']?.internalUrl,
         },
         encoding: 'utf8',

@@ -1,8 +1,8 @@
 import { databaseConfigSpec } from '@svc/persistence';
-import { Config, count, DEFAULT_APP_URL, serviceConfigSpec, serviceUrl, url } from '@svc/platform';
+import { Config, count, DEFAULT_APP_URL, callerConfigSpec, serviceUrl, url } from '@svc/platform';
 
 export const consoleConfigSpec = {
-  ...serviceConfigSpec(
+  ...callerConfigSpec(
     'console',
     'Port the app listens on (the console: 3007; team members reach it at `{APP_URL}/` through the gateway or the Ingress).',
   ),

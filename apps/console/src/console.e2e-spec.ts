@@ -104,7 +104,7 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
       env: {
         ...process.env,
         DATABASE_URL: stack.env['DATABASE_URL'],
-        INTERNAL_AUTH_SECRET: stack.env['INTERNAL_AUTH_SECRET'],
+        ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY'],
         CONSOLE_URL: stack.services['console']?.internalUrl,
       },
       encoding: 'utf8',

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ChooseAccountDto, InvitedMemberResponse, InviteMemberDto, RemoveMemberDto, Role, SetPasswordDto, SignInDto } from '@svc/contracts';
-import { APP_CONFIG, Caller } from '@svc/platform';
+import { APP_CONFIG, Caller, InternalCallers } from '@svc/platform';
 import type { GatewayContext } from '@svc/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConsoleConfig } from '../console.config';
@@ -139,6 +139,7 @@ export class AuthController {
 /** `admin user create` and `remove`: members of the account in the signed context (audience `console`). */
 @ApiExcludeController()
 @Controller('internal/console')
+@InternalCallers('admin')
 @UseGuards(ConsoleInternalGuard)
 export class InternalMembersController {
   constructor(private readonly members: MembersService) {}

@@ -1,5 +1,5 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, GatewayContextGuard, InternalAuth } from '@svc/platform';
+import { APP_CONFIG, GatewayContextGuard } from '@svc/platform';
 import type { FastifyRequest } from 'fastify';
 import { ConsoleConfig } from '../console.config';
 import { MemberSession } from './members.repository';
@@ -52,10 +52,6 @@ export class OwnerGuard extends SessionGuard {
   }
 }
 
-/** The console's internal routes (the admin command line): a context signed for audience `console`. */
+/** The console's internal routes: a context signed for audience `console` by a caller the route names (`@InternalCallers`). */
 @Injectable()
-export class ConsoleInternalGuard extends GatewayContextGuard {
-  constructor(@Inject(InternalAuth) auth: InternalAuth) {
-    super(auth, 'console');
-  }
-}
+export class ConsoleInternalGuard extends GatewayContextGuard {}
