@@ -8,13 +8,14 @@ import { CreateVisitorLimits1764000000006 } from './1764000000006-CreateVisitorL
 import { RecentCustomerMessages1764000000007 } from './1764000000007-RecentCustomerMessages';
 import { DropRecentCustomerMessagesIndex1764000000008 } from './1764000000008-DropRecentCustomerMessagesIndex';
 import { CreateCustomers1764000000009 } from './1764000000009-CreateCustomers';
-import { CreateNewConversationCounts1764000000015 } from './1764000000015-CreateNewConversationCounts';
 import { RotateVisitorTokens1764000000010 } from './1764000000010-RotateVisitorTokens';
+import { CreateNewConversationCounts1764000000015 } from './1764000000015-CreateNewConversationCounts';
 import { CountReplyFailures1764000000016 } from './1764000000016-CountReplyFailures';
 
 /**
  * Schema `chat`: conversations, messages, widget settings, hand-overs, bookings, contact activity,
- * the visitors' per-conversation limits and token rotation, its model of the customers and the outbox of the chat's events. Owned by the chat.
+ * the visitors' per-conversation limits and token rotation, its model of the customers and the
+ * outbox of the chat's events. Owned by the chat.
  */
 export const CHAT_SCHEMA = 'chat';
 export const CHAT_MIGRATIONS = [
