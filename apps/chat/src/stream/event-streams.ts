@@ -45,17 +45,21 @@ export abstract class EventStreams implements BeforeApplicationShutdown {
     raw.flushHeaders();
     this.open.add(raw);
     let closed = false;
+    // A source may end the stream itself (its token rotated): nothing is written after that, and its 'close' follows.
+    const write = (text: string) => {
+      if (!closed && !raw.writableEnded) raw.write(text);
+    };
     const reads = new WakeLoop(
       async () => {
         const { chunk, more } = await source.read();
-        if (closed) return false;
-        if (chunk) raw.write(chunk);
+        if (closed || raw.writableEnded) return false;
+        if (chunk) write(chunk);
         return more;
       },
       (err) => source.onError(err),
     );
     const unsubscribe = source.subscribe(() => reads.wake());
-    const ping = setInterval(() => raw.write(': ping\n\n'), this.pingIntervalMs);
+    const ping = setInterval(() => write(': ping\n\n'), this.pingIntervalMs);
     const poll = setInterval(() => {
       if (!source.isListening()) reads.wake();
     }, POLL_INTERVAL_MS);

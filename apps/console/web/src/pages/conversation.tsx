@@ -20,9 +20,11 @@ function Messages({ messages, lang }: { messages: InboxMessage[]; lang: string }
         {messages.map((m, i) => (
           <li key={m.id} className={`message ${m.author}`}>
             <span className="author">{AUTHOR[m.author]}</span> <time dateTime={m.at}>{when(m.at)}</time>
-            <p>{m.text}</p>
+            <p id={`message-${m.id}`}>{m.text}</p>
             {m.cited_piece && <p className="note">Cites “{m.cited_piece.heading}”</p>}
-            {m.author === 'customer' && <TeachButton question={m.text} lang={lang} cited={citedAfter(messages, i)} />}
+            {m.author === 'customer' && (
+              <TeachButton question={m.text} questionId={`message-${m.id}`} lang={lang} cited={citedAfter(messages, i)} />
+            )}
           </li>
         ))}
       </ol>

@@ -26,15 +26,27 @@ async function allPieces(): Promise<Array<{ external_ref: string; heading: strin
  * assistant cited, if any, chosen first) or "No piece answers this". From then on the assistant
  * answers that question and its paraphrases so.
  */
-export function TeachButton({ question, lang, cited }: { question: string; lang: string; cited: ChatCitation | null }) {
+export function TeachButton({
+  question,
+  questionId,
+  lang,
+  cited,
+}: {
+  question: string;
+  /** The id of the element showing the question: the button's description. */
+  questionId: string;
+  lang: string;
+  cited: ChatCitation | null;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
-  const questionId = useId();
+  const [opened, setOpened] = useState(false);
   const [pieces, setPieces] = useState<Array<{ external_ref: string; heading: string }> | undefined>(undefined);
   const [choice, setChoice] = useState<string>(cited?.external_ref ?? NO_PIECE);
   const [taught, setTaught] = useState<TaughtItem | undefined>(undefined);
   const open = useAction(async () => {
     setChoice(cited?.external_ref ?? NO_PIECE);
+    setOpened(true);
     dialog.current?.showModal();
     setPieces(await allPieces());
   });
@@ -48,20 +60,15 @@ export function TeachButton({ question, lang, cited }: { question: string; lang:
       <button type="button" onClick={() => void open.run()} aria-describedby={questionId}>
         Teach
       </button>
-      <span id={questionId} hidden>
-        {question}
-      </span>
       {taught && (
         <p role="status" className="note">
           Taught: {taught.external_ref === null ? 'no piece answers this question.' : `answered from ${taught.external_ref}.`}
         </p>
       )}
-      <dialog ref={dialog} aria-labelledby={titleId} className="teach">
+      <dialog ref={dialog} aria-labelledby={titleId} className="teach" onClose={() => setOpened(false)}>
         <form onSubmit={teach.onSubmit} className="stack">
           <h2 id={titleId}>Teach the assistant</h2>
-          <p>
-            When a customer asks <q>{question}</q> or something like it, answer from:
-          </p>
+          <p>When a customer asks {opened && <q>{question}</q>} or something like it, answer from:</p>
           <label>
             Piece
             <select value={choice} onChange={(e) => setChoice(e.target.value)} disabled={!pieces}>
