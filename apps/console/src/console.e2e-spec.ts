@@ -1,4 +1,4 @@
-import { ContactResponseDto, IdentityPassResponseDto, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
+import { ChatConversationResponse, ContactResponseDto, IdentityPassResponseDto, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
 import {
   createTestCa,
   embedPage,
@@ -62,11 +62,20 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     customerMessages += 1;
   };
-  const conversationOf = async (page: Page): Promise<number> => {
-    const token = await storage.get(page, `svc-chat:${widget}:token`);
-    const response = await fetch(`${appUrl}/chat/v1/conversation`, { headers: { authorization: `Bearer ${token}` } });
-    return ((await response.json()) as { conversation: { id: number } }).conversation.id;
-  };
+  /**
+   * The conversation the page's widget holds once it holds the one where `asked` was written, of `customer` (null:
+   * anonymous): a browser keeps an earlier page's token until the widget has swapped it for its own session's.
+   */
+  const conversationOf = (page: Page, asked: string, customer: string | null = null): Promise<number> =>
+    waitFor(`the widget's conversation where "${asked}" was asked`, async () => {
+      const token = await storage.get(page, `svc-chat:${widget}:token`);
+      if (!token) return undefined;
+      const response = await fetch(`${appUrl}/chat/v1/conversation`, { headers: { authorization: `Bearer ${token}` } });
+      if (response.status !== 200) return undefined;
+      const body = (await response.json()) as ChatConversationResponse;
+      const mine = (body.customer?.name ?? null) === customer && body.messages.some((m) => m.text === asked);
+      return mine ? body.conversation.id : undefined;
+    });
   const feed = async (): Promise<PublicEvent[]> => {
     const all: PublicEvent[] = [];
     let after = 0;
@@ -330,9 +339,7 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     process.stdout.write(`console: the inbox was interactive ${Date.now() - started} ms after navigation\n`);
     const shop = await shopPage({ widget });
     await ask(shop, 'How do I return an item?');
-    const conversationId = await waitFor('the conversation', async () =>
-      (await storage.get(shop, `svc-chat:${widget}:token`)) ? conversationOf(shop) : undefined,
-    );
+    const conversationId = await conversationOf(shop, 'How do I return an item?');
     // Live, without reload (the link's text is the last message: the question or, by now, the assistant's answer).
     const link = console_.getByRole('list', { name: 'Conversations' }).locator(`a[href="/inbox/${conversationId}"]`);
     await link.waitFor({ timeout: 10_000 });
@@ -380,9 +387,7 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     const pass = ((await (await stack.call('/contacts/c-ada/identity', { method: 'POST' })).json()) as IdentityPassResponseDto).token;
     const shop = await shopPage({ widget, identity: pass });
     await ask(shop, 'Please stop sending me emails');
-    const conversationId = await waitFor('the conversation', async () =>
-      (await storage.get(shop, `svc-chat:${widget}:token`)) ? conversationOf(shop) : undefined,
-    );
+    const conversationId = await conversationOf(shop, 'Please stop sending me emails', 'Ada Lovelace');
 
     await go(`/inbox/${conversationId}`, /^Conversation with/);
     const panel = console_.getByRole('complementary', { name: 'Customer' });
