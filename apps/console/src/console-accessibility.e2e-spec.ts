@@ -1,9 +1,7 @@
 import type { WhoamiResponseDto } from '@svc/contracts';
-import { ChatVisitor, freePort, launchBrowser, REPO_ROOT, Stack, startStack, TestBrowser } from '@svc/testing';
+import { adminUserCreate, ChatVisitor, freePort, launchBrowser, Stack, startStack, TestBrowser } from '@svc/testing';
 import type { AxeResults, ElementContext, RunOptions } from 'axe-core';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 
 const PASSWORD = 'correct horse battery staple';
@@ -85,27 +83,7 @@ describe("the console's pages and the chat widget pass axe-core's WCAG 2.1 AA ru
     await stream.close();
 
     // An owner (every Settings page), signed in through the one-time link as an operator's `admin user create` gives it.
-    const run = spawnSync(
-      process.execPath,
-      [
-        join(REPO_ROOT, 'dist/apps/admin/src/main.js'),
-        'user',
-        'create',
-        '--account',
-        stack.account.accountId,
-        '--email',
-        'ana@shop.example',
-      ],
-      {
-        env: {
-          ...process.env,
-          DATABASE_URL: stack.env['DATABASE_URL'],
-          ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY'],
-          CONSOLE_URL: stack.services['console']?.internalUrl,
-        },
-        encoding: 'utf8',
-      },
-    );
+    const run = adminUserCreate(stack, 'ana@shop.example');
     expect(run.stderr).toBe('');
     browser = await launchBrowser();
     page = await browser.context.newPage();

@@ -1,8 +1,6 @@
 import { ErrorBody } from '@svc/contracts';
 import { createDataSource, queryOne, queryRows } from '@svc/persistence';
-import { freePort, PrivatePostgres, REPO_ROOT, Stack, startStack, waitFor } from '@svc/testing';
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { adminUserCreate, freePort, PrivatePostgres, Stack, startStack, waitFor } from '@svc/testing';
 import { CONSOLE_SCHEMA } from './migrations';
 
 const PASSWORD = 'correct horse battery staple';
@@ -52,27 +50,7 @@ describe('console while its PostgreSQL is down (a private server, stopped and st
       startTimeoutMs: 60_000,
     });
     // `admin user create`, as an operator runs it, then the member sets a password (and is signed in).
-    const run = spawnSync(
-      process.execPath,
-      [
-        join(REPO_ROOT, 'dist/apps/admin/src/main.js'),
-        'user',
-        'create',
-        '--account',
-        stack.account.accountId,
-        '--email',
-        'ana@outage.example',
-      ],
-      {
-        env: {
-          ...process.env,
-          DATABASE_URL: stack.env['DATABASE_URL'],
-          ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY'],
-          CONSOLE_URL: stack.services['console']?.internalUrl,
-        },
-        encoding: 'utf8',
-      },
-    );
+    const run = adminUserCreate(stack, 'ana@outage.example');
     expect(run.status).toBe(0);
     const token = new URL((JSON.parse(run.stdout) as { sign_in_url: string }).sign_in_url).searchParams.get('token');
     const set = await api('/set-password', { method: 'POST', cookie: '', json: { token, password: PASSWORD } });

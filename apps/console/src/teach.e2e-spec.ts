@@ -1,7 +1,5 @@
 import { WhoamiResponseDto } from '@svc/contracts';
-import { ChatVisitor, freePort, launchBrowser, REPO_ROOT, Stack, startStack, TestBrowser } from '@svc/testing';
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { adminUserCreate, ChatVisitor, freePort, launchBrowser, Stack, startStack, TestBrowser } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 
@@ -74,27 +72,7 @@ describe('console in real Chromium: Teach from a conversation, the assistant ans
     expect((await put('hours', 'Opening hours', 'The shop opens at nine and closes at six, Monday to Saturday.')).status).toBe(201);
     browser = await launchBrowser();
     page = await browser.context.newPage();
-    const run = spawnSync(
-      process.execPath,
-      [
-        join(REPO_ROOT, 'dist/apps/admin/src/main.js'),
-        'user',
-        'create',
-        '--account',
-        stack.account.accountId,
-        '--email',
-        'tea@shop.example',
-      ],
-      {
-        env: {
-          ...process.env,
-          DATABASE_URL: stack.env['DATABASE_URL'],
-          ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY'],
-          CONSOLE_URL: stack.services['console']?.internalUrl,
-        },
-        encoding: 'utf8',
-      },
-    );
+    const run = adminUserCreate(stack, 'tea@shop.example');
     expect(run.status).toBe(0);
     await page.goto((JSON.parse(run.stdout) as { sign_in_url: string }).sign_in_url);
     await page.getByRole('textbox', { name: 'Password' }).fill(PASSWORD);
