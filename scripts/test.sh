@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NX_DAEMON=false NX_NO_CLOUD=true
 [ -d node_modules ] || bash scripts/install.sh
+bash scripts/install-test-tools.sh
 bash scripts/services.sh
 npm run --silent lint
 npm run --silent typecheck
