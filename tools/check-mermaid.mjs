@@ -7,6 +7,9 @@
 import { parse } from '@mermaid-js/parser';
 import { readFileSync } from 'node:fs';
 
+/** @typedef {'architecture' | 'pie' | 'gitGraph' | 'packet' | 'info'} DiagramType */
+
+/** @type {Record<string, DiagramType>} */
 const TYPES = {
   'architecture-beta': 'architecture',
   pie: 'pie',
@@ -16,6 +19,27 @@ const TYPES = {
   info: 'info',
 };
 
+/**
+ * `text` parsed as a diagram of `type` (the parser's overloads take one literal type each).
+ * @param {DiagramType} type
+ * @param {string} text
+ */
+function parseAs(type, text) {
+  switch (type) {
+    case 'architecture':
+      return parse(type, text);
+    case 'pie':
+      return parse(type, text);
+    case 'gitGraph':
+      return parse(type, text);
+    case 'packet':
+      return parse(type, text);
+    case 'info':
+      return parse(type, text);
+  }
+}
+
+/** @type {string[]} */
 const problems = [];
 let blocks = 0;
 for (const file of process.argv.slice(2)) {
@@ -29,8 +53,9 @@ for (const file of process.argv.slice(2)) {
       continue;
     }
     try {
-      const ast = await parse(type, body);
+      const parsed = await parseAs(type, body);
       if (type === 'architecture') {
+        const ast = /** @type {import('@mermaid-js/parser').Architecture} */ (parsed);
         const ids = new Set([...ast.services, ...ast.junctions, ...ast.groups].map((node) => node.id));
         for (const edge of ast.edges) {
           for (const end of [edge.lhsId, edge.rhsId])
@@ -40,7 +65,7 @@ for (const file of process.argv.slice(2)) {
           if (service.in && !ids.has(service.in)) problems.push(`${file}: "${service.id}" is in an undeclared group "${service.in}"`);
       }
     } catch (error) {
-      problems.push(`${file}: ${error.message.split('\n')[0]}`);
+      problems.push(`${file}: ${/** @type {Error} */ (error).message.split('\n')[0]}`);
     }
   }
 }

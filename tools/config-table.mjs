@@ -15,10 +15,13 @@ const END = '<!-- config-table:end -->';
 const DOC = 'docs/configuration.md';
 
 // The same module instance the apps' config files load, so that it knows which specs are secrets.
+/** @type {typeof import('../libs/platform/src/index.js')} */
 const { hasPublishedDefault } = require(join(root, 'dist/libs/platform/src/index.js'));
+/** @typedef {import('../libs/platform/src/index.js').ConfigSpec[string]} Validator One variable's spec (envalid). */
 
 // One entry per variable and app: apps that read a variable may differ in its default and meaning
 // (PORT is 3000 for the gateway, 3001 for contacts-api, …).
+/** @type {Map<string, Map<string, Validator>>} */
 const entries = new Map();
 for (const app of readdirSync(join(root, 'apps')).sort()) {
   const dir = join(root, 'dist/apps', app, 'src');
@@ -35,6 +38,7 @@ for (const app of readdirSync(join(root, 'apps')).sort()) {
   }
 }
 
+/** @param {Validator} validator */
 const defaultOf = (validator) => {
   const { default: value, devDefault } = validator;
   if (value !== undefined) return value === '' ? '(empty)' : `\`${value}\``;
@@ -43,10 +47,12 @@ const defaultOf = (validator) => {
 };
 // A variable whose apps agree on default and meaning is one row; otherwise one row per group of
 // apps that agree, in the order of their first app.
+/** @type {string[]} */
 const rows = [];
 for (const name of [...entries.keys()].sort((a, b) => a.localeCompare(b))) {
+  /** @type {Map<string, string[]>} */
   const groups = new Map();
-  for (const [app, validator] of entries.get(name)) {
+  for (const [app, validator] of /** @type {Map<string, Validator>} */ (entries.get(name))) {
     const cells = `${defaultOf(validator)} | ${validator.desc ?? ''}`;
     groups.set(cells, [...(groups.get(cells) ?? []), app]);
   }

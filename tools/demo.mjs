@@ -11,6 +11,12 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const STATE = join(root, '.local/demo.json');
 
+/**
+ * The admin CLI's answer to `args`: `account create` and `key create` both print the new API key,
+ * `account create` the account too.
+ * @param {...string} args
+ * @returns {{ api_key: string, account?: { id: string } }}
+ */
 const admin = (...args) =>
   JSON.parse(
     execFileSync(process.execPath, [join(root, 'dist/apps/admin/src/main.js'), ...args], {
@@ -19,7 +25,9 @@ const admin = (...args) =>
     }),
   );
 
+/** The demo account's API key: a new key of the saved account, or of a new account. */
 export function demoKey() {
+  /** @type {{ account?: string } | undefined} */
   let saved;
   try {
     saved = JSON.parse(readFileSync(STATE, 'utf8'));
@@ -33,7 +41,9 @@ export function demoKey() {
       // the account is gone (a fresh database): create it again
     }
   }
-  const created = admin('account', 'create', '--name', 'Lindenhof Coffee (demo)', '--plan', 'scale');
+  const created = /** @type {{ api_key: string, account: { id: string } }} */ (
+    admin('account', 'create', '--name', 'Lindenhof Coffee (demo)', '--plan', 'scale')
+  );
   mkdirSync(dirname(STATE), { recursive: true });
   writeFileSync(STATE, `${JSON.stringify({ account: created.account.id }, null, 2)}\n`);
   return created.api_key;
@@ -78,8 +88,18 @@ export const DEMO_PIECES = [
   ],
 ];
 
+/**
+ * @param {string} url the gateway's origin
+ * @param {string} key an API key of the demo account
+ */
 export async function seed(url, key) {
   // The gateway answers before every service behind it does: a few tries, a second apart.
+  /**
+   * @param {string} path
+   * @param {object} body
+   * @param {number} [tries]
+   * @returns {Promise<void>}
+   */
   const put = async (path, body, tries = 30) => {
     const response = await fetch(`${url}/api/v1${path}`, {
       method: 'PUT',

@@ -19,7 +19,9 @@ import { parseArgs } from 'node:util';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
+/** @type {typeof import('../libs/testing/src/fake-whatsapp.js')} */
 const { FakeWhatsapp } = require(join(root, 'dist/libs/testing/src/fake-whatsapp.js'));
+/** @type {typeof import('../libs/testing/src/mail-sink.js')} */
 const { MailSink } = require(join(root, 'dist/libs/testing/src/mail-sink.js'));
 
 export const DEV_WHATSAPP = {
@@ -29,9 +31,15 @@ export const DEV_WHATSAPP = {
   apiPort: 3907,
 };
 const webhookUrl = `http://127.0.0.1:${process.env.PORT ?? '3000'}/chat/whatsapp/webhook`;
-const escape = (text) => String(text ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+/** @type {Record<string, string>} */
+const ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+/** @param {unknown} text */
+const escape = (text) => String(text ?? '').replace(/[&<>"]/g, (c) => ENTITIES[c]);
 
-/** Starts the SMTP sink (+ its page on 1080) and the fake Cloud API; returns what to set in the chat's environment. */
+/**
+ * Starts the SMTP sink (+ its page on 1080) and the fake Cloud API; returns what to set in the chat's environment.
+ * @param {(line: string) => unknown} [log]
+ */
 export async function startDevChannels(log = (line) => process.stdout.write(`${line}\n`)) {
   const sink = await MailSink.start(1025);
   const page = createServer((_request, response) => {
@@ -39,14 +47,14 @@ export async function startDevChannels(log = (line) => process.stdout.write(`${l
       .reverse()
       .map(
         (m) =>
-          `<article><h2>${escape(m.subject)}</h2><p>To ${escape(m.to?.text)} · ${escape(m.date?.toISOString())}</p><pre>${escape(m.text)}</pre></article>`,
+          `<article><h2>${escape(m.subject)}</h2><p>To ${escape(Array.isArray(m.to) ? undefined : m.to?.text)} · ${escape(m.date?.toISOString())}</p><pre>${escape(m.text)}</pre></article>`,
       )
       .join('<hr>');
     response
       .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
       .end(`<!doctype html><title>Mail sink</title><h1>Mail received (${sink.received.length})</h1>${items}`);
   });
-  await new Promise((r) => page.listen(1080, '127.0.0.1', r));
+  await new Promise((r) => page.listen(1080, '127.0.0.1', () => r(undefined)));
   const fake = await FakeWhatsapp.start({
     webhookUrl,
     appSecret: DEV_WHATSAPP.appSecret,

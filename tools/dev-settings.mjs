@@ -12,9 +12,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const file = join(root, '.local/dev-settings.env');
-const { INTERNAL_CALLERS, PUBLIC_KEYS_SETTING, generateInternalKey, internalKeySetting, internalPublicKey } = createRequire(
-  import.meta.url,
-)(join(root, 'dist/libs/platform/src/index.js'));
+const { INTERNAL_CALLERS, PUBLIC_KEYS_SETTING, generateInternalKey, internalKeySetting, internalPublicKey } =
+  /** @type {typeof import('../libs/platform/src/index.js')} */ (
+    createRequire(import.meta.url)(join(root, 'dist/libs/platform/src/index.js'))
+  );
 
 let text = '';
 try {
@@ -23,8 +24,14 @@ try {
   // first start on this machine
 }
 const saved = Object.fromEntries([...text.matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gm)].map((m) => [m[1], m[2].trim()]));
+/**
+ * @param {string} name
+ * @param {() => string} make
+ * @returns {string}
+ */
 const value = (name, make) => process.env[name] || saved[name] || make();
 
+/** @type {Record<string, string>} */
 const settings = { LOG_PATH_SECRET: value('LOG_PATH_SECRET', () => randomBytes(36).toString('base64url')) };
 for (const caller of INTERNAL_CALLERS)
   settings[internalKeySetting(caller)] = value(internalKeySetting(caller), () => generateInternalKey().seed);

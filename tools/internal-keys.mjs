@@ -8,9 +8,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { INTERNAL_CALLERS, PUBLIC_KEYS_SETTING, generateInternalKey, internalKeySetting, internalPublicKey } = createRequire(
-  import.meta.url,
-)(join(root, 'dist/libs/platform/src/index.js'));
+const { INTERNAL_CALLERS, PUBLIC_KEYS_SETTING, generateInternalKey, internalKeySetting, internalPublicKey } =
+  /** @type {typeof import('../libs/platform/src/index.js')} */ (
+    createRequire(import.meta.url)(join(root, 'dist/libs/platform/src/index.js'))
+  );
 
 if (process.argv[2] === '--public') {
   process.stdout.write(`${internalPublicKey(process.argv[3] ?? '')}\n`);

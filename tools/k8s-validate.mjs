@@ -13,7 +13,26 @@ import { parseAllDocuments } from 'yaml';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The packages with the schemas of custom resources, by API group (the operators the manifests use). */
+/**
+ * @typedef {object} Manifest One Kubernetes object as its YAML document gives it.
+ * @property {unknown} [apiVersion]
+ * @property {unknown} [kind]
+ * @property {{ name?: unknown }} [metadata]
+ * @property {Record<string, unknown>} [data]
+ */
+/**
+ * @typedef {object} Checked One document of a source and what is wrong with it.
+ * @property {string} source a file, or `-` for stdin
+ * @property {Manifest} [value] absent when the document does not parse
+ * @property {unknown} kind
+ * @property {unknown} name
+ * @property {string[]} errors
+ */
+
+/**
+ * The packages with the schemas of custom resources, by API group (the operators the manifests use).
+ * @type {Record<string, string>}
+ */
 const CRD_PACKAGES = {
   'monitoring.coreos.com': '@kubernetes-models/prometheus-operator',
   'keda.sh': '@kubernetes-models/keda',
@@ -27,12 +46,14 @@ const CRD_PACKAGES = {
 const TYPED_ONLY_GROUPS = new Set(['rabbitmq.com']);
 const CUSTOM_RESOURCES = resolve(root, 'tools/k8s-custom-resources.js');
 
+/** @param {string} apiVersion */
 const groupOf = (apiVersion) => (apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
 
 /**
  * The module of a kind's model: `apps/v1` + `Deployment` → `kubernetes-models/apps/v1/Deployment`;
  * a custom resource from its operator's package (`keda.sh/v1alpha1` + `ScaledObject` →
  * `@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject`) or from tools/k8s-custom-resources.ts.
+ * @param {{ apiVersion: string, kind: string }} object
  */
 const modelPath = ({ apiVersion, kind }) => {
   const group = groupOf(apiVersion);
@@ -40,7 +61,12 @@ const modelPath = ({ apiVersion, kind }) => {
   return `${CRD_PACKAGES[group] ?? 'kubernetes-models'}/${apiVersion}/${kind}`;
 };
 
+/**
+ * @param {string[]} sources
+ * @returns {Checked[]}
+ */
 function readObjects(sources) {
+  /** @type {Checked[]} */
   const objects = [];
   for (const source of sources) {
     const text = readFileSync(source === '-' ? 0 : source, 'utf8');
@@ -49,6 +75,7 @@ function readObjects(sources) {
         objects.push({ source, kind: '?', name: '?', errors: document.errors.map((e) => e.message) });
         continue;
       }
+      /** @type {Manifest | null | undefined} */
       const value = document.toJS();
       if (value === null || value === undefined) continue;
       // kustomize wraps a generated Secret's long base64 values; the API server's decoder skips
@@ -62,9 +89,10 @@ function readObjects(sources) {
   return objects;
 }
 
+/** @param {Checked[]} objects */
 async function validateSchemas(objects) {
   for (const object of objects.filter((o) => o.value)) {
-    const { apiVersion, kind } = object.value;
+    const { apiVersion, kind } = /** @type {Manifest} */ (object.value);
     if (typeof apiVersion !== 'string' || typeof kind !== 'string') {
       object.errors.push('apiVersion and kind are required');
       continue;
@@ -72,23 +100,31 @@ async function validateSchemas(objects) {
     if (TYPED_ONLY_GROUPS.has(groupOf(apiVersion))) continue;
     let Model;
     try {
-      Model = (await import(modelPath(object.value)))[kind];
+      Model = (await import(modelPath({ apiVersion, kind })))[kind];
     } catch {
       object.errors.push(`no schema for ${apiVersion} ${kind}`);
       continue;
     }
     try {
       new Model(object.value).validate();
-    } catch (err) {
+    } catch (caught) {
+      // kubernetes-models' ValidationError: ajv's errors
+      const err = /** @type {{ message: string, errors?: { instancePath?: string, message?: string }[] }} */ (caught);
       const details = err.errors?.map((e) => `${e.instancePath || '/'} ${e.message}`) ?? [err.message];
       object.errors.push(...details);
     }
   }
 }
 
-/** Each object as an object literal typed with its model's interface: excess property checks. */
+/**
+ * Each object as an object literal typed with its model's interface: excess property checks.
+ * @param {Checked[]} objects
+ */
 function checkTypes(objects) {
-  const checked = objects.filter((o) => o.value && !o.errors.some((e) => e.startsWith('no schema') || e.startsWith('apiVersion')));
+  // Their apiVersion and kind are strings (validateSchemas noted it otherwise).
+  const checked = /** @type {(Checked & { value: { apiVersion: string, kind: string } })[]} */ (
+    objects.filter((o) => o.value && !o.errors.some((e) => e.startsWith('no schema') || e.startsWith('apiVersion')))
+  );
   if (checked.length === 0) return;
   const fileName = resolve(root, '__k8s-objects__.mts');
   const text = checked
@@ -112,7 +148,7 @@ function checkTypes(objects) {
     name === fileName ? ts.createSourceFile(name, text, ts.ScriptTarget.ES2022, true) : getSourceFile.call(host, name, ...rest);
   host.fileExists = (name) => name === fileName || fileExists.call(host, name);
   const program = ts.createProgram([fileName], options, host);
-  const source = program.getSourceFile(fileName);
+  const source = /** @type {import('typescript').SourceFile} */ (program.getSourceFile(fileName)); // the host's own file
   for (const diagnostic of ts.getPreEmitDiagnostics(program, source)) {
     const line = diagnostic.start === undefined ? 0 : source.getLineAndCharacterOfPosition(diagnostic.start).line;
     // Two lines per object: its import, then its literal.

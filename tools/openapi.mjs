@@ -13,6 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 
 /** Validates against the official OpenAPI 3.1 JSON schema; exits 1 listing the problems. */
+/**
+ * @param {Record<string, unknown>} document the parsed JSON
+ * @param {string} label
+ */
 async function validate(document, label) {
   const result = await new Validator().validate(document);
   if (!result.valid) {
@@ -31,6 +35,7 @@ if (validateIndex > 0) {
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
+/** @param {string} path */
 const dist = (path) => join(root, 'dist', path);
 const target = join(root, 'apps/gateway/src/openapi/openapi.json');
 
@@ -38,9 +43,17 @@ if (!existsSync(dist('libs/platform/src/index.js'))) {
   process.stderr.write('openapi: run `npm run build` first\n');
   process.exit(2);
 }
+/** @type {typeof import('../libs/platform/src/index.js')} */
 const { describeApi } = require(dist('libs/platform/src/index.js'));
+/**
+ * apps/gateway/src/openapi/assemble.ts's signature, written out: importing its types would bring in
+ * @svc/webhook-signing, an ES module package whose sources' extensionless imports nodenext refuses.
+ * @typedef {{ app: string, document: import('@nestjs/swagger').OpenAPIObject }} ApiPart
+ * @type {{ assembleOpenApi: (parts: ApiPart[]) => import('@nestjs/swagger').OpenAPIObject }}
+ */
 const { assembleOpenApi } = require(dist('apps/gateway/src/openapi/assemble.js'));
 
+/** @type {ApiPart[]} */
 const parts = [];
 for (const name of (await readdir(join(root, 'apps'))).sort()) {
   const file = dist(`apps/${name}/src/app.js`);

@@ -15,6 +15,7 @@ const apps = readdirSync(join(root, 'apps'))
 
 // Settings one app needs on this machine: the chat sits behind the gateway here (in Kubernetes,
 // behind the Ingress), so the visitor address it counts new conversations by is the gateway's X-Forwarded-For.
+/** @type {Record<string, NodeJS.ProcessEnv>} */
 const APP_ENV = { chat: { TRUST_PROXY: 'loopback' } };
 // Development stand-ins for SMTP and the WhatsApp Cloud API (DEV_CHANNELS=false: use the ones configured).
 const devChannels = process.env.DEV_CHANNELS === 'false' ? null : await startDevChannels();
@@ -26,6 +27,7 @@ const stopAll = supervise(apps, (app) => ({
   env: { ...appEnv, ...APP_ENV[app] },
 }));
 let stopping = false;
+/** @param {NodeJS.Signals} signal */
 function stop(signal) {
   stopping = true;
   stopAll(signal).then(() => process.exit(0));

@@ -3,18 +3,35 @@
 import { spawn } from 'node:child_process';
 
 /**
+ * @typedef {object} Command How to start one named process.
+ * @property {string} file
+ * @property {string[]} args
+ * @property {NodeJS.ProcessEnv} env
+ */
+
+/**
  * Starts `names`, each as `command(name)` = { file, args, env }, its output prefixed with its name
  * on `write`. Returns `stop(signal)`, which ends them all and resolves once every one has exited.
+ * @param {string[]} names
+ * @param {(name: string) => Command} command
+ * @param {{ write?: (text: string) => unknown, firstMs?: number, maxMs?: number, stableMs?: number }} [options]
+ * @returns {(signal?: NodeJS.Signals) => Promise<unknown[]>}
  */
 export function supervise(
   names,
   command,
   { write = (text) => process.stdout.write(text), firstMs = 1_000, maxMs = 30_000, stableMs = 60_000 } = {},
 ) {
+  /** @type {Map<string, import('node:child_process').ChildProcess>} */
   const children = new Map();
   let stopping = false;
+  /** @param {string} name */
   const label = (name) => name.padEnd(18);
 
+  /**
+   * @param {string} name
+   * @param {number} delayMs
+   */
   const start = (name, delayMs) => {
     const { file, args, env } = command(name);
     const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
@@ -24,7 +41,7 @@ export function supervise(
       let rest = '';
       stream.on('data', (chunk) => {
         const lines = (rest + chunk).split('\n');
-        rest = lines.pop();
+        rest = /** @type {string} */ (lines.pop()); // split always gives at least one element
         for (const line of lines) write(`${label(name)} | ${line}\n`);
       });
     }
