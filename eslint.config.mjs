@@ -1,6 +1,8 @@
 import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -75,6 +77,17 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'off',
       '@nx/enforce-module-boundaries': ['error', boundaries({ tests: false })],
     },
+  },
+  // No import cycle inside a project either (Nx's boundaries catch those between projects): a cycle
+  // makes what a module sees at load time depend on who imported it first.
+  {
+    files: ['**/*.ts', '**/*.tsx'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.base.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   { files: ['**/*.ts'], ignores: RAW_QUERY_ALLOWED, rules: { 'no-restricted-syntax': ['error', RAW_QUERY] } },
   // Tests (and only tests) may use the harness of libs/testing.

@@ -4,7 +4,7 @@ import { verify } from '@svc/webhook-signing';
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { feedEvents, sampleEvent } from '@svc/testing';
 import { execute, queryRows } from '@svc/persistence';
-import { decodeAesKey } from './security/secret-box';
+import { decodeAesKey } from './security/secret-keys';
 
 /** A rotation of WEBHOOK_SECRET_KEY, as docs/operations.md describes it, with real processes. */
 describe('webhook-dispatcher: WEBHOOK_SECRET_KEY rotation', () => {

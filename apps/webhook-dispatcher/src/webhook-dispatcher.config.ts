@@ -4,7 +4,7 @@ import { asSecret, bool, Config, count, optional, serviceConfigSpec } from '@svc
 import { makeValidator } from 'envalid';
 import { readFileSync } from 'node:fs';
 import { parseRetrySchedule } from '@svc/jobs';
-import { decodeAesKey, KEY_ID, LEGACY_KEY_ID, parseKeyList } from './security/secret-box';
+import { decodeAesKey, KEY_ID, LEGACY_KEY_ID, parseKeyList } from './security/secret-keys';
 
 /** 32 bytes as hex or base64: the AES-256-GCM key of the signing secrets at rest. */
 const aesKey = asSecret(

@@ -1,5 +1,6 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { decodeAesKey, LEGACY_KEY_ID, parseKeyList, SecretBox } from './secret-box';
+import { SecretBox } from './secret-box';
+import { decodeAesKey, LEGACY_KEY_ID, parseKeyList } from './secret-keys';
 
 describe('SecretBox (AES-256-GCM)', () => {
   const box = new SecretBox(randomBytes(32).toString('base64'));
