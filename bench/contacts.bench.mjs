@@ -2,7 +2,7 @@
 // every request) and GET /api/v1/contacts/{ref} through the gateway and contacts-api, beside a bare
 // Fastify + pg handler doing the same SQL (lock or insert the customer, insert the consent, read
 // the consents back, in one transaction) in the same run, measured with autocannon. Its reads are
-// contacts-api's own statements and row shapes (dist/apps/contacts-api/src/contacts.sql.js).
+// contacts-api's own statements and row shapes (dist/apps/contacts-api/src/customers.sql.js).
 // The write limit is raised out of reach (WRITE_LIMIT_PER_MINUTE/PER_HOUR): every write is still
 // counted in Redis, as in production, but none is refused.
 // Needs `npm run build`, PostgreSQL and Redis on 127.0.0.1. Writes bench/results/contacts-*.json.
@@ -24,7 +24,7 @@ const self = fileURLToPath(import.meta.url);
 const BENCH_WRITE_LIMIT = '1000000000';
 
 const { CONSENTS_OF_SQL, CUSTOMER_COLUMNS, customerSql, toConsent, toContact, withConsentsSql } = createRequire(import.meta.url)(
-  join(root, 'dist/apps/contacts-api/src/contacts.sql.js'),
+  join(root, 'dist/apps/contacts-api/src/customers.sql.js'),
 );
 /** A consent as the API answers it: with whether it is active. */
 const withActive = (consent) => ({ ...consent, active: consent.granted && consent.withdrawn_at === null });

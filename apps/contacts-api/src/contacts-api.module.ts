@@ -7,8 +7,8 @@ import type { Logger } from 'pino';
 import { CHAT_MODEL_CLIENT, CHAT_MODEL_WAIT_MS, ChatModel } from './chat-model';
 import { ContactsApiConfig } from './contacts-api.config';
 import { ContactsController } from './contacts.controller';
-import { ContactsRepository } from './contacts.repository';
-import { ContactsService } from './contacts.service';
+import { CustomersRepository } from './customers.repository';
+import { CustomersService } from './customers.service';
 import { InternalContactsController } from './internal-contacts.controller';
 import { CONTACTS_MIGRATIONS, CONTACTS_SCHEMA } from './migrations';
 
@@ -16,8 +16,8 @@ import { CONTACTS_MIGRATIONS, CONTACTS_SCHEMA } from './migrations';
 @Module({
   controllers: [ContactsController, InternalContactsController],
   providers: [
-    ...repositoryProviders(ContactsRepository),
-    ContactsService,
+    ...repositoryProviders(CustomersRepository),
+    CustomersService,
     ChatModel,
     {
       provide: CHAT_MODEL_CLIENT,

@@ -22,7 +22,7 @@ import {
 } from '@svc/contracts';
 import { ApiInvalidQueryResponse, Caller, InternalCallers, NoContent, PublicApiController, Route } from '@svc/platform';
 import type { FastifyReply } from 'fastify';
-import { ContactsService } from './contacts.service';
+import { CustomersService } from './customers.service';
 
 const BAD_REF = {
   summary: 'The ref in the path is too long or has control characters',
@@ -37,7 +37,7 @@ const NOT_FOUND = {
 @PublicApiController('Customers')
 @InternalCallers('gateway', 'mcp-server')
 export class ContactsController {
-  constructor(private readonly contacts: ContactsService) {}
+  constructor(private readonly customers: CustomersService) {}
 
   @Route(API_ROUTES.contacts.upsert)
   @ApiOperation({
@@ -91,7 +91,7 @@ export class ContactsController {
     @Body() body: UpsertContactDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ContactResponseDto> {
-    const { created, contact } = await this.contacts.upsert(caller.account.id, ref, body, caller.requestId);
+    const { created, contact } = await this.customers.upsert(caller.account.id, ref, body, caller.requestId);
     reply.status(created ? 201 : 200);
     return contact;
   }
@@ -108,7 +108,7 @@ export class ContactsController {
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'The ref is invalid.', examples: { bad_ref: BAD_REF } })
   @ApiNotFoundResponse(NOT_FOUND)
   get(@Caller() caller: GatewayContext, @Param() { ref }: ContactRefParams): Promise<ContactResponseDto> {
-    return this.contacts.get(caller.account.id, ref);
+    return this.customers.get(caller.account.id, ref);
   }
 
   @Route(API_ROUTES.contacts.list)
@@ -124,7 +124,7 @@ export class ContactsController {
     message: 'give exactly one of email and phone',
   })
   find(@Caller() caller: GatewayContext, @Query() query: FindContactsQueryDto): Promise<ContactListResponseDto> {
-    return this.contacts.find(caller.account.id, query);
+    return this.customers.find(caller.account.id, query);
   }
 
   @Route(API_ROUTES.contacts.erase)
@@ -137,6 +137,6 @@ export class ContactsController {
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'The ref is invalid.', examples: { bad_ref: BAD_REF } })
   @ApiNotFoundResponse(NOT_FOUND)
   erase(@Caller() caller: GatewayContext, @Param() { ref }: ContactRefParams): Promise<void> {
-    return this.contacts.erase(caller.account.id, ref, caller.requestId);
+    return this.customers.erase(caller.account.id, ref, caller.requestId);
   }
 }

@@ -2,7 +2,7 @@ import { CustomerFields, DomainMessage, EventContact, StoredConsent } from '@svc
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
 import { execute, queryOne, queryRows } from '@svc/persistence';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import { Withdrawal } from './contact-rules';
+import { Withdrawal } from './customer-rules';
 import {
   CONSENT_COLUMNS,
   CONSENTS_OF_SQL,
@@ -14,10 +14,10 @@ import {
   toConsent,
   toContact,
   withConsentsSql,
-} from './contacts.sql';
+} from './customers.sql';
 import { CONTACTS_SCHEMA } from './migrations';
 
-export type { CustomerLookup } from './contacts.sql';
+export type { CustomerLookup } from './customers.sql';
 
 /** A consent and contacts-api's id of it. */
 export interface IdentifiedConsent {
@@ -52,7 +52,7 @@ function isRetryable(err: unknown): boolean {
 }
 
 /** Reads, every one scoped by account. Shared by the repository and its transactions. */
-class ContactReads {
+class CustomerReads {
   constructor(protected readonly db: DataSource | EntityManager) {}
 
   byRef(accountId: string, ref: string): Promise<EventContact | undefined> {
@@ -107,7 +107,7 @@ class ContactReads {
 }
 
 /** The writes of one transaction. Customers are locked (`FOR UPDATE`) before their consents change. */
-export class ContactsTransaction extends ContactReads {
+export class CustomersTransaction extends CustomerReads {
   /** What this transaction changed of customers who existed before it: the chat's model is told once it committed (ADR 014). */
   readonly modelChanges: DomainMessage[] = [];
 
@@ -295,16 +295,16 @@ export class ContactsTransaction extends ContactReads {
 }
 
 /** The SQL of schema `contacts`, and nothing else. */
-export class ContactsRepository extends ContactReads {
+export class CustomersRepository extends CustomerReads {
   constructor(private readonly dataSource: DataSource) {
     super(dataSource);
   }
 
   /** Runs `work` in a READ COMMITTED transaction, again from the start when it loses a race to another writer. */
-  async transaction<T>(work: (tx: ContactsTransaction) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: CustomersTransaction) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.dataSource.transaction((manager) => work(new ContactsTransaction(manager)));
+        return await this.dataSource.transaction((manager) => work(new CustomersTransaction(manager)));
       } catch (err) {
         if (attempt >= MAX_ATTEMPTS || !isRetryable(err)) throw err;
       }

@@ -2,8 +2,8 @@ import { DomainMessage, EventContact, StoredConsent } from '@svc/contracts';
 import { domainMessage } from '@svc/messaging';
 import { ApiError } from '@svc/platform';
 import { ChatModel } from './chat-model';
-import { ContactsRepository, ContactsTransaction, RetryTransaction } from './contacts.repository';
-import { ContactsService } from './contacts.service';
+import { CustomersRepository, CustomersTransaction, RetryTransaction } from './customers.repository';
+import { CustomersService } from './customers.service';
 
 const ACCOUNT = '0f8fad5b-d9cb-469f-a165-70867728950e';
 
@@ -51,10 +51,10 @@ function fakeTransaction(state: { byRef?: EventContact; bySvcId?: EventContact; 
 }
 
 function serviceWith(tx: ReturnType<typeof fakeTransaction>) {
-  const transaction = jest.fn(async (work: (t: ContactsTransaction) => Promise<unknown>) => work(tx as unknown as ContactsTransaction));
-  const repository = { transaction } as unknown as ContactsRepository;
+  const transaction = jest.fn(async (work: (t: CustomersTransaction) => Promise<unknown>) => work(tx as unknown as CustomersTransaction));
+  const repository = { transaction } as unknown as CustomersRepository;
   const tell = jest.fn(async () => undefined);
-  return { service: new ContactsService(repository, { tell } as unknown as ChatModel), transaction, tell };
+  return { service: new CustomersService(repository, { tell } as unknown as ChatModel), transaction, tell };
 }
 
 const apiError = async (promise: Promise<unknown>) => {
@@ -63,7 +63,7 @@ const apiError = async (promise: Promise<unknown>) => {
   return { code: (err as ApiError).code, status: (err as ApiError).getStatus(), details: (err as ApiError).details };
 };
 
-describe('ContactsService.upsert', () => {
+describe('CustomersService.upsert', () => {
   it('inserts a new customer with the merged fields and reports it created', async () => {
     const tx = fakeTransaction({ inserted: contact({ name: 'Grace' }) });
     const { service } = serviceWith(tx);
@@ -153,7 +153,7 @@ describe('ContactsService.upsert', () => {
   });
 });
 
-describe('ContactsService: what the chat writes', () => {
+describe('CustomersService: what the chat writes', () => {
   const chatTransaction = (bySvcId?: EventContact) => ({
     ...fakeTransaction({ bySvcId }),
     now: jest.fn(async () => '2026-11-21T10:04:05.123456+00:00'),

@@ -1,5 +1,5 @@
 import { ConsentInputDto, CustomerFields, StoredConsent } from '@svc/contracts';
-import { consentProblems, instantMicros, mergeCustomer, NEW_CUSTOMER, planConsents } from './contact-rules';
+import { consentProblems, instantMicros, mergeCustomer, NEW_CUSTOMER, planConsents } from './customer-rules';
 
 const stored = (overrides: Partial<StoredConsent> = {}): StoredConsent => ({
   purpose: 'future_email',

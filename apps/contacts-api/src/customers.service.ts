@@ -26,15 +26,15 @@ import {
 import { domainMessage } from '@svc/messaging';
 import { ApiError } from '@svc/platform';
 import { ChatModel } from './chat-model';
-import { consentProblems, mergeCustomer, NEW_CUSTOMER, planConsents } from './contact-rules';
+import { consentProblems, mergeCustomer, NEW_CUSTOMER, planConsents } from './customer-rules';
 import {
-  ContactsRepository,
-  ContactsTransaction,
+  CustomersRepository,
+  CustomersTransaction,
   CustomerLookup,
   IdentifiedConsent,
   RetryTransaction,
   WHATSAPP_PURPOSES,
-} from './contacts.repository';
+} from './customers.repository';
 
 export interface UpsertResult {
   created: boolean;
@@ -52,9 +52,9 @@ const eventConversation = (conversation: EventConversation | null): EventConvers
 const unknownRef = (ref: string) => new ApiError('not_found', `There is no customer with ref ${JSON.stringify(ref)}.`);
 
 @Injectable()
-export class ContactsService {
+export class CustomersService {
   constructor(
-    private readonly contacts: ContactsRepository,
+    private readonly customers: CustomersRepository,
     private readonly chatModel: ChatModel,
   ) {}
 
@@ -62,9 +62,9 @@ export class ContactsService {
    * Runs `work` in one transaction (again from the start when it loses a race); once it committed,
    * and before the caller hears of it, the chat's model of customers shows what it changed (ADR 014).
    */
-  private async write<T>(accountId: string, requestId: string, work: (tx: ContactsTransaction) => Promise<T>): Promise<T> {
-    let committed: ContactsTransaction | undefined;
-    const result = await this.contacts.transaction((tx) => {
+  private async write<T>(accountId: string, requestId: string, work: (tx: CustomersTransaction) => Promise<T>): Promise<T> {
+    let committed: CustomersTransaction | undefined;
+    const result = await this.customers.transaction((tx) => {
       committed = tx;
       return work(tx);
     });
@@ -103,7 +103,7 @@ export class ContactsService {
   }
 
   /** The chat-met customer `svc_id` names, locked, if `{ref}` may be attached to it (else 404 or 409). */
-  private async attachable(tx: ContactsTransaction, accountId: string, ref: string, svcId: number): Promise<EventContact> {
+  private async attachable(tx: CustomersTransaction, accountId: string, ref: string, svcId: number): Promise<EventContact> {
     const customer = await tx.lockBySvcId(accountId, svcId);
     if (!customer) throw new ApiError('not_found', `There is no customer with svc_id ${svcId}.`);
     if (customer.ref === ref) return customer;
@@ -123,7 +123,7 @@ export class ContactsService {
   }
 
   async get(accountId: string, ref: string): Promise<ContactResponseDto> {
-    const [found] = await this.contacts.withConsents(accountId, { by: 'ref', value: ref });
+    const [found] = await this.customers.withConsents(accountId, { by: 'ref', value: ref });
     if (!found) throw unknownRef(ref);
     return toContactResponse(found.contact, found.consents);
   }
@@ -132,7 +132,7 @@ export class ContactsService {
     // The query DTO lets exactly one of the two through.
     const lookup: CustomerLookup =
       query.email !== undefined ? { by: 'email', value: query.email } : { by: 'phone', value: query.phone as string };
-    const found = await this.contacts.withConsents(accountId, lookup);
+    const found = await this.customers.withConsents(accountId, lookup);
     return { contacts: found.map(({ contact, consents }) => toContactResponse(contact, consents)) };
   }
 
@@ -145,13 +145,13 @@ export class ContactsService {
 
   /** For other services (identity-issuer): the customer without consents, by ref or by svc_id. */
   async contactByRef(accountId: string, ref: string): Promise<EventContact> {
-    const customer = await this.contacts.byRef(accountId, ref);
+    const customer = await this.customers.byRef(accountId, ref);
     if (!customer) throw unknownRef(ref);
     return customer;
   }
 
   async contactBySvcId(accountId: string, svcId: number): Promise<EventContact> {
-    const customer = await this.contacts.bySvcId(accountId, svcId);
+    const customer = await this.customers.bySvcId(accountId, svcId);
     if (!customer) throw unknownSvcId(svcId);
     return customer;
   }
@@ -199,7 +199,7 @@ export class ContactsService {
   /** For the console: a customer's consents with their ids. */
   async consentsOf(accountId: string, svcId: number): Promise<InternalConsentsResponse> {
     await this.contactBySvcId(accountId, svcId);
-    const consents = await this.contacts.consentsWithIds(accountId, svcId);
+    const consents = await this.customers.consentsWithIds(accountId, svcId);
     return { consents: consents.map(internalConsent) };
   }
 
