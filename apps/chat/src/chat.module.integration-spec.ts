@@ -6,7 +6,7 @@ import { createTestDatabase, createTestVhost, TestDatabase, TestVhost } from '@s
 import pino from 'pino';
 import { DataSource } from 'typeorm';
 import { AssistantService } from './assistant/assistant.service';
-import { ChannelDeliveryWorker } from './channels/delivery-worker';
+import { ChannelDeliveryWorker } from './channels/channel-delivery-worker';
 import { chatConfigSpec } from './chat.config';
 import { HandoverSweeper } from './handover/handover-sweeper';
 import { InboxStreamService } from './inbox/inbox-stream.service';

@@ -8,8 +8,8 @@ import { DELIVERY_INTERVAL_MS, DELIVERY_RETRY_BASE_MS, EMAIL_LINKS, WHATSAPP_PRO
 import { ConversationsModule } from '../conversations/conversations.module';
 import { ChannelsInternalController } from './channels.controller';
 import { ChannelsRepository } from './channels.repository';
-import { ChannelDeliveriesRepository } from './deliveries.repository';
-import { ChannelDeliveryWorker } from './delivery-worker';
+import { ChannelDeliveriesRepository } from './channel-deliveries.repository';
+import { ChannelDeliveryWorker } from './channel-delivery-worker';
 import { EmailConfirmationController } from './email-confirmation.controller';
 import { EmailConfirmationService } from './email-confirmation.service';
 import { CloudApiProvider, EmailSender } from './senders';

@@ -9,7 +9,7 @@ import { ConversationRow, ConversationsRepository, ConversationTransaction } fro
 import { accountContext } from '../conversations/customers.service';
 import { confirmedTokenHash, successorToken } from '../conversations/visitor-token';
 import { ChannelsRepository } from './channels.repository';
-import { ChannelDeliveriesRepository } from './deliveries.repository';
+import { ChannelDeliveriesRepository } from './channel-deliveries.repository';
 import { confirmationEmail, confirmationPage } from './email-texts';
 import { ChatConfig } from '../chat.config';
 

@@ -12,7 +12,7 @@ import { confirmedTokenHash, successorToken } from '../conversations/visitor-tok
 import { textsFor } from '../texts/texts';
 import { confirmationCodeIn, isStopWord, WhatsappSendRefusal, whatsappRefusal } from './channel-rules';
 import { ChannelsRepository } from './channels.repository';
-import { ChannelDeliveriesRepository } from './deliveries.repository';
+import { ChannelDeliveriesRepository } from './channel-deliveries.repository';
 import { REPLY_QUEUE } from '../chat.tokens';
 
 /** One inbound text message, as the Cloud API webhook carries it. */

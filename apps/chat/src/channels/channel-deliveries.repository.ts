@@ -7,7 +7,7 @@ import type { OutgoingEmail, WhatsappOutbound } from './senders';
 export type DeliveryPayload =
   { kind: 'whatsapp'; phoneNumberId: string; message: WhatsappOutbound } | { kind: 'email'; email: OutgoingEmail };
 
-export interface Delivery {
+export interface ChannelDelivery {
   id: number;
   account_id: string;
   conversation_id: number | null;
@@ -41,8 +41,8 @@ export class ChannelDeliveriesRepository {
   }
 
   /** Claims due deliveries (SKIP LOCKED: any replica may take any of them), counting the attempt. */
-  async claimDue(limit: number): Promise<Delivery[]> {
-    const rows = await queryRows<Omit<Delivery, 'id' | 'conversation_id'> & { id: string; conversation_id: string | null }>(
+  async claimDue(limit: number): Promise<ChannelDelivery[]> {
+    const rows = await queryRows<Omit<ChannelDelivery, 'id' | 'conversation_id'> & { id: string; conversation_id: string | null }>(
       this.db,
       `UPDATE chat.deliveries d SET attempts = attempts + 1, next_attempt_at = now() + $2::bigint * interval '1 millisecond'
         WHERE id IN (SELECT id FROM chat.deliveries WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()

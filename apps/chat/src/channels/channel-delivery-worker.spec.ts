@@ -1,8 +1,8 @@
 import { createLogger } from '@svc/platform';
 import { MailSink } from '@svc/testing';
 import { Writable } from 'node:stream';
-import { ChannelDeliveriesRepository, Delivery } from './deliveries.repository';
-import { ChannelDeliveryWorker } from './delivery-worker';
+import { ChannelDeliveriesRepository, ChannelDelivery } from './channel-deliveries.repository';
+import { ChannelDeliveryWorker } from './channel-delivery-worker';
 import { CloudApiProvider, EmailSender, withoutAddresses } from './senders';
 
 /** Every log line written, as text. */
@@ -35,7 +35,7 @@ describe('email delivery: an SMTP refusal that quotes the recipient', () => {
     const email = new EmailSender(sink.url, 'Chat <no-reply@localhost>', logger);
     const parked: string[] = [];
     // The repository only is stood in for: the sender and the SMTP server are real.
-    const delivery: Delivery = {
+    const delivery: ChannelDelivery = {
       id: 7,
       account_id: '00000000-0000-4000-8000-000000000001',
       conversation_id: 1,

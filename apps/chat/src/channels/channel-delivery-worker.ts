@@ -3,7 +3,7 @@ import { Claimed, LeaseWorker } from '@svc/jobs';
 import { InjectLogger } from '@svc/platform';
 import type { Logger } from 'pino';
 import { retryDelayMs } from './channel-rules';
-import { ChannelDeliveriesRepository, Delivery } from './deliveries.repository';
+import { ChannelDeliveriesRepository, ChannelDelivery } from './channel-deliveries.repository';
 import { EmailSender, SendResult, WhatsappProvider } from './senders';
 import { DELIVERY_INTERVAL_MS, DELIVERY_RETRY_BASE_MS, WHATSAPP_PROVIDER } from '../chat.tokens';
 
@@ -15,7 +15,7 @@ const BATCH = 20;
  * parked. Any replica may run it: claims use SKIP LOCKED (a claim leases a delivery for a minute).
  */
 @Injectable()
-export class ChannelDeliveryWorker extends LeaseWorker<Delivery> {
+export class ChannelDeliveryWorker extends LeaseWorker<ChannelDelivery> {
   constructor(
     private readonly deliveries: ChannelDeliveriesRepository,
     @Inject(WHATSAPP_PROVIDER) private readonly whatsapp: WhatsappProvider,
@@ -36,11 +36,11 @@ export class ChannelDeliveryWorker extends LeaseWorker<Delivery> {
     );
   }
 
-  protected async claim(room: number): Promise<Claimed<Delivery>> {
+  protected async claim(room: number): Promise<Claimed<ChannelDelivery>> {
     return { jobs: await this.deliveries.claimDue(room) };
   }
 
-  protected handle(delivery: Delivery): Promise<void> {
+  protected handle(delivery: ChannelDelivery): Promise<void> {
     return this.attempt(delivery);
   }
 
@@ -50,7 +50,7 @@ export class ChannelDeliveryWorker extends LeaseWorker<Delivery> {
     this.email.close();
   }
 
-  private async attempt(delivery: Delivery): Promise<void> {
+  private async attempt(delivery: ChannelDelivery): Promise<void> {
     const { payload } = delivery;
     const result: SendResult =
       payload.kind === 'whatsapp' ? await this.whatsapp.send(payload.phoneNumberId, payload.message) : await this.email.send(payload.email);
