@@ -113,31 +113,34 @@ const conversationColumns = (alias?: string): string => {
 const CONVERSATION_COLUMNS = conversationColumns();
 const MESSAGE_COLUMNS = 'id, author, text, at, citation, offers_person';
 
-/**
- * A statement of every customer message and reply (a visitor's call, the assistant's answer, a
- * stream's read): a named prepared statement, planned once per connection instead of on each call.
+/*
+ * The statements of every customer message and reply (a visitor's call, the assistant's answer, a
+ * stream's read) are named prepared statements (`{ name, text }`), planned once per connection
+ * instead of on each call (ADR 003).
  */
-const hot = (name: string, text: string): PreparedStatement => ({ name: `chat_${name}`, text });
 
-const STREAM_READ = hot(
-  'stream_read',
-  `SELECT c.status, c.handover, c.token_issued_at::text AS token_issued_at, m.id, m.author, m.text, m.at, m.citation, m.offers_person
+const STREAM_READ = {
+  name: 'chat_stream_read',
+  text: `SELECT c.status, c.handover, c.token_issued_at::text AS token_issued_at, m.id, m.author, m.text, m.at, m.citation, m.offers_person
      FROM chat.conversations c
      LEFT JOIN LATERAL (
        SELECT ${MESSAGE_COLUMNS} FROM chat.messages
         WHERE account_id = c.account_id AND conversation_id = c.id AND id > $3 ORDER BY id LIMIT $4) m ON true
     WHERE c.account_id = $1 AND c.id = $2
     ORDER BY m.id`,
-);
+};
 /** Customer messages counted by the per-conversation message limit: those of the last minute. */
 const MESSAGE_WINDOW = `interval '1 minute'`;
-const RECENT_CUSTOMER_MESSAGES = hot(
-  'recent_customer_messages',
-  `SELECT count(*)::int AS count, coalesce(ceil(extract(epoch FROM min(t.at) + ${MESSAGE_WINDOW} - now()) * 1000), 0)::int AS retry_after_ms
+const RECENT_CUSTOMER_MESSAGES = {
+  name: 'chat_recent_customer_messages',
+  text: `SELECT count(*)::int AS count, coalesce(ceil(extract(epoch FROM min(t.at) + ${MESSAGE_WINDOW} - now()) * 1000), 0)::int AS retry_after_ms
      FROM chat.conversations c, unnest(c.recent_customer_at) AS t(at)
     WHERE c.account_id = $1 AND c.id = $2 AND t.at > now() - ${MESSAGE_WINDOW}`,
-);
-const LOCK = hot('lock', `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`);
+};
+const LOCK = {
+  name: 'chat_lock',
+  text: `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`,
+};
 /** A NOTIFY payload must stay under 8,000 bytes: a longer message wakes its streams with the id alone. */
 const NOTE_BYTES = 7_900;
 /** A timestamptz as the contract writes it (formatTimestamp of @svc/persistence). */
@@ -157,9 +160,9 @@ const CONTRACT_TIME = (column: string): string => `to_char(${column} AT TIME ZON
  * - a message the assistant has to answer is leased (`$16` ms) to this process from birth.
  * The NOTIFYs wake the conversation's streams (with the message), the account's inbox and the outbox relay on commit.
  */
-const ADD_MESSAGE = hot(
-  'add_message',
-  `WITH finished AS (
+const ADD_MESSAGE = {
+  name: 'chat_add_message',
+  text: `WITH finished AS (
      UPDATE chat.messages SET reply_pending = false, reply_lease_until = NULL
        FROM (${ASYNC_COMMIT}) AS async_commit
       WHERE $10::bigint IS NOT NULL AND account_id = $1 AND conversation_id = $2 AND id = $10 AND reply_pending
@@ -202,15 +205,14 @@ const ADD_MESSAGE = hot(
        SELECT json_build_object('c', $2::bigint, 'm', json_build_object(
                 'id', added.id, 'author', added.author, 'text', added.text, 'at', ${CONTRACT_TIME('added.at')},
                 'citation', added.citation, 'offers_person', added.offers_person))::text AS note) AS n`,
-);
+};
 /** The messages an UPDATE … RETURNING `claim` claimed, each with its conversation, in the same statement. */
-const claiming = (name: string, claim: string): PreparedStatement =>
-  hot(
-    name,
-    `WITH claimed AS (${claim})
+const claiming = (name: string, claim: string): PreparedStatement => ({
+  name: `chat_${name}`,
+  text: `WITH claimed AS (${claim})
      SELECT claimed.id AS message_id, claimed.text AS message_text, claimed.reply_failures AS message_failures, ${conversationColumns('c')}
        FROM claimed JOIN chat.conversations c ON c.account_id = claimed.account_id AND c.id = claimed.conversation_id`,
-  );
+});
 const CLAIM_STALE_REPLIES = claiming(
   'claim_stale_replies',
   `UPDATE chat.messages m SET reply_lease_until = now() + $2::bigint * interval '1 millisecond'
@@ -227,15 +229,15 @@ const TOKEN_TIMES = `c.token_issued_at::text AS token_issued_at, (extract(epoch 
  * A visitor's conversation, with how many messages the customer wrote in the last minute (a cheap
  * first look at the limit), its customer as the chat's model holds them and its token's age.
  */
-const BY_TOKEN_HASH = hot(
-  'by_token_hash',
-  `SELECT ${conversationColumns('c')},
+const BY_TOKEN_HASH = {
+  name: 'chat_by_token_hash',
+  text: `SELECT ${conversationColumns('c')},
           (SELECT count(*) FROM unnest(c.recent_customer_at) AS t WHERE t > now() - ${MESSAGE_WINDOW})::int AS recent_customer_messages,
           held.contact AS customer, ${TOKEN_TIMES}
      FROM chat.conversations c
      LEFT JOIN chat.customers held ON held.account_id = c.account_id AND held.svc_id = c.customer_svc_id
     WHERE c.token_hash = $1`,
-);
+};
 
 type MessageRow = ChatMessage;
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Page, toPage } from '@svc/contracts';
-import { ASYNC_COMMIT, execute, queryOne, queryRows, SqlParam } from '@svc/persistence';
+import { ASYNC_COMMIT, execute, queryOne, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 
 /** NOTIFY channel on which new deliveries wake the workers of every dispatcher process. */
@@ -128,14 +128,6 @@ export class DeliveriesRepository {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
   /**
-   * The delivery loop's statements run hundreds of times a second: as named prepared statements on
-   * the data source's own pool they are planned once per connection, not on every call.
-   */
-  private prepared<Row extends object>(name: string, text: string, values: readonly SqlParam[]): Promise<Row[]> {
-    return queryRows<Row>(this.db, { name, text }, values);
-  }
-
-  /**
    * For each event, one delivery per active endpoint of its account that takes its kind, with the
    * body bytes every attempt will send; a repeated event adds nothing (unique endpoint + event).
    * One statement for the whole batch. The endpoint rows are share-locked, so a concurrent deletion
@@ -157,9 +149,11 @@ export class DeliveriesRepository {
    */
   async insertForEvents(events: readonly NewEvent[], options: { lease?: InsertLease; notify: boolean }): Promise<InsertedDeliveries> {
     const { lease, notify } = options;
-    const rows = await this.prepared<ClaimedDelivery & { claim_token: string | null }>(
-      'webhooks_insert_deliveries',
-      `WITH input AS (
+    const rows = await queryRows<ClaimedDelivery & { claim_token: string | null }>(
+      this.db,
+      {
+        name: 'webhooks_insert_deliveries',
+        text: `WITH input AS (
          SELECT u.account_id, u.event_id, u.kind, u.svc_id, u.ord, CASE WHEN x.svc_id IS NULL THEN u.body ELSE u.erased_body END AS body
          FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bytea[], $12::bigint[], $13::bytea[]) WITH ORDINALITY AS u (account_id, event_id, kind, body, svc_id, erased_body, ord)
          LEFT JOIN webhooks.erased_contacts x ON x.account_id = u.account_id AND x.svc_id = u.svc_id
@@ -197,6 +191,7 @@ export class DeliveriesRepository {
        SELECT i.*, e.url, e.secret_sealed, ${PREVIOUS_SECRET},
               CASE WHEN i.claim_token IS NULL AND i.status = 'pending' AND $10 THEN pg_notify($5, '') END AS notified
        FROM inserted i JOIN webhooks.endpoints e ON e.id = i.endpoint_id`,
+      },
       [
         events.map((e) => e.accountId),
         events.map((e) => e.eventId),
@@ -228,9 +223,11 @@ export class DeliveriesRepository {
    * cap or another worker's lock), so that the caller knows to claim again as room frees up.
    */
   async claim(options: ClaimOptions): Promise<Claim> {
-    const rows = await this.prepared<ClaimedDelivery & { left_behind: boolean }>(
-      'webhooks_claim',
-      `WITH RECURSIVE ${ASYNC_COMMIT_CTE}, pending_endpoints AS (
+    const rows = await queryRows<ClaimedDelivery & { left_behind: boolean }>(
+      this.db,
+      {
+        name: 'webhooks_claim',
+        text: `WITH RECURSIVE ${ASYNC_COMMIT_CTE}, pending_endpoints AS (
          (SELECT endpoint_id FROM webhooks.deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
          UNION ALL
          SELECT (SELECT d.endpoint_id FROM webhooks.deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
@@ -284,6 +281,7 @@ export class DeliveriesRepository {
            AND d.id NOT IN (SELECT id FROM locked)
        ) AS left_behind
        FROM async_commit LEFT JOIN claimed ON true`,
+      },
       [options.limit, options.maxInFlightPerEndpoint, options.leaseMs, options.token, options.maxInFlightPerAccount],
     );
     return { deliveries: rows.filter((row) => row.id !== null), leftBehind: rows[0]?.left_behind ?? false };
@@ -296,9 +294,11 @@ export class DeliveriesRepository {
    */
   async complete(attempts: CompletedAttempt[]): Promise<void> {
     const column = <T>(pick: (a: CompletedAttempt) => T): T[] => attempts.map(pick);
-    await this.prepared(
-      'webhooks_complete',
-      `WITH ${ASYNC_COMMIT_CTE}, r AS (
+    await queryRows(
+      this.db,
+      {
+        name: 'webhooks_complete',
+        text: `WITH ${ASYNC_COMMIT_CTE}, r AS (
          SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::timestamptz[], $7::int[], $8::int[], $9::text[], $10::text[])
            AS r (id, account_id, token, outcome, retry_ms, started_at, duration_ms, status_code, error, response_body)
        ), recorded AS (
@@ -314,6 +314,7 @@ export class DeliveriesRepository {
          claim_token = NULL
        FROM r, async_commit
        WHERE d.id = r.id AND d.claim_token = r.token AND d.status = 'pending'`,
+      },
       [
         column((a) => a.deliveryId),
         column((a) => a.accountId),
