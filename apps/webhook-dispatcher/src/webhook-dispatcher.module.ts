@@ -24,11 +24,11 @@ import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
 
 /** `POST /internal/events`, for the end-to-end suites only (see `loadTestSupport`). */
 function testSupportControllers(config: WebhookDispatcherConfig): Type[] {
-  const support = loadTestSupport<{ InternalEventsController: Type }>(
+  const support = loadTestSupport<{ TestEventsController: Type }>(
     config.NODE_ENV,
-    join(__dirname, TEST_SUPPORT_DIR, 'internal-events.controller'),
+    join(__dirname, TEST_SUPPORT_DIR, 'test-events.controller'),
   );
-  return support ? [support.InternalEventsController] : [];
+  return support ? [support.TestEventsController] : [];
 }
 
 @Module({})

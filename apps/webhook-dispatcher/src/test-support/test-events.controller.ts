@@ -14,7 +14,7 @@ import { InvalidRecordedEventError } from '../delivery/recorded-event';
 @ApiExcludeController()
 @Controller('internal/events')
 @InternalCallers('gateway')
-export class InternalEventsController {
+export class TestEventsController {
   constructor(private readonly deliveries: DeliveryService) {}
 
   @Post()
