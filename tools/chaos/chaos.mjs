@@ -31,7 +31,11 @@ import {
   backend,
 } from './workload.mjs';
 
+/** @typedef {import('./workload.mjs').Account} Account */
+/** @typedef {import('./cluster.mjs').Replica} Replica */
+
 const startedAt = new Date();
+/** @param {string} line */
 const log = (line) => process.stdout.write(`[${((Date.now() - startedAt.getTime()) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
 
 // A fresh clone is built first (SWC: seconds); a built tree is run as it is.
@@ -61,6 +65,11 @@ const faultS = Math.round(minutes * 60);
 // freePort): a port a killed replica leaves free for seconds must not be taken by another suite's app.
 // A block of 100 is the run's while it holds the block's first port: a second run takes the next one.
 const PORT_BLOCK = 100;
+/**
+ * A server listening on `port`, or null when the port is taken.
+ * @param {number} port
+ * @returns {Promise<import('node:net').Server | null>}
+ */
 const bind = (port) =>
   new Promise((resolve) => {
     const server = createServer();
@@ -87,8 +96,11 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-chaos-'));
 // a restarted replica other code than its sibling's.
 cpSync(join(root, 'dist'), join(dir, 'dist'), { recursive: true });
 symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+/** @type {typeof import('../../libs/testing/src/index.js')} */
 const testing = createRequire(import.meta.url)(join(dir, 'dist/libs/testing/src/index.js'));
+/** @type {(() => Promise<unknown>)[]} */
 const cleanups = [];
+/** @type {Promise<void> | null} */
 let cleaning = null;
 /** Undoes everything the run did, last first: faults in effect, processes, the private servers, the vhost. */
 const cleanup = () =>
@@ -157,17 +169,19 @@ try {
   // Accounts, each with two webhook endpoints (message.received only; every kind) and knowledge to answer from.
   const { accounts: accountsService, dataSource } = await testing.accountsFor(database.url);
   const setupRecorder = createRecorder();
+  /** @type {Account[]} */
   const accounts = [];
   for (let i = 0; i < accountCount; i += 1) {
     const created = await accountsService.createAccount(`Chaos ${i}`, 'scale');
+    /** @type {Account} */
     const account = { accountId: created.account.id, key: created.apiKey, endpoints: [] };
     const auth = { authorization: `Bearer ${account.key}` };
     const whoami = await settle(setupRecorder, `${api}/whoami`, { headers: auth });
     account.widget = whoami.body.widget;
-    for (const [name, events] of [
+    for (const [name, events] of /** @type {[string, string[] | null][]} */ ([
       ['a', ['message.received']],
       ['b', null],
-    ]) {
+    ])) {
       const path = `/${name}/${i}`;
       const r = await settle(setupRecorder, `${api}/webhooks`, {
         method: 'POST',
@@ -190,12 +204,16 @@ try {
   // The workload, from now until `stopWork`.
   const recorder = createRecorder();
   const model = createWriteModel();
+  /** @type {import('./workload.mjs').Conversation[]} */
   const conversations = [];
+  /** @type {Map<string, FeedReader>} */
   const readers = new Map();
   let stopWork = false;
   const stop = () => stopWork;
+  /** @type {Promise<unknown>[]} */
   const workers = [];
   accounts.forEach((account, i) => {
+    /** @param {number} n */
     const r = (n) => seededRandom(seed * 31 + i * 1009 + n);
     workers.push(backend({ api, key: account.key, accountId: account.accountId, random: r(1), recorder, model, stop, paceS: [1, 3] }));
     workers.push(
@@ -239,11 +257,16 @@ try {
   log(`baseline: ${baselineS} s without faults`);
   await sleep(baselineS * 1000);
   const faultsFrom = Date.now();
-  for (const r of cluster.replicas) r.incarnations.at(-1).warmRssKb = cluster.rssKb(r);
+  /**
+   * The replica's current process (every replica was started).
+   * @param {Replica} r
+   */
+  const current = (r) => /** @type {import('./cluster.mjs').Incarnation} */ (r.incarnations.at(-1));
+  for (const r of cluster.replicas) current(r).warmRssKb = cluster.rssKb(r);
   // A replica restarted later is weighed once it has served for a minute.
   const warmTimer = setInterval(() => {
     for (const r of cluster.replicas) {
-      const inc = r.incarnations.at(-1);
+      const inc = current(r);
       if (inc.warmRssKb === null && inc.readyAt && Date.now() - inc.readyAt > 60_000) inc.warmRssKb = cluster.rssKb(r);
     }
   }, 1000);
@@ -270,6 +293,7 @@ try {
 
   // Drain: the feed stops growing, every stream has caught up and every subscribed event has arrived.
   log(`draining (at most ${drainS} s)`);
+  /** @type {Map<string, import('./workload.mjs').FeedEvent[]>} */
   const feeds = new Map();
   const drainDeadline = Date.now() + drainS * 1000;
   for (let last = -1, stableSince = Date.now(); Date.now() < drainDeadline; await sleep(2000)) {
@@ -282,7 +306,7 @@ try {
   for (const reader of readers.values()) await reader.catchUp();
   for (const c of conversations) {
     const r = await settle(recorder, `${cluster.publicUrl}/chat/v1/conversation`, { headers: { authorization: `Bearer ${c.token}` } });
-    c.messages = r.body?.messages ?? [];
+    c.messages = /** @type {import('./workload.mjs').ChatMessage[]} */ (r.body?.messages ?? []);
     const last = Math.max(0, ...c.messages.map((m) => m.id));
     for (const end = Date.now() + 20_000; c.stream.lastId < last && Date.now() < end;) await sleep(200);
     await c.stream.close();
@@ -295,13 +319,17 @@ try {
   const deliveries = checkDeliveries({ accounts, feeds, receiver });
   const errors = checkServerErrors(recorder, faults.windows);
   const memory = cluster.replicas.flatMap((r) => {
-    const inc = r.incarnations.at(-1);
-    const endKb = cluster.rssKb(r);
+    const inc = current(r);
+    const endKb = Number(cluster.rssKb(r)); // null (no /proc entry) as 0, as the arithmetic below took it
     return inc.warmRssKb
       ? [{ replica: r.name, warm_mib: round1(inc.warmRssKb / 1024), end_mib: round1(endKb / 1024), ratio: round1(endKb / inc.warmRssKb) }]
       : [];
   });
   const tooBig = memory.filter((m) => m.ratio > 1.5);
+  /**
+   * @param {number} from
+   * @param {number} to
+   */
   const rate = (from, to) => round1(recorder.acked.filter((a) => a.at >= from && a.at < to).length / ((to - from) / 1000));
   const throughput = { baseline_per_s: rate(baselineFrom, faultsFrom), faults_per_s: rate(faultsFrom, faultsTo) };
   const crashes = cluster.replicas.reduce((n, r) => n + r.crashes, 0);
@@ -377,7 +405,7 @@ try {
     `chaos: ${W} writes, ${chat.events} events, ${deliveries.deliveries} deliveries, ${chat.replies} replies; lost ${lost}, duplicated ${duplicated}, unexpected_5xx ${unexpected5xx}`,
   );
 } catch (err) {
-  log(`chaos: the run failed: ${err.stack ?? err}`);
+  log(`chaos: the run failed: ${/** @type {Error} */ (err).stack ?? err}`);
   log(`the replicas' logs are kept in ${dir}`);
   await cleanup();
 }

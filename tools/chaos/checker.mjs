@@ -6,7 +6,29 @@ import { isDeepStrictEqual } from 'node:util';
 import { FeedReader, call } from './workload.mjs';
 import { inWindow } from './faults.mjs';
 
-/** The current value of a written key, as the API serves it (undefined: absent). */
+/** @typedef {import('./workload.mjs').Recorder} Recorder */
+/** @typedef {import('./workload.mjs').FeedEvent} FeedEvent */
+/** @typedef {import('./workload.mjs').ChatMessage} ChatMessage */
+/** @typedef {import('./workload.mjs').Account} Account */
+/** @typedef {Pick<import('./workload.mjs').FeedReader, 'ids' | 'repeats' | 'backwards'>} ReaderTally what a feed reader saw */
+/**
+ * @typedef {object} Found A customer or a piece as the API serves it.
+ * @property {string} [name]
+ * @property {string} [email]
+ * @property {string} [heading]
+ * @property {string} [text]
+ * @property {{ purpose: string, source: string, given_at: string }[]} [consents]
+ */
+
+/**
+ * The current value of a written key, as the API serves it (undefined: absent).
+ * @param {string} api
+ * @param {string | undefined} key
+ * @param {Recorder} recorder
+ * @param {string} kind `contact` or `piece`
+ * @param {string} ref
+ * @returns {Promise<Found | undefined>}
+ */
 async function readKey(api, key, recorder, kind, ref) {
   const path = kind === 'contact' ? `/contacts/${encodeURIComponent(ref)}` : `/knowledge?external_ref=${encodeURIComponent(ref)}`;
   for (let attempt = 0; attempt < 20; attempt += 1) {
@@ -18,6 +40,11 @@ async function readKey(api, key, recorder, kind, ref) {
   throw new Error(`cannot read ${kind} ${ref}`);
 }
 
+/**
+ * @param {string} kind
+ * @param {Found | undefined} found
+ * @param {Partial<{ name: string, email: string, heading: string, text: string }> | null | undefined} value a written value of either kind
+ */
 const sameValue = (kind, found, value) =>
   value === null || value === undefined
     ? found === undefined
@@ -29,10 +56,15 @@ const sameValue = (kind, found, value) =>
 /**
  * Writes: every key holds its last acknowledged value (or one whose outcome is unknown after it),
  * acknowledged consents are there, refused writes are not.
+ * @param {object} options
+ * @param {string} options.api
+ * @param {Pick<Account, 'accountId' | 'key'>[]} options.accounts
+ * @param {Pick<import('./workload.mjs').WriteModel, 'keys' | 'refused'>} options.model
+ * @param {Recorder} options.recorder
  */
 export async function checkWrites({ api, accounts, model, recorder }) {
   const keyOf = new Map(accounts.map((a) => [a.accountId, a.key]));
-  const result = { checked: 0, lost: 0, refusedApplied: 0, problems: [] };
+  const result = { checked: 0, lost: 0, refusedApplied: 0, problems: /** @type {string[]} */ ([]) };
   for (const [k, entry] of model.keys) {
     const [accountId, kind, ref] = k.split('|');
     const found = await readKey(api, keyOf.get(accountId), recorder, kind, ref);
@@ -67,7 +99,12 @@ export async function checkWrites({ api, accounts, model, recorder }) {
   return result;
 }
 
-/** The whole feed of an account, read from the start. */
+/**
+ * The whole feed of an account, read from the start.
+ * @param {string} api
+ * @param {string} key
+ * @param {Recorder} recorder
+ */
 export async function readFeed(api, key, recorder) {
   const reader = new FeedReader({ api, key, recorder });
   for (let attempt = 0; !(await reader.catchUp()); attempt += 1) {
@@ -77,17 +114,25 @@ export async function readFeed(api, key, recorder) {
   return reader.events;
 }
 
+/** @param {FeedEvent} e */
 const eventKey = (e) => `${e.event}|${e.data?.conversation?.id ?? ''}|${e.data?.message?.id ?? e.data?.consent?.given_at ?? ''}`;
 
 /**
  * The feed (ids strictly increasing, each event once), the reader that paged through the run (no gap,
  * no repeat), the conversations (every acknowledged message answered, both in the feed, streams in order).
+ * @param {object} options
+ * @param {Map<string, FeedEvent[]>} options.feeds every account's feed
+ * @param {Map<string, ReaderTally>} options.readers every account's reader
+ * @param {Pick<import('./workload.mjs').Conversation, 'accountId' | 'id' | 'sent' | 'stream' | 'messages'>[]} options.conversations
+ *   read back after the drain (`messages`)
+ * @param {Pick<Account, 'accountId'>[]} options.accounts
  */
 export function checkFeedAndChat({ feeds, readers, conversations, accounts }) {
-  const result = { events: 0, replies: 0, lost: 0, duplicated: 0, disorder: 0, problems: [] };
+  const result = { events: 0, replies: 0, lost: 0, duplicated: 0, disorder: 0, problems: /** @type {string[]} */ ([]) };
   for (const { accountId } of accounts) {
-    const feed = feeds.get(accountId);
+    const feed = /** @type {FeedEvent[]} */ (feeds.get(accountId));
     result.events += feed.length;
+    /** @type {Map<string, number>} */
     const keys = new Map();
     feed.forEach((e, i) => {
       if (i > 0 && e.id <= feed[i - 1].id) {
@@ -101,7 +146,7 @@ export function checkFeedAndChat({ feeds, readers, conversations, accounts }) {
       }
       keys.set(key, e.id);
     });
-    const reader = readers.get(accountId);
+    const reader = /** @type {ReaderTally} */ (readers.get(accountId));
     const seen = new Set(reader.ids);
     const readerLast = Math.max(0, ...reader.ids);
     const skipped = feed.filter((e) => e.id <= readerLast && !seen.has(e.id));
@@ -119,7 +164,7 @@ export function checkFeedAndChat({ feeds, readers, conversations, accounts }) {
       result.problems.push(`the feed reader of ${accountId} never saw ${unread.length} events (it stopped at ${readerLast})`);
     }
     for (const conversation of conversations.filter((c) => c.accountId === accountId)) {
-      const messages = conversation.messages;
+      const messages = /** @type {ChatMessage[]} */ (conversation.messages);
       const byId = new Map(messages.map((m) => [m.id, m]));
       // Every acknowledged message is there, with its text, once.
       for (const sent of conversation.sent) {
@@ -128,14 +173,16 @@ export function checkFeedAndChat({ feeds, readers, conversations, accounts }) {
           result.problems.push(`conversation ${conversation.id}: message ${sent.id} acknowledged, not there`);
         }
       }
+      /** @type {Map<string, number>} */
       const texts = new Map();
       for (const m of messages.filter((m) => m.author === 'customer')) texts.set(m.text, (texts.get(m.text) ?? 0) + 1);
       for (const sent of conversation.sent)
-        if (sent.attempts === 1 && texts.get(sent.text) > 1) {
+        if (sent.attempts === 1 && (texts.get(sent.text) ?? 0) > 1) {
           result.duplicated += 1;
           result.problems.push(`conversation ${conversation.id}: "${sent.text}" sent once, there ${texts.get(sent.text)} times`);
         }
       // Each customer message is answered by the next assistant message not taken by an earlier one.
+      /** @type {ChatMessage[]} */
       const pending = [];
       let answered = 0;
       let customerSeen = false;
@@ -179,7 +226,11 @@ export function checkFeedAndChat({ feeds, readers, conversations, accounts }) {
   return result;
 }
 
-/** HMAC-SHA256 of `{timestamp}.{body}` with `secret`, compared with X-SVC-Signature. */
+/**
+ * HMAC-SHA256 of `{timestamp}.{body}` with `secret`, compared with X-SVC-Signature.
+ * @param {string} secret
+ * @param {import('./workload.mjs').ReceivedRequest} request
+ */
 function signedBy(secret, request) {
   const expected = Buffer.from(
     `sha256=${createHmac('sha256', secret).update(`${request.headers['x-svc-timestamp']}.`).update(request.body).digest('hex')}`,
@@ -191,16 +242,22 @@ function signedBy(secret, request) {
 /**
  * Webhooks: every event of a subscribed kind reached its endpoint with the same id and body, every
  * attempt signed by its own endpoint's secret.
+ * @param {object} options
+ * @param {Pick<Account, 'accountId' | 'endpoints'>[]} options.accounts
+ * @param {Map<string, FeedEvent[]>} options.feeds every account's feed
+ * @param {{ requests: import('./workload.mjs').ReceivedRequest[] }} options.receiver
  */
 export function checkDeliveries({ accounts, feeds, receiver }) {
-  const result = { deliveries: 0, lost: 0, wrongAccount: 0, changedBody: 0, problems: [] };
+  const result = { deliveries: 0, lost: 0, wrongAccount: 0, changedBody: 0, problems: /** @type {string[]} */ ([]) };
+  /** @type {Map<string | undefined, import('./workload.mjs').ReceivedRequest[]>} */
   const byPath = new Map();
   for (const r of receiver.requests) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
   for (const account of accounts) {
-    const feed = feeds.get(account.accountId);
+    const feed = /** @type {FeedEvent[]} */ (feeds.get(account.accountId));
     const events = new Map(feed.map((e) => [e.id, e]));
     for (const endpoint of account.endpoints) {
       const received = byPath.get(endpoint.path) ?? [];
+      /** @type {Set<number>} */
       const delivered = new Set();
       for (const request of received) {
         const body = JSON.parse(request.body.toString('utf8'));
@@ -229,7 +286,11 @@ export function checkDeliveries({ accounts, feeds, receiver }) {
   return result;
 }
 
-/** 5xx answers: only 503 with the error shape, and only while a fault was in effect (or just after). */
+/**
+ * 5xx answers: only 503 with the error shape, and only while a fault was in effect (or just after).
+ * @param {Pick<Recorder, 'serverErrors'>} recorder
+ * @param {import('./faults.mjs').Window[]} windows
+ */
 export function checkServerErrors(recorder, windows) {
   const unexpected = recorder.serverErrors.filter((e) => e.status !== 503 || !e.shaped || !inWindow(windows, e.at));
   return {

@@ -10,13 +10,51 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** @typedef {import('node:child_process').ChildProcess} ChildProcess */
+/**
+ * @typedef {object} Ports The cluster's ports: HAProxy's public one, its listener per app, and each replica's.
+ * @property {number} public
+ * @property {Record<string, number>} services
+ * @property {Record<string, { port: number, internalPort: number }[]>} replicas
+ */
+/**
+ * @typedef {object} Incarnation One process of a replica.
+ * @property {number | undefined} pid
+ * @property {number} startedAt
+ * @property {number | null} readyAt
+ * @property {number | null} warmRssKb resident memory once it has served a while (chaos.mjs weighs it)
+ */
+/**
+ * @typedef {object} Replica One replica of an app, across its restarts.
+ * @property {string} app
+ * @property {number} index
+ * @property {string} name
+ * @property {number} port
+ * @property {number} internalPort
+ * @property {ChildProcess | null} child its current process (null until it is first started)
+ * @property {boolean} expectedExit
+ * @property {number} starts
+ * @property {number} crashes
+ * @property {number} startFailures
+ * @property {Incarnation[]} incarnations
+ */
+/** @typedef {Awaited<ReturnType<typeof startCluster>>} Cluster */
+
 export const REPLICAS = 2;
 
 /** The JSON error a client gets from the load balancer when no replica could answer: the API's own shape. */
 const UNAVAILABLE = JSON.stringify({ error: { code: 'unavailable', message: 'The service is temporarily unavailable; retry shortly.' } });
 
-/** The HAProxy configuration of `cluster` (ports in `ports`), 502/503/504 answered as the API's 503. */
+/**
+ * The HAProxy configuration of `cluster` (ports in `ports`), 502/503/504 answered as the API's 503.
+ * @param {Ports} ports
+ * @param {string} errorFile
+ */
 function haproxyConfig(ports, errorFile) {
+  /**
+   * @param {string} app
+   * @param {'port' | 'internalPort'} kind
+   */
   const servers = (app, kind) => ports.replicas[app].map((r, i) => `  server ${app}-${i + 1} 127.0.0.1:${r[kind]} check`).join('\n');
   return [
     'global',
@@ -61,11 +99,21 @@ function haproxyConfig(ports, errorFile) {
 /**
  * Starts HAProxy and two replicas of every app of `root`/dist with `env` (plus `appEnv[app]`), logs under `dir`.
  * `freePort` hands out the ports. Returns the cluster: its public URL, replicas, kill/pause/resume.
+ * @param {object} options
+ * @param {string} options.dir
+ * @param {NodeJS.ProcessEnv} options.env
+ * @param {Record<string, NodeJS.ProcessEnv>} [options.appEnv]
+ * @param {() => Promise<number>} options.freePort
+ * @param {string} options.root
+ * @param {(line: string) => void} options.log
  */
 export async function startCluster({ dir, env, appEnv = {}, freePort, root, log }) {
-  const { SERVICE_PORTS, serviceUrlSetting } = createRequire(import.meta.url)(join(root, 'dist/libs/platform/src/index.js'));
+  const { SERVICE_PORTS, serviceUrlSetting } = /** @type {typeof import('../../libs/platform/src/index.js')} */ (
+    createRequire(import.meta.url)(join(root, 'dist/libs/platform/src/index.js'))
+  );
   // The apps that serve HTTP, in the order they are started (their migrations run under a lock anyway).
-  const apps = Object.keys(SERVICE_PORTS);
+  const apps = /** @type {import('../../libs/platform/src/index.js').ServiceName[]} */ (Object.keys(SERVICE_PORTS));
+  /** @type {Ports} */
   const ports = { public: await freePort(), services: {}, replicas: {} };
   for (const app of apps) {
     ports.services[app] = await freePort();
@@ -87,7 +135,10 @@ export async function startCluster({ dir, env, appEnv = {}, freePort, root, log 
   const upstreams = Object.fromEntries(apps.map((app) => [serviceUrlSetting(app), `http://127.0.0.1:${ports.services[app]}`]));
   const publicUrl = `http://127.0.0.1:${ports.public}`;
   let stopping = false;
-  /** Every replica: app, index, ports, its current process, and every incarnation's pid and times. */
+  /**
+   * Every replica: app, index, ports, its current process, and every incarnation's pid and times.
+   * @type {Replica[]}
+   */
   const replicas = apps.flatMap((app) =>
     ports.replicas[app].map((p, index) => ({
       app,
@@ -103,6 +154,7 @@ export async function startCluster({ dir, env, appEnv = {}, freePort, root, log 
     })),
   );
 
+  /** @param {Replica} replica */
   const spawnReplica = (replica) => {
     const out = createWriteStream(join(dir, `${replica.name}.log`), { flags: 'a' });
     const child = spawn(process.execPath, [join(root, 'dist/apps', replica.app, 'src/main.js')], {
@@ -121,6 +173,7 @@ export async function startCluster({ dir, env, appEnv = {}, freePort, root, log 
     replica.child = child;
     replica.expectedExit = false;
     replica.starts += 1;
+    /** @type {Incarnation} */
     const incarnation = { pid: child.pid, startedAt: Date.now(), readyAt: null, warmRssKb: null };
     replica.incarnations.push(incarnation);
     child.on('exit', (code, signal) => {
@@ -139,7 +192,10 @@ export async function startCluster({ dir, env, appEnv = {}, freePort, root, log 
     return incarnation;
   };
 
-  /** The last lines of `replica`'s log, for a failure's message. */
+  /**
+   * The last lines of `replica`'s log, for a failure's message.
+   * @param {Replica} replica
+   */
   const logTail = (replica) => {
     try {
       return readFileSync(join(dir, `${replica.name}.log`), 'utf8')
@@ -152,14 +208,18 @@ export async function startCluster({ dir, env, appEnv = {}, freePort, root, log 
     }
   };
 
-  /** Resolves once `replica`'s current process answers /readyz 200 (or after `timeoutMs`, false). */
+  /**
+   * Resolves once `replica`'s current process answers /readyz 200 (or after `timeoutMs`, false).
+   * @param {Replica} replica
+   * @param {number} [timeoutMs]
+   */
   const waitReady = async (replica, timeoutMs = 120_000) => {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline && !stopping) {
       try {
         const r = await fetch(`http://127.0.0.1:${replica.internalPort}/readyz`, { signal: AbortSignal.timeout(2000) });
         if (r.status === 200) {
-          const incarnation = replica.incarnations.at(-1);
+          const incarnation = /** @type {Incarnation} */ (replica.incarnations.at(-1)); // spawnReplica added it
           incarnation.readyAt ??= Date.now();
           return true;
         }
@@ -171,32 +231,49 @@ export async function startCluster({ dir, env, appEnv = {}, freePort, root, log 
     return false;
   };
 
+  /**
+   * The current process of `replica`, once started (the cluster starts every replica before it is handed out).
+   * @param {Replica} replica
+   */
+  const processOf = (replica) => /** @type {ChildProcess} */ (replica.child);
+
   const cluster = {
     publicUrl,
     ports,
     replicas,
     haproxy,
-    /** kill -9 of `replica`; resolves once it is gone. */
+    /**
+     * kill -9 of `replica`; resolves once it is gone.
+     * @param {Replica} replica
+     */
     async kill(replica) {
       replica.expectedExit = true;
-      const { child } = replica;
+      const child = processOf(replica);
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGKILL');
         await once(child, 'exit');
       }
     },
-    /** Starts `replica` again on its ports; resolves once it is ready. */
+    /**
+     * Starts `replica` again on its ports; resolves once it is ready.
+     * @param {Replica} replica
+     */
     async restart(replica) {
       spawnReplica(replica);
       return waitReady(replica);
     },
-    pause: (replica) => replica.child.kill('SIGSTOP'),
-    resume: (replica) => replica.child.kill('SIGCONT'),
+    /** @param {Replica} replica */
+    pause: (replica) => processOf(replica).kill('SIGSTOP'),
+    /** @param {Replica} replica */
+    resume: (replica) => processOf(replica).kill('SIGCONT'),
     waitReady,
-    /** Resident memory (kB) of `replica`'s current process, from /proc. */
+    /**
+     * Resident memory (kB) of `replica`'s current process, from /proc.
+     * @param {Replica} replica
+     */
     rssKb(replica) {
       try {
-        return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${replica.child.pid}/status`, 'utf8'))?.[1]);
+        return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${processOf(replica).pid}/status`, 'utf8'))?.[1]);
       } catch {
         return null;
       }

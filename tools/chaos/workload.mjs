@@ -11,11 +11,94 @@ import { once } from 'node:events';
 import { createServer } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** @typedef {() => number} Random a number in [0, 1) per call */
+/** @typedef {() => boolean} Stop true once the client should stop */
+/** @typedef {'acked' | 'refused' | 'unknown'} Outcome */
+/**
+ * @typedef {object} CallInit
+ * @property {string} [method]
+ * @property {Record<string, string>} [headers]
+ * @property {unknown} [json] the body, sent as JSON
+ * @property {string} [what] how the recorder names the call (default: method and path)
+ */
+/**
+ * @typedef {object} CallResult One HTTP call: the answer (`status`, `body`, `headers`), or `error` when none came.
+ * @property {number} [status]
+ * @property {any} [body] the answer's JSON (its text when not JSON): any, as each caller reads the shape its route answers
+ * @property {Headers} [headers]
+ * @property {unknown} [error] a timeout or a broken connection
+ */
+/** @typedef {CallResult & { outcome: Outcome, attempts: number }} Settled */
+/**
+ * @typedef {object} Recorder What every client saw.
+ * @property {{ at: number, status: number, shaped: boolean, what: string }[]} serverErrors
+ * @property {Record<number, number>} statuses
+ * @property {number} transportErrors
+ * @property {Record<string, number>} refusals
+ * @property {{ kind: string, at: number }[]} acked
+ * @property {(status: number, body: ErrorBody, at?: number, what?: string) => void} note
+ * @property {(kind: string, at?: number) => void} ack
+ */
+/**
+ * @typedef {{ error?: { code?: unknown, message?: string } } | null | undefined} ErrorBody an answer's JSON, read for the API's
+ *   error shape
+ */
+/** @typedef {{ name: string, email: string } | { heading: string, text: string } | null} Written what a write set (null: deleted) */
+/** @typedef {{ purpose: string, given_at: string, source: string }} Consent */
+/**
+ * @typedef {object} KeyEntry The values written to one key.
+ * @property {Written | undefined} acked the last acknowledged one (undefined: none)
+ * @property {Written[]} unknown those whose outcome is unknown, after it
+ * @property {Consent[]} consents acknowledged consents
+ */
+/**
+ * @typedef {{ kind: 'contact', accountId: string, ref: string, name: string, status: number | undefined }
+ *   | { kind: 'bulk', accountId: string, refs: string[], status: number | undefined }} Refused a write meant to be refused
+ */
+/** @typedef {ReturnType<typeof createWriteModel>} WriteModel */
+/** @typedef {{ id: number, author: string, text: string }} ChatMessage */
+/**
+ * @typedef {object} FeedEvent
+ * @property {number} id
+ * @property {string} event
+ * @property {{ conversation?: { id: string }, message?: { id: number }, consent?: { given_at: string } }} [data]
+ */
+/**
+ * @typedef {object} Conversation A visitor's conversation: what was sent and acknowledged, and its stream.
+ * @property {string} accountId
+ * @property {string} visitor
+ * @property {string} id
+ * @property {string} token
+ * @property {{ id: number, text: string, attempts: number }[]} sent
+ * @property {{ text: string, attempts: number, outcome: Outcome, status: number | undefined }[]} unknown
+ * @property {VisitorStream} stream
+ * @property {ChatMessage[]} [messages] the conversation as read back after the drain (chaos.mjs)
+ */
+/**
+ * @typedef {object} Account A business of the run: its API key, webhook endpoints and widget.
+ * @property {string} accountId
+ * @property {string} key
+ * @property {{ path: string, events: string[] | null, secret: string }[]} endpoints
+ * @property {string} [widget]
+ */
+/**
+ * @typedef {object} ReceivedRequest A request the webhook receiver got.
+ * @property {string | undefined} path
+ * @property {import('node:http').IncomingHttpHeaders} headers
+ * @property {Buffer} body
+ * @property {number} attempt
+ * @property {number | 'stalled'} answered
+ * @property {number} at
+ */
+
 const REQUEST_TIMEOUT_MS = 15_000;
 /** How long a client keeps retrying one operation before it gives up (the outcome is then unknown). */
 const GIVE_UP_MS = 120_000;
 
-/** What every client saw: 5xx answers (time, status, shaped as the API's error), counts by status, acknowledged operations. */
+/**
+ * What every client saw: 5xx answers (time, status, shaped as the API's error), counts by status, acknowledged operations.
+ * @returns {Recorder}
+ */
 export function createRecorder() {
   return {
     serverErrors: [],
@@ -34,7 +117,13 @@ export function createRecorder() {
   };
 }
 
-/** One HTTP call: `{ status, body, headers }`, or `{ error }` for a timeout or a broken connection. */
+/**
+ * One HTTP call: `{ status, body, headers }`, or `{ error }` for a timeout or a broken connection.
+ * @param {Recorder} recorder
+ * @param {string} url
+ * @param {CallInit} [init]
+ * @returns {Promise<CallResult>}
+ */
 async function call(recorder, url, { method = 'GET', headers = {}, json, what } = {}) {
   try {
     const response = await fetch(url, {
@@ -61,27 +150,41 @@ async function call(recorder, url, { method = 'GET', headers = {}, json, what } 
 /**
  * `call` until an answer that settles it: 2xx `acked`, another 4xx than 429 `refused`; 429 waits its
  * Retry-After, 5xx and timeouts back off (0.2 s doubling to 5 s); after GIVE_UP_MS or `stop()`, `unknown`.
+ * @param {Recorder} recorder
+ * @param {string} url
+ * @param {CallInit} init
+ * @param {Stop} [stop]
+ * @returns {Promise<Settled>}
  */
 async function settle(recorder, url, init, stop = () => false) {
   const deadline = Date.now() + GIVE_UP_MS;
   for (let attempt = 0; ; attempt += 1) {
     const r = await call(recorder, url, init);
-    if (r.status >= 200 && r.status < 300) return { outcome: 'acked', ...r, attempts: attempt + 1 };
-    if (r.status >= 400 && r.status < 500 && r.status !== 429) return { outcome: 'refused', ...r, attempts: attempt + 1 };
+    const status = r.status ?? 0; // no answer (r.error): in none of the ranges below, as undefined was
+    if (status >= 200 && status < 300) return { outcome: 'acked', ...r, attempts: attempt + 1 };
+    if (status >= 400 && status < 500 && status !== 429) return { outcome: 'refused', ...r, attempts: attempt + 1 };
     if (Date.now() > deadline || stop()) return { outcome: 'unknown', ...r, attempts: attempt + 1 };
-    const wait = r.status === 429 ? Number(r.headers.get('retry-after') ?? 1) * 1000 : Math.min(5000, 200 * 2 ** attempt);
+    const wait = status === 429 ? Number(r.headers?.get('retry-after') ?? 1) * 1000 : Math.min(5000, 200 * 2 ** attempt);
     await sleep(wait * (0.75 + Math.random() / 2));
   }
 }
 
 /** The values written per key (`account|kind|ref`): the last acknowledged one, and those whose outcome is unknown after it. */
 export function createWriteModel() {
+  /** @type {Map<string, KeyEntry>} */
   const keys = new Map();
-  const entry = (key) => keys.get(key) ?? keys.set(key, { acked: undefined, unknown: [], consents: [] }).get(key);
+  /** @param {string} key */
+  const entry = (key) => /** @type {KeyEntry} */ (keys.get(key) ?? keys.set(key, { acked: undefined, unknown: [], consents: [] }).get(key));
   return {
     keys,
+    /** @type {Refused[]} */
     refused: [],
     count: 0,
+    /**
+     * @param {string} key
+     * @param {Outcome} outcome
+     * @param {Written} value
+     */
     record(key, outcome, value) {
       const e = entry(key);
       if (outcome === 'acked') {
@@ -90,15 +193,35 @@ export function createWriteModel() {
         this.count += 1;
       } else if (outcome === 'unknown') e.unknown.push(value);
     },
+    /**
+     * @param {string} key
+     * @param {Consent} consent
+     */
     consent(key, consent) {
       entry(key).consents.push(consent);
     },
   };
 }
 
+/**
+ * @template T
+ * @param {Random} random
+ * @param {T[]} items
+ */
 const pickOf = (random, items) => items[Math.floor(random() * items.length)];
+/**
+ * Sleeps between `low` and `high` seconds, waking early when `stop()` turns true.
+ * @param {Random} random
+ * @param {number} low
+ * @param {number} high
+ * @param {Stop} stop
+ */
 const pause = (random, low, high, stop) => sleepUnless(low + random() * (high - low), stop);
-/** Sleeps `s` seconds, waking early when `stop()` turns true. */
+/**
+ * Sleeps `s` seconds, waking early when `stop()` turns true.
+ * @param {number} s
+ * @param {Stop} stop
+ */
 async function sleepUnless(s, stop) {
   for (const end = Date.now() + s * 1000; Date.now() < end && !stop();) await sleep(Math.min(250, end - Date.now()));
 }
@@ -114,9 +237,27 @@ export const seedPieces = () =>
     text: `You can return the ${p} within 30 days of delivery for a full refund; the ${p} must be unused.`,
   }));
 
-/** A business backend: writes customers (with consents) and knowledge, and some refused writes, one at a time. */
+/**
+ * @typedef {object} ClientOptions What a client of the run is given.
+ * @property {string} key the account's API key
+ * @property {string} accountId
+ * @property {Random} random
+ * @property {Recorder} recorder
+ * @property {WriteModel} model
+ * @property {Stop} stop
+ * @property {[number, number]} paceS seconds between two operations, from and to
+ */
+
+/**
+ * A business backend: writes customers (with consents) and knowledge, and some refused writes, one at a time.
+ * @param {ClientOptions & { api: string }} options
+ */
 export async function backend({ api, key, accountId, random, recorder, model, stop, paceS }) {
   const auth = { authorization: `Bearer ${key}` };
+  /**
+   * @param {string} kind
+   * @param {string} ref
+   */
   const k = (kind, ref) => `${accountId}|${kind}|${ref}`;
   for (let seq = 0; !stop(); seq += 1) {
     await pause(random, paceS[0], paceS[1], stop);
@@ -202,13 +343,22 @@ export async function backend({ api, key, accountId, random, recorder, model, st
 
 /** The SSE stream of one conversation, reconnecting with Last-Event-ID: every message event in arrival order. */
 export class VisitorStream {
+  /** @type {number[]} */
   arrivals = [];
+  /** @type {Map<number, ChatMessage>} */
   seen = new Map();
   reconnects = 0;
   opens = 0;
   closed = false;
+  /** @type {AbortController | null} */
   abort = null;
 
+  /**
+   * @param {string} base
+   * @param {string} token
+   * @param {Recorder} recorder
+   * @param {Record<string, string>} [headers]
+   */
   constructor(base, token, recorder, headers = {}) {
     this.base = base;
     this.token = token;
@@ -223,16 +373,17 @@ export class VisitorStream {
 
   async run() {
     while (!this.closed) {
-      this.abort = new AbortController();
+      const abort = new AbortController();
+      this.abort = abort;
       const lastId = this.lastId;
       let lastByte = Date.now();
       // No byte in 40 s (pings come every 15 s): the connection is dead or held; open another.
-      const watchdog = setInterval(() => Date.now() - lastByte > 40_000 && this.abort.abort(), 2000);
+      const watchdog = setInterval(() => Date.now() - lastByte > 40_000 && abort.abort(), 2000);
       try {
         this.opens += 1;
         const response = await fetch(`${this.base}/chat/v1/stream`, {
           headers: { ...this.headers, authorization: `Bearer ${this.token}`, ...(lastId > 0 ? { 'last-event-id': String(lastId) } : {}) },
-          signal: this.abort.signal,
+          signal: abort.signal,
         });
         if (response.status !== 200) {
           const text = await response.text().catch(() => '');
@@ -247,7 +398,7 @@ export class VisitorStream {
           this.recorder.note(200, null);
           const decoder = new TextDecoder();
           let buffer = '';
-          for await (const chunk of response.body) {
+          for await (const chunk of /** @type {ReadableStream<Uint8Array>} */ (response.body)) {
             lastByte = Date.now();
             buffer += decoder.decode(chunk, { stream: true });
             for (let end; (end = buffer.indexOf('\n\n')) !== -1;) {
@@ -267,6 +418,7 @@ export class VisitorStream {
     }
   }
 
+  /** @param {string} block */
   onBlock(block) {
     let event = 'message';
     let data = '';
@@ -294,7 +446,11 @@ const QUESTIONS = [
   'Is the {p} refundable?',
 ];
 
-/** A chat visitor: one conversation after another, a message every few seconds, waiting for each reply on the stream. */
+/**
+ * A chat visitor: one conversation after another, a message every few seconds, waiting for each reply on the stream.
+ * @param {Pick<ClientOptions, 'accountId' | 'random' | 'recorder' | 'stop' | 'paceS'>
+ *   & { base: string, widget: string | undefined, name: string, address: string, conversations: Conversation[] }} options
+ */
 export async function visitor({ base, widget, accountId, name, address, random, recorder, conversations, stop, paceS }) {
   // The visitor's own address, as the load balancer (HAProxy, like an Ingress) passes it on in X-Forwarded-For.
   const from = { 'x-forwarded-for': address };
@@ -310,6 +466,7 @@ export async function visitor({ base, widget, accountId, name, address, random, 
       continue;
     }
     const token = session.body.token;
+    /** @type {Conversation} */
     const conversation = {
       accountId,
       visitor: name,
@@ -347,16 +504,20 @@ export async function visitor({ base, widget, accountId, name, address, random, 
 
 /** A feed reader: pages through `GET /events` with `after`, noting every id in the order it saw them. */
 export class FeedReader {
+  /** @type {number[]} */
   ids = [];
+  /** @type {FeedEvent[]} */
   events = [];
   cursor = 0;
   repeats = 0;
   backwards = 0;
 
+  /** @param {{ api: string, key: string, recorder: Recorder }} options */
   constructor({ api, key, recorder }) {
     this.api = api;
     this.auth = { authorization: `Bearer ${key}` };
     this.recorder = recorder;
+    /** @type {Set<number>} */
     this.seen = new Set();
   }
 
@@ -377,6 +538,7 @@ export class FeedReader {
     }
   }
 
+  /** @param {Stop} stop */
   async run(stop) {
     while (!stop()) {
       if (!(await this.catchUp())) await sleep(500);
@@ -385,9 +547,13 @@ export class FeedReader {
   }
 }
 
-/** An AI agent over MCP (the official SDK's Streamable HTTP client): reads events and contacts, upserts its own contacts. */
+/**
+ * An AI agent over MCP (the official SDK's Streamable HTTP client): reads events and contacts, upserts its own contacts.
+ * @param {ClientOptions & { base: string }} options
+ */
 export async function mcpAgent({ base, key, accountId, random, recorder, model, stop, paceS }) {
   // Every HTTP answer the SDK gets is recorded like the others.
+  /** @type {import('@modelcontextprotocol/sdk/shared/transport.js').FetchLike} */
   const recordingFetch = async (url, init) => {
     try {
       const response = await fetch(url, {
@@ -395,10 +561,12 @@ export async function mcpAgent({ base, key, accountId, random, recorder, model, 
         signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(init?.signal ? [init.signal] : [])]),
       });
       if (response.status >= 500) {
-        const body = await response
-          .clone()
-          .json()
-          .catch(() => null);
+        const body = /** @type {ErrorBody} */ (
+          await response
+            .clone()
+            .json()
+            .catch(() => null)
+        );
         recorder.note(response.status, body, Date.now(), 'POST /mcp');
       } else recorder.note(response.status, null);
       return response;
@@ -407,6 +575,7 @@ export async function mcpAgent({ base, key, accountId, random, recorder, model, 
       throw err;
     }
   };
+  /** @type {Client | null} */
   let client = null;
   const connect = async () => {
     const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
@@ -417,7 +586,12 @@ export async function mcpAgent({ base, key, accountId, random, recorder, model, 
     await c.connect(transport, { timeout: REQUEST_TIMEOUT_MS });
     return c;
   };
-  /** A tool call until it settles: `acked` with the result, `refused` (a 4xx error in the result), or `unknown`. */
+  /**
+   * A tool call until it settles: `acked` with the result, `refused` (a 4xx error in the result), or `unknown`.
+   * @param {string} name
+   * @param {Record<string, unknown>} args
+   * @returns {Promise<{ outcome: Outcome, result?: unknown }>}
+   */
   const tool = async (name, args) => {
     const deadline = Date.now() + GIVE_UP_MS;
     for (let attempt = 0; ; attempt += 1) {
@@ -425,7 +599,9 @@ export async function mcpAgent({ base, key, accountId, random, recorder, model, 
         client ??= await connect();
         const result = await client.callTool({ name, arguments: args }, undefined, { timeout: REQUEST_TIMEOUT_MS });
         if (!result.isError) return { outcome: 'acked', result };
-        const code = result.structuredContent?.error?.code ?? JSON.parse(result.content?.[0]?.text ?? '{}')?.error?.code;
+        // The API's error shape, in structuredContent or as the text of the first content block.
+        const failed = /** @type {{ structuredContent?: ErrorBody, content?: { text?: string }[] }} */ (result);
+        const code = failed.structuredContent?.error?.code ?? JSON.parse(failed.content?.[0]?.text ?? '{}')?.error?.code;
         if (code !== 'unavailable' && code !== 'rate_limited' && code !== 'internal_error') return { outcome: 'refused', result };
       } catch {
         client?.close().catch(() => undefined);
@@ -450,19 +626,25 @@ export async function mcpAgent({ base, key, accountId, random, recorder, model, 
       if (r.outcome !== 'unknown') recorder.ack('mcp');
     }
   }
-  await client?.close().catch(() => undefined);
+  // `tool` sets it (flow analysis does not see assignments in closures)
+  await /** @type {Client | null} */ (client)?.close().catch(() => undefined);
 }
 
 /**
  * The businesses' https webhook receiver (`ca`: the test CA's server certificate). Answers 500 to the
  * first attempt of about 8% of deliveries and holds about 4% past the dispatcher's timeout (10 s),
  * decided by a hash of `seed` and the delivery; everything else 200. Records every request.
+ * @param {{ key: string, cert: string }} ca
+ * @param {number} seed
  */
 export async function startReceiver(ca, seed) {
+  /** @type {ReceivedRequest[]} */
   const requests = [];
+  /** @type {Map<string, number>} */
   const attempts = new Map();
   const server = createServer({ key: ca.key, cert: ca.cert, keepAliveTimeout: 30_000 });
   server.on('request', (req, res) => {
+    /** @type {Buffer[]} */
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
@@ -484,7 +666,8 @@ export async function startReceiver(ca, seed) {
   await once(server, 'listening');
   return {
     requests,
-    url: (path) => `https://127.0.0.1:${server.address().port}${path}`,
+    /** @param {string} path */
+    url: (path) => `https://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}${path}`,
     close: async () => {
       server.closeAllConnections();
       server.close();
