@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# `npm test`: every tier. Lint (with Nx module boundaries), type check, build, then Jest runs unit
-# (*.spec.ts), integration (*.integration-spec.ts) and end-to-end (*.e2e-spec.ts) tests against
-# the real PostgreSQL, Redis and RabbitMQ on 127.0.0.1. Suites that stop a shared service
-# (*.outage-spec.ts) run afterwards, alone.
+# `npm test`: every tier. Lint (with Nx module boundaries and no import cycles), type check, build,
+# then each project's Nx targets: `test` (unit, *.spec.ts), `test-integration` (*.integration-spec.ts)
+# and `test-e2e` (*.e2e-spec.ts), against the real PostgreSQL, Redis and RabbitMQ on 127.0.0.1;
+# the suites that stop a shared service (`test-outage`, *.outage-spec.ts) run afterwards, one
+# project at a time. Every target is cached in .nx/: a second run repeats only what a change reaches.
+# `npm test -- <path or pattern>` runs those suites with Jest directly instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export NX_DAEMON=false NX_NO_CLOUD=true
+export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
 [ -d node_modules ] || bash scripts/install.sh
 bash scripts/install-test-tools.sh
 bash scripts/services.sh
+if [ $# -gt 0 ]; then
+  npm run --silent build
+  exec npx jest --ci "$@"
+fi
 npm run --silent lint
 npm run --silent typecheck
 npm run --silent build
-npx jest --ci "$@"
-npx jest --ci --runInBand --passWithNoTests --testMatch '**/*.outage-spec.ts' "$@"
+npx nx run-many -t test test-integration test-e2e --outputStyle=static
+npx nx run-many -t test-outage --parallel=1 --outputStyle=static

@@ -36,7 +36,7 @@ export function promtool(groups: RuleGroup[], tests: object[] = []): { ok: boole
     });
     const args = files.length > 0 ? ['test', 'rules', ...files] : ['check', 'rules', 'rules.yaml'];
     const run = spawnSync('promtool', args, { cwd: dir, encoding: 'utf8' });
-    if (run.error) throw new Error(`promtool: ${run.error.message} (scripts/install.sh installs it)`);
+    if (run.error) throw new Error(`promtool: ${run.error.message} (scripts/install-test-tools.sh installs it)`);
     return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 
-/** Debian's chromium package, installed by scripts/install.sh. */
+/** Debian's chromium package, installed by scripts/install-test-tools.sh (npm test runs it). */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 /** Headless and quiet: no GPU, no QUIC, no first-run, background, update or sync traffic. */
