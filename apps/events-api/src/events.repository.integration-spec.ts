@@ -1,7 +1,7 @@
 import { DomainMessage, eraseEventData, EventKind, sampleEventData } from '@svc/contracts';
 import { classifyFailure, domainMessage, OutboxRelay } from '@svc/messaging';
-import { createDataSource, execute, migrate, queryRows } from '@svc/persistence';
-import { createTestDatabase, TestDatabase } from '@svc/testing';
+import { execute, queryRows } from '@svc/persistence';
+import { createSchemaDatabase, SchemaDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AppendBatcher } from './append-batcher';
@@ -9,7 +9,7 @@ import { EventsRepository } from './events.repository';
 import { EVENTS_MIGRATIONS, EVENTS_SCHEMA } from './migrations';
 
 describe('EventsRepository (real PostgreSQL)', () => {
-  let db: TestDatabase;
+  let db: SchemaDatabase;
   let dataSource: DataSource;
   let log: EventsRepository;
   /** Counts the wake-ups of the (in-process) relay that publishes the outbox rows. */
@@ -21,14 +21,12 @@ describe('EventsRepository (real PostgreSQL)', () => {
   };
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    dataSource = await createDataSource({ schema: EVENTS_SCHEMA, url: db.url, migrations: EVENTS_MIGRATIONS, poolSize: 8 }).initialize();
-    await migrate(dataSource);
+    db = await createSchemaDatabase({ schema: EVENTS_SCHEMA, migrations: EVENTS_MIGRATIONS, poolSize: 8 });
+    ({ dataSource } = db);
     log = new EventsRepository(dataSource, relay as unknown as OutboxRelay);
   });
 
   afterAll(async () => {
-    await dataSource?.destroy();
     await db?.drop();
   });
 

@@ -1,5 +1,7 @@
+import { createDataSource, migrate, SchemaOptions } from '@svc/persistence';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 
 /** Where tests create their throw-away databases (a server they may create databases on). */
 export const TEST_SERVER_URL = process.env['TEST_DATABASE_SERVER_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -31,5 +33,32 @@ export async function createTestDatabase(serverUrl = TEST_SERVER_URL): Promise<T
   return {
     url: url.toString(),
     drop: () => withServer(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/** A throw-away database with one app's schema migrated, for a repository's suite; `drop()` closes its data source first. */
+export interface SchemaDatabase extends TestDatabase {
+  dataSource: DataSource;
+}
+
+/** A new database on the shared server with `options.schema` migrated, through a data source of `options.poolSize`. */
+export async function createSchemaDatabase(options: Omit<SchemaOptions, 'url'>): Promise<SchemaDatabase> {
+  const db = await createTestDatabase();
+  const dataSource = createDataSource({ ...options, url: db.url });
+  try {
+    await dataSource.initialize();
+    await migrate(dataSource);
+  } catch (err) {
+    if (dataSource.isInitialized) await dataSource.destroy();
+    await db.drop();
+    throw err;
+  }
+  return {
+    url: db.url,
+    dataSource,
+    drop: async () => {
+      await dataSource.destroy();
+      await db.drop();
+    },
   };
 }

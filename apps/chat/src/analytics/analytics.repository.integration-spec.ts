@@ -1,27 +1,26 @@
-import { createDataSource, execute, migrate, queryRows } from '@svc/persistence';
-import { createTestDatabase, TestDatabase } from '@svc/testing';
+import { AnalyticsDay } from '@svc/contracts';
+import { execute, queryRows } from '@svc/persistence';
+import { createSchemaDatabase, SchemaDatabase } from '@svc/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CHAT_MIGRATIONS, CHAT_SCHEMA } from '../migrations';
-import { AnalyticsRepository } from './analytics.repository';
+import { AnalyticsRepository, ContactActivity } from './analytics.repository';
 import { AnalyticsService } from './analytics.service';
 
 describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
-  let db: TestDatabase;
+  let db: SchemaDatabase;
   let dataSource: DataSource;
   let repo: AnalyticsRepository;
   const account = randomUUID();
   const other = randomUUID();
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    dataSource = await createDataSource({ schema: CHAT_SCHEMA, url: db.url, migrations: CHAT_MIGRATIONS, poolSize: 4 }).initialize();
-    await migrate(dataSource);
+    db = await createSchemaDatabase({ schema: CHAT_SCHEMA, migrations: CHAT_MIGRATIONS, poolSize: 4 });
+    ({ dataSource } = db);
     repo = new AnalyticsRepository(dataSource);
   });
 
   afterAll(async () => {
-    await dataSource?.destroy();
     await db?.drop();
   });
 
@@ -54,7 +53,24 @@ describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
       reason,
       at,
     ]);
+  /** contacts-api's activity as its consumer records it (`eventId`: a redelivery repeats it). */
+  const activity = (kind: ContactActivity['kind'], detail: string, at: string, eventId = randomUUID(), accountId = account) =>
+    repo.recordActivity({ eventId, accountId, kind, detail, at });
   const flat = { external_ref: 'flat', heading: 'Flat in Berlin', url: null };
+  /** A day's figures: nothing counted but `figures`. */
+  const day = (date: string, figures: Partial<AnalyticsDay> = {}): AnalyticsDay => ({
+    date,
+    conversations: { web: 0, whatsapp: 0 },
+    messages_received: 0,
+    messages_sent: { assistant: 0, team: 0 },
+    closed_by_assistant: 0,
+    handovers: { customer_asked: 0, assistant_unsure: 0, nobody_answered: 0 },
+    median_first_team_reply_seconds: null,
+    confirmations: { email: 0, phone: 0 },
+    consents: { granted: {}, withdrawn: {} },
+    bookings: { requested: 0, confirmed: 0 },
+    ...figures,
+  });
 
   it('counts each figure per UTC day from the chat schema, for this account only, within the range', async () => {
     // Day 1: one conversation the assistant closed; one unanswered question handed over, answered by the team after 120 s.
@@ -93,80 +109,35 @@ describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
     );
     // contacts-api's activity, one event delivered twice.
     const granted = randomUUID();
-    await repo.recordActivity({
-      eventId: granted,
-      accountId: account,
-      kind: 'consent.granted',
-      detail: 'reply_email',
-      at: '2026-03-01T11:02:00Z',
-    });
-    await repo.recordActivity({
-      eventId: granted,
-      accountId: account,
-      kind: 'consent.granted',
-      detail: 'reply_email',
-      at: '2026-03-01T11:02:00Z',
-    });
-    await repo.recordActivity({
-      eventId: randomUUID(),
-      accountId: account,
-      kind: 'consent.withdrawn',
-      detail: 'reply_email',
-      at: '2026-03-02T12:00:00Z',
-    });
-    await repo.recordActivity({
-      eventId: randomUUID(),
-      accountId: account,
-      kind: 'contact.confirmed',
-      detail: 'email',
-      at: '2026-03-02T12:00:00Z',
-    });
-    await repo.recordActivity({
-      eventId: randomUUID(),
-      accountId: other,
-      kind: 'contact.confirmed',
-      detail: 'phone',
-      at: '2026-03-02T12:00:00Z',
-    });
+    await activity('consent.granted', 'reply_email', '2026-03-01T11:02:00Z', granted);
+    await activity('consent.granted', 'reply_email', '2026-03-01T11:02:00Z', granted);
+    await activity('consent.withdrawn', 'reply_email', '2026-03-02T12:00:00Z');
+    await activity('contact.confirmed', 'email', '2026-03-02T12:00:00Z');
+    await activity('contact.confirmed', 'phone', '2026-03-02T12:00:00Z', randomUUID(), other);
 
     const figures = await new AnalyticsService(repo).figures(account, { from: '2026-03-01', to: '2026-03-03' });
     expect(figures.days).toEqual([
-      {
-        date: '2026-03-01',
+      day('2026-03-01', {
         conversations: { web: 2, whatsapp: 0 },
         messages_received: 2,
         messages_sent: { assistant: 2, team: 1 },
         closed_by_assistant: 1,
         handovers: { customer_asked: 0, assistant_unsure: 1, nobody_answered: 0 },
         median_first_team_reply_seconds: 120,
-        confirmations: { email: 0, phone: 0 },
         consents: { granted: { reply_email: 1 }, withdrawn: {} },
         bookings: { requested: 1, confirmed: 0 },
-      },
-      {
-        date: '2026-03-02',
+      }),
+      day('2026-03-02', {
         conversations: { web: 2, whatsapp: 0 },
         messages_received: 2,
         messages_sent: { assistant: 1, team: 2 },
-        closed_by_assistant: 0,
         handovers: { customer_asked: 2, assistant_unsure: 0, nobody_answered: 1 },
         median_first_team_reply_seconds: 60,
         confirmations: { email: 1, phone: 0 },
         consents: { granted: {}, withdrawn: { reply_email: 1 } },
         bookings: { requested: 0, confirmed: 1 },
-      },
-      {
-        date: '2026-03-03',
-        conversations: { web: 0, whatsapp: 0 },
-        messages_received: 0,
-        messages_sent: { assistant: 0, team: 0 },
-        closed_by_assistant: 0,
-        handovers: { customer_asked: 0, assistant_unsure: 0, nobody_answered: 0 },
-        median_first_team_reply_seconds: null,
-        confirmations: { email: 0, phone: 0 },
-        consents: { granted: {}, withdrawn: {} },
-        bookings: { requested: 0, confirmed: 0 },
-      },
+      }),
+      day('2026-03-03'),
     ]);
     expect(figures.top_cited_pieces).toEqual([{ external_ref: 'flat', heading: 'Flat in Berlin', count: 1 }]);
     expect(figures.top_unanswered_questions).toEqual([{ question: 'do you  SELL boats? ', count: 2 }]);

@@ -1,7 +1,7 @@
 import { ChatMessage, EventContact } from '@svc/contracts';
 import { domainMessage } from '@svc/messaging';
-import { createDataSource, execute, migrate, queryRows } from '@svc/persistence';
-import { createTestDatabase, TestDatabase } from '@svc/testing';
+import { execute, queryRows } from '@svc/persistence';
+import { createSchemaDatabase, SchemaDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ErasureService } from '../erasure/erasure.service';
@@ -13,22 +13,20 @@ import { CustomersRepository } from './customers.repository';
 import { newVisitorToken, visitorTokenHash } from './visitor-token';
 
 describe('ConversationsRepository (real PostgreSQL)', () => {
-  let db: TestDatabase;
+  let db: SchemaDatabase;
   let dataSource: DataSource;
   let repo: ConversationsRepository;
   let customers: CustomersRepository;
   const account = randomUUID();
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    dataSource = await createDataSource({ schema: CHAT_SCHEMA, url: db.url, migrations: CHAT_MIGRATIONS, poolSize: 12 }).initialize();
-    await migrate(dataSource);
+    db = await createSchemaDatabase({ schema: CHAT_SCHEMA, migrations: CHAT_MIGRATIONS, poolSize: 12 });
+    ({ dataSource } = db);
     repo = new ConversationsRepository(dataSource);
     customers = new CustomersRepository(dataSource);
   });
 
   afterAll(async () => {
-    await dataSource?.destroy();
     await db?.drop();
   });
 

@@ -1,5 +1,5 @@
-import { createDataSource, execute, migrate, queryRows } from '@svc/persistence';
-import { createTestDatabase, TestDatabase } from '@svc/testing';
+import { execute, queryRows } from '@svc/persistence';
+import { createSchemaDatabase, SchemaDatabase } from '@svc/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { BookingsRepository } from '../bookings/bookings.repository';
@@ -8,7 +8,7 @@ import { CHAT_MIGRATIONS, CHAT_SCHEMA } from '../migrations';
 import { InboxRepository } from './inbox.repository';
 
 describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
-  let db: TestDatabase;
+  let db: SchemaDatabase;
   let dataSource: DataSource;
   let inbox: InboxRepository;
   let conversations: ConversationsRepository;
@@ -17,16 +17,14 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
   const other = randomUUID();
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    dataSource = await createDataSource({ schema: CHAT_SCHEMA, url: db.url, migrations: CHAT_MIGRATIONS, poolSize: 4 }).initialize();
-    await migrate(dataSource);
+    db = await createSchemaDatabase({ schema: CHAT_SCHEMA, migrations: CHAT_MIGRATIONS, poolSize: 4 });
+    ({ dataSource } = db);
     inbox = new InboxRepository(dataSource);
     conversations = new ConversationsRepository(dataSource);
     bookings = new BookingsRepository(dataSource);
   });
 
   afterAll(async () => {
-    await dataSource?.destroy();
     await db?.drop();
   });
 

@@ -1,5 +1,5 @@
-import { createDataSource, execute, migrate, queryRows } from '@svc/persistence';
-import { createTestDatabase, TestDatabase } from '@svc/testing';
+import { execute, queryRows } from '@svc/persistence';
+import { createSchemaDatabase, SchemaDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { IDENTITY_MIGRATIONS, IDENTITY_SCHEMA } from '../migrations';
@@ -8,24 +8,17 @@ import { IssuedPassesRepository } from './issued-passes.repository';
 const DAY_S = 24 * 60 * 60;
 
 describe('IssuedPassesRepository (real PostgreSQL)', () => {
-  let db: TestDatabase;
+  let db: SchemaDatabase;
   let dataSource: DataSource;
   let passes: IssuedPassesRepository;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    dataSource = await createDataSource({
-      schema: IDENTITY_SCHEMA,
-      url: db.url,
-      migrations: IDENTITY_MIGRATIONS,
-      poolSize: 2,
-    }).initialize();
-    await migrate(dataSource);
+    db = await createSchemaDatabase({ schema: IDENTITY_SCHEMA, migrations: IDENTITY_MIGRATIONS, poolSize: 2 });
+    ({ dataSource } = db);
     passes = new IssuedPassesRepository(dataSource);
   });
 
   afterAll(async () => {
-    await dataSource?.destroy();
     await db?.drop();
   });
 

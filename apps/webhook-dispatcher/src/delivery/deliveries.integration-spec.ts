@@ -1,6 +1,6 @@
 import { eraseEventData, PublicEvent, RecordedEvent, sampleEventData } from '@svc/contracts';
-import { createDataSource, execute, listen, migrate, queryRows } from '@svc/persistence';
-import { createTestDatabase, TestDatabase } from '@svc/testing';
+import { execute, listen, queryRows } from '@svc/persistence';
+import { createSchemaDatabase, SchemaDatabase } from '@svc/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -12,7 +12,7 @@ import { DeliveryService } from './delivery.service';
 import { InvalidRecordedEventError } from './recorded-event';
 
 describe('deliveries (real PostgreSQL)', () => {
-  let db: TestDatabase;
+  let db: SchemaDatabase;
   let dataSource: DataSource;
   let endpoints: EndpointsRepository;
   let deliveries: DeliveriesRepository;
@@ -70,21 +70,14 @@ describe('deliveries (real PostgreSQL)', () => {
   };
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    dataSource = await createDataSource({
-      schema: WEBHOOKS_SCHEMA,
-      url: db.url,
-      migrations: WEBHOOKS_MIGRATIONS,
-      poolSize: 6,
-    }).initialize();
-    await migrate(dataSource);
+    db = await createSchemaDatabase({ schema: WEBHOOKS_SCHEMA, migrations: WEBHOOKS_MIGRATIONS, poolSize: 6 });
+    ({ dataSource } = db);
     endpoints = new EndpointsRepository(dataSource);
     deliveries = new DeliveriesRepository(dataSource);
     service = new DeliveryService(deliveries);
   });
   beforeEach(settle);
   afterAll(async () => {
-    await dataSource?.destroy();
     await db?.drop();
   });
 
