@@ -1,8 +1,8 @@
 import { FactoryProvider, Module } from '@nestjs/common';
 import { ContactsClient, IdentityClient, KnowledgeClient, WidgetsClient } from '@svc/internal-clients';
-import { APP_CONFIG, APP_LOGGER, closedOnShutdown, InternalAuth } from '@svc/platform';
+import { APP_LOGGER, closedOnShutdown, InternalAuth } from '@svc/platform';
 import type { Logger } from 'pino';
-import { ChatConfig } from './chat.config';
+import { CHAT_CONFIG, ChatConfig } from './chat.config';
 
 type ClientOptions = ConstructorParameters<typeof ContactsClient>[0];
 type UrlSetting = 'CONTACTS_API_URL' | 'IDENTITY_ISSUER_URL' | 'KNOWLEDGE_API_URL' | 'GATEWAY_URL';
@@ -11,7 +11,7 @@ type UrlSetting = 'CONTACTS_API_URL' | 'IDENTITY_ISSUER_URL' | 'KNOWLEDGE_API_UR
 function client<T>(Client: new (options: ClientOptions) => T, setting: UrlSetting): FactoryProvider<T> {
   return {
     provide: Client,
-    inject: [APP_CONFIG, InternalAuth, APP_LOGGER],
+    inject: [CHAT_CONFIG, InternalAuth, APP_LOGGER],
     useFactory: (config: ChatConfig, auth: InternalAuth, logger: Logger) =>
       new Client({ url: config[setting], auth, timeoutMs: config.INTERNAL_TIMEOUT_MS, logger }),
   };

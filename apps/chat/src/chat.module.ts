@@ -5,7 +5,7 @@ import { AnalyticsModule } from './analytics/analytics.module';
 import { AssistantModule } from './assistant/assistant.module';
 import { BookingsModule } from './bookings/bookings.module';
 import { ChannelsModule } from './channels/channels.module';
-import { ChatConfig } from './chat.config';
+import { CHAT_CONFIG, ChatConfig } from './chat.config';
 import { ConversationsModule } from './conversations/conversations.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { HandoverModule } from './handover/handover.module';
@@ -42,6 +42,12 @@ const FEATURES = [
 export class ChatModule {
   /** With its stack: the platform, schema `chat` (migrated at start), RabbitMQ with the outbox relay. */
   static forRoot(config: ChatConfig, logger: Logger): DynamicModule {
-    return { module: ChatModule, imports: serviceStack('chat', { config, logger, schema: CHAT_SCHEMA, migrations: CHAT_MIGRATIONS }) };
+    return {
+      module: ChatModule,
+      global: true, // CHAT_CONFIG, for every feature module
+      imports: serviceStack('chat', { config, logger, schema: CHAT_SCHEMA, migrations: CHAT_MIGRATIONS }),
+      providers: [{ provide: CHAT_CONFIG, useValue: config }],
+      exports: [CHAT_CONFIG],
+    };
   }
 }

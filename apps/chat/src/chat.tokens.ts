@@ -1,4 +1,4 @@
-/** Injection tokens of the chat's interfaces and derived settings (the settings themselves: APP_CONFIG). */
+/** Injection tokens of the chat's interfaces and derived settings (the settings themselves: CHAT_CONFIG). */
 
 /** The ReplyQueue (the assistant). */
 export const REPLY_QUEUE = Symbol('REPLY_QUEUE');

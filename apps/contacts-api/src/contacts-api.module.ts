@@ -2,10 +2,10 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ChatClient } from '@svc/internal-clients';
 import { serviceStack } from '@svc/messaging';
 import { repositoryProviders } from '@svc/persistence';
-import { APP_CONFIG, APP_LOGGER, closedOnShutdown, InternalAuth } from '@svc/platform';
+import { APP_LOGGER, closedOnShutdown, InternalAuth } from '@svc/platform';
 import type { Logger } from 'pino';
 import { CHAT_MODEL_CLIENT, CHAT_MODEL_WAIT_MS, ChatModel } from './chat-model';
-import { ContactsApiConfig } from './contacts-api.config';
+import { CONTACTS_API_CONFIG, ContactsApiConfig } from './contacts-api.config';
 import { ContactsController } from './contacts.controller';
 import { CustomersRepository } from './customers.repository';
 import { CustomersService } from './customers.service';
@@ -21,11 +21,11 @@ import { CONTACTS_MIGRATIONS, CONTACTS_SCHEMA } from './migrations';
     ChatModel,
     {
       provide: CHAT_MODEL_CLIENT,
-      inject: [APP_CONFIG, InternalAuth, APP_LOGGER],
+      inject: [CONTACTS_API_CONFIG, InternalAuth, APP_LOGGER],
       useFactory: (config: ContactsApiConfig, auth: InternalAuth, logger: Logger): ChatClient | null =>
         config.CHAT_URL ? new ChatClient({ url: config.CHAT_URL, auth, timeoutMs: config.CHAT_MODEL_WAIT_MS, logger }) : null,
     },
-    { provide: CHAT_MODEL_WAIT_MS, inject: [APP_CONFIG], useFactory: (config: ContactsApiConfig) => config.CHAT_MODEL_WAIT_MS },
+    { provide: CHAT_MODEL_WAIT_MS, inject: [CONTACTS_API_CONFIG], useFactory: (config: ContactsApiConfig) => config.CHAT_MODEL_WAIT_MS },
     closedOnShutdown(CHAT_MODEL_CLIENT),
   ],
 })
@@ -33,6 +33,10 @@ export class ContactsApiModule {
   /** With its stack: the platform, schema `contacts` (migrated at start), RabbitMQ with the outbox relay; reached through the gateway. */
   static forRoot(config: ContactsApiConfig, logger: Logger): DynamicModule {
     const stack = { config, logger, schema: CONTACTS_SCHEMA, migrations: CONTACTS_MIGRATIONS, behindGateway: true };
-    return { module: ContactsApiModule, imports: serviceStack('contacts-api', stack) };
+    return {
+      module: ContactsApiModule,
+      imports: serviceStack('contacts-api', stack),
+      providers: [{ provide: CONTACTS_API_CONFIG, useValue: config }],
+    };
   }
 }

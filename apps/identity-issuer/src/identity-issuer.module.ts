@@ -1,9 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ContactsClient } from '@svc/internal-clients';
 import { appStack } from '@svc/persistence';
-import { APP_CONFIG, APP_LOGGER, closedOnShutdown, InternalAuth } from '@svc/platform';
+import { APP_LOGGER, closedOnShutdown, InternalAuth } from '@svc/platform';
 import type { Logger } from 'pino';
-import { IdentityIssuerConfig } from './identity-issuer.config';
+import { IDENTITY_ISSUER_CONFIG, IdentityIssuerConfig } from './identity-issuer.config';
 import { DevSigningKeysRepository } from './keys/dev-signing-keys.repository';
 import { keyRingProvider } from './keys/key-ring.provider';
 import { IDENTITY_MIGRATIONS, IDENTITY_SCHEMA } from './migrations';
@@ -28,6 +28,7 @@ export class IdentityIssuerModule {
       }),
       controllers: [IdentityController, InternalIdentityController],
       providers: [
+        { provide: IDENTITY_ISSUER_CONFIG, useValue: config },
         DevSigningKeysRepository,
         keyRingProvider,
         PassTokenService,
@@ -36,7 +37,7 @@ export class IdentityIssuerModule {
         PassRetention,
         {
           provide: ContactsClient,
-          inject: [InternalAuth, APP_CONFIG, APP_LOGGER],
+          inject: [InternalAuth, IDENTITY_ISSUER_CONFIG, APP_LOGGER],
           useFactory: (auth: InternalAuth, { CONTACTS_API_URL, CONTACTS_API_TIMEOUT_MS }: IdentityIssuerConfig, root: Logger) =>
             new ContactsClient({ url: CONTACTS_API_URL, auth, timeoutMs: CONTACTS_API_TIMEOUT_MS, logger: root }),
         },

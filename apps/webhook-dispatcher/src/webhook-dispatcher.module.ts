@@ -1,6 +1,6 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { serviceStack } from '@svc/messaging';
-import { APP_CONFIG, closedOnShutdown, loadTestSupport, TEST_SUPPORT_DIR } from '@svc/platform';
+import { closedOnShutdown, loadTestSupport, TEST_SUPPORT_DIR } from '@svc/platform';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -20,7 +20,7 @@ import { WebhooksController } from './endpoints/webhooks.controller';
 import { WEBHOOKS_MIGRATIONS, WEBHOOKS_SCHEMA } from './migrations';
 import { AddressPolicy } from './security/address-policy';
 import { ConfiguredSecretBox, SecretBox } from './security/secret-box';
-import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
+import { WEBHOOK_DISPATCHER_CONFIG, WebhookDispatcherConfig } from './webhook-dispatcher.config';
 
 /** `POST /internal/events`, for the end-to-end suites only (see `loadTestSupport`). */
 function testSupportControllers(config: WebhookDispatcherConfig): Type[] {
@@ -46,6 +46,7 @@ export class WebhookDispatcherModule {
       }),
       controllers: [WebhooksController, EventsConsumer, ErasuresConsumer, ...testSupportControllers(config)],
       providers: [
+        { provide: WEBHOOK_DISPATCHER_CONFIG, useValue: config },
         AddressPolicy,
         { provide: SecretBox, useClass: ConfiguredSecretBox },
         EndpointsRepository,
@@ -60,7 +61,7 @@ export class WebhookDispatcherModule {
         {
           // The HTTP client of attempts and test sends, closed once the listener and the worker have drained.
           provide: WebhookSender,
-          inject: [AddressPolicy, APP_CONFIG],
+          inject: [AddressPolicy, WEBHOOK_DISPATCHER_CONFIG],
           useFactory: (policy: AddressPolicy, { WEBHOOK_TIMEOUT_MS, WEBHOOK_CA_FILE }: WebhookDispatcherConfig) =>
             new WebhookSender({
               policy,

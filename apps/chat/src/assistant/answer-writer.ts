@@ -1,5 +1,5 @@
 import { KNOWLEDGE_SEARCH_LIMITS, KnowledgeSearchResult, SearchKnowledgeDto } from '@svc/contracts';
-import { ApiError, APP_CONFIG, validationProblems } from '@svc/platform';
+import { ApiError, validationProblems } from '@svc/platform';
 import { Inject, Injectable } from '@nestjs/common';
 import { KnowledgeClient, KnowledgeQuery } from '@svc/internal-clients';
 import { accountContext } from '../conversations/customers.service';
@@ -7,7 +7,7 @@ import { textLanguage, textsFor } from '../texts/texts';
 import { extractiveReply, goodMatch, Reply, searchQuestion, writtenReply } from './assistant-rules';
 import { LlmClient } from './llm.client';
 import { LLM_CLIENT } from '../chat.tokens';
-import { ChatConfig } from '../chat.config';
+import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 import { SearchBatches } from './search-batches';
 
 const SEARCH_RESULTS = 3;
@@ -29,7 +29,7 @@ export class AnswerWriter {
   constructor(
     knowledge: KnowledgeClient,
     @Inject(LLM_CLIENT) private readonly llm: LlmClient | null,
-    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'ASSISTANT_SEARCH_CONCURRENCY'>,
+    @Inject(CHAT_CONFIG) config: Pick<ChatConfig, 'ASSISTANT_SEARCH_CONCURRENCY'>,
   ) {
     this.searches = new SearchBatches(
       (accountId, queries, requestId) => knowledge.search(queries, accountContext(accountId, requestId)),

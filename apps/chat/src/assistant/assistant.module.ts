@@ -1,8 +1,8 @@
 import { FactoryProvider, Module } from '@nestjs/common';
-import { APP_CONFIG, componentLoggers, loggerToken } from '@svc/platform';
+import { componentLoggers, loggerToken } from '@svc/platform';
 import type { Logger } from 'pino';
 import { ChatClientsModule } from '../chat-clients.module';
-import { ChatConfig } from '../chat.config';
+import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 import { LLM_CLIENT, REPLY_QUEUE } from '../chat.tokens';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { AnswerWriter } from './answer-writer';
@@ -13,7 +13,7 @@ import { PreviewController } from './preview.controller';
 /** The OpenAI-compatible API the replies are written with, or null (LLM_BASE_URL empty: the extractive answer). */
 const llmClient: FactoryProvider<LlmClient | null> = {
   provide: LLM_CLIENT,
-  inject: [APP_CONFIG, loggerToken('llm')],
+  inject: [CHAT_CONFIG, loggerToken('llm')],
   useFactory: (config: ChatConfig, logger: Logger) =>
     config.LLM_BASE_URL
       ? new LlmClient(

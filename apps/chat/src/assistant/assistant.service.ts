@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { ApiError, APP_CONFIG, InjectLogger, MetricsService } from '@svc/platform';
+import { ApiError, InjectLogger, MetricsService } from '@svc/platform';
 import { Inject, Injectable } from '@nestjs/common';
 import { Claimed, LeaseWorker } from '@svc/jobs';
 import { ChatMessage, EventContact, KnowledgeSearchResult } from '@svc/contracts';
@@ -10,7 +10,7 @@ import { ConversationRow, ConversationsRepository, PendingReply, REPLY_LEASE_MS 
 import { ReplyQueue } from '../conversations/conversation.service';
 import { CustomersService } from '../conversations/customers.service';
 import { AssistantMetrics, assistantMetrics } from '../chat-metrics';
-import { ChatConfig } from '../chat.config';
+import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 import { textsFor } from '../texts/texts';
 import { AnswerWriter } from './answer-writer';
 import { Reply } from './assistant-rules';
@@ -43,7 +43,7 @@ export class AssistantService extends LeaseWorker<PendingReply> implements Reply
     @InjectLogger('assistant') logger: Logger,
     metrics: MetricsService,
     db: DataSource,
-    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'ASSISTANT_REPLY_TRIES'>,
+    @Inject(CHAT_CONFIG) config: Pick<ChatConfig, 'ASSISTANT_REPLY_TRIES'>,
   ) {
     super(
       {

@@ -1,9 +1,9 @@
 import { FactoryProvider, Module } from '@nestjs/common';
-import { APP_CONFIG, componentLoggers, loggerToken } from '@svc/platform';
+import { componentLoggers, loggerToken } from '@svc/platform';
 import type { Logger } from 'pino';
 import { AssistantModule } from '../assistant/assistant.module';
 import { ChatClientsModule } from '../chat-clients.module';
-import { ChatConfig } from '../chat.config';
+import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 import { DELIVERY_INTERVAL_MS, DELIVERY_RETRY_BASE_MS, EMAIL_LINKS, WHATSAPP_PROVIDER } from '../chat.tokens';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { ChannelsInternalController } from './channels.controller';
@@ -19,14 +19,14 @@ import { WhatsappService } from './whatsapp.service';
 /** The SMTP server confirmation emails go to. */
 const emailSender: FactoryProvider<EmailSender> = {
   provide: EmailSender,
-  inject: [APP_CONFIG, loggerToken('email')],
+  inject: [CHAT_CONFIG, loggerToken('email')],
   useFactory: (config: ChatConfig, logger: Logger) => new EmailSender(config.SMTP_URL, config.EMAIL_FROM, logger),
 };
 
 /** The WhatsApp Business Cloud API messages are sent to. */
 const whatsappProvider: FactoryProvider<CloudApiProvider> = {
   provide: WHATSAPP_PROVIDER,
-  inject: [APP_CONFIG],
+  inject: [CHAT_CONFIG],
   useFactory: (config: ChatConfig) =>
     new CloudApiProvider(config.WHATSAPP_API_URL, config.WHATSAPP_ACCESS_TOKEN, config.INTERNAL_TIMEOUT_MS),
 };
@@ -40,7 +40,7 @@ const whatsappProvider: FactoryProvider<CloudApiProvider> = {
     emailSender,
     whatsappProvider,
     { provide: DELIVERY_INTERVAL_MS, useValue: 1_000 },
-    { provide: DELIVERY_RETRY_BASE_MS, inject: [APP_CONFIG], useFactory: (config: ChatConfig) => config.DELIVERY_RETRY_BASE_MS },
+    { provide: DELIVERY_RETRY_BASE_MS, inject: [CHAT_CONFIG], useFactory: (config: ChatConfig) => config.DELIVERY_RETRY_BASE_MS },
     ChannelsRepository,
     ChannelDeliveriesRepository,
     ChannelDeliveryWorker,

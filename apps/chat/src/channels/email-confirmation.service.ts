@@ -1,4 +1,4 @@
-import { APP_CONFIG, InjectLogger } from '@svc/platform';
+import { InjectLogger } from '@svc/platform';
 import { Inject, Injectable } from '@nestjs/common';
 import { EventContact } from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
@@ -11,7 +11,7 @@ import { confirmedTokenHash, successorToken } from '../conversations/visitor-tok
 import { ChannelsRepository } from './channels.repository';
 import { ChannelDeliveriesRepository } from './channel-deliveries.repository';
 import { confirmationEmail, confirmationPage } from './email-texts';
-import { ChatConfig } from '../chat.config';
+import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 
 /** A confirmation link lasts 24 hours. */
 export const EMAIL_LINK_TTL_MS = 24 * 60 * 60 * 1000;
@@ -33,7 +33,7 @@ export class EmailConfirmationService {
     private readonly contacts: ContactsClient,
     private readonly events: ChatEvents,
     @InjectLogger('email') private readonly logger: Logger,
-    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'APP_URL'>,
+    @Inject(CHAT_CONFIG) config: Pick<ChatConfig, 'APP_URL'>,
   ) {
     this.appUrl = config.APP_URL;
   }

@@ -1,10 +1,10 @@
 import { Controller, Get, Headers, HttpCode, Inject, Injectable, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { ApiError, APP_CONFIG, rawBodyOf } from '@svc/platform';
+import { ApiError, rawBodyOf } from '@svc/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isValidWhatsappSignature, sameSecret } from './channel-rules';
 import { InboundWhatsappMessage, InboundWhatsappStatus, WhatsappService } from './whatsapp.service';
-import { ChatConfig } from '../chat.config';
+import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 
 /** What the chat reads of a Cloud API webhook body (everything else is ignored). */
 interface CloudWebhookBody {
@@ -30,7 +30,7 @@ export class WhatsappSecrets {
   readonly appSecret: string;
   readonly verifyToken: string;
 
-  constructor(@Inject(APP_CONFIG) config: Pick<ChatConfig, 'WHATSAPP_APP_SECRET' | 'WHATSAPP_VERIFY_TOKEN'>) {
+  constructor(@Inject(CHAT_CONFIG) config: Pick<ChatConfig, 'WHATSAPP_APP_SECRET' | 'WHATSAPP_VERIFY_TOKEN'>) {
     this.appSecret = config.WHATSAPP_APP_SECRET;
     this.verifyToken = config.WHATSAPP_VERIFY_TOKEN;
   }

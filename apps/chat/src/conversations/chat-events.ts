@@ -1,9 +1,8 @@
-import { APP_CONFIG } from '@svc/platform';
 import { Inject, Injectable } from '@nestjs/common';
 import { ChatMessage, DomainMessage, EventContact, EventConversation, EventReach, HandoverReason } from '@svc/contracts';
 import { domainMessage } from '@svc/messaging';
 import { ConversationRow } from './conversations.repository';
-import { ChatConfig } from '../chat.config';
+import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 
 /**
  * The chat's public events, with the contract's payloads (`contact` as contacts-api returns it,
@@ -13,7 +12,7 @@ import { ChatConfig } from '../chat.config';
 export class ChatEvents {
   private readonly appUrl: string;
 
-  constructor(@Inject(APP_CONFIG) config: Pick<ChatConfig, 'APP_URL'>) {
+  constructor(@Inject(CHAT_CONFIG) config: Pick<ChatConfig, 'APP_URL'>) {
     this.appUrl = config.APP_URL;
   }
 

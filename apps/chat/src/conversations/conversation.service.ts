@@ -11,7 +11,7 @@ import {
   KnowledgeSearchResult,
 } from '@svc/contracts';
 import { ContactsClient } from '@svc/internal-clients';
-import { ApiError, APP_CONFIG, unavailableError } from '@svc/platform';
+import { ApiError, unavailableError } from '@svc/platform';
 import { asksForPerson } from '../assistant/assistant-rules';
 import { emailTexts } from '../channels/email-texts';
 import { consentWords, futureConsentWords, textsFor } from '../texts/texts';
@@ -26,7 +26,7 @@ import {
 } from './conversations.repository';
 import { accountContext, CustomersService } from './customers.service';
 import { EMAIL_LINKS, REPLY_QUEUE } from '../chat.tokens';
-import { ChatConfig, parseDuration } from '../chat.config';
+import { CHAT_CONFIG, ChatConfig, parseDuration } from '../chat.config';
 
 /** Told when a customer message waits for the assistant's answer (the assistant answers it soon after the commit). */
 export interface ReplyQueue {
@@ -67,7 +67,7 @@ export class ConversationService {
     private readonly events: ChatEvents,
     @Inject(REPLY_QUEUE) private readonly replies: ReplyQueue,
     @Inject(EMAIL_LINKS) private readonly emails: EmailLinks,
-    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'HANDOVER_WAIT' | 'VISITOR_MESSAGES_PER_MINUTE'>,
+    @Inject(CHAT_CONFIG) config: Pick<ChatConfig, 'HANDOVER_WAIT' | 'VISITOR_MESSAGES_PER_MINUTE'>,
   ) {
     this.handoverWaitMs = parseDuration(config.HANDOVER_WAIT);
     this.messagesPerMinute = config.VISITOR_MESSAGES_PER_MINUTE;

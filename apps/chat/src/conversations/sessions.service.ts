@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ChatSessionResponse, CreateChatSessionDto, IdentifiedCustomer } from '@svc/contracts';
 import { IdentityClient } from '@svc/internal-clients';
-import { ApiError, APP_CONFIG } from '@svc/platform';
-import { ChatConfig } from '../chat.config';
+import { ApiError } from '@svc/platform';
+import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 import { NewConversationThrottle } from '../visitor/new-conversation-throttle';
 import { OriginPolicy } from '../visitor/origin-policy';
 import { WidgetAccounts } from '../visitor/widget-accounts';
@@ -44,7 +44,7 @@ export class SessionsService {
     private readonly origins: OriginPolicy,
     private readonly identity: IdentityClient,
     private readonly throttle: NewConversationThrottle,
-    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'VISITOR_TOKEN_MAX_AGE'>,
+    @Inject(CHAT_CONFIG) config: Pick<ChatConfig, 'VISITOR_TOKEN_MAX_AGE'>,
   ) {
     this.maxAgeMs = visitorTokenMaxAgeMs(config);
   }

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { APP_CONFIG, componentLoggers } from '@svc/platform';
-import { ChatConfig, handoverSweepIntervalMs, parseDuration } from '../chat.config';
+import { componentLoggers } from '@svc/platform';
+import { CHAT_CONFIG, ChatConfig, handoverSweepIntervalMs, parseDuration } from '../chat.config';
 import { HANDOVER_SWEEP_INTERVAL_MS } from '../chat.tokens';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { HandoverSweeper } from './handover-sweeper';
@@ -12,7 +12,7 @@ import { HandoverSweeper } from './handover-sweeper';
     ...componentLoggers('handover'),
     {
       provide: HANDOVER_SWEEP_INTERVAL_MS,
-      inject: [APP_CONFIG],
+      inject: [CHAT_CONFIG],
       useFactory: (config: ChatConfig) => handoverSweepIntervalMs(parseDuration(config.HANDOVER_WAIT)),
     },
     HandoverSweeper,

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ContactResponseDto, IdentityPassResponseDto, WhoamiResponseDto } from '@svc/contracts';
-import { ApiError, APP_CONFIG } from '@svc/platform';
+import { ApiError } from '@svc/platform';
 import { demoPage } from './demo-page';
-import { ChatConfig } from '../chat.config';
+import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 
 /** The ref of the demo account's sample customer (tools/demo.mjs writes them). */
 export const DEMO_CUSTOMER_REF = 'demo-ada';
@@ -16,7 +16,7 @@ export class DemoShop {
   private readonly gatewayUrl: string;
   private readonly key: string;
 
-  constructor(@Inject(APP_CONFIG) config: Pick<ChatConfig, 'GATEWAY_URL' | 'CHAT_DEMO_KEY'>) {
+  constructor(@Inject(CHAT_CONFIG) config: Pick<ChatConfig, 'GATEWAY_URL' | 'CHAT_DEMO_KEY'>) {
     this.gatewayUrl = config.GATEWAY_URL;
     this.key = config.CHAT_DEMO_KEY;
   }

@@ -1,8 +1,9 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
-import { APP_CONFIG, clientOf, createRedisClient, InjectLogger, ReadinessService, RedisClient } from '@svc/platform';
+import { clientOf, createRedisClient, InjectLogger, ReadinessService, RedisClient } from '@svc/platform';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ChatConfig } from '../chat.config';
+import { CHAT_CONFIG } from '../chat.config';
 
 /** At most 5 streams per visitor token (the contract's limit). */
 export const STREAMS_PER_TOKEN = 5;
@@ -77,7 +78,7 @@ export class StreamSlots implements OnModuleInit, OnApplicationShutdown {
   private closing = false;
 
   constructor(
-    @Inject(APP_CONFIG)
+    @Inject(CHAT_CONFIG)
     private readonly config: Pick<ChatConfig, 'REDIS_URL' | 'VISITOR_STREAMS_PER_ADDRESS' | 'VISITOR_STREAMS_PER_ACCOUNT'>,
     private readonly readiness: ReadinessService,
     @InjectLogger('streams') private readonly logger: Logger,

@@ -1,7 +1,7 @@
 import { FactoryProvider, Module } from '@nestjs/common';
-import { APP_CONFIG, componentLoggers, loggerToken } from '@svc/platform';
+import { componentLoggers, loggerToken } from '@svc/platform';
 import type { Logger } from 'pino';
-import { ChatConfig } from '../chat.config';
+import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 import { StreamGauges } from '../chat-metrics';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { ConversationNotifier } from './conversation-notifier';
@@ -11,7 +11,7 @@ import { StreamSlots } from './stream-slots';
 /** The LISTEN connection (a client of PostgreSQL of its own, closed after the listener drained). */
 const notifier: FactoryProvider<ConversationNotifier> = {
   provide: ConversationNotifier,
-  inject: [APP_CONFIG, loggerToken('streams')],
+  inject: [CHAT_CONFIG, loggerToken('streams')],
   useFactory: (config: ChatConfig, logger: Logger) => new ConversationNotifier(config.DATABASE_URL, logger),
 };
 

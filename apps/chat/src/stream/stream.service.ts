@@ -1,12 +1,12 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ApiError, APP_CONFIG, InjectLogger } from '@svc/platform';
+import { ApiError, InjectLogger } from '@svc/platform';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ChatMessage } from '@svc/contracts';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
 import { ConversationNotifier } from './conversation-notifier';
 import { EventStreams, PING_INTERVAL_MS } from './event-streams';
-import { ChatConfig } from '../chat.config';
+import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 import { StreamLease, StreamSlots } from './stream-slots';
 
 /** Messages one read returns at most. */
@@ -38,7 +38,7 @@ export class StreamService extends EventStreams {
     private readonly notifier: ConversationNotifier,
     private readonly slots: StreamSlots,
     @InjectLogger('streams') private readonly logger: Logger,
-    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'CHAT_MAX_STREAMS'>,
+    @Inject(CHAT_CONFIG) config: Pick<ChatConfig, 'CHAT_MAX_STREAMS'>,
     @Optional() pingIntervalMs: number = PING_INTERVAL_MS,
   ) {
     super(pingIntervalMs);

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { queryRows } from '@svc/persistence';
-import { ApiError, APP_CONFIG, clientOf } from '@svc/platform';
+import { ApiError, clientOf } from '@svc/platform';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { ChatConfig } from '../chat.config';
+import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 
 /** Windows that ended this long ago are deleted by the next counts, a few rows each: the table keeps only live windows. */
 const SWEPT_PER_TAKE = 10;
@@ -37,7 +37,7 @@ const TAKE = {
 export class NewConversationThrottle {
   constructor(
     private readonly db: DataSource,
-    @Inject(APP_CONFIG) private readonly config: Pick<ChatConfig, 'VISITOR_CONVERSATIONS_PER_ADDRESS' | 'VISITOR_CONVERSATION_WINDOW_MS'>,
+    @Inject(CHAT_CONFIG) private readonly config: Pick<ChatConfig, 'VISITOR_CONVERSATIONS_PER_ADDRESS' | 'VISITOR_CONVERSATION_WINDOW_MS'>,
   ) {}
 
   /** Counts one new conversation of `address`; 429 `rate_limited` with Retry-After past the limit. */

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ApiError, APP_CONFIG } from '@svc/platform';
+import { ApiError } from '@svc/platform';
 import { LRUCache } from 'lru-cache';
 import { WidgetSettingsRepository } from '../settings/widget-settings.repository';
-import { ChatConfig } from '../chat.config';
+import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 
 /** Settings changes reach every replica within this time. */
 const TTL_MS = 5_000;
@@ -20,7 +20,7 @@ export class OriginPolicy {
 
   constructor(
     private readonly settings: WidgetSettingsRepository,
-    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'APP_URL'>,
+    @Inject(CHAT_CONFIG) config: Pick<ChatConfig, 'APP_URL'>,
   ) {
     this.ownOrigin = new URL(config.APP_URL).origin;
     this.cache = new LRUCache<string, { origins: string[] }>({

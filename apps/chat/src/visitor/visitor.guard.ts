@@ -1,8 +1,8 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { ApiError, APP_CONFIG } from '@svc/platform';
+import { ApiError } from '@svc/platform';
 import type { FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
-import { ChatConfig } from '../chat.config';
+import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
 import { isVisitorToken, tokenLifeLeftMs, visitorTokenHash, visitorTokenMaxAgeMs } from '../conversations/visitor-token';
 import { OriginPolicy } from './origin-policy';
@@ -25,7 +25,7 @@ export class VisitorGuard implements CanActivate {
   constructor(
     private readonly conversations: ConversationsRepository,
     private readonly origins: OriginPolicy,
-    @Inject(APP_CONFIG) config: Pick<ChatConfig, 'VISITOR_TOKEN_MAX_AGE'>,
+    @Inject(CHAT_CONFIG) config: Pick<ChatConfig, 'VISITOR_TOKEN_MAX_AGE'>,
   ) {
     this.maxAgeMs = visitorTokenMaxAgeMs(config);
   }

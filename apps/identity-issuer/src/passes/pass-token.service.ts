@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG } from '@svc/platform';
 import { errors, JWTHeaderParameters, jwtVerify, SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import type { IdentityIssuerConfig } from '../identity-issuer.config';
 import { KeyRing } from '../keys/key-ring';
+import { IDENTITY_ISSUER_CONFIG } from '../identity-issuer.config';
 
 /** The contract: a pass lasts 30 days. */
 export const PASS_LIFETIME_S = 30 * 24 * 60 * 60;
@@ -51,7 +51,7 @@ export class PassTokenService {
 
   constructor(
     private readonly keys: KeyRing,
-    @Inject(APP_CONFIG) config: PassTokenConfig,
+    @Inject(IDENTITY_ISSUER_CONFIG) config: PassTokenConfig,
   ) {
     this.options = { issuer: config.IDENTITY_TOKEN_ISSUER, audience: config.IDENTITY_TOKEN_AUDIENCE };
   }

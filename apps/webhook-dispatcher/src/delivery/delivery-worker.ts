@@ -1,10 +1,10 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Claimed, LeaseWorker, nextAfterFailure, parseRetrySchedule, Reservation } from '@svc/jobs';
-import { APP_CONFIG, APP_LOGGER } from '@svc/platform';
+import { APP_LOGGER } from '@svc/platform';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { SecretBox } from '../security/secret-box';
-import { backgroundDrainMs, WebhookDispatcherConfig } from '../webhook-dispatcher.config';
+import { backgroundDrainMs, WEBHOOK_DISPATCHER_CONFIG, WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { ClaimedDelivery, CompletedAttempt, DeliveriesRepository, InsertLease, LeaseOptions } from './deliveries.repository';
 import { DeliveryMetrics, recordAttempt } from './delivery-metrics';
 import { DeliveryNotifications } from './delivery-notifications';
@@ -45,7 +45,7 @@ export class DeliveryWorker extends LeaseWorker<ClaimedDelivery> {
     private readonly sender: WebhookSender,
     private readonly secrets: SecretBox,
     notifications: DeliveryNotifications,
-    @Inject(APP_CONFIG) config: WebhookDispatcherConfig,
+    @Inject(WEBHOOK_DISPATCHER_CONFIG) config: WebhookDispatcherConfig,
     @Inject(APP_LOGGER) logger: Logger,
     @Optional() private readonly metrics?: DeliveryMetrics,
   ) {

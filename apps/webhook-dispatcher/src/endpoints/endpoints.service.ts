@@ -20,7 +20,7 @@ import {
   WebhookListDto,
 } from '@svc/contracts';
 import { nowTimestamp, parseTimestampInput } from '@svc/persistence';
-import { ApiError, APP_CONFIG } from '@svc/platform';
+import { ApiError } from '@svc/platform';
 import { randomBytes } from 'node:crypto';
 import { DeliveriesRepository, DeliveryRecord } from '../delivery/deliveries.repository';
 import { deliveryBody } from '../delivery/recorded-event';
@@ -29,6 +29,7 @@ import { AddressPolicy } from '../security/address-policy';
 import { SecretBox } from '../security/secret-box';
 import type { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { EndpointRow, EndpointSecrets, EndpointsRepository } from './endpoints.repository';
+import { WEBHOOK_DISPATCHER_CONFIG } from '../webhook-dispatcher.config';
 
 /** Path ids are positive bigints; anything else names nothing. */
 const PATH_ID = /^[1-9]\d{0,17}$/;
@@ -82,7 +83,7 @@ export class EndpointsService {
     private readonly policy: AddressPolicy,
     private readonly secrets: SecretBox,
     private readonly sender: WebhookSender,
-    @Inject(APP_CONFIG) private readonly config: Pick<WebhookDispatcherConfig, 'WEBHOOK_SECRET_OVERLAP_MS'>,
+    @Inject(WEBHOOK_DISPATCHER_CONFIG) private readonly config: Pick<WebhookDispatcherConfig, 'WEBHOOK_SECRET_OVERLAP_MS'>,
   ) {}
 
   /** The normalised URL the dispatcher will call, after the length and address checks (SSRF). */

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Sweep } from '@svc/jobs';
-import { APP_CONFIG, APP_LOGGER } from '@svc/platform';
+import { APP_LOGGER } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { EndpointsRepository } from './endpoints.repository';
+import { WEBHOOK_DISPATCHER_CONFIG } from '../webhook-dispatcher.config';
 
 /** Checks at most this often, and at least every quarter of the window. */
 const MAX_CHECK_INTERVAL_MS = 60_000;
@@ -24,7 +25,7 @@ export class FailingEndpointsJob extends Sweep {
 
   constructor(
     private readonly endpoints: EndpointsRepository,
-    @Inject(APP_CONFIG) config: Pick<WebhookDispatcherConfig, 'WEBHOOK_DISABLE_AFTER_MS'>,
+    @Inject(WEBHOOK_DISPATCHER_CONFIG) config: Pick<WebhookDispatcherConfig, 'WEBHOOK_DISABLE_AFTER_MS'>,
     @Inject(APP_LOGGER) logger: Logger,
   ) {
     super(

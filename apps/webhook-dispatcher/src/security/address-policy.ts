@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG } from '@svc/platform';
 import type { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import ipaddr from 'ipaddr.js';
 import { lookup } from 'node:dns/promises';
+import { WEBHOOK_DISPATCHER_CONFIG } from '../webhook-dispatcher.config';
 
 /** IPv6 global unicast: anything outside it (IPv4-compatible `::a.b.c.d`, unassigned space) is not a receiver. */
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
@@ -53,7 +53,7 @@ export class RefusedAddressError extends Error {
 export class AddressPolicy {
   readonly allowPrivateNetworks: boolean;
 
-  constructor(@Inject(APP_CONFIG) config: Pick<WebhookDispatcherConfig, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>) {
+  constructor(@Inject(WEBHOOK_DISPATCHER_CONFIG) config: Pick<WebhookDispatcherConfig, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>) {
     this.allowPrivateNetworks = config.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
   }
 

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AES_GCM_OVERHEAD, APP_CONFIG, openAesGcm, sealAesGcm } from '@svc/platform';
+import { AES_GCM_OVERHEAD, openAesGcm, sealAesGcm } from '@svc/platform';
 import type { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { decodeAesKey, KEY_ID, LEGACY_KEY_ID, parseKeyList } from './secret-keys';
+import { WEBHOOK_DISPATCHER_CONFIG } from '../webhook-dispatcher.config';
 
 /** Sealed before key ids existed: version ‖ IV ‖ tag ‖ ciphertext (`sealAesGcm`), under the key with LEGACY_KEY_ID. */
 const LEGACY_VERSION = 1;
@@ -74,7 +75,7 @@ export class SecretBox {
 /** The dispatcher's box: WEBHOOK_SECRET_KEY seals; it and WEBHOOK_SECRET_KEYS_PREVIOUS open. */
 @Injectable()
 export class ConfiguredSecretBox extends SecretBox {
-  constructor(@Inject(APP_CONFIG) config: WebhookDispatcherConfig) {
+  constructor(@Inject(WEBHOOK_DISPATCHER_CONFIG) config: WebhookDispatcherConfig) {
     super({
       current: config.WEBHOOK_SECRET_KEY,
       currentId: config.WEBHOOK_SECRET_KEY_ID,
