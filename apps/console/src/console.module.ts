@@ -9,6 +9,9 @@ import { MembersRepository } from './members/members.repository';
 import { MembersService } from './members/members.service';
 import { ConsoleInternalGuard, OwnerGuard, PersonGuard, SessionGuard } from './members/session.guard';
 import { CONSOLE_MIGRATIONS, CONSOLE_SCHEMA } from './migrations';
+import { FrontEnd, FrontEndController } from './static/spa';
+import { ServiceRoutesController } from './upstreams/service-routes';
+import { TeamActionsController } from './upstreams/team-actions';
 import { Upstreams } from './upstreams/upstreams';
 
 @Module({})
@@ -17,13 +20,14 @@ export class ConsoleModule {
     return {
       module: ConsoleModule,
       imports: appStack('console', { config, logger, schema: CONSOLE_SCHEMA, migrations: CONSOLE_MIGRATIONS }),
-      controllers: [AuthController, InternalMembersController],
+      controllers: [AuthController, InternalMembersController, ServiceRoutesController, TeamActionsController, FrontEndController],
       providers: [
         MembersRepository,
         MembersService,
         SessionNotifications,
         LiveResponses,
         Upstreams,
+        { provide: FrontEnd, useFactory: () => new FrontEnd() },
         ...componentLoggers('upstreams'),
         closedOnShutdown(Upstreams),
         PersonGuard,

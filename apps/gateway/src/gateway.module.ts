@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ACCOUNTS_MIGRATIONS, ACCOUNTS_SCHEMA, AccountsRepository } from '@svc/accounts';
+import { ACCOUNTS_MIGRATIONS, ACCOUNTS_SCHEMA, AccountsRepository, AccountsService } from '@svc/accounts';
 import { appStack } from '@svc/persistence';
 import { closedOnShutdown } from '@svc/platform';
 import type { Logger } from 'pino';
@@ -7,6 +7,9 @@ import { ApiKeyAuthenticator } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
 import { GatewayPipeline } from './gateway.pipeline';
 import { IdempotencyStore } from './idempotency/idempotency';
+import { ConsoleAccountsController } from './internal/console.controller';
+import { McpSupportController } from './internal/mcp-support.controller';
+import { WidgetsController } from './internal/widgets.controller';
 import { OpenApiController } from './openapi/openapi.controller';
 import { ChatProxy } from './proxy/chat-proxy';
 import { ConsoleProxy } from './proxy/console-proxy';
@@ -24,9 +27,14 @@ export class GatewayModule {
         ...appStack('gateway', { config, logger, schema: ACCOUNTS_SCHEMA, migrations: ACCOUNTS_MIGRATIONS }),
         RedisModule.forRoot(config.REDIS_URL),
       ],
-      controllers: [WhoamiController, OpenApiController],
+      controllers: [WhoamiController, OpenApiController, ConsoleAccountsController, McpSupportController, WidgetsController],
       providers: [
         AccountsRepository,
+        {
+          provide: AccountsService,
+          inject: [AccountsRepository],
+          useFactory: (accounts: AccountsRepository) => new AccountsService(accounts),
+        },
         ApiKeyAuthenticator,
         WriteLimiter,
         IdempotencyStore,

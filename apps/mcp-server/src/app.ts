@@ -1,5 +1,4 @@
 import { AppDefinition } from '@svc/platform';
-import { McpEndpoint } from './mcp.endpoint';
 import { mcpServerConfigSpec } from './mcp-server.config';
 import { McpServerModule } from './mcp-server.module';
 
@@ -7,5 +6,4 @@ export const app: AppDefinition<typeof mcpServerConfigSpec> = {
   name: 'mcp-server',
   configSpec: mcpServerConfigSpec,
   module: (config, logger) => McpServerModule.forRoot(config, logger),
-  configure: (nest, fastify) => nest.get(McpEndpoint).install(fastify),
 };

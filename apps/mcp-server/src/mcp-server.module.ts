@@ -23,6 +23,7 @@ export class McpServerModule {
     return {
       module: McpServerModule,
       imports: [PlatformModule.forRoot({ config, logger, name: 'mcp-server' })],
+      controllers: [McpEndpoint],
       providers: [
         {
           provide: TOOL_CLIENTS,
@@ -42,7 +43,6 @@ export class McpServerModule {
             ) as ToolClients,
         },
         McpToolsService,
-        McpEndpoint,
         ClientsLifecycle,
       ],
     };

@@ -12,10 +12,11 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { Injectable } from '@nestjs/common';
+import { Controller, Delete, Get, OnModuleInit, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { GatewayContext } from '@svc/contracts';
-import { ApiError, InternalAuth, verifiedCaller } from '@svc/platform';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, Caller, GatewayContextGuard, InternalCallers } from '@svc/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ExchangeTransport } from './exchange.transport';
 import { McpToolsService } from './tools/mcp-tools.service';
@@ -88,16 +89,19 @@ export function invalidParams(request: JSONRPCRequest): JSONRPCMessage | undefin
   return { jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${issues}` } };
 }
 
-/** `POST /mcp`, stateless, answered as JSON; GET and DELETE are 405. See docs/adr/011-mcp-one-sdk-server.md */
-@Injectable()
-export class McpEndpoint {
+const STATELESS = 'This MCP server is stateless: send each JSON-RPC message with POST.';
+
+/**
+ * `POST /mcp`, stateless, answered as JSON; GET and DELETE are 405. The POST needs a context the
+ * gateway signed (it checked the API key); another app's: 403. See docs/adr/011-mcp-one-sdk-server.md
+ */
+@ApiExcludeController()
+@Controller()
+export class McpEndpoint implements OnModuleInit {
   private readonly transport = new ExchangeTransport();
   private readonly server: Server;
 
-  constructor(
-    private readonly auth: InternalAuth,
-    tools: McpToolsService,
-  ) {
+  constructor(tools: McpToolsService) {
     // Ajv, for elicitation answers only (never asked for here): one instance, not one per server.
     this.server = new Server(SERVER_INFO, {
       capabilities: { tools: {} },
@@ -110,39 +114,39 @@ export class McpEndpoint {
     );
   }
 
-  async install(fastify: FastifyInstance): Promise<void> {
-    await this.server.connect(this.transport);
-    fastify.post(MCP_PATH, async (request, reply) => {
-      const caller = await this.callerOf(request);
-      const requests = readPost(request.headers, request.body);
-      if (!Array.isArray(requests)) {
-        reply.code(requests.status);
-        if (requests.body === undefined) return reply.send();
-        return reply.type('application/json').send(JSON.stringify(requests.body));
-      }
-      const refused = requests.map(invalidParams);
-      const served = requests.filter((_, index) => refused[index] === undefined);
-      const responses = [
-        ...refused.filter((answer) => answer !== undefined),
-        ...(served.length > 0 ? await this.transport.exchange(served, caller) : []),
-      ];
-      return reply.type('application/json').send(JSON.stringify(responses.length === 1 ? responses[0] : responses));
-    });
-    for (const method of ['GET', 'DELETE'] as const) {
-      fastify.route({
-        method,
-        url: MCP_PATH,
-        handler: async () => {
-          throw new ApiError('method_not_allowed', 'This MCP server is stateless: send each JSON-RPC message with POST.', undefined, {
-            allow: 'POST',
-          });
-        },
-      });
-    }
+  onModuleInit(): Promise<void> {
+    return this.server.connect(this.transport);
   }
 
-  /** The account of the call: a context the gateway signed (it checked the API key); another app's: 403. */
-  private callerOf(request: FastifyRequest): Promise<GatewayContext> {
-    return verifiedCaller(request, this.auth, ['gateway']);
+  @Post(MCP_PATH)
+  @UseGuards(GatewayContextGuard)
+  @InternalCallers('gateway')
+  async post(@Caller() caller: GatewayContext, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
+    const requests = readPost(request.headers, request.body);
+    if (!Array.isArray(requests)) {
+      reply.code(requests.status);
+      if (requests.body === undefined) return reply.send();
+      return reply.type('application/json').send(JSON.stringify(requests.body));
+    }
+    const refused = requests.map(invalidParams);
+    const served = requests.filter((_, index) => refused[index] === undefined);
+    const responses = [
+      ...refused.filter((answer) => answer !== undefined),
+      ...(served.length > 0 ? await this.transport.exchange(served, caller) : []),
+    ];
+    return reply
+      .code(200)
+      .type('application/json')
+      .send(JSON.stringify(responses.length === 1 ? responses[0] : responses));
+  }
+
+  @Get(MCP_PATH)
+  get(): never {
+    throw new ApiError('method_not_allowed', STATELESS, undefined, { allow: 'POST' });
+  }
+
+  @Delete(MCP_PATH)
+  delete(): never {
+    throw new ApiError('method_not_allowed', STATELESS, undefined, { allow: 'POST' });
   }
 }

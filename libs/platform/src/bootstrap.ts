@@ -198,7 +198,9 @@ export async function createApp<S extends ConfigSpec>(
   });
   app.useGlobalFilters(new ApiExceptionFilter(routes));
   app.useGlobalPipes(new ApiValidationPipe());
-  if (definition.globalPrefix) app.setGlobalPrefix(definition.globalPrefix, { exclude: ['healthz', 'readyz', 'metrics'] });
+  // Probes, metrics and internal routes (`/internal/…`, for the other apps) are never under the prefix.
+  if (definition.globalPrefix)
+    app.setGlobalPrefix(definition.globalPrefix, { exclude: ['healthz', 'readyz', 'metrics', 'internal/*path'] });
   await definition.configure?.(app, fastify, config);
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   return app;

@@ -1,5 +1,7 @@
+import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { ApiError } from '@svc/platform';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 
@@ -29,29 +31,43 @@ const PAGE_HEADERS = {
 /** Paths of the console's API and internal routes: never answered with the page. */
 const NOT_PAGES = /^\/(console\/v1|internal)(\/|$)/;
 
-/** The front end: `/assets/*` (cached for a year) and index.html for every other GET, read once at start. */
-export function serveFrontEnd(fastify: FastifyInstance, dir = WEB_DIR): void {
-  const index = existsSync(join(dir, 'index.html'))
-    ? readFileSync(join(dir, 'index.html'))
-    : Buffer.from(
-        '<!doctype html><title>Console</title><h1>Console</h1><p>The front end is not built: run <code>npm run build</code>.</p>',
-      );
-  const assets = new Map<string, Buffer>();
-  const assetDir = join(dir, 'assets');
-  if (existsSync(assetDir)) for (const name of readdirSync(assetDir)) assets.set(name, readFileSync(join(assetDir, name)));
+/** The front end, read once at start: index.html and the files of `assets/`. */
+export class FrontEnd {
+  readonly index: Buffer;
+  readonly assets = new Map<string, Buffer>();
 
-  fastify.get<{ Params: { file: string } }>('/assets/:file', (request, reply) => {
-    const body = assets.get(request.params.file);
+  constructor(dir = WEB_DIR) {
+    this.index = existsSync(join(dir, 'index.html'))
+      ? readFileSync(join(dir, 'index.html'))
+      : Buffer.from(
+          '<!doctype html><title>Console</title><h1>Console</h1><p>The front end is not built: run <code>npm run build</code>.</p>',
+        );
+    const assetDir = join(dir, 'assets');
+    if (existsSync(assetDir)) for (const name of readdirSync(assetDir)) this.assets.set(name, readFileSync(join(assetDir, name)));
+  }
+}
+
+/** The front end: `/assets/*` (cached for a year) and index.html for every other GET. */
+@ApiExcludeController()
+@Controller()
+export class FrontEndController {
+  constructor(private readonly frontEnd: FrontEnd) {}
+
+  @Get('assets/:file')
+  asset(@Param('file') file: string, @Res() reply: FastifyReply): FastifyReply {
+    const body = this.frontEnd.assets.get(file);
     if (!body) throw new ApiError('not_found', 'There is no such file.');
     return reply
-      .header('content-type', TYPES[extname(request.params.file)] ?? 'application/octet-stream')
+      .header('content-type', TYPES[extname(file)] ?? 'application/octet-stream')
       .header('cache-control', 'public, max-age=31536000, immutable')
       .header('x-content-type-options', 'nosniff')
       .send(body);
-  });
-  fastify.get('/*', (request, reply) => {
+  }
+
+  @Get('*')
+  page(@Req() request: FastifyRequest, @Res() reply: FastifyReply): FastifyReply {
     const path = request.url.split('?')[0] ?? '/';
     if (NOT_PAGES.test(path)) throw new ApiError('not_found', `There is no route GET ${path}.`);
-    return reply.headers(PAGE_HEADERS).send(index);
-  });
+    return reply.headers(PAGE_HEADERS).send(this.frontEnd.index);
+  }
 }

@@ -1,8 +1,10 @@
 import { API_ROUTES, AppRoute, INTERNAL_ROUTES, RouteMethod } from '@svc/contracts';
+import { Controller, RequestMapping, RequestMethod, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { ApiError } from '@svc/platform';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticate, requireOwner } from '../members/session';
-import { MembersService } from '../members/members.service';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MemberSession } from '../members/members.repository';
+import { OwnerGuard, SessionGuard } from '../members/session.guard';
 import { Upstream, Upstreams } from './upstreams';
 
 /** A console route (under `/console/v1`) answered by a service's route, as the service answers it. */
@@ -93,25 +95,38 @@ export function targetPath(target: string, params: Record<string, string>, url: 
   return query === -1 ? path : path + url.slice(query);
 }
 
-/** Registers every route of the table on the console's server. */
-export function serveServiceRoutes(fastify: FastifyInstance, members: MembersService, upstreams: Upstreams, appOrigin: string): void {
-  for (const entry of SERVICE_ROUTES) {
-    fastify.route({
-      method: entry.method,
-      url: `${CONSOLE_API}${entry.path}`,
-      handler: async (request: FastifyRequest, reply) => {
-        const member = await authenticate(request, members, appOrigin);
-        if (entry.owner) requireOwner(member);
-        const context = await upstreams.context(member, request.id);
-        if (entry.scale && context.account.plan !== 'scale') {
-          throw new ApiError('plan_required', 'API keys and webhooks need the Scale plan (Settings → Plan).');
-        }
-        const path = targetPath(entry.target, request.params as Record<string, string>, request.url);
-        const body = entry.method === 'GET' || entry.method === 'DELETE' ? undefined : (request.body ?? {});
-        const response = await upstreams.call(entry.upstream, entry.method, path, context, body);
-        reply.code(response.status);
-        return response.body === undefined ? reply.send() : reply.send(response.body);
-      },
-    });
+/**
+ * The table's routes, one method each (made from SERVICE_ROUTES below, with Nest's own decorators):
+ * a signed-in member acting in an account (SessionGuard; OwnerGuard for an owner's route), the
+ * service's answer passed on with its status.
+ */
+@ApiExcludeController()
+@Controller(CONSOLE_API.slice(1))
+export class ServiceRoutesController {
+  constructor(private readonly upstreams: Upstreams) {}
+
+  async forward(entry: ServiceRoute, request: FastifyRequest & { member: MemberSession }, reply: FastifyReply): Promise<FastifyReply> {
+    const context = await this.upstreams.context(request.member, request.id);
+    if (entry.scale && context.account.plan !== 'scale') {
+      throw new ApiError('plan_required', 'API keys and webhooks need the Scale plan (Settings → Plan).');
+    }
+    const path = targetPath(entry.target, request.params as Record<string, string>, request.url);
+    const body = entry.method === 'GET' || entry.method === 'DELETE' ? undefined : (request.body ?? {});
+    const response = await this.upstreams.call(entry.upstream, entry.method, path, context, body);
+    reply.code(response.status);
+    return response.body === undefined ? reply.send() : reply.send(response.body);
   }
 }
+
+SERVICE_ROUTES.forEach((entry, index) => {
+  const prototype = ServiceRoutesController.prototype as unknown as Record<string, unknown>;
+  const name = `${entry.method.toLowerCase()}${index}`;
+  prototype[name] = function (this: ServiceRoutesController, request: FastifyRequest & { member: MemberSession }, reply: FastifyReply) {
+    return this.forward(entry, request, reply);
+  };
+  const descriptor = Object.getOwnPropertyDescriptor(prototype, name) as PropertyDescriptor;
+  RequestMapping({ method: RequestMethod[entry.method], path: entry.path })(prototype, name, descriptor);
+  UseGuards(entry.owner ? OwnerGuard : SessionGuard)(prototype, name, descriptor);
+  Req()(prototype, name, 0);
+  Res()(prototype, name, 1);
+});
