@@ -1,16 +1,14 @@
 import { DomainMessage, eraseEventData, EventKind, sampleEventData } from '@svc/contracts';
 import { classifyFailure, domainMessage, OutboxRelay } from '@svc/messaging';
 import { execute, queryRows } from '@svc/persistence';
-import { createSchemaDatabase, SchemaDatabase } from '@svc/testing';
+import { suiteSchemaDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { AppendBatcher } from './append-batcher';
 import { EventsRepository } from './events.repository';
 import { EVENTS_MIGRATIONS, EVENTS_SCHEMA } from './migrations';
 
 describe('EventsRepository (real PostgreSQL)', () => {
-  let db: SchemaDatabase;
-  let dataSource: DataSource;
+  const db = suiteSchemaDatabase({ schema: EVENTS_SCHEMA, migrations: EVENTS_MIGRATIONS, poolSize: 8 });
   let log: EventsRepository;
   /** Counts the wake-ups of the (in-process) relay that publishes the outbox rows. */
   const relay = {
@@ -20,14 +18,8 @@ describe('EventsRepository (real PostgreSQL)', () => {
     },
   };
 
-  beforeAll(async () => {
-    db = await createSchemaDatabase({ schema: EVENTS_SCHEMA, migrations: EVENTS_MIGRATIONS, poolSize: 8 });
-    ({ dataSource } = db);
-    log = new EventsRepository(dataSource, relay as unknown as OutboxRelay);
-  });
-
-  afterAll(async () => {
-    await db?.drop();
+  beforeAll(() => {
+    log = new EventsRepository(db.dataSource, relay as unknown as OutboxRelay);
   });
 
   const sample = (account: string, n: number) =>
@@ -35,7 +27,7 @@ describe('EventsRepository (real PostgreSQL)', () => {
   const ids = async (account: string) =>
     (
       await queryRows<{ id: string; event_id: string }>(
-        dataSource,
+        db.dataSource,
         'SELECT id, event_id FROM events.events WHERE account_id = $1 ORDER BY id',
         [account],
       )
@@ -50,7 +42,7 @@ describe('EventsRepository (real PostgreSQL)', () => {
     expect(await log.append(account, batch)).toBe(3);
     expect(await ids(account)).toEqual(batch.map((m, i) => ({ id: i + 1, eventId: m.id })));
     const outbox = await queryRows<{ body: { account_id: string; event_id: string; event: { id: number; event: string } } }>(
-      dataSource,
+      db.dataSource,
       'SELECT body FROM events.outbox WHERE id = ANY($1::uuid[]) ORDER BY seq',
       [batch.map((m) => m.id)],
     );
@@ -85,7 +77,7 @@ describe('EventsRepository (real PostgreSQL)', () => {
   it('prunes events recorded before the retention period', async () => {
     const account = randomUUID();
     await log.append(account, [sample(account, 1), sample(account, 2)]);
-    await execute(dataSource, `UPDATE events.events SET recorded_at = now() - interval '31 days' WHERE account_id = $1 AND id = 1`, [
+    await execute(db.dataSource, `UPDATE events.events SET recorded_at = now() - interval '31 days' WHERE account_id = $1 AND id = 1`, [
       account,
     ]);
     expect(await log.prune(30, 1_000_000)).toBeGreaterThanOrEqual(1);
@@ -115,14 +107,14 @@ describe('EventsRepository (real PostgreSQL)', () => {
       domainMessage('handover.created', account, sampleEventData('handover.created', { n })) as DomainMessage<EventKind>;
     const stored = async (account: string) =>
       queryRows<{ svc_id: string; data: unknown }>(
-        dataSource,
+        db.dataSource,
         `SELECT data -> 'contact' ->> 'svc_id' AS svc_id, data FROM events.events WHERE account_id = $1 ORDER BY id`,
         [account],
       );
     const queued = async (account: string): Promise<unknown[]> =>
       (
         await queryRows<{ body: { event: { data: unknown } } }>(
-          dataSource,
+          db.dataSource,
           `SELECT body FROM events.outbox WHERE body ->> 'account_id' = $1 ORDER BY seq`,
           [account],
         )
@@ -165,14 +157,14 @@ describe('EventsRepository (real PostgreSQL)', () => {
       const event = handover(account, 7);
       await log.append(account, [event]);
       // An erasure that committed while the append ran, and whose own blanking came before the append's commit.
-      await execute(dataSource, 'INSERT INTO events.erased_contacts (account_id, svc_id) VALUES ($1, 1007)', [account]);
+      await execute(db.dataSource, 'INSERT INTO events.erased_contacts (account_id, svc_id) VALUES ($1, 1007)', [account]);
       expect(await log.append(account, [event])).toBe(0);
       expect((await stored(account))[0]!.data).toEqual(eraseEventData(event.data));
     });
 
     it('keeps only account ids and svc_ids as the record of erased customers', async () => {
       const columns = await queryRows<{ column_name: string }>(
-        dataSource,
+        db.dataSource,
         `SELECT column_name FROM information_schema.columns WHERE table_schema = 'events' AND table_name = 'erased_contacts' ORDER BY ordinal_position`,
       );
       expect(columns.map((c) => c.column_name)).toEqual(['account_id', 'svc_id', 'erased_at']);

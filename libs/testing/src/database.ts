@@ -62,3 +62,26 @@ export async function createSchemaDatabase(options: Omit<SchemaOptions, 'url'>):
     },
   };
 }
+
+/** A schema database for the suite it is declared in (at the top of its `describe`): created before its tests, dropped after them. */
+export function suiteSchemaDatabase(options: Omit<SchemaOptions, 'url'>): Pick<SchemaDatabase, 'url' | 'dataSource'> {
+  let created: SchemaDatabase | undefined;
+  beforeAll(async () => {
+    created = await createSchemaDatabase(options);
+  });
+  afterAll(async () => {
+    await created?.drop();
+  });
+  const ready = (): SchemaDatabase => {
+    if (!created) throw new Error('the suite database is created in beforeAll: use it in a test');
+    return created;
+  };
+  return {
+    get url() {
+      return ready().url;
+    },
+    get dataSource() {
+      return ready().dataSource;
+    },
+  };
+}

@@ -1,32 +1,24 @@
 import { AnalyticsDay } from '@svc/contracts';
 import { execute, queryRows } from '@svc/persistence';
-import { createSchemaDatabase, SchemaDatabase } from '@svc/testing';
+import { suiteSchemaDatabase } from '@svc/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { CHAT_MIGRATIONS, CHAT_SCHEMA } from '../migrations';
 import { AnalyticsRepository, ContactActivity } from './analytics.repository';
 import { AnalyticsService } from './analytics.service';
 
 describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
-  let db: SchemaDatabase;
-  let dataSource: DataSource;
+  const db = suiteSchemaDatabase({ schema: CHAT_SCHEMA, migrations: CHAT_MIGRATIONS, poolSize: 4 });
   let repo: AnalyticsRepository;
   const account = randomUUID();
   const other = randomUUID();
 
-  beforeAll(async () => {
-    db = await createSchemaDatabase({ schema: CHAT_SCHEMA, migrations: CHAT_MIGRATIONS, poolSize: 4 });
-    ({ dataSource } = db);
-    repo = new AnalyticsRepository(dataSource);
-  });
-
-  afterAll(async () => {
-    await db?.drop();
+  beforeAll(() => {
+    repo = new AnalyticsRepository(db.dataSource);
   });
 
   const conversation = async (accountId = account): Promise<number> => {
     const [row] = await queryRows<{ id: number }>(
-      dataSource,
+      db.dataSource,
       `INSERT INTO chat.conversations (account_id, token_hash) VALUES ($1, $2) RETURNING id::float8 AS id`,
       [accountId, randomBytes(32)],
     );
@@ -42,12 +34,12 @@ describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
     accountId = account,
   ) =>
     execute(
-      dataSource,
+      db.dataSource,
       `INSERT INTO chat.messages (conversation_id, id, account_id, author, text, at, citation, offers_person) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [conversationId, id, accountId, author, text, at, citation ? JSON.stringify(citation) : null, author === 'assistant' && !citation],
     );
   const handover = (conversationId: number, reason: string, at: string) =>
-    execute(dataSource, `INSERT INTO chat.handovers (account_id, conversation_id, reason, at) VALUES ($1, $2, $3, $4)`, [
+    execute(db.dataSource, `INSERT INTO chat.handovers (account_id, conversation_id, reason, at) VALUES ($1, $2, $3, $4)`, [
       account,
       conversationId,
       reason,
@@ -103,7 +95,7 @@ describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
     await message(c6, 2, 'assistant', 'In Berlin.', '2026-03-01T10:00:01Z', flat, other);
     // A booking made on day 1, confirmed on day 2.
     await execute(
-      dataSource,
+      db.dataSource,
       `INSERT INTO chat.bookings (account_id, conversation_id, starts_at, created_by, status, created_at, confirmed_at) VALUES ($1, $2, '2026-04-01T10:00:00Z', 'customer', 'confirmed', '2026-03-01T12:00:00Z', '2026-03-02T08:00:00Z')`,
       [account, c1],
     );

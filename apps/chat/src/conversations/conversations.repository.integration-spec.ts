@@ -1,7 +1,7 @@
 import { ChatMessage, EventContact } from '@svc/contracts';
 import { domainMessage } from '@svc/messaging';
 import { execute, queryRows } from '@svc/persistence';
-import { createSchemaDatabase, SchemaDatabase } from '@svc/testing';
+import { suiteSchemaDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ErasureService } from '../erasure/erasure.service';
@@ -13,21 +13,14 @@ import { CustomersRepository } from './customers.repository';
 import { newVisitorToken, visitorTokenHash } from './visitor-token';
 
 describe('ConversationsRepository (real PostgreSQL)', () => {
-  let db: SchemaDatabase;
-  let dataSource: DataSource;
+  const db = suiteSchemaDatabase({ schema: CHAT_SCHEMA, migrations: CHAT_MIGRATIONS, poolSize: 12 });
   let repo: ConversationsRepository;
   let customers: CustomersRepository;
   const account = randomUUID();
 
-  beforeAll(async () => {
-    db = await createSchemaDatabase({ schema: CHAT_SCHEMA, migrations: CHAT_MIGRATIONS, poolSize: 12 });
-    ({ dataSource } = db);
-    repo = new ConversationsRepository(dataSource);
-    customers = new CustomersRepository(dataSource);
-  });
-
-  afterAll(async () => {
-    await db?.drop();
+  beforeAll(() => {
+    repo = new ConversationsRepository(db.dataSource);
+    customers = new CustomersRepository(db.dataSource);
   });
 
   const conversation = (customer = null as Parameters<ConversationsRepository['create']>[3]) =>
@@ -44,7 +37,7 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
       token_age_ms: expect.any(Number),
     });
     expect(await repo.byTokenHash(visitorTokenHash(newVisitorToken()))).toBeUndefined();
-    const stored = await queryRows<{ token_hash: Buffer }>(dataSource, 'SELECT token_hash FROM chat.conversations WHERE id = $1', [
+    const stored = await queryRows<{ token_hash: Buffer }>(db.dataSource, 'SELECT token_hash FROM chat.conversations WHERE id = $1', [
       created.id,
     ]);
     expect(stored[0]?.token_hash.toString('utf8')).not.toContain(token.slice(4));
@@ -97,7 +90,7 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     expect((await repo.byTokenHash(visitorTokenHash(token)))?.recent_customer_messages).toBe(5);
     // A minute later they have left the window.
     await execute(
-      dataSource,
+      db.dataSource,
       `UPDATE chat.conversations SET recent_customer_at = ARRAY(SELECT t - interval '61 seconds' FROM unnest(recent_customer_at) t) WHERE id = $1`,
       [c.id],
     );
@@ -110,7 +103,7 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     const event = (message: ChatMessage) => domainMessage('message.received', account, { message, conversation: { id: c.id } } as never);
     const added = await repo.addCustomerMessage(account, c.id, { author: 'customer', text: 'hi', event }, 5);
     const [outbox] = await queryRows<{ routing_key: string; body: { kind: string; data: { message: ChatMessage } } }>(
-      dataSource,
+      db.dataSource,
       `SELECT routing_key, body FROM chat.outbox WHERE body -> 'data' -> 'conversation' ->> 'id' = $1::text`,
       [String(c.id)],
     );
@@ -119,7 +112,9 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     // A limited message writes no event either.
     await repo.addCustomerMessage(account, c.id, { author: 'customer', text: 'over', event }, 1);
     expect(
-      await queryRows(dataSource, `SELECT 1 FROM chat.outbox WHERE body -> 'data' -> 'conversation' ->> 'id' = $1::text`, [String(c.id)]),
+      await queryRows(db.dataSource, `SELECT 1 FROM chat.outbox WHERE body -> 'data' -> 'conversation' ->> 'id' = $1::text`, [
+        String(c.id),
+      ]),
     ).toHaveLength(1);
   });
 
@@ -148,10 +143,10 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     const message = await repo.addCustomerMessage(account, c.id, { author: 'customer', text: 'hello?', replyPending: true }, 5);
     expect(message?.reply_pending).toBe(true);
     // A stale sweep leaves a leased message alone.
-    await execute(dataSource, `UPDATE chat.messages SET at = now() - interval '1 minute' WHERE conversation_id = $1`, [c.id]);
+    await execute(db.dataSource, `UPDATE chat.messages SET at = now() - interval '1 minute' WHERE conversation_id = $1`, [c.id]);
     expect((await repo.claimStaleReplies(1_000, 30_000, 10)).filter((p) => p.conversation.id === c.id)).toEqual([]);
     // Once the lease has run out, the sweep takes it over.
-    await execute(dataSource, `UPDATE chat.messages SET reply_lease_until = now() - interval '1 second' WHERE conversation_id = $1`, [
+    await execute(db.dataSource, `UPDATE chat.messages SET reply_lease_until = now() - interval '1 second' WHERE conversation_id = $1`, [
       c.id,
     ]);
     expect((await repo.claimStaleReplies(1_000, 30_000, 10)).filter((p) => p.conversation.id === c.id)).toHaveLength(1);
@@ -168,14 +163,14 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     const c = await conversation();
     const asked = async (ageSeconds: number) => {
       const message = await repo.addCustomerMessage(account, c.id, { author: 'customer', text: 'q', replyPending: true }, 100);
-      await execute(dataSource, `UPDATE chat.messages SET at = now() - $2 * interval '1 second' WHERE conversation_id = $1 AND id = $3`, [
-        c.id,
-        ageSeconds,
-        message?.id ?? 0,
-      ]);
+      await execute(
+        db.dataSource,
+        `UPDATE chat.messages SET at = now() - $2 * interval '1 second' WHERE conversation_id = $1 AND id = $3`,
+        [c.id, ageSeconds, message?.id ?? 0],
+      );
       await repo.retryReplyLater(account, c.id, message?.id ?? 0);
       const [row] = await queryRows<{ seconds: number }>(
-        dataSource,
+        db.dataSource,
         `SELECT round(extract(epoch FROM reply_lease_until - now()))::int AS seconds FROM chat.messages WHERE conversation_id = $1 AND id = $2`,
         [c.id, message?.id ?? 0],
       );
@@ -193,7 +188,7 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     expect(await repo.retryReplyLater(account, c.id, id)).toBe(1);
     expect(await repo.retryReplyLater(account, c.id, id)).toBe(2);
     await execute(
-      dataSource,
+      db.dataSource,
       `UPDATE chat.messages SET at = now() - interval '1 minute', reply_lease_until = now() - interval '1 second' WHERE conversation_id = $1`,
       [c.id],
     );
@@ -249,7 +244,7 @@ describe('ConversationsRepository (real PostgreSQL)', () => {
     expect(await repo.transaction((tx) => tx.lockByToken(visitorTokenHash(old)))).toBeUndefined();
     // A WhatsApp conversation has no visitor token to rotate.
     const whatsapp = await queryRows<{ id: number }>(
-      dataSource,
+      db.dataSource,
       `INSERT INTO chat.conversations (account_id, channel, token_hash) VALUES ($1, 'whatsapp', $2) RETURNING id::float8 AS id`,
       [account, visitorTokenHash(newVisitorToken())],
     );

@@ -1,31 +1,23 @@
 import { execute, queryRows } from '@svc/persistence';
-import { createSchemaDatabase, SchemaDatabase } from '@svc/testing';
+import { suiteSchemaDatabase } from '@svc/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { BookingsRepository } from '../bookings/bookings.repository';
 import { ConversationsRepository } from '../conversations/conversations.repository';
 import { CHAT_MIGRATIONS, CHAT_SCHEMA } from '../migrations';
 import { InboxRepository } from './inbox.repository';
 
 describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
-  let db: SchemaDatabase;
-  let dataSource: DataSource;
+  const db = suiteSchemaDatabase({ schema: CHAT_SCHEMA, migrations: CHAT_MIGRATIONS, poolSize: 4 });
   let inbox: InboxRepository;
   let conversations: ConversationsRepository;
   let bookings: BookingsRepository;
   const account = randomUUID();
   const other = randomUUID();
 
-  beforeAll(async () => {
-    db = await createSchemaDatabase({ schema: CHAT_SCHEMA, migrations: CHAT_MIGRATIONS, poolSize: 4 });
-    ({ dataSource } = db);
-    inbox = new InboxRepository(dataSource);
-    conversations = new ConversationsRepository(dataSource);
-    bookings = new BookingsRepository(dataSource);
-  });
-
-  afterAll(async () => {
-    await db?.drop();
+  beforeAll(() => {
+    inbox = new InboxRepository(db.dataSource);
+    conversations = new ConversationsRepository(db.dataSource);
+    bookings = new BookingsRepository(db.dataSource);
   });
 
   const conversation = async (accountId = account) =>
@@ -33,7 +25,7 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
   const say = (id: number, author: 'customer' | 'assistant' | 'team' | 'system', text: string, accountId = account) =>
     conversations.transaction((tx) => tx.addMessage(accountId, id, { author, text }));
   const setActivity = (id: number, at: string) =>
-    execute(dataSource, `UPDATE chat.conversations SET updated_at = $2 WHERE id = $1`, [id, at]);
+    execute(db.dataSource, `UPDATE chat.conversations SET updated_at = $2 WHERE id = $1`, [id, at]);
   const ids = (rows: Array<{ id: number }>) => rows.map((r) => r.id);
 
   it('lists conversations with a message, newest activity first; the cursor pages through ties without skipping or repeating', async () => {
@@ -87,7 +79,7 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
     expect(row).toMatchObject({ needs_human: false, last_author: 'team', status: 'needs_human' });
     expect(await inbox.list(account, { needsHuman: true, limit: 50 })).toEqual([]);
     const [due] = await queryRows<{ handover_due_at: string | null }>(
-      dataSource,
+      db.dataSource,
       `SELECT handover_due_at FROM chat.conversations WHERE id = $1`,
       [id],
     );
@@ -137,7 +129,7 @@ describe('InboxRepository and BookingsRepository (real PostgreSQL)', () => {
       bookings.setStatus(manager, account, made?.id as number, 'confirmed'),
     );
     expect(confirmed.status).toBe('confirmed');
-    const [row] = await queryRows<{ confirmed_at: string | null }>(dataSource, `SELECT confirmed_at FROM chat.bookings WHERE id = $1`, [
+    const [row] = await queryRows<{ confirmed_at: string | null }>(db.dataSource, `SELECT confirmed_at FROM chat.bookings WHERE id = $1`, [
       made?.id ?? null,
     ]);
     expect(row?.confirmed_at).not.toBeNull();

@@ -1,25 +1,17 @@
 import { execute, queryRows } from '@svc/persistence';
-import { createSchemaDatabase, SchemaDatabase } from '@svc/testing';
+import { suiteSchemaDatabase } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { IDENTITY_MIGRATIONS, IDENTITY_SCHEMA } from '../migrations';
 import { IssuedPassesRepository } from './issued-passes.repository';
 
 const DAY_S = 24 * 60 * 60;
 
 describe('IssuedPassesRepository (real PostgreSQL)', () => {
-  let db: SchemaDatabase;
-  let dataSource: DataSource;
+  const db = suiteSchemaDatabase({ schema: IDENTITY_SCHEMA, migrations: IDENTITY_MIGRATIONS, poolSize: 2 });
   let passes: IssuedPassesRepository;
 
-  beforeAll(async () => {
-    db = await createSchemaDatabase({ schema: IDENTITY_SCHEMA, migrations: IDENTITY_MIGRATIONS, poolSize: 2 });
-    ({ dataSource } = db);
-    passes = new IssuedPassesRepository(dataSource);
-  });
-
-  afterAll(async () => {
-    await db?.drop();
+  beforeAll(() => {
+    passes = new IssuedPassesRepository(db.dataSource);
   });
 
   /** Records a 30-day pass that expires `expiresInDays` from now (negative: expired that long ago). */
@@ -30,7 +22,7 @@ describe('IssuedPassesRepository (real PostgreSQL)', () => {
     return jti;
   };
   const stored = async (): Promise<string[]> =>
-    (await queryRows<{ jti: string }>(dataSource, 'SELECT jti FROM identity.issued_passes ORDER BY expires_at')).map((r) => r.jti);
+    (await queryRows<{ jti: string }>(db.dataSource, 'SELECT jti FROM identity.issued_passes ORDER BY expires_at')).map((r) => r.jti);
 
   it('records a pass and answers its expiry as a contract timestamp', async () => {
     const jti = randomUUID();
@@ -43,7 +35,7 @@ describe('IssuedPassesRepository (real PostgreSQL)', () => {
       expiresAt: 1_700_000_000 + 30 * DAY_S,
     });
     expect(expires_at).toBe('2023-12-14T22:13:20.000000+00:00');
-    await execute(dataSource, 'DELETE FROM identity.issued_passes');
+    await execute(db.dataSource, 'DELETE FROM identity.issued_passes');
   });
 
   it('prunes, oldest first and one batch at a time, the records of passes expired longer than the retention; keeps the rest', async () => {

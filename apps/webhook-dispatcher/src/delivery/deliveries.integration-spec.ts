@@ -1,9 +1,8 @@
 import { eraseEventData, PublicEvent, RecordedEvent, sampleEventData } from '@svc/contracts';
 import { execute, listen, queryRows } from '@svc/persistence';
-import { createSchemaDatabase, SchemaDatabase } from '@svc/testing';
+import { suiteSchemaDatabase } from '@svc/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
 import { EndpointsRepository } from '../endpoints/endpoints.repository';
 import { WEBHOOKS_MIGRATIONS, WEBHOOKS_SCHEMA } from '../migrations';
 import { SecretBox } from '../security/secret-box';
@@ -12,8 +11,7 @@ import { DeliveryService } from './delivery.service';
 import { InvalidRecordedEventError } from './recorded-event';
 
 describe('deliveries (real PostgreSQL)', () => {
-  let db: SchemaDatabase;
-  let dataSource: DataSource;
+  const db = suiteSchemaDatabase({ schema: WEBHOOKS_SCHEMA, migrations: WEBHOOKS_MIGRATIONS, poolSize: 6 });
   let endpoints: EndpointsRepository;
   let deliveries: DeliveriesRepository;
   let service: DeliveryService;
@@ -46,13 +44,13 @@ describe('deliveries (real PostgreSQL)', () => {
       attempts: number;
       next_attempt_at: string;
       locked_until: string | null;
-    }>(dataSource, 'SELECT * FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY event_id', [endpointId]);
+    }>(db.dataSource, 'SELECT * FROM webhooks.deliveries WHERE endpoint_id = $1 ORDER BY event_id', [endpointId]);
   const claimWithInfo = (limit = 100, maxInFlightPerEndpoint = 100, leaseMs = 60_000, maxInFlightPerAccount = 1_000) =>
     deliveries.claim({ limit, maxInFlightPerEndpoint, maxInFlightPerAccount, leaseMs, token: randomUUID() });
   const claim = async (limit?: number, maxInFlightPerEndpoint?: number, leaseMs?: number, maxInFlightPerAccount?: number) =>
     (await claimWithInfo(limit, maxInFlightPerEndpoint, leaseMs, maxInFlightPerAccount)).deliveries;
   /** Nothing else due: earlier tests' deliveries are finished off so that each test claims only its own. */
-  const settle = () => execute(dataSource, `UPDATE webhooks.deliveries SET status = 'delivered' WHERE status = 'pending'`);
+  const settle = () => execute(db.dataSource, `UPDATE webhooks.deliveries SET status = 'delivered' WHERE status = 'pending'`);
 
   /** Counts NOTIFYs on the deliveries channel; `settle` waits for those sent before it. */
   const listenForDeliveries = async () => {
@@ -69,18 +67,12 @@ describe('deliveries (real PostgreSQL)', () => {
     return counter;
   };
 
-  beforeAll(async () => {
-    db = await createSchemaDatabase({ schema: WEBHOOKS_SCHEMA, migrations: WEBHOOKS_MIGRATIONS, poolSize: 6 });
-    ({ dataSource } = db);
-    endpoints = new EndpointsRepository(dataSource);
-    deliveries = new DeliveriesRepository(dataSource);
+  beforeAll(() => {
+    endpoints = new EndpointsRepository(db.dataSource);
+    deliveries = new DeliveriesRepository(db.dataSource);
     service = new DeliveryService(deliveries);
   });
   beforeEach(settle);
-  afterAll(async () => {
-    await db?.drop();
-  });
-
   describe('recordEvent', () => {
     it('makes one delivery per matching active endpoint of the account, with the JSON of the event as body', async () => {
       const account = randomUUID();
@@ -126,11 +118,11 @@ describe('deliveries (real PostgreSQL)', () => {
         notify: false,
       });
       await execute(
-        dataSource,
+        db.dataSource,
         `UPDATE webhooks.deliveries SET locked_until = now() + interval '1 minute', claim_token = $2 WHERE endpoint_id = $1`,
         [c.id, randomUUID()],
       );
-      await execute(dataSource, `UPDATE webhooks.deliveries SET status = 'delivered' WHERE endpoint_id <> $1 AND account_id = $2`, [
+      await execute(db.dataSource, `UPDATE webhooks.deliveries SET status = 'delivered' WHERE endpoint_id <> $1 AND account_id = $2`, [
         c.id,
         account,
       ]);
@@ -155,7 +147,7 @@ describe('deliveries (real PostgreSQL)', () => {
         expect(box.open(made.leased[0]!.secret_sealed, account)).toBe('whsec_x');
         expect(Buffer.from(made.leased[0]!.body).equals(body)).toBe(true);
         const leasedRows = await queryRows<{ endpoint_id: string; claim_token: string | null; held: boolean | null }>(
-          dataSource,
+          db.dataSource,
           `SELECT endpoint_id::text, claim_token, locked_until > now() AS held FROM webhooks.deliveries WHERE event_id = 901 AND account_id = $1 ORDER BY endpoint_id`,
           [account],
         );
@@ -226,7 +218,7 @@ describe('deliveries (real PostgreSQL)', () => {
       expect(made.leased).toHaveLength(5);
       const more = await deliveries.insertForEvents([event(3)], { lease, notify: false });
       expect(more).toMatchObject({ inserted: 4, leased: [] });
-      await execute(dataSource, `UPDATE webhooks.deliveries SET status = 'delivered' WHERE account_id = $1`, [account]);
+      await execute(db.dataSource, `UPDATE webhooks.deliveries SET status = 'delivered' WHERE account_id = $1`, [account]);
     });
 
     it.each([
@@ -236,9 +228,9 @@ describe('deliveries (real PostgreSQL)', () => {
       ['a bad kind', { account_id: randomUUID(), event_id: 'x', event: { id: 1, event: 'Message Sent', at: 'x', data: {} } }],
       ['no data', { account_id: randomUUID(), event_id: 'x', event: { id: 1, event: 'message.sent', at: 'x' } }],
     ])('refuses a malformed recorded event (%s) and stores nothing', async (_case, value) => {
-      const [{ n: before }] = await queryRows<{ n: number }>(dataSource, 'SELECT count(*)::int AS n FROM webhooks.deliveries');
+      const [{ n: before }] = await queryRows<{ n: number }>(db.dataSource, 'SELECT count(*)::int AS n FROM webhooks.deliveries');
       await expect(service.recordEvent(value as unknown as RecordedEvent)).rejects.toBeInstanceOf(InvalidRecordedEventError);
-      const [{ n: after }] = await queryRows<{ n: number }>(dataSource, 'SELECT count(*)::int AS n FROM webhooks.deliveries');
+      const [{ n: after }] = await queryRows<{ n: number }>(db.dataSource, 'SELECT count(*)::int AS n FROM webhooks.deliveries');
       expect(after).toBe(before);
     });
   });
@@ -370,7 +362,7 @@ describe('deliveries (real PostgreSQL)', () => {
         ['failed', 1, null],
       ]);
       const [{ wait }] = await queryRows<{ wait: string }>(
-        dataSource,
+        db.dataSource,
         'SELECT extract(epoch FROM next_attempt_at - now()) AS wait FROM webhooks.deliveries WHERE id = $1',
         [a!.id],
       );
@@ -383,7 +375,7 @@ describe('deliveries (real PostgreSQL)', () => {
         duration_ms: number;
         response_body: string | null;
       }>(
-        dataSource,
+        db.dataSource,
         'SELECT status_code, error, duration_ms, response_body FROM webhooks.attempts WHERE delivery_id = ANY ($1) ORDER BY delivery_id',
         [[a!.id, b!.id, c!.id]],
       );
@@ -406,7 +398,7 @@ describe('deliveries (real PostgreSQL)', () => {
       await deliveries.complete([attempt(current!.id, account, current!.claim_token, 'delivered')]);
       expect((await rowsOf(e.id))[0]).toMatchObject({ status: 'delivered', attempts: 1 });
       const [{ n }] = await queryRows<{ n: number }>(
-        dataSource,
+        db.dataSource,
         'SELECT count(*)::int AS n FROM webhooks.attempts WHERE delivery_id = $1',
         [current!.id],
       );
@@ -427,7 +419,7 @@ describe('deliveries (real PostgreSQL)', () => {
     const bodies = async (accountId: string) =>
       (
         await queryRows<{ event_id: string; body: Buffer }>(
-          dataSource,
+          db.dataSource,
           'SELECT event_id, body FROM webhooks.deliveries WHERE account_id = $1 ORDER BY event_id, endpoint_id',
           [accountId],
         )
@@ -441,7 +433,7 @@ describe('deliveries (real PostgreSQL)', () => {
       for (const e of [mine, again, theirs]) await service.recordEvent(e);
       const [leased] = await claim(1);
       await execute(
-        dataSource,
+        db.dataSource,
         `UPDATE webhooks.deliveries SET status = 'delivered' WHERE id = (SELECT min(id) FROM webhooks.deliveries WHERE account_id = $1 AND id <> $2)`,
         [account, leased!.id],
       );
@@ -522,22 +514,22 @@ describe('deliveries (real PostgreSQL)', () => {
       const rows = await rowsOf(e.id);
       const [old, recent, pending, oldFailed] = rows;
       await execute(
-        dataSource,
+        db.dataSource,
         `INSERT INTO webhooks.attempts (delivery_id, account_id, started_at, duration_ms) SELECT id, account_id, now(), 1 FROM webhooks.deliveries WHERE endpoint_id = $1`,
         [e.id],
       );
       await execute(
-        dataSource,
+        db.dataSource,
         `UPDATE webhooks.deliveries SET status = 'delivered', finished_at = now() - interval '31 days' WHERE id = $1`,
         [old!.id],
       );
       await execute(
-        dataSource,
+        db.dataSource,
         `UPDATE webhooks.deliveries SET status = 'delivered', finished_at = now() - interval '29 days' WHERE id = $1`,
         [recent!.id],
       );
       await execute(
-        dataSource,
+        db.dataSource,
         `UPDATE webhooks.deliveries SET status = 'failed', finished_at = now() - interval '40 days' WHERE id = $1`,
         [oldFailed!.id],
       );
@@ -545,17 +537,19 @@ describe('deliveries (real PostgreSQL)', () => {
       expect(await deliveries.prune(30, 10)).toBe(1);
       expect((await rowsOf(e.id)).map((r) => r.id)).toEqual([recent!.id, pending!.id]);
       const [{ n }] = await queryRows<{ n: number }>(
-        dataSource,
+        db.dataSource,
         'SELECT count(*)::int AS n FROM webhooks.attempts WHERE delivery_id = ANY ($1)',
         [[old!.id, oldFailed!.id]],
       );
       expect(n).toBe(0);
 
       await endpoints.delete(account, e.id);
-      await execute(dataSource, `UPDATE webhooks.deliveries SET finished_at = now() - interval '31 days' WHERE endpoint_id = $1`, [e.id]);
-      await execute(dataSource, `UPDATE webhooks.endpoints SET deleted_at = now() - interval '31 days' WHERE id = $1`, [e.id]);
+      await execute(db.dataSource, `UPDATE webhooks.deliveries SET finished_at = now() - interval '31 days' WHERE endpoint_id = $1`, [
+        e.id,
+      ]);
+      await execute(db.dataSource, `UPDATE webhooks.endpoints SET deleted_at = now() - interval '31 days' WHERE id = $1`, [e.id]);
       expect(await deliveries.prune(30, 10)).toBe(2);
-      expect(await queryRows<{ id: string }>(dataSource, 'SELECT id FROM webhooks.endpoints WHERE id = $1', [e.id])).toEqual([]);
+      expect(await queryRows<{ id: string }>(db.dataSource, 'SELECT id FROM webhooks.endpoints WHERE id = $1', [e.id])).toEqual([]);
     });
   });
 
@@ -590,9 +584,11 @@ describe('deliveries (real PostgreSQL)', () => {
       const account = randomUUID();
       const e = await endpoint(account);
       await endpoints.delete(account, e.id);
-      const [row] = await queryRows<{ n: number }>(dataSource, 'SELECT length(secret_sealed) AS n FROM webhooks.endpoints WHERE id = $1', [
-        e.id,
-      ]);
+      const [row] = await queryRows<{ n: number }>(
+        db.dataSource,
+        'SELECT length(secret_sealed) AS n FROM webhooks.endpoints WHERE id = $1',
+        [e.id],
+      );
       expect(row.n).toBe(0);
     });
 
