@@ -149,6 +149,50 @@ describe('jobs (real PostgreSQL)', () => {
     await worker.stop();
   });
 
+  it('LISTENs on several channels, and after its connection is killed says it is back (a notification may have been missed)', async () => {
+    const lines: string[] = [];
+    const notifications = new PgNotifications(
+      {
+        databaseUrl: URL_OF_TEST_DB,
+        channel: [CHANNEL, 'queue_other'],
+        applicationName: 'jobs-test-listen',
+        reconnectDelayMs: 50,
+        lostLine: 'test listener lost',
+      },
+      pino({}, { write: (line: string) => lines.push(line) }),
+    );
+    const notes: string[] = [];
+    const connects: boolean[] = [];
+    let wakes = 0;
+    notifications.onNotification((note) => notes.push(`${note.channel}:${note.payload ?? ''}`));
+    notifications.onConnect((reconnected) => connects.push(reconnected));
+    notifications.onNotify(() => wakes++);
+    await notifications.open();
+    expect(notifications.listening).toBe(true);
+    expect(connects).toEqual([false]);
+    expect(wakes).toBe(1);
+    await execute(db, `SELECT pg_notify('${CHANNEL}', 'a'), pg_notify('queue_other', 'b')`);
+    await until(async () => notes.length === 2);
+    expect(notes.sort()).toEqual([`${CHANNEL}:a`, 'queue_other:b']);
+    expect(wakes).toBe(3);
+
+    await execute(db, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'jobs-test-listen'");
+    await until(async () => connects.length === 2);
+    expect(connects).toEqual([false, true]);
+    expect(notifications.listening).toBe(true);
+    expect(lines.join('').match(/test listener lost/g)).toHaveLength(1);
+    await execute(db, `SELECT pg_notify('queue_other', 'c')`);
+    await until(async () => notes.includes('queue_other:c'));
+
+    await notifications.close();
+    expect(notifications.listening).toBe(false);
+    await sleep(150);
+    expect(connects).toHaveLength(2);
+    await until(
+      async () => (await queryRows(db, "SELECT pid FROM pg_stat_activity WHERE application_name = 'jobs-test-listen'")).length === 0,
+    );
+  });
+
   it('on stop claims no more and waits for the jobs in flight', async () => {
     await add(2);
     const worker = new TestWorker(db, {}, 300);

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectLogger } from '@svc/platform';
-import { execute, listen, withConnection } from '@svc/persistence';
-import { WakeLoop } from '@svc/jobs';
-import { Client, QueryResult } from 'pg';
+import { execute, withConnection } from '@svc/persistence';
+import { PgNotifications, WakeLoop } from '@svc/jobs';
+import type { QueryResult } from 'pg';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import type { RelayMetrics } from './metrics';
@@ -31,13 +31,15 @@ interface OutboxRow {
 }
 
 const RETRY_AFTER_FAILURE_MS = 500;
+/** Wait before the LISTEN connection is tried again (the poll publishes meanwhile). */
+const LISTEN_RETRY_MS = RETRY_AFTER_FAILURE_MS * 4;
 /** Rounds in flight at once in one relay. */
 const MAX_ROUNDS = 4;
 
 /** Publishes a schema's outbox, woken by NOTIFY, `wake()` or a poll. See docs/adr/001-outbox-relay-notify.md */
 @Injectable()
 export class OutboxRelay {
-  private listener?: Client;
+  private listener?: PgNotifications;
   private pollTimer?: NodeJS.Timeout;
   private readonly rounds = new Set<Promise<void>>();
   /** A round ended with more to do (a full batch, a failure) or another was wanted while MAX_ROUNDS ran. */
@@ -61,7 +63,21 @@ export class OutboxRelay {
       (err) => this.logger.warn({ err: (err as Error).message }, 'outbox round failed to start'),
     );
     await this.removeSent();
-    await this.listen();
+    const { schema, databaseUrl } = this.options;
+    this.listener = new PgNotifications(
+      {
+        databaseUrl,
+        channel: outboxChannel(schema),
+        applicationName: `${schema}-outbox-relay`,
+        reconnectDelayMs: LISTEN_RETRY_MS,
+        lostLine: 'outbox listener lost its connection; polling until it is back',
+        failedLine: 'outbox listener could not connect; polling meanwhile',
+      },
+      this.logger,
+    );
+    // Each NOTIFY, and each reconnection (what was written meanwhile waits for a round).
+    this.listener.onNotify(() => this.wake());
+    await this.listener.open();
     this.pollTimer = setInterval(() => this.wake(), this.options.pollIntervalMs);
     this.pollTimer.unref();
     this.wake();
@@ -77,33 +93,8 @@ export class OutboxRelay {
     this.claims?.stop();
     clearInterval(this.pollTimer);
     await Promise.all(this.rounds);
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.close();
     this.listener = undefined;
-  }
-
-  private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.options.databaseUrl, application_name: `${this.options.schema}-outbox-relay` });
-    client.on('notification', () => this.wake());
-    client.on('error', (err) => {
-      this.logger.warn({ err: err.message }, 'outbox listener lost its connection; polling until it is back');
-      if (this.listener === client) this.listener = undefined;
-      setTimeout(() => void this.reconnectListener(), RETRY_AFTER_FAILURE_MS * 4).unref();
-    });
-    try {
-      await client.connect();
-      await listen(client, [outboxChannel(this.options.schema)]);
-      this.listener = client;
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'outbox listener could not connect; polling meanwhile');
-      await client.end().catch(() => undefined);
-      setTimeout(() => void this.reconnectListener(), RETRY_AFTER_FAILURE_MS * 4).unref();
-    }
-  }
-
-  private async reconnectListener(): Promise<void> {
-    if (this.stopped || this.listener) return;
-    await this.listen();
-    this.wake();
   }
 
   /** Starts a round unless MAX_ROUNDS are in flight (then one more runs when one ends); resolves once its claim is answered. */

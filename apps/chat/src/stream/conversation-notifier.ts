@@ -1,6 +1,5 @@
 import { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { listen } from '@svc/persistence';
-import { Client } from 'pg';
+import { PgNotifications } from '@svc/jobs';
 import type { Logger } from 'pino';
 import { ChatMessage } from '@svc/contracts';
 import { CONVERSATION_CHANNEL, INBOX_CHANNEL } from '../conversations/conversations.repository';
@@ -17,17 +16,33 @@ export type Wake = (message?: ChatMessage) => void;
 export class ConversationNotifier implements OnModuleInit, OnApplicationShutdown {
   private readonly waiting = new Map<number, Set<Wake>>();
   private readonly accounts = new Map<string, Set<Wake>>();
-  private client?: Client;
-  private stopped = false;
-  private retry?: NodeJS.Timeout;
+  private readonly notifications: PgNotifications;
 
-  constructor(
-    private readonly databaseUrl: string,
-    private readonly logger: Logger,
-  ) {}
+  constructor(databaseUrl: string, logger: Logger) {
+    this.notifications = new PgNotifications(
+      {
+        databaseUrl,
+        channel: [CONVERSATION_CHANNEL, INBOX_CHANNEL],
+        applicationName: 'chat-streams',
+        reconnectDelayMs: 1_000,
+        lostLine: 'stream listener lost its connection; streams poll until it is back',
+        failedLine: 'stream listener could not connect; streams poll meanwhile',
+      },
+      logger,
+    );
+    this.notifications.onNotification((note) => {
+      if (note.channel === INBOX_CHANNEL) return wakeAll(this.accounts.get(note.payload ?? ''));
+      const { conversation, message } = conversationNote(note.payload ?? '');
+      wakeAll(this.waiting.get(conversation), message);
+    });
+    // Whatever committed while nobody listened: every stream reads again.
+    this.notifications.onConnect(() => {
+      for (const set of [...this.waiting.values(), ...this.accounts.values()]) wakeAll(set);
+    });
+  }
 
   get isListening(): boolean {
-    return this.client !== undefined;
+    return this.notifications.listening;
   }
 
   /** Calls `wake` on each commit of the conversation until the returned function is called. */
@@ -41,49 +56,11 @@ export class ConversationNotifier implements OnModuleInit, OnApplicationShutdown
   }
 
   async onModuleInit(): Promise<void> {
-    await this.listen();
+    await this.notifications.open();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.retry);
-    await this.client?.end().catch(() => undefined);
-    this.client = undefined;
-  }
-
-  private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.databaseUrl, application_name: 'chat-streams' });
-    client.on('error', (err: Error) => {
-      this.logger.warn({ err: err.message }, 'stream listener lost its connection; streams poll until it is back');
-      if (this.client === client) this.client = undefined;
-      void client.end().catch(() => undefined);
-      this.reconnect();
-    });
-    client.on('notification', (note) => {
-      if (note.channel === INBOX_CHANNEL) return wakeAll(this.accounts.get(note.payload ?? ''));
-      const { conversation, message } = conversationNote(note.payload ?? '');
-      wakeAll(this.waiting.get(conversation), message);
-    });
-    try {
-      await client.connect();
-      await listen(client, [CONVERSATION_CHANNEL, INBOX_CHANNEL]);
-      this.client = client;
-      // Whatever committed while nobody listened: every stream reads again.
-      for (const set of [...this.waiting.values(), ...this.accounts.values()]) wakeAll(set);
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'stream listener could not connect; streams poll meanwhile');
-      void client.end().catch(() => undefined);
-      this.reconnect();
-    }
-  }
-
-  private reconnect(): void {
-    if (this.stopped || this.retry) return;
-    this.retry = setTimeout(() => {
-      this.retry = undefined;
-      void this.listen();
-    }, 1_000);
-    this.retry.unref();
+    await this.notifications.close();
   }
 }
 

@@ -1,8 +1,7 @@
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { KnowledgeSearchResult } from '@svc/contracts';
-import { listen } from '@svc/persistence';
+import { PgNotifications } from '@svc/jobs';
 import { AccountIndex, languageOfTag, SearchLanguage, TaughtQuestion } from '@svc/search';
-import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { PIECES_CHANGED_CHANNEL } from '../migrations/1763900000001-SearchInMemory';
 import { TAUGHT_CHANGED_CHANNEL } from '../migrations/1764800000000-TaughtQuestions';
@@ -38,34 +37,52 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
   private accounts = new Map<string, AccountIndex>();
   /** What each account's index was taught, by id (an account with taught questions keeps its index without pieces). */
   private taught = new Map<string, Map<string, TaughtQuestion>>();
-  private listener?: Client;
+  private readonly notifications: PgNotifications;
   private stopped = false;
   private queue: Promise<void> = Promise.resolve();
   private reloadTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly pieces: SearchRepository,
-    private readonly databaseUrl: string,
+    databaseUrl: string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.notifications = new PgNotifications(
+      {
+        databaseUrl,
+        channel: [PIECES_CHANGED_CHANNEL, TAUGHT_CHANGED_CHANNEL],
+        applicationName: 'knowledge-search-index',
+        reconnectDelayMs: RETRY_MS,
+        lostLine: 'search index lost its LISTEN connection; connecting again',
+        failedLine: 'search index could not LISTEN; trying again',
+      },
+      logger,
+    );
+    this.notifications.onNotification((message) =>
+      message.channel === TAUGHT_CHANGED_CHANNEL ? this.onTaughtChange(message.payload) : this.onChange(message.payload),
+    );
+    // Connected again: notifications sent meanwhile were missed, so the index is rebuilt.
+    this.notifications.onConnect((reconnected) => {
+      if (reconnected && !this.stopped) void this.enqueue(() => this.load());
+    });
+  }
 
   /** LISTENs first, then loads: a change committed during the load is re-read after it. */
   async onApplicationBootstrap(): Promise<void> {
-    await this.listen();
+    await this.notifications.open();
     await this.enqueue(() => this.load());
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.reloadTimer);
-    await this.listener?.end().catch(() => undefined);
-    this.listener = undefined;
+    await this.notifications.close();
     await this.queue;
   }
 
   /** Whether changes reach this replica now (its LISTEN connection is up). */
   get listening(): boolean {
-    return this.listener !== undefined;
+    return this.notifications.listening;
   }
 
   /** The account's trusted pieces for a question, best first. */
@@ -194,35 +211,5 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
       for (const id of ids) if (!found.has(id)) this.accounts.get(change.a)?.removeId(id);
       this.dropIfEmpty(change.a);
     });
-  }
-
-  private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.databaseUrl, application_name: 'knowledge-search-index' });
-    client.on('notification', (message) =>
-      message.channel === TAUGHT_CHANGED_CHANNEL ? this.onTaughtChange(message.payload) : this.onChange(message.payload),
-    );
-    client.on('error', (err) => {
-      this.logger.warn({ err: err.message }, 'search index lost its LISTEN connection; connecting again');
-      if (this.listener === client) this.listener = undefined;
-      void client.end().catch(() => undefined);
-      this.listenAgainSoon();
-    });
-    try {
-      await client.connect();
-      await listen(client, [PIECES_CHANGED_CHANNEL, TAUGHT_CHANGED_CHANNEL]);
-      this.listener = client;
-    } catch (err) {
-      await client.end().catch(() => undefined);
-      this.logger.warn({ err: (err as Error).message }, 'search index could not LISTEN; trying again');
-      this.listenAgainSoon();
-    }
-  }
-
-  /** Connects again after a while, then rebuilds the index: notifications sent meanwhile were missed. */
-  private listenAgainSoon(): void {
-    setTimeout(() => {
-      if (this.stopped || this.listener) return;
-      void this.listen().then(() => (this.listener ? this.enqueue(() => this.load()) : undefined));
-    }, RETRY_MS).unref();
   }
 }
