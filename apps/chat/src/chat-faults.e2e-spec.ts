@@ -1,6 +1,6 @@
 import { PublicEvent, WhoamiResponseDto } from '@svc/contracts';
 import { queryRows } from '@svc/persistence';
-import { ChatVisitor, Stack, startStack } from '@svc/testing';
+import { ChatVisitor, putPieces, readFeed, Stack, startStack } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A broker address nothing listens on: the chat commits, its relay cannot publish. */
@@ -10,20 +10,7 @@ describe("chat faults: kill -9 between a message's commit and its publication, a
   let stack: Stack;
   let widget: string;
 
-  const feed = async (): Promise<PublicEvent[]> => {
-    const all: PublicEvent[] = [];
-    let after = 0;
-    for (;;) {
-      const page = (await (await stack.call(`/events?after=${after}&limit=200`)).json()) as {
-        events: PublicEvent[];
-        next_after: number;
-        more: boolean;
-      };
-      all.push(...page.events);
-      after = page.next_after;
-      if (!page.more) return all;
-    }
-  };
+  const feed = (): Promise<PublicEvent[]> => readFeed(stack);
   const ofConversation = (events: PublicEvent[], id: number, kind: PublicEvent['event']) =>
     events.filter((e) => e.event === kind && (e.data as { conversation: { id: number } }).conversation.id === id);
   const pending = async (): Promise<number> =>
@@ -35,14 +22,9 @@ describe("chat faults: kill -9 between a message's commit and its publication, a
       appEnv: { chat: { RABBITMQ_URL: NO_BROKER, VISITOR_MESSAGES_PER_MINUTE: '100' } },
     });
     widget = ((await (await stack.call('/whoami')).json()) as WhoamiResponseDto).widget;
-    expect(
-      (
-        await stack.call('/knowledge/returns', {
-          method: 'PUT',
-          json: { heading: 'Returns and refunds', text: 'You can return any item within 30 days of delivery for a full refund.' },
-        })
-      ).status,
-    ).toBe(201);
+    await putPieces(stack, {
+      returns: { heading: 'Returns and refunds', text: 'You can return any item within 30 days of delivery for a full refund.' },
+    });
   }, 120_000);
 
   afterAll(async () => {

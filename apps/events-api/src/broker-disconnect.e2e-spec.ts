@@ -1,5 +1,5 @@
 import { DomainMessage, PublicEvent } from '@svc/contracts';
-import { closeVhostConnections, Pipeline, Stack, startPipeline, TestProducer } from '@svc/testing';
+import { closeVhostConnections, suitePipeline } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -8,22 +8,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * closed channel. Only this suite's vhost's connections are closed.
  */
 describe('broker disconnect while handlers run (events-api, real RabbitMQ)', () => {
-  let pipeline: Pipeline;
-  let stack: Stack;
-  let producer: TestProducer;
-
-  beforeAll(async () => {
-    pipeline = await startPipeline();
-    ({ stack, producer } = pipeline);
-  }, 60_000);
-
-  afterAll(async () => {
-    await pipeline?.stop();
-  });
+  const pipeline = suitePipeline();
 
   /** The account's feed; empty while it does not answer (events-api down). */
   const feed = async (key: string): Promise<PublicEvent[]> => {
-    const response = await stack.call('/events?limit=200', { key });
+    const response = await pipeline.stack.call('/events?limit=200', { key });
     if (response.status !== 200) {
       await response.body?.cancel();
       return [];
@@ -34,17 +23,17 @@ describe('broker disconnect while handlers run (events-api, real RabbitMQ)', () 
     events.map((e) => (e.data as { message: { id: number } }).message.id).sort((a, b) => a - b);
 
   it('keeps the process up (healthz answers) and still gets every event into the feed once', async () => {
-    const account = await stack.newAccount('Disconnect');
-    const eventsApi = stack.services['events-api']!;
+    const account = await pipeline.stack.newAccount('Disconnect');
+    const eventsApi = pipeline.stack.services['events-api']!;
     const pid = eventsApi.process.pid!;
     const sent: DomainMessage[] = [];
     process.kill(pid, 'SIGSTOP');
     try {
-      for (let n = 1; n <= 20; n++) sent.push(await producer.emit('message.received', account.accountId, n));
+      for (let n = 1; n <= 20; n++) sent.push(await pipeline.producer.emit('message.received', account.accountId, n));
       const deadline = Date.now() + 20_000;
-      while ((await producer.pending()) > 0 && Date.now() < deadline) await sleep(100);
+      while ((await pipeline.producer.pending()) > 0 && Date.now() < deadline) await sleep(100);
       await sleep(500); // the broker pushes the deliveries into the paused process's socket
-      expect(await closeVhostConnections(stack.vhost.name)).toBeGreaterThan(0);
+      expect(await closeVhostConnections(pipeline.stack.vhost.name)).toBeGreaterThan(0);
     } finally {
       process.kill(pid, 'SIGCONT');
     }

@@ -1,9 +1,18 @@
 import { DomainMessage, ErrorBody, EVENT_KINDS, PublicEvent } from '@svc/contracts';
 import { DOMAIN_EXCHANGE, domainMessage, parkingQueue } from '@svc/messaging';
-import { REPO_ROOT, RunningProcess, Stack, startRelay, startStack, TestAccount, TestProducer, waitFor } from '@svc/testing';
+import {
+  ADA,
+  putCustomer,
+  RunningProcess,
+  runAdmin,
+  Stack,
+  startRelay,
+  startStack,
+  TestAccount,
+  TestProducer,
+  waitFor,
+} from '@svc/testing';
 import { connect } from 'amqplib';
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
@@ -130,13 +139,7 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
 
   it('removes a customer erased through DELETE /contacts/{ref} from retained events', async () => {
     const account = await stack.newAccount('Erasure');
-    const put = await stack.call('/contacts/cust-erase', {
-      method: 'PUT',
-      key: account.key,
-      json: { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+447700900123' },
-    });
-    expect(put.status).toBe(201);
-    const { svc_id: svcId } = (await put.json()) as { svc_id: number };
+    const svcId = await putCustomer(stack, 'cust-erase', ADA, account.key);
     // A chat event about this customer (samples carry svc_id 1000 + n) and one about somebody else.
     await producer.emit('handover.created', account.accountId, svcId - 1000);
     await producer.emit('handover.created', account.accountId, svcId - 999);
@@ -268,16 +271,13 @@ describe('events-api: the pipeline from a producer outbox to the feed (real Post
 
   describe('admin trigger', () => {
     const admin = (...args: string[]) =>
-      spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), ...args], {
-        env: {
-          PATH: process.env['PATH'] ?? '',
-          DATABASE_URL: stack.db.url,
-          RABBITMQ_URL: stack.env['RABBITMQ_URL']!,
-          APP_URL: 'https://app.example.com',
-          EVENTS_API_URL: stack.services['events-api']!.internalUrl,
-          ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY']!,
-        },
-        encoding: 'utf8',
+      runAdmin(args, {
+        PATH: process.env['PATH'] ?? '',
+        DATABASE_URL: stack.db.url,
+        RABBITMQ_URL: stack.env['RABBITMQ_URL']!,
+        APP_URL: 'https://app.example.com',
+        EVENTS_API_URL: stack.services['events-api']!.internalUrl,
+        ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY']!,
       });
 
     it('produces a sample of every kind through the pipeline into the feed, printing the feed id it got', async () => {

@@ -16,3 +16,5 @@ export * from './dispatcher-feed';
 export * from './fake-whatsapp';
 export * from './mail-sink';
 export * from './internal-keys';
+export * from './event-feed';
+export * from './business';

@@ -25,3 +25,30 @@ export async function startPipeline(options: StackOptions = {}): Promise<Pipelin
     },
   };
 }
+
+/** A pipeline for the suite it is declared in (at the top of its `describe`): started before its tests, stopped after them. */
+export function suitePipeline(options: StackOptions = {}): Pipeline {
+  let started: Pipeline | undefined;
+  beforeAll(async () => {
+    started = await startPipeline(options);
+  }, 120_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  const running = (): Pipeline => {
+    if (!started) throw new Error('the suite pipeline starts in beforeAll: use it in a test');
+    return started;
+  };
+  return {
+    get stack() {
+      return running().stack;
+    },
+    get producer() {
+      return running().producer;
+    },
+    get relay() {
+      return running().relay;
+    },
+    stop: () => running().stop(),
+  };
+}

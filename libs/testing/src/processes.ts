@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync, SpawnSyncReturns } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { existsSync } from 'node:fs';
@@ -148,5 +148,23 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
+  }
+}
+
+/** The built `admin` command line (dist/) with `args`, `env` its whole environment; waits for it to end. */
+export function runAdmin(args: string[], env: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), ...args], { env, encoding: 'utf8' });
+}
+
+/** What a suite starts and must end: a process or stack (`stop`), a server or connection (`close`), files (`remove`). */
+export type SuitePart = { stop(): Promise<unknown> } | { close(): Promise<unknown> } | { remove(): void };
+
+/** A suite's teardown: ends each part in turn, skipping those never started. */
+export async function closeAll(...parts: Array<SuitePart | undefined>): Promise<void> {
+  for (const part of parts) {
+    if (!part) continue;
+    if ('stop' in part) await part.stop();
+    else if ('close' in part) await part.close();
+    else part.remove();
   }
 }

@@ -1,12 +1,11 @@
-import { spawnSync, SpawnSyncReturns } from 'node:child_process';
+import { SpawnSyncReturns } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { ServiceName, serviceUrlSetting } from '@svc/platform';
 import { internalKeysEnv } from './internal-keys';
 import { DataSource } from 'typeorm';
 import { accountsFor } from './accounts';
 import { createTestDatabase, TestDatabase } from './database';
-import { freePort, REPO_ROOT, RunningApp, startApp } from './processes';
+import { freePort, runAdmin, RunningApp, startApp } from './processes';
 import { createTestVhost, TestVhost } from './rabbitmq';
 
 export interface TestAccount {
@@ -149,19 +148,17 @@ export async function startStack(serviceNames: string[], options: StackOptions =
   };
 }
 
+/** An `admin` command, as an operator runs it against the stack (its database and the console's internal port). */
+export function stackAdmin(stack: Stack, ...args: string[]): SpawnSyncReturns<string> {
+  return runAdmin(args, {
+    ...process.env,
+    DATABASE_URL: stack.env['DATABASE_URL'],
+    ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY'],
+    CONSOLE_URL: stack.services['console']?.internalUrl,
+  });
+}
+
 /** `admin user create --account ID --email E` as an operator runs it (the built command line) against the stack's console. */
 export function adminUserCreate(stack: Stack, email: string, accountId = stack.account.accountId): SpawnSyncReturns<string> {
-  return spawnSync(
-    process.execPath,
-    [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), 'user', 'create', '--account', accountId, '--email', email],
-    {
-      env: {
-        ...process.env,
-        DATABASE_URL: stack.env['DATABASE_URL'],
-        ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY'],
-        CONSOLE_URL: stack.services['console']?.internalUrl,
-      },
-      encoding: 'utf8',
-    },
-  );
+  return stackAdmin(stack, 'user', 'create', '--account', accountId, '--email', email);
 }
