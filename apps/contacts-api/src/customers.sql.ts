@@ -1,14 +1,23 @@
 import type { EventContact, StoredConsent } from '@svc/contracts';
+import type { Columns } from '@svc/persistence';
+import type { Consents, Customers } from './schema.generated';
 
 // The SQL of customer reads, in text and plain functions: bench/contacts.bench.mjs's bare baseline runs it too.
 
 export const CUSTOMER_COLUMNS = 'svc_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang, created_at, updated_at';
 export const CONSENT_COLUMNS = 'purpose, granted, text, lang, given_at, source, withdrawn_at, withdrawn_by, origin';
 
-/** bigint comes back from the driver as text; svc_ids stay far below 2^53. */
-export type CustomerRow = Omit<EventContact, 'svc_id'> & { svc_id: string };
-/** A consent's columns in a join with its customer (whose `lang` it would shadow). */
-export type JoinedConsent = Omit<StoredConsent, 'lang'> & { consent_lang: string | null };
+/** CUSTOMER_COLUMNS. bigint comes back from the driver as text; svc_ids stay far below 2^53. */
+export type CustomerRow = Columns<
+  Customers,
+  'svc_id' | 'ref' | 'name' | 'email' | 'email_confirmed' | 'phone' | 'phone_confirmed' | 'lang' | 'created_at' | 'updated_at'
+>;
+/**
+ * A consent's columns in a join with its customer (whose `lang` it would shadow); `purpose` and
+ * `origin` are held to their values by the table's CHECK constraints.
+ */
+export type JoinedConsent = Columns<Consents, 'granted' | 'text' | 'given_at' | 'source' | 'withdrawn_at' | 'withdrawn_by'> &
+  Pick<StoredConsent, 'purpose' | 'origin'> & { consent_lang: Consents['lang'] };
 /** A customer joined with one of its consents, or with nulls when it has none. */
 export type CustomerConsentRow = CustomerRow & (JoinedConsent | { purpose: null });
 

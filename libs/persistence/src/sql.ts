@@ -1,6 +1,7 @@
 import type { Client, PoolClient, QueryResultRow } from 'pg';
 import { EntityManager } from 'typeorm';
 import type { DataSource, QueryRunner } from 'typeorm';
+import type { Selectable } from 'kysely';
 
 /**
  * Where a statement runs: a DataSource (a pooled connection), a transaction's EntityManager or a QueryRunner.
@@ -30,6 +31,13 @@ interface Outcome {
   /** Rows the statement returned, inserted, updated or deleted (PostgreSQL's command tag). */
   rowCount: number;
 }
+
+/**
+ * A row of some of a table's columns, the table's type generated from the migrations' schema
+ * (`npm run db:types`, ADR 017): `Columns<Customers, 'svc_id' | 'ref'>`. Renaming or dropping a
+ * column in a migration makes every row type that names it fail to type-check.
+ */
+export type Columns<Table, Column extends keyof Selectable<Table>> = Pick<Selectable<Table>, Column>;
 
 /** The statement's rows. `Row` is what the SELECT list (or RETURNING) gives, by column name. */
 export async function queryRows<Row extends object>(db: Queryable, statement: Statement, params: readonly SqlParam[] = []): Promise<Row[]> {
