@@ -48,7 +48,7 @@ if (!built.every((file) => existsSync(join(root, file)))) {
   }
 }
 if (spawnSync('haproxy', ['-v']).status !== 0) {
-  console.error('chaos: haproxy is not installed (bash scripts/install.sh installs it, or apt-get install haproxy)');
+  console.error('chaos: haproxy is not installed (bash scripts/install-test-tools.sh installs it, or apt-get install haproxy)');
   process.exit(2);
 }
 
