@@ -24,6 +24,7 @@ import { Pool } from 'undici';
 import { cpuMs, machineBusyMs, percentile, PRODUCTS, root, round1, seededRandom, SYLLABLES, writeResult } from './support.mjs';
 
 const require = createRequire(import.meta.url);
+/** @type {typeof import('../libs/testing/src/index.js')} */
 const { startStack } = require(join(root, 'dist/libs/testing/src/index.js'));
 
 const PIECES = 5_000;
@@ -44,6 +45,10 @@ const CORES = availableParallelism();
 
 // ---- 5,000 shop pieces, reproducible ----
 const random = seededRandom(20261123);
+/**
+ * @template T
+ * @param {T[]} list
+ */
 const pick = (list) => list[Math.floor(random() * list.length)];
 // The first 20 syllables and 20 of the products (in their order): the pieces of this bench's
 // earlier results, exactly.
@@ -95,16 +100,23 @@ const QUESTIONS = {
   care: 'How do I clean the {b} {p}?',
   rental: 'Can I rent the {b} {p}?',
 };
+/** @typedef {keyof typeof ASPECTS} Aspect */
+/** @typedef {{ brand: string, product: string, aspect: Aspect }} Piece what a piece (and a question about it) is about */
+/**
+ * @param {string} text
+ * @param {Piece} piece
+ */
 const fill = (text, piece) =>
   text
     .replaceAll('{p}', piece.product)
     .replaceAll('{b}', piece.brand)
     .replaceAll('{n}', String(2 + Math.floor(random() * 28)));
 const pieces = Array.from({ length: PIECES }, (_, i) => {
+  /** @type {Piece} */
   const piece = {
     brand: Array.from({ length: 3 }, () => pick(CHAT_SYLLABLES)).join(''),
     product: pick(CHAT_PRODUCTS),
-    aspect: pick(Object.keys(ASPECTS)),
+    aspect: pick(/** @type {Aspect[]} */ (Object.keys(ASPECTS))),
   };
   const text = Array.from({ length: 12 }, () => fill(pick(ASPECTS[piece.aspect]), piece)).join(' ');
   return {
@@ -119,6 +131,8 @@ const pieces = Array.from({ length: PIECES }, (_, i) => {
 /**
  * CPU time of the PostgreSQL backends serving the bench's database, by the application they serve
  * (the pools keep them for the whole run).
+ * @param {import('typeorm').DataSource} dataSource
+ * @param {string} database
  */
 const postgresCpuMs = async (dataSource, database) => {
   const backends = await dataSource.query(
@@ -132,33 +146,48 @@ const postgresCpuMs = async (dataSource, database) => {
       // ended meanwhile: its last reading stays
     }
   }
+  /** @type {Record<string, number>} */
   const byApp = {};
   for (const { app, ms } of backendCpu.values()) byApp[app] = (byApp[app] ?? 0) + ms;
   return byApp;
 };
-/** The last CPU reading of every backend seen, by pid: a backend a pool closed keeps counting what it used. */
+/**
+ * The last CPU reading of every backend seen, by pid: a backend a pool closed keeps counting what it used.
+ * @type {Map<number, { app: string, ms: number }>}
+ */
 const backendCpu = new Map();
 /** CPU time (ms) of this bench's own process, the visitors' side. */
 const clientCpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
-const rssMb = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+/** @param {number | undefined} pid */
+const rssMb = (pid) =>
+  Number(/** @type {RegExpExecArray} */ (/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8')))[1]) / 1024;
+
+/**
+ * @typedef {{ ms: number, at: string, repliedAt: number }} Answer a reply's time, when the server took the question, when
+ *   the reply came
+ */
 
 /** Reads one visitor's SSE stream and resolves the waiters of assistant messages. */
 class Stream {
+  /** @param {string} token */
   constructor(token) {
     this.token = token;
+    /** @type {((now: number) => void)[]} */
     this.waiters = [];
+    /** @type {Set<number>} */
     this.seen = new Set();
   }
+  /** @param {import('undici').Pool} pool */
   async open(pool) {
     const response = await pool.request({ method: 'GET', path: '/chat/v1/stream', headers: { authorization: `Bearer ${this.token}` } });
     if (response.statusCode !== 200) throw new Error(`stream: ${response.statusCode}`);
     this.body = response.body;
     let buffer = '';
     response.body.setEncoding('utf8');
-    response.body.on('data', (chunk) => {
+    response.body.on('data', (/** @type {string} */ chunk) => {
       buffer += chunk;
       let end;
       while ((end = buffer.indexOf('\n\n')) !== -1) {
@@ -175,6 +204,7 @@ class Stream {
     });
     response.body.on('error', () => undefined);
   }
+  /** @returns {Promise<number>} when the next assistant message came (performance.now()) */
   nextAssistant() {
     return new Promise((done) => this.waiters.push(done));
   }
@@ -195,7 +225,27 @@ const stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-ap
 const chatUrl = stack.services.chat.url;
 const chatPid = stack.services.chat.process.pid;
 const database = new URL(stack.db.url).pathname.slice(1);
-const result = {
+/**
+ * @typedef {{ samples: number, p50_ms: number, p99_ms: number }} Replies
+ * @typedef {object} ChatResult
+ * @property {string} bench
+ * @property {string} at
+ * @property {{
+ *   cpus: number, cores_usable: number, cpu: string | undefined, load_before: number[], memory_gb: number, load_after?: number[]
+ * }} machine
+ * @property {{ count: number, load_seconds: number }} pieces
+ * @property {Replies & { conversations: number, seconds: number, per_second: number }} reply_paced
+ * @property {Replies} reply_alone
+ * @property {Replies & {
+ *   conversations: number, rounds: number, p90_ms: number, max_ms: number, out_of_order_pairs: number,
+ *   out_of_order_widest_gap_ms: number, targets: { p99_ms: number }, cpu_ms_per_reply: Record<string, number>, p50_floor_ms: number
+ * }} reply
+ * @property {{ open: number, rss_mb: number, rss_before_mb: number, reply_with_all_open_ms: number, target_rss_mb: number }} streams
+ * @property {boolean} pass
+ * @property {typeof TARGETS} targets
+ */
+// Each part is filled in below before it is read (after the run, every one).
+const result = /** @type {ChatResult} */ ({
   bench: 'chat',
   at: new Date().toISOString(),
   machine: {
@@ -205,9 +255,9 @@ const result = {
     load_before: loadavg().map(round1),
     memory_gb: round1(totalmem() / 2 ** 30),
   },
-};
+});
 try {
-  const widget = (await (await stack.call('/whoami')).json()).widget;
+  const { widget } = /** @type {{ widget: string }} */ (await (await stack.call('/whoami')).json());
   // Pieces through the gateway's bulk route (a 429 waits as told).
   const loadStarted = performance.now();
   for (let i = 0; i < PIECES; i += 50) {
@@ -232,7 +282,7 @@ try {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ widget }),
     });
-    const { token } = await response.body.json();
+    const { token } = /** @type {{ token: string }} */ (await response.body.json());
     const stream = new Stream(token);
     await stream.open(pool);
     visitors.push(stream);
@@ -240,6 +290,9 @@ try {
   /**
    * One question about `piece` from `visitor`: ms from sending it to the assistant's reply on the
    * stream, when the server took the question (its `at`) and when the reply came.
+   * @param {Stream} visitor
+   * @param {Piece} piece
+   * @returns {Promise<Answer>}
    */
   const askTimed = async (visitor, piece) => {
     const replied = visitor.nextAssistant();
@@ -251,10 +304,14 @@ try {
       body: JSON.stringify({ text: QUESTIONS[piece.aspect].replaceAll('{p}', piece.product).replaceAll('{b}', piece.brand) }),
     });
     if (response.statusCode !== 201) throw new Error(`send: ${response.statusCode}`);
-    const { message } = await response.body.json();
+    const { message } = /** @type {{ message: { at: string } }} */ (await response.body.json());
     const repliedAt = await replied;
     return { ms: repliedAt - started, at: message.at, repliedAt };
   };
+  /**
+   * @param {Stream} visitor
+   * @param {Piece} piece
+   */
   const ask = async (visitor, piece) => (await askTimed(visitor, piece)).ms;
   /**
    * Pairs of a burst's questions answered in the other order than the server took them, of all
@@ -264,7 +321,9 @@ try {
   let pairs = 0;
   let swapped = 0;
   let widestSwapMs = 0;
+  /** @param {string} at */
   const micros = (at) => Date.parse(at) * 1000 + Number(/\.\d{3}(\d{3})/.exec(at)?.[1] ?? 0);
+  /** @param {Answer[]} answers */
   const countOrder = (answers) => {
     const byArrival = [...answers].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
     for (let i = 0; i < byArrival.length; i += 1)
@@ -276,6 +335,7 @@ try {
         }
       }
   };
+  /** @type {number[]} */
   const latencies = [];
   /**
    * CPU time so far of each app's process and of the PostgreSQL backends serving each, of this
@@ -287,7 +347,12 @@ try {
     [CLIENT]: clientCpuMs(),
     [MACHINE]: machineBusyMs(),
   });
-  /** CPU ms per reply of each entry between two readings, and the sum of the product's (apps and PostgreSQL). */
+  /**
+   * CPU ms per reply of each entry between two readings, and the sum of the product's (apps and PostgreSQL).
+   * @param {Record<string, number>} before
+   * @param {Record<string, number>} after
+   * @param {number} replies
+   */
   const perReply = (before, after, replies) => {
     const each = Object.fromEntries(Object.entries(after).map(([name, ms]) => [name, (ms - (before[name] ?? 0)) / replies]));
     const product = Object.entries(each).reduce((sum, [name, ms]) => (name === CLIENT || name === MACHINE ? sum : sum + ms), 0);
@@ -303,8 +368,10 @@ try {
     if (round === WARMUP_ROUNDS - 1) cpuBefore = await cpuNow();
   }
   // What one reply costs each process, in CPU time: where the time goes when 50 share 2 cores.
-  const cpuPerReply = perReply(cpuBefore, await cpuNow(), ROUNDS * CONVERSATIONS);
+  // cpuBefore: read at the end of the warm-up rounds
+  const cpuPerReply = perReply(/** @type {Record<string, number>} */ (cpuBefore), await cpuNow(), ROUNDS * CONVERSATIONS);
   // The same 50 conversations at a person's pace: each writes again 1 to 3 s after its answer came.
+  /** @type {number[]} */
   const paced = [];
   const pacedUntil = performance.now() + PACED_SECONDS * 1000;
   await Promise.all(
@@ -344,7 +411,7 @@ try {
     p50_ms: round1(percentile(latencies, 50)),
     p90_ms: round1(percentile(latencies, 90)),
     p99_ms: round1(percentile(latencies, 99)),
-    max_ms: round1(latencies.at(-1)),
+    max_ms: round1(/** @type {number} */ (latencies.at(-1))),
     out_of_order_pairs: round1((100 * swapped) / pairs) / 100,
     out_of_order_widest_gap_ms: round1(widestSwapMs),
     targets: { p99_ms: TARGETS.burst_p99_ms },
@@ -381,7 +448,7 @@ try {
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ widget }),
           });
-          return (await response.body.json()).token;
+          return /** @type {{ token: string }} */ (await response.body.json()).token;
         }),
       )),
     );

@@ -23,10 +23,31 @@ const self = fileURLToPath(import.meta.url);
 /** Write limits out of reach: the writes are counted as in production, and none is refused. */
 const BENCH_WRITE_LIMIT = '1000000000';
 
+/** @type {typeof import('../apps/contacts-api/src/customers.sql.js')} */
 const { CONSENTS_OF_SQL, CUSTOMER_COLUMNS, customerSql, toConsent, toContact, withConsentsSql } = createRequire(import.meta.url)(
   join(root, 'dist/apps/contacts-api/src/customers.sql.js'),
 );
-/** A consent as the API answers it: with whether it is active. */
+/** @typedef {'bare' | 'gateway'} Side */
+/**
+ * @typedef {object} Measured One measured run of a side.
+ * @property {number} requests_per_s
+ * @property {number} p50_ms
+ * @property {number} p99_ms
+ * @property {number} errors
+ * @property {number} cpu_ms_per_request
+ * @property {number} load_1m
+ */
+/**
+ * @typedef {object} PutBody What the bench PUTs (the baseline trusts it: no validation).
+ * @property {string} [name]
+ * @property {string | null} [email]
+ * @property {{ purpose: string, text: string, lang: string, given_at: string, source: string }[]} [consents]
+ */
+
+/**
+ * A consent as the API answers it: with whether it is active.
+ * @param {import('../libs/contracts/src/index.js').StoredConsent} consent
+ */
 const withActive = (consent) => ({ ...consent, active: consent.granted && consent.withdrawn_at === null });
 
 /** The baseline: contacts-api's SQL for the same two calls, without Nest, validation, auth or logs. */
@@ -34,11 +55,15 @@ async function bareServer() {
   pg.types.setTypeParser(1184, (text) => text); // timestamptz as text, as contacts-api reads it
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: '-c timezone=UTC' });
   const accountId = randomUUID();
+  /**
+   * @param {import('pg').PoolClient} db
+   * @param {string} svcId
+   */
   const consentsOf = async (db, svcId) => (await db.query(CONSENTS_OF_SQL, [accountId, svcId])).rows.map(withActive);
   const app = Fastify();
   app.put('/api/v1/contacts/:ref', async (request, reply) => {
-    const { ref } = request.params;
-    const { name = '', email = null, consents = [] } = request.body;
+    const { ref } = /** @type {{ ref: string }} */ (request.params);
+    const { name = '', email = null, consents = [] } = /** @type {PutBody} */ (request.body);
     const db = await pool.connect();
     try {
       await db.query('BEGIN');
@@ -70,7 +95,8 @@ async function bareServer() {
     }
   });
   app.get('/api/v1/contacts/:ref', async (request, reply) => {
-    const { rows } = await pool.query(withConsentsSql('ref'), [accountId, request.params.ref]);
+    const { ref } = /** @type {{ ref: string }} */ (request.params);
+    const { rows } = await pool.query(withConsentsSql('ref'), [accountId, ref]);
     if (rows.length === 0) return reply.code(404).send({ error: { code: 'not_found', message: 'No such customer.' } });
     const consents = rows.filter((row) => row.purpose !== null).map((row) => withActive(toConsent(row)));
     return { ...toContact(rows[0]), consents };
@@ -104,14 +130,29 @@ async function bench() {
   };
   const putBody = JSON.stringify({ name: 'Ada Lovelace', email: 'ada@example.com', consents: [consent] });
   const prefix = randomBytes(4).toString('hex');
-  /** Refs each server answered 201 for: what its GET run reads. */
+  /**
+   * Refs each server answered 201 for: what its GET run reads.
+   * @type {Record<Side, string[]>}
+   */
   const createdRefs = { bare: [], gateway: [] };
   /** Refs handed out per server, over warm-ups and measured runs alike: every PUT creates. */
   const refsSent = { bare: 0, gateway: 0 };
+  /**
+   * @param {string} base
+   * @param {Record<string, string>} headers
+   * @param {import('autocannon').Request} request
+   * @param {number} duration
+   */
   const load = (base, headers, request, duration) =>
     autocannon({ url: base, connections: CONNECTIONS, duration, headers, requests: [request] });
 
-  /** PUTs, each with a ref never used before (autocannon keeps one request in flight per connection). */
+  /**
+   * PUTs, each with a ref never used before (autocannon keeps one request in flight per connection).
+   * @param {string} base
+   * @param {Record<string, string>} headers
+   * @param {Side} label
+   * @param {number} duration
+   */
   const puts = (base, headers, label, duration) =>
     load(
       base,
@@ -124,12 +165,18 @@ async function bench() {
           return { ...request, path: `/api/v1/contacts/${context.ref}` };
         },
         onResponse: (status, _body, context) => {
-          if (status === 201) createdRefs[label].push(context.ref);
+          if (status === 201) createdRefs[label].push(/** @type {string} */ (context.ref)); // setupRequest set it
         },
       },
       duration,
     );
-  /** GETs cycling over the customers the PUT run created on that server. */
+  /**
+   * GETs cycling over the customers the PUT run created on that server.
+   * @param {string} base
+   * @param {Record<string, string>} headers
+   * @param {Side} label
+   * @param {number} duration
+   */
   const gets = (base, headers, label, duration) => {
     const refs = createdRefs[label];
     let next = 0;
@@ -144,6 +191,10 @@ async function bench() {
    * One measured run (after a 2-second warm-up with the same requests when `warm`): throughput and
    * latency, the CPU the serving processes spent per request (PostgreSQL's excluded: the same SQL
    * on both sides), and the machine's 1-minute load average when it started.
+   * @param {import('node:child_process').ChildProcess[]} servers
+   * @param {(duration: number) => Promise<import('autocannon').Result>} run
+   * @param {boolean} warm
+   * @returns {Promise<Measured>}
    */
   const measure = async (servers, run, warm) => {
     if (warm) await run(2);
@@ -160,13 +211,24 @@ async function bench() {
       load_1m,
     };
   };
+  /** @param {Measured[]} runs */
   const median = (runs) => [...runs].sort((a, b) => a.requests_per_s - b.requests_per_s)[Math.floor(runs.length / 2)];
+  /**
+   * @param {Measured} a
+   * @param {Measured} b
+   */
   const ratio = (a, b) => Math.round((a.requests_per_s / b.requests_per_s) * 100) / 100;
+  /**
+   * @param {Measured} a
+   * @param {Measured} b
+   */
   const cpuRatio = (a, b) => Math.round((a.cpu_ms_per_request / b.cpu_ms_per_request) * 100) / 100;
 
   const { database, env, apiKey } = await benchDatabase(process.env.BENCH_LOG_LEVEL ?? 'info');
 
+  /** @returns {import('node:child_process').StdioOptions} */
   const quiet = () => ['ignore', openSync('/dev/null', 'w'), 'inherit'];
+  /** @type {import('node:child_process').ChildProcess[]} */
   const children = [];
   try {
     // contacts-api first: it migrates schema `contacts`, which the bare handler writes too.
@@ -200,17 +262,19 @@ async function bench() {
     };
     // Bare and gateway runs alternate, so that other work on the machine weighs on both alike;
     // each side's median run (by throughput) is the figure.
+    /** @type {Record<'put' | 'get', Record<Side, Measured[]>>} */
     const runs = { put: { bare: [], gateway: [] }, get: { bare: [], gateway: [] } };
-    for (const [kind, calls] of [
+    for (const [kind, calls] of /** @type {['put' | 'get', typeof puts][]} */ ([
       ['put', puts],
       ['get', gets],
-    ]) {
+    ])) {
       for (let round = 0; round < ROUNDS; round += 1) {
-        for (const [label, side] of Object.entries(sides)) {
+        for (const [label, side] of /** @type {[Side, (typeof sides)[Side]][]} */ (Object.entries(sides))) {
           runs[kind][label].push(await measure(side.servers, (duration) => calls(side.url, side.headers, label, duration), round === 0));
         }
       }
     }
+    /** @param {'put' | 'get'} kind */
     const figures = (kind) => {
       const [bareRun, gatewayRun] = [median(runs[kind].bare), median(runs[kind].gateway)];
       return {

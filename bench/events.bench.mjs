@@ -12,7 +12,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { machine, percentile, root, writeAndPrintResult } from './support.mjs';
 
 const require = createRequire(import.meta.url);
+/** @type {typeof import('../libs/testing/src/index.js')} */
 const { startStack, startRelay, TestProducer } = require(join(root, 'dist/libs/testing/src/index.js'));
+/** @typedef {{ id: number, data: { message: { id: number } } }} FeedEvent a message event of the feed (the producer's marker in its id) */
 
 const STEADY_RATE = Number(process.env.BENCH_RATE ?? 200);
 const STEADY_SECONDS = Number(process.env.BENCH_STEADY_S ?? 15);
@@ -20,6 +22,7 @@ const BURST_EVENTS = Number(process.env.BENCH_BURST_EVENTS ?? 20_000);
 const WRITERS = Number(process.env.BENCH_WRITERS ?? 4);
 const BATCH = 20; // events per producer transaction in the sustained run
 
+/** @param {FeedEvent} event */
 const marker = (event) => event.data.message.id - 90_000;
 
 const stack = await startStack(['events-api'], {
@@ -29,14 +32,18 @@ const stack = await startStack(['events-api'], {
 const producer = await TestProducer.create(stack.db.url);
 const relay = await startRelay({ DATABASE_URL: stack.db.url, RABBITMQ_URL: stack.env.RABBITMQ_URL });
 
-/** Polls the feed of an account continuously; calls `seen(event, time)` for each new event. */
+/**
+ * Polls the feed of an account continuously; calls `seen(event, time)` for each new event.
+ * @param {{ key: string }} account
+ * @param {(event: FeedEvent, now: number) => void} seen
+ */
 function follow(account, seen) {
   let stopped = false;
   const done = (async () => {
     let after = 0;
     while (!stopped) {
       const response = await stack.call(`/events?after=${after}&limit=200`, { key: account.key });
-      const body = await response.json();
+      const body = /** @type {{ events: FeedEvent[], next_after: number, more: boolean }} */ (await response.json());
       const now = performance.now();
       for (const event of body.events) seen(event, now);
       after = body.next_after;
@@ -53,6 +60,7 @@ try {
   // 1. Steady rate: commit time → first seen in the feed.
   const steady = await stack.newAccount('Steady');
   const committed = new Map();
+  /** @type {number[]} */
   const latencies = [];
   const stopFollowing = follow(steady, (event, now) => latencies.push(now - committed.get(marker(event))));
   const total = STEADY_RATE * STEADY_SECONDS;
@@ -73,7 +81,7 @@ try {
     events: total,
     p50_ms: Math.round(percentile(latencies, 50) * 10) / 10,
     p99_ms: Math.round(percentile(latencies, 99) * 10) / 10,
-    max_ms: Math.round(latencies.at(-1) * 10) / 10,
+    max_ms: Math.round(/** @type {number} */ (latencies.at(-1)) * 10) / 10,
   };
   console.log('steady', steadyResult);
 

@@ -50,13 +50,23 @@ const LOADER = process.env.BENCH_LOADER ?? (hasWrk ? 'wrk' : 'autocannon');
 if (!['wrk', 'autocannon'].includes(LOADER) || (LOADER === 'wrk' && !hasWrk))
   throw new Error(`BENCH_LOADER=${LOADER}: use wrk (installed: ${hasWrk}) or autocannon`);
 
-/** wrk's `--latency` report as `measured` gives autocannon's: requests/s, p50 and p99 in ms, errors. */
+/** @typedef {import('./support.mjs').Figures} Figures */
+/** @typedef {Figures & { user_us_per_request: number, system_us_per_request: number }} CpuFigures */
+/** @typedef {'gateway' | 'bare'} Server */
+
+/**
+ * wrk's `--latency` report as `measured` gives autocannon's: requests/s, p50 and p99 in ms, errors.
+ * @param {string} output
+ * @returns {Figures}
+ */
 function fromWrk(output) {
+  /** @param {string | undefined} text */
   const ms = (text) => {
-    const [, value, unit] = /^([\d.]+)(us|ms|s|m)$/.exec(text) ?? [];
+    const [, value, unit] = /^([\d.]+)(us|ms|s|m)$/.exec(String(text)) ?? [];
     if (value === undefined) throw new Error(`wrk: cannot read the latency ${text}`);
-    return Number(value) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[unit];
+    return Number(value) * /** @type {Record<string, number>} */ ({ us: 0.001, ms: 1, s: 1000, m: 60_000 })[unit];
   };
+  /** @param {RegExp} pattern */
   const field = (pattern) => pattern.exec(output)?.[1];
   const socketErrors =
     /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/
@@ -74,13 +84,20 @@ function fromWrk(output) {
 }
 
 /** `summary` with the median CPU per request, user and kernel time (µs; /proc's clock ticks, so whole runs only). */
+/** @param {CpuFigures[]} runs */
 const withCpu = (runs) => ({
   ...summary(runs),
   user_us_per_request: median(runs.map((r) => r.user_us_per_request)),
   system_us_per_request: median(runs.map((r) => r.system_us_per_request)),
 });
 
-/** One measurement of `durationS` seconds against `url`, with the chosen load generator. */
+/**
+ * One measurement of `durationS` seconds against `url`, with the chosen load generator.
+ * @param {string} url
+ * @param {Record<string, string>} headers
+ * @param {number} durationS
+ * @returns {Promise<Figures>}
+ */
 function drive(url, headers, durationS) {
   if (LOADER === 'autocannon') return autocannon({ url, headers, connections: CONNECTIONS, duration: durationS }).then(measured);
   const args = [
@@ -110,12 +127,16 @@ const body = {
 };
 
 // The access log goes to /dev/null: the gateway formats and writes every line, nothing reads them.
+/** @type {import('node:child_process').StdioOptions} */
 const quiet = ['ignore', openSync('/dev/null', 'w'), 'inherit'];
+/** @type {Record<Server, { script: string, port: number, headers: Record<string, string>, env?: NodeJS.ProcessEnv }>} */
 const servers = {
   gateway: { script: join(root, 'dist/apps/gateway/src/main.js'), port: 3900, headers: { authorization: `Bearer ${apiKey}` } },
   bare: { script: join(root, 'bench/bare-whoami.mjs'), port: 3901, headers: {}, env: { BODY: JSON.stringify(body) } },
 };
+/** @param {Server} name */
 const url = (name) => `http://127.0.0.1:${servers[name].port}`;
+/** @type {import('node:child_process').ChildProcess[]} */
 let children = [];
 
 /** Stops this fork's servers and waits until they have exited. */
@@ -124,8 +145,14 @@ async function stopServers() {
   children = [];
 }
 
-/** One fresh pair of processes: warm-up, then ROUNDS rounds in ABBA order. */
+/**
+ * One fresh pair of processes: warm-up, then ROUNDS rounds in ABBA order.
+ * @param {number} index
+ * @param {Record<Server, CpuFigures[]>} runs
+ * @param {number[]} ratios
+ */
 async function fork(index, runs, ratios) {
+  /** @type {Server[]} */
   const order = index % 2 === 0 ? ['gateway', 'bare'] : ['bare', 'gateway'];
   for (const name of order) {
     const { script, port, env: own } = servers[name];
@@ -133,11 +160,17 @@ async function fork(index, runs, ratios) {
     await waitReady(url(name));
   }
   const pids = Object.fromEntries(order.map((name, i) => [name, children[i].pid]));
-  /** One measurement, with the CPU the server used per request, split into user and kernel time. */
+  /**
+   * One measurement, with the CPU the server used per request, split into user and kernel time.
+   * @param {Server} name
+   * @param {number} duration
+   * @returns {Promise<CpuFigures>}
+   */
   const load = async (name, duration) => {
     const before = cpuTimes(pids[name]);
     const run = await drive(`${url(name)}/api/v1/whoami`, servers[name].headers, duration);
     const after = cpuTimes(pids[name]);
+    /** @param {number} ms */
     const perRequest = (ms) => round2((ms * 1000) / (run.requests_per_s * duration));
     return {
       ...run,
@@ -147,7 +180,7 @@ async function fork(index, runs, ratios) {
   };
   for (const name of order) await load(name, 2); // warm-up (JIT, key cache)
   for (let i = 0; i < ROUNDS; i += 1) {
-    const round = {};
+    const round = /** @type {Record<Server, CpuFigures>} */ ({}); // both filled below
     for (const name of i % 2 === 0 ? order : [...order].reverse()) round[name] = await load(name, DURATION);
     runs.bare.push(round.bare);
     runs.gateway.push(round.gateway);
@@ -160,8 +193,11 @@ async function fork(index, runs, ratios) {
 }
 
 try {
+  /** @type {Record<Server, CpuFigures[]>} */
   const runs = { bare: [], gateway: [] };
+  /** @type {number[]} */
   const ratios = [];
+  /** @type {number[]} */
   const forkRatios = [];
   for (let f = 0; f < FORKS; f += 1) {
     const before = ratios.length;

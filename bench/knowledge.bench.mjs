@@ -42,7 +42,15 @@ const [GATEWAY_PORT, GATEWAY_INTERNAL, KNOWLEDGE_PORT, KNOWLEDGE_INTERNAL] = [39
 
 // ---- Realistic shop knowledge, generated reproducibly (mulberry32) ----
 const random = seededRandom(20261121);
+/**
+ * @template T
+ * @param {T[]} list
+ */
 const pick = (list) => list[Math.floor(random() * list.length)];
+/**
+ * @param {number} low
+ * @param {number} high
+ */
 const between = (low, high) => low + Math.floor(random() * (high - low + 1));
 
 const BRANDS = [...new Set(Array.from({ length: 400 }, () => Array.from({ length: between(2, 3) }, () => pick(SYLLABLES)).join('')))].map(
@@ -149,6 +157,13 @@ const FILLER = [
   'Independent reviewers praised the {b} {p} for its weight and durability.',
 ];
 
+/** @typedef {keyof typeof ASPECTS} Aspect */
+/** @typedef {{ brand: string, product: string, aspect: Aspect, city: string }} Meta what a piece is about */
+
+/**
+ * @param {string} template
+ * @param {Meta} piece
+ */
 function fill(template, piece) {
   return template
     .replaceAll('{p}', piece.product)
@@ -160,13 +175,21 @@ function fill(template, piece) {
     .replaceAll('{m}', String(between(40, 400)));
 }
 
+/** @param {number} index */
 function makePiece(index) {
-  const piece = { brand: pick(BRANDS), product: pick(PRODUCTS), aspect: pick(Object.keys(ASPECTS)), city: pick(CITIES) };
+  /** @type {Meta} */
+  const piece = {
+    brand: pick(BRANDS),
+    product: pick(PRODUCTS),
+    aspect: pick(/** @type {Aspect[]} */ (Object.keys(ASPECTS))),
+    city: pick(CITIES),
+  };
   const words = between(220, 380);
   const sentences = [];
   while (sentences.join(' ').split(' ').length < words) {
     const roll = random();
-    const source = roll < 0.55 ? ASPECTS[piece.aspect] : roll < 0.75 ? ASPECTS[pick(Object.keys(ASPECTS))] : FILLER;
+    const source =
+      roll < 0.55 ? ASPECTS[piece.aspect] : roll < 0.75 ? ASPECTS[pick(/** @type {Aspect[]} */ (Object.keys(ASPECTS)))] : FILLER;
     sentences.push(fill(pick(source), piece));
   }
   return {
@@ -205,12 +228,14 @@ const QUESTION_FORMS = {
   ],
 };
 
+/** @param {{ meta: Meta }[]} pieces */
 function makeQuestion(pieces) {
   const { meta } = pick(pieces);
   return fill(pick(QUESTION_FORMS[meta.aspect]), meta);
 }
 
 // ---- Processes and measurements ----
+/** @param {number[]} samples */
 const stats = (samples) => {
   const sorted = [...samples].sort((a, b) => a - b);
   return {
@@ -218,12 +243,13 @@ const stats = (samples) => {
     mean_ms: round2(sorted.reduce((s, v) => s + v, 0) / sorted.length),
     p50_ms: round2(percentile(sorted, 50)),
     p99_ms: round2(percentile(sorted, 99)),
-    max_ms: round2(sorted.at(-1)),
+    max_ms: round2(/** @type {number} */ (sorted.at(-1))),
   };
 };
 
 const { database, env, apiKey, account } = await benchDatabase('warn');
 
+/** @type {import('node:child_process').ChildProcess[]} */
 const children = [];
 try {
   const knowledge = await startApp(children, 'knowledge-api', {
@@ -264,8 +290,10 @@ try {
   await gatewayPool.close();
 
   // Search, as the chat calls it: directly, with a context signed with the chat's key.
+  /** @type {typeof import('../libs/platform/src/index.js')} */
   const { InternalAuth } = require(join(root, 'dist/libs/platform/src/index.js'));
   const auth = InternalAuth.fromEnv('chat', env);
+  /** @type {string | undefined} */
   let context;
   let signedAt = 0;
   const contextHeader = async () => {
@@ -277,6 +305,7 @@ try {
   };
   const knowledgePool = new Pool(`http://127.0.0.1:${KNOWLEDGE_INTERNAL}`, { connections: 1 });
   let empty = 0;
+  /** @param {string} question */
   const search = async (question) => {
     const response = await knowledgePool.request({
       method: 'POST',
@@ -284,7 +313,7 @@ try {
       headers: { 'content-type': 'application/json', 'x-svc-context': await contextHeader() },
       body: JSON.stringify({ question, lang: 'en', limit: 5 }),
     });
-    const body = await response.body.json();
+    const body = /** @type {{ results: { heading: string, passage: string, score: number }[] }} */ (await response.body.json());
     if (response.statusCode !== 200) throw new Error(`search answered ${response.statusCode}: ${JSON.stringify(body)}`);
     return body.results;
   };
@@ -310,6 +339,12 @@ try {
 
   // The same questions on the same pieces, in this process: the engine alone, and MiniSearch.
   const { AccountIndex, detectLanguage } = require(join(root, 'dist/libs/search/src/index.js'));
+  /**
+   * @template E
+   * @param {string} name
+   * @param {() => E} build
+   * @param {(engine: E, question: string) => number} ask the number of results
+   */
   const inProcess = (name, build, ask) => {
     const buildStarted = performance.now();
     const engine = build();

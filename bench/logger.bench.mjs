@@ -6,8 +6,11 @@ import { join } from 'node:path';
 import { root } from './support.mjs';
 
 const require = createRequire(import.meta.url);
+/** @type {typeof import('pino').default} */
 const pino = require('pino');
+/** @type {typeof import('../libs/platform/src/logger.js')} */
 const { redactSecrets, serializeError } = require(join(root, 'dist/libs/platform/src/logger.js'));
+/** @typedef {import('pino').Logger} Logger */
 
 /** The field names `redactSecrets` censors, as pino paths must spell them (exact case, no suffix match). */
 const NAMES = [
@@ -38,6 +41,7 @@ const NAMES = [
   'identity',
 ];
 const HEADERS = ['req.headers.authorization', 'req.headers["x-svc-context"]'];
+/** @type {Record<string, import('pino').LoggerOptions>} */
 const variants = {
   'none (floor)': {},
   'hand-written redactSecrets': { formatters: { log: (object) => redactSecrets(object) } },
@@ -49,6 +53,7 @@ const variants = {
 
 const failure = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5672'), { code: 'ECONNREFUSED', port: 5672 });
 /** What the apps log (grep `.warn({` in apps/ and libs/): flat fields, an error's message, an error, a child's bindings. */
+/** @type {Record<string, (log: Logger) => void>} */
 const shapes = {
   'message only': (log) => log.info('relay started'),
   '{ err: message }': (log) => log.warn({ err: failure.message }, 'publish failed'),
@@ -59,6 +64,7 @@ const shapes = {
     log.child({ request_id: 'req-2' }).warn({ upstream: 'contacts-api', reason: 'timeout' }, 'unreachable'),
 };
 
+/** @param {import('pino').LoggerOptions} options */
 const loggerOf = (options) =>
   pino(
     {
@@ -74,16 +80,23 @@ const loggerOf = (options) =>
 
 const LINES = 100_000;
 const ROUNDS = 7;
+/**
+ * @param {Logger} logger
+ * @param {(log: Logger) => void} shape
+ */
 const nsPerLine = (logger, shape) => {
   const started = process.hrtime.bigint();
   for (let i = 0; i < LINES; i++) shape(logger);
   return Number(process.hrtime.bigint() - started) / LINES;
 };
+/** @param {number[]} values */
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 const loggers = Object.fromEntries(Object.entries(variants).map(([name, options]) => [name, loggerOf(options)]));
+/** @type {Record<string, Record<string, number>>} */
 const results = {};
 for (const [shapeName, shape] of Object.entries(shapes)) {
+  /** @type {Record<string, number[]>} */
   const times = Object.fromEntries(Object.keys(loggers).map((name) => [name, []]));
   for (const logger of Object.values(loggers)) nsPerLine(logger, shape); // warm-up
   // Rounds interleave the variants, so a slower moment of the machine falls on all of them.

@@ -36,6 +36,17 @@ const { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS } = roundSe
 const PORTS = { gateway: 3920, knowledge: 3921, mcp: 3922 };
 const PROTOCOL_VERSION = '2025-11-25';
 
+/** @typedef {'rest' | 'mcp'} Kind */
+/** @typedef {import('./support.mjs').Figures & { cpu_us_per_request: Record<string, number> }} AppsFigures */
+/**
+ * @typedef {object} Target One request, sent again and again.
+ * @property {string} origin
+ * @property {string} path
+ * @property {import('undici').Dispatcher.HttpMethod} method
+ * @property {Record<string, string>} headers
+ * @property {string} [body]
+ */
+
 /** CPU time (ms) each app's process has used so far (empty where /proc cannot tell). */
 function appsCpuMs() {
   try {
@@ -49,9 +60,13 @@ function appsCpuMs() {
  * `target` for `seconds` over CONNECTIONS keep-alive connections, each sending its next request as
  * soon as the last is answered: requests per second, and p50/p99 of each request's time (first
  * byte sent to last byte read) in ms to the µs. A status other than 200 counts as an error.
+ * @param {Target} target
+ * @param {number} seconds
+ * @returns {Promise<AppsFigures>}
  */
 async function load(target, seconds) {
   const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 });
+  /** @type {number[]} */
   const latencies = [];
   let errors = 0;
   const cpuBefore = appsCpuMs();
@@ -86,6 +101,7 @@ async function load(target, seconds) {
     cpu_us_per_request: cpuUsPerRequest,
   };
 }
+/** @param {AppsFigures[]} runs */
 const withCpu = (runs) => ({
   ...summary(runs),
   cpu_us_per_request: Object.fromEntries(
@@ -94,9 +110,17 @@ const withCpu = (runs) => ({
 });
 
 const { database, env, apiKey, account } = await benchDatabase('warn');
+/** @param {number} port */
 const local = (port) => `http://127.0.0.1:${port}`;
+/** @type {import('node:child_process').ChildProcess[]} */
 const children = [];
+/** @type {Record<string, number | undefined>} */
 const pids = {};
+/**
+ * @param {string} app
+ * @param {number} port
+ * @param {NodeJS.ProcessEnv} [extra]
+ */
 const start = async (app, port, extra = {}) => {
   pids[app] = (await startApp(children, app, { port, env: { ...env, ...extra } })).pid;
 };
@@ -124,7 +148,9 @@ try {
   if (put.status !== 201) throw new Error(`seeding: ${put.status}`);
 
   const origin = local(PORTS.gateway);
+  /** @type {Target} */
   const rest = { origin, path: '/api/v1/knowledge?external_ref=faq-shipping', method: 'GET', headers: { authorization } };
+  /** @type {Target} */
   const mcp = {
     origin,
     path: '/mcp',
@@ -144,20 +170,26 @@ try {
   };
   // The two answer the same body: the benchmark compares like with like.
   const restBody = await (await fetch(origin + rest.path, rest)).json();
-  const mcpAnswer = await (await fetch(origin + mcp.path, mcp)).json();
+  const mcpAnswer = /** @type {{ result?: { structuredContent?: unknown, isError?: boolean } }} */ (
+    await (await fetch(origin + mcp.path, mcp)).json()
+  );
   if (JSON.stringify(mcpAnswer.result?.structuredContent) !== JSON.stringify(restBody) || mcpAnswer.result?.isError) {
     throw new Error(`the tool does not answer the REST body: ${JSON.stringify(mcpAnswer)}`);
   }
 
   await load(rest, 2); // warm-up (JIT, key cache, the tool catalog)
   await load(mcp, 2);
+  /** @type {Record<Kind, AppsFigures[]>} */
   const runs = { rest: [], mcp: [] };
+  /** @type {number[]} */
   const ratios = [];
+  /** @type {number[]} */
   const throughputRatios = [];
   const loadBefore = round2(loadavg()[0]);
   for (let i = 0; i < ROUNDS; i += 1) {
-    const round = {};
-    for (const name of i % 2 === 0 ? ['rest', 'mcp'] : ['mcp', 'rest']) round[name] = await load(name === 'rest' ? rest : mcp, DURATION);
+    const round = /** @type {Record<Kind, AppsFigures>} */ ({}); // both filled below
+    for (const name of /** @type {Kind[]} */ (i % 2 === 0 ? ['rest', 'mcp'] : ['mcp', 'rest']))
+      round[name] = await load(name === 'rest' ? rest : mcp, DURATION);
     runs.rest.push(round.rest);
     runs.mcp.push(round.mcp);
     ratios.push(round2(round.mcp.p50_ms / round.rest.p50_ms));
@@ -190,6 +222,7 @@ try {
     rounds: runs,
   };
   const file = writeResult('mcp', result.at, result);
+  /** @param {AppsFigures} figures */
   const row = ({ cpu_us_per_request: cpu, ...figures }) => ({
     ...figures,
     ...Object.fromEntries(Object.entries(cpu).map(([app, us]) => [`${app} CPU µs`, us])),

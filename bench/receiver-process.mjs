@@ -7,16 +7,19 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** @type {typeof import('../libs/testing/src/index.js')} */
 const { HttpsReceiver } = createRequire(import.meta.url)(join(root, 'dist/libs/testing/src/index.js'));
+/** This process, forked with an IPC channel: it has `send`. */
+const forked = /** @type {NodeJS.Process & { send: NonNullable<NodeJS.Process['send']> }} */ (process);
 
-const receiver = await HttpsReceiver.start(JSON.parse(process.env.RECEIVER_CA));
-process.on('message', ({ id, op, path }) => {
+const receiver = await HttpsReceiver.start(JSON.parse(/** @type {string} */ (process.env.RECEIVER_CA)));
+process.on('message', (/** @type {{ id: number, op: 'count' | 'received', path: string }} */ { id, op, path }) => {
   const requests = receiver.received(path);
   const value =
     op === 'count'
       ? requests.length
       : requests.map((r) => ({ eventId: r.headers['x-svc-event-id'], body: r.body.toString('utf8'), receivedAt: r.receivedAt }));
-  process.send({ id, value });
+  forked.send({ id, value });
 });
 process.on('disconnect', () => void receiver.close().then(() => process.exit(0)));
-process.send({ port: receiver.port });
+forked.send({ port: receiver.port });

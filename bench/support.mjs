@@ -13,10 +13,16 @@ import { createRequire } from 'node:module';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
+/**
+ * @typedef {{ requests_per_s: number, p50_ms: number, p99_ms: number, errors: number }} Figures one measurement, as the
+ *   benchmarks report it
+ */
+
 /** A database of its own on the test server (TEST_DATABASE_SERVER_URL): `create()` it, `drop()` it at the end. */
 export function scratchDatabase() {
   const server = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `svc_bench_${randomBytes(4).toString('hex')}`;
+  /** @param {string} sql */
   const onServer = async (sql) => {
     const client = new pg.Client({ connectionString: server });
     await client.connect();
@@ -33,6 +39,7 @@ export function scratchDatabase() {
  * A scratch database, created, holding a Scale account made with the admin CLI: the database (to
  * `drop()` at the end), the environment of the apps on it (`productionEnv` at `logLevel`), the
  * account and its API key.
+ * @param {string} logLevel
  */
 export async function benchDatabase(logLevel) {
   const database = scratchDatabase();
@@ -41,7 +48,11 @@ export async function benchDatabase(logLevel) {
   return { database, env, ...createBenchAccount(env) };
 }
 
-/** Resolves once `url/readyz` answers 2xx (polled every 100 ms, `tries` times). */
+/**
+ * Resolves once `url/readyz` answers 2xx (polled every 100 ms, `tries` times).
+ * @param {string} url
+ * @param {number} [tries]
+ */
 export async function waitReady(url, tries = 300) {
   for (let i = 0; i < tries; i += 1) {
     try {
@@ -58,6 +69,9 @@ export async function waitReady(url, tries = 300) {
  * Starts the built app `app` (dist/apps/<app>/src/main.js) on PORT `port` with `env`, adds its
  * process to `children` at once (so that `stopProcesses(children)` stops it even when it never gets
  * ready) and resolves with that process once it is ready. Its output goes to this process's unless `stdio` says otherwise.
+ * @param {import('node:child_process').ChildProcess[]} children
+ * @param {string} app
+ * @param {{ port: number, env: NodeJS.ProcessEnv, stdio?: import('node:child_process').StdioOptions }} options
  */
 export async function startApp(children, app, { port, env, stdio = ['ignore', 'inherit', 'inherit'] }) {
   const child = spawn(process.execPath, [join(root, `dist/apps/${app}/src/main.js`)], { env: { ...env, PORT: String(port) }, stdio });
@@ -66,17 +80,23 @@ export async function startApp(children, app, { port, env, stdio = ['ignore', 'i
   return child;
 }
 
-/** Sends SIGTERM to `children` (spawned processes) and resolves once every one has exited. */
+/**
+ * Sends SIGTERM to `children` (spawned processes) and resolves once every one has exited.
+ * @param {import('node:child_process').ChildProcess[]} children
+ */
 export async function stopProcesses(children) {
   for (const child of children) child.kill('SIGTERM');
   await Promise.all(
-    children.map((child) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)))),
+    children.map(
+      (child) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.on('exit', r))),
+    ),
   );
 }
 
 /**
  * The settings of a bench measured in rounds: BENCH_ROUNDS rounds of BENCH_DURATION_S seconds over
  * BENCH_CONNECTIONS connections, from the environment or else `defaults`.
+ * @param {{ rounds: number, duration: number, connections: number }} defaults
  */
 export const roundSettings = (defaults) => ({
   rounds: Number(process.env.BENCH_ROUNDS ?? defaults.rounds),
@@ -84,7 +104,11 @@ export const roundSettings = (defaults) => ({
   connections: Number(process.env.BENCH_CONNECTIONS ?? defaults.connections),
 });
 
-/** A Scale account made with the admin CLI in `env`'s database: its API key and account. */
+/**
+ * A Scale account made with the admin CLI in `env`'s database: its API key and account.
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {{ apiKey: string, account: import('../libs/contracts/src/index.js').GatewayContext['account'] }}
+ */
 export function createBenchAccount(env) {
   const created = spawnSync(
     process.execPath,
@@ -96,7 +120,11 @@ export function createBenchAccount(env) {
   return { apiKey, account };
 }
 
-/** A reproducible random number in [0, 1) per call (mulberry32 from `seed`). */
+/**
+ * A reproducible random number in [0, 1) per call (mulberry32 from `seed`).
+ * @param {number} seed
+ * @returns {() => number}
+ */
 export function seededRandom(seed) {
   let state = seed;
   return () => {
@@ -107,19 +135,35 @@ export function seededRandom(seed) {
   };
 }
 
+/** @param {number[]} values */
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/**
+ * @param {number[]} sorted ascending
+ * @param {number} p
+ */
 export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+/** @param {number} n */
 export const round1 = (n) => Math.round(n * 10) / 10;
+/** @param {number} n */
 export const round2 = (n) => Math.round(n * 100) / 100;
+/** @param {number} n */
 export const round3 = (n) => Math.round(n * 1000) / 1000;
-/** An autocannon result as the benchmarks report it: requests/s, p50 and p99 in ms, errors. */
+/**
+ * An autocannon result as the benchmarks report it: requests/s, p50 and p99 in ms, errors.
+ * @param {import('autocannon').Result} r
+ * @returns {Figures}
+ */
 export const measured = (r) => ({
   requests_per_s: Math.round(r.requests.average),
   p50_ms: r.latency.p50,
   p99_ms: r.latency.p99,
   errors: r.errors + r.non2xx,
 });
-/** The median of each figure over several runs; errors added up. */
+/**
+ * The median of each figure over several runs; errors added up.
+ * @param {Figures[]} runs
+ * @returns {Figures}
+ */
 export const summary = (runs) => ({
   requests_per_s: median(runs.map((r) => r.requests_per_s)),
   p50_ms: median(runs.map((r) => r.p50_ms)),
@@ -129,13 +173,19 @@ export const summary = (runs) => ({
 
 const TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
 
-/** CPU time (ms) process `pid` has used so far in user and in kernel mode, from /proc (Linux: throws elsewhere or once it ended). */
+/**
+ * CPU time (ms) process `pid` has used so far in user and in kernel mode, from /proc (Linux: throws elsewhere or once it ended).
+ * @param {number | undefined} pid a child's (undefined when it did not start: throws)
+ */
 export function cpuTimes(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return { user: (Number(fields[11]) * 1000) / TICKS_PER_S, system: (Number(fields[12]) * 1000) / TICKS_PER_S };
 }
 
-/** CPU time (user + system, ms) process `pid` has used so far. */
+/**
+ * CPU time (user + system, ms) process `pid` has used so far.
+ * @param {number | undefined} pid
+ */
 export function cpuMs(pid) {
   const { user, system } = cpuTimes(pid);
   return user + system;
@@ -151,6 +201,9 @@ export function machineBusyMs() {
 /**
  * Writes `result` as bench/results/<name>-<day of `at`>.json (ISO `at`), or, when a run of that day
  * wrote that file already, as <name>-<day>-<HHMM>.json; returns the file's path.
+ * @param {string} name
+ * @param {string} at
+ * @param {unknown} result
  */
 export function writeResult(name, at, result) {
   mkdirSync(join(root, 'bench/results'), { recursive: true });
@@ -162,7 +215,12 @@ export function writeResult(name, at, result) {
   return file;
 }
 
-/** `writeResult`, then the whole result printed as JSON. */
+/**
+ * `writeResult`, then the whole result printed as JSON.
+ * @param {string} name
+ * @param {string} at
+ * @param {unknown} result
+ */
 export function writeAndPrintResult(name, at, result) {
   const file = writeResult(name, at, result);
   console.log(JSON.stringify(result, null, 2));
@@ -172,6 +230,9 @@ export function writeAndPrintResult(name, at, result) {
 /**
  * The environment of the processes a benchmark starts: on `database` (created), as in production
  * (NODE_ENV), with a fresh internal secret, listening on 127.0.0.1, logging at `logLevel`.
+ * @param {{ url: string }} database
+ * @param {string} logLevel
+ * @returns {NodeJS.ProcessEnv}
  */
 export function productionEnv(database, logLevel) {
   return {
@@ -190,7 +251,9 @@ export function productionEnv(database, logLevel) {
  */
 export function internalKeys() {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+  /** @type {typeof import('../libs/platform/src/index.js')} */
   const platform = createRequire(import.meta.url)(join(root, 'dist/libs/platform/src/index.js'));
+  /** @type {Record<string, string>} */
   const env = { LOG_PATH_SECRET: randomBytes(32).toString('hex') };
   const listed = [];
   for (const caller of platform.INTERNAL_CALLERS) {
@@ -265,7 +328,18 @@ export const PRODUCTS = [
   'softshell trousers',
 ];
 
-/** The machine a result was measured on, with `extra` (what a bench adds: the load average as it reads it, a note). */
+/**
+ * The machine a result was measured on, with `extra` (what a bench adds: the load average as it reads it, a note).
+ * @template {object} [T={}]
+ * @param {T} [extra]
+ * @returns {{ cpus: number, cpu: string | undefined, memory_gib: number, node: string } & T}
+ */
 export function machine(extra) {
-  return { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, ...extra };
+  return {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    memory_gib: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    .../** @type {T} */ (extra),
+  };
 }

@@ -19,11 +19,26 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { machine, percentile, root, writeAndPrintResult } from './support.mjs';
 
 const require = createRequire(import.meta.url);
+/** @type {typeof import('../libs/testing/src/index.js')} */
 const { startStack, startApp, startRelay, createTestCa, TestProducer } = require(join(root, 'dist/libs/testing/src/index.js'));
+/** @type {typeof import('../libs/persistence/src/index.js')} */
 const { createDataSource } = require(join(root, 'dist/libs/persistence/src/index.js'));
+/** @type {typeof import('../libs/contracts/src/index.js')} */
 const { sampleEventData } = require(join(root, 'dist/libs/contracts/src/index.js'));
+/** @type {typeof import('../apps/webhook-dispatcher/src/delivery/deliveries.repository.js')} */
 const { DeliveriesRepository } = require(join(root, 'dist/apps/webhook-dispatcher/src/delivery/deliveries.repository.js'));
+/** @typedef {import('../apps/webhook-dispatcher/src/delivery/deliveries.repository.js').DeliveriesRepository} DeliveriesRepository */
+/**
+ * delivery.service.ts's DeliveryService as far as the bench uses it, written out: importing its types would bring in
+ * @svc/webhook-signing, an ES module package whose sources' extensionless imports nodenext refuses.
+ * @type {{
+ *   DeliveryService: new (repository: DeliveriesRepository) => {
+ *     recordEvent(recorded: import('../libs/contracts/src/index.js').RecordedEvent): Promise<void>
+ *   }
+ * }}
+ */
 const { DeliveryService } = require(join(root, 'dist/apps/webhook-dispatcher/src/delivery/delivery.service.js'));
+/** @typedef {{ eventId: string, body: string, receivedAt: number }} Received a delivery, as bench/receiver-process.mjs tells it */
 
 const STEADY_RATE = Number(process.env.BENCH_RATE ?? 200);
 const STEADY_SECONDS = Number(process.env.BENCH_STEADY_S ?? 20);
@@ -31,17 +46,29 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_S ?? 3);
 const ENDPOINTS = 3;
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 20_000);
 
+/** @param {number} ms */
 const round = (ms) => Math.round(ms * 10) / 10;
 
-/** The receiver process (bench/receiver-process.mjs), asked over IPC what it has received. */
+/**
+ * The receiver process (bench/receiver-process.mjs), asked over IPC what it has received.
+ * @param {{ key: string, cert: string }} ca
+ */
 async function startReceiver(ca) {
   const child = fork(join(root, 'bench/receiver-process.mjs'), {
     env: { ...process.env, RECEIVER_CA: JSON.stringify({ key: ca.key, cert: ca.cert }) },
   });
   const [{ port }] = await once(child, 'message');
+  /** @type {Map<number, (value: unknown) => void>} */
   const pending = new Map();
   let nextAsk = 0;
-  child.on('message', ({ id, value }) => pending.get(id)?.(value));
+  child.on('message', (message) => {
+    const { id, value } = /** @type {{ id: number, value: unknown }} */ (message);
+    pending.get(id)?.(value);
+  });
+  /**
+   * @param {'count' | 'received'} op
+   * @param {string} path
+   */
   const ask = (op, path) =>
     new Promise((resolve) => {
       const id = nextAsk++;
@@ -52,11 +79,18 @@ async function startReceiver(ca) {
       child.send({ id, op, path });
     });
   return {
+    /** @param {string} path */
     url: (path) => `https://127.0.0.1:${port}${path}`,
-    received: (path) => ask('received', path),
+    /** @param {string} path */
+    received: (path) => /** @type {Promise<Received[]>} */ (ask('received', path)),
+    /**
+     * @param {string} path
+     * @param {number} count
+     * @param {number} timeoutMs
+     */
     async waitFor(path, count, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      for (let got = 0; (got = await ask('count', path)) < count; await sleep(100)) {
+      for (let got = 0; (got = /** @type {number} */ (await ask('count', path))) < count; await sleep(100)) {
         if (Date.now() > deadline) throw new Error(`${path} received ${got} of ${count} within ${timeoutMs} ms`);
       }
     },
@@ -89,9 +123,13 @@ const db = await createDataSource({ schema: 'webhooks', url: stack.db.url, migra
 const deliveries = new DeliveryService(new DeliveriesRepository(db));
 
 let nextId = 1;
-/** The event source: what events-api does for each recorded event (the lead extends this to the producer). */
+/**
+ * The event source: what events-api does for each recorded event (the lead extends this to the producer).
+ * @param {string} accountId
+ */
 async function produce(accountId) {
   const id = nextId++;
+  /** @type {import('../libs/contracts/src/index.js').PublicEvent} */
   const event = {
     id,
     event: 'message.received',
@@ -103,7 +141,11 @@ async function produce(accountId) {
   return { id, started, committed: Date.now() };
 }
 
-/** Calls `start(n)` for n = 0 … total-1 at STEADY_RATE per second; resolves when every call has. */
+/**
+ * Calls `start(n)` for n = 0 … total-1 at STEADY_RATE per second; resolves when every call has.
+ * @param {number} total
+ * @param {(n: number) => Promise<unknown>} start
+ */
 async function atSteadyRate(total, start) {
   const begun = performance.now();
   const calls = [];
@@ -115,13 +157,20 @@ async function atSteadyRate(total, start) {
   await Promise.all(calls);
 }
 
-/** p50, p99 and max of latencies sorted ascending. */
+/**
+ * p50, p99 and max of latencies sorted ascending.
+ * @param {number[]} sorted
+ */
 const latencySummary = (sorted) => ({
   p50_ms: round(percentile(sorted, 50)),
   p99_ms: round(percentile(sorted, 99)),
-  max_ms: round(sorted.at(-1)),
+  max_ms: round(/** @type {number} */ (sorted.at(-1))),
 });
 
+/**
+ * @param {import('../libs/testing/src/index.js').TestAccount} account
+ * @param {number} count
+ */
 async function registerEndpoints(account, count) {
   const paths = [];
   for (let i = 0; i < count; i++) {
@@ -137,19 +186,29 @@ async function registerEndpoints(account, count) {
   return paths;
 }
 
+/**
+ * @param {string[]} paths
+ * @param {number} perPath
+ * @param {number} timeoutMs
+ */
 async function waitForAll(paths, perPath, timeoutMs) {
   for (const path of paths) await receiver.waitFor(path, perPath, timeoutMs);
 }
 
+/** @type {import('../libs/testing/src/index.js').RunningApp | undefined} */
 let worker;
+/** @type {import('../libs/testing/src/index.js').RunningProcess | undefined} */
 let relay;
+/** @type {import('../libs/testing/src/index.js').TestProducer | undefined} */
 let producer;
 try {
   // 1. Steady rate to 3 endpoints: insert → receipt.
   const steady = await stack.newAccount('Steady');
   const steadyPaths = await registerEndpoints(steady, ENDPOINTS);
   worker = await startWorker();
+  /** @type {Map<string, number>} */
   const startedAt = new Map();
+  /** @type {number[]} */
   const insertMs = [];
   // The first WARMUP_SECONDS at the same rate open connections and warm the JIT; they are not measured.
   const warmup = STEADY_RATE * WARMUP_SECONDS;
@@ -165,7 +224,7 @@ try {
   const latencies = (await Promise.all(steadyPaths.map((path) => receiver.received(path))))
     .flat()
     .filter((r) => startedAt.has(r.eventId))
-    .map((r) => r.receivedAt - startedAt.get(r.eventId))
+    .map((r) => r.receivedAt - /** @type {number} */ (startedAt.get(r.eventId)))
     .sort((a, b) => a - b);
   const steadyResult = {
     events_per_s: STEADY_RATE,
@@ -200,10 +259,11 @@ try {
   // The middle 90%: start-up and the last stragglers are not the sustained rate.
   const from = times[Math.floor(BACKLOG * 0.05)];
   const to = times[Math.floor(BACKLOG * 0.95)];
+  const last = /** @type {number} */ (times.at(-1));
   const burstResult = {
     backlog: BACKLOG,
     deliveries_per_s: Math.round((0.9 * BACKLOG) / ((to - from) / 1000)),
-    drained_in_s: round((times.at(-1) - times[0]) / 1000),
+    drained_in_s: round((last - times[0]) / 1000),
   };
   console.log('sustained', burstResult);
 
@@ -220,7 +280,9 @@ try {
   const fullTotal = STEADY_RATE * (WARMUP_SECONDS + STEADY_SECONDS);
   const fullWarmup = STEADY_RATE * WARMUP_SECONDS;
   await atSteadyRate(fullTotal, (n) =>
-    producer.emit('message.received', full.accountId, n).then(() => n >= fullWarmup && committedAt.set(90_000 + n, Date.now())),
+    /** @type {import('../libs/testing/src/index.js').TestProducer} */ (producer) // created above
+      .emit('message.received', full.accountId, n)
+      .then(() => n >= fullWarmup && committedAt.set(90_000 + n, Date.now())),
   );
   await waitForAll(fullPaths, fullTotal, 120_000);
   const fullLatencies = (await Promise.all(fullPaths.map((path) => receiver.received(path))))
