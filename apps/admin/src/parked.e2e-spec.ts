@@ -1,27 +1,16 @@
 import { PublicEvent } from '@svc/contracts';
 import { execute } from '@svc/persistence';
-import { Pipeline, REPO_ROOT, Stack, startPipeline, TestProducer, waitFor } from '@svc/testing';
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { runAdmin, suitePipeline, waitFor } from '@svc/testing';
 
 describe('admin parked list / replay (built apps, real RabbitMQ and PostgreSQL)', () => {
-  let pipeline: Pipeline;
-  let stack: Stack;
-  let producer: TestProducer;
-
-  beforeAll(async () => {
-    pipeline = await startPipeline();
-    ({ stack, producer } = pipeline);
-  }, 60_000);
-
-  afterAll(async () => {
-    await pipeline?.stop();
-  });
+  const pipeline = suitePipeline();
 
   const admin = (...args: string[]) => {
-    const result = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), ...args], {
-      env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: stack.db.url, RABBITMQ_URL: stack.env['RABBITMQ_URL']! },
-      encoding: 'utf8',
+    const { stack } = pipeline;
+    const result = runAdmin(args, {
+      PATH: process.env['PATH'] ?? '',
+      DATABASE_URL: stack.db.url,
+      RABBITMQ_URL: stack.env['RABBITMQ_URL']!,
     });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   };
@@ -30,21 +19,21 @@ describe('admin parked list / replay (built apps, real RabbitMQ and PostgreSQL)'
     return JSON.parse(stdout);
   };
   const feed = async (key: string): Promise<PublicEvent[]> =>
-    ((await (await stack.call('/events?limit=200', { key })).json()) as { events: PublicEvent[] }).events;
+    ((await (await pipeline.stack.call('/events?limit=200', { key })).json()) as { events: PublicEvent[] }).events;
   const parkedCount = (): number | null =>
     (json(admin('parked', 'list').stdout).queues as Array<{ queue: string; messages: number | null }>).find(
       (q) => q.queue === 'events-api.domain',
     )?.messages ?? null;
 
   it('lists a message the database refused, shows where it belongs and why (no personal data), and replays it once fixed', async () => {
-    const account = await stack.newAccount('Parked');
+    const account = await pipeline.stack.newAccount('Parked');
     // A database that refuses one kind: the kind of bug a deploy fixes.
     await execute(
-      stack.dataSource,
+      pipeline.stack.dataSource,
       `ALTER TABLE events.events ADD CONSTRAINT parked_spec_refuses_sent CHECK (kind <> 'message.sent') NOT VALID`,
     );
-    const refused = await producer.emit('message.sent', account.accountId, 1);
-    await producer.emit('message.received', account.accountId, 2);
+    const refused = await pipeline.producer.emit('message.sent', account.accountId, 1);
+    await pipeline.producer.emit('message.received', account.accountId, 2);
 
     await waitFor('the refused message in the parking queue', async () => (parkedCount() === 1 ? true : undefined));
     const listed = json(admin('parked', 'list').stdout);
@@ -78,7 +67,7 @@ describe('admin parked list / replay (built apps, real RabbitMQ and PostgreSQL)'
       expect(shown.stdout).not.toContain(personal);
     expect(parkedCount()).toBe(1); // showing leaves the message where it is
 
-    await execute(stack.dataSource, 'ALTER TABLE events.events DROP CONSTRAINT parked_spec_refuses_sent');
+    await execute(pipeline.stack.dataSource, 'ALTER TABLE events.events DROP CONSTRAINT parked_spec_refuses_sent');
     const replayed = admin('parked', 'replay', '--queue', 'events-api.domain');
     expect(replayed.status).toBe(0);
     expect(json(replayed.stdout)).toEqual({ queue: 'events-api.domain', replayed: 1 });
