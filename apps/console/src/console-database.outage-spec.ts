@@ -60,9 +60,7 @@ describe('console while its PostgreSQL is down (a private server, stopped and st
   }, 180_000);
 
   afterAll(async () => {
-    await server?.start().catch(() => undefined); // a failed test may have left it stopped
-    await stack?.stop();
-    await server?.destroy();
+    await server?.destroyAfter(stack);
   }, 120_000);
 
   it('answers 503 unavailable with Retry-After (never a 500) while PostgreSQL is down, serves its pages, and works again once it is back, with the same sign-in', async () => {

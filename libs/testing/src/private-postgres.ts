@@ -82,6 +82,13 @@ export class PrivatePostgres {
     this.running = false;
   }
 
+  /** A suite's teardown: starts the server again (a failed test may have left it stopped), stops `stack`, then `destroy()`. */
+  async destroyAfter(stack: { stop(): Promise<void> } | undefined): Promise<void> {
+    await this.start().catch(() => undefined);
+    await stack?.stop();
+    await this.destroy();
+  }
+
   /** Stops the server if it runs and removes its files. */
   async destroy(): Promise<void> {
     if (this.running)

@@ -35,9 +35,7 @@ describe('PostgreSQL stopped during a new-conversation limit check (a private se
   }, 120_000);
 
   afterAll(async () => {
-    await server?.start().catch(() => undefined); // a failed test may have left it stopped
-    await stack?.stop();
-    await server?.destroy();
+    await server?.destroyAfter(stack);
   }, 120_000);
 
   it('fails closed with 503 unavailable, writes nothing, and the visitor starts a conversation once the database is back', async () => {
