@@ -1,8 +1,6 @@
 import { ChatTexts, ErrorBody, IdentityPassResponseDto, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
 import { execute, queryRows } from '@svc/persistence';
-import { ChatVisitor, REPO_ROOT, Stack, startStack, TestAccount } from '@svc/testing';
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { ADA, ChatVisitor, putCustomer, putPieces, readFeed, runAdmin, SHOP_KNOWLEDGE, Stack, startStack, TestAccount } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The chat's per-conversation limit in this suite (a test sends one more). */
@@ -24,20 +22,15 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     return ((await response.json()) as IdentityPassResponseDto).token;
   };
   /** Every event of the account's feed so far. */
-  const feed = async (key = stack.account.key): Promise<PublicEvent[]> => {
-    const all: PublicEvent[] = [];
-    let after = 0;
-    for (;;) {
-      const page = (await (await stack.call(`/events?after=${after}&limit=200`, { key })).json()) as {
-        events: PublicEvent[];
-        next_after: number;
-        more: boolean;
-      };
-      all.push(...page.events);
-      after = page.next_after;
-      if (!page.more) return all;
-    }
-  };
+  const feed = (key = stack.account.key): Promise<PublicEvent[]> => readFeed(stack, key);
+  /** `admin widget origins` for the account, as an operator runs it. */
+  const widgetOrigins = (accountId: string, origins: string) =>
+    runAdmin(['widget', 'origins', '--account', accountId, '--origins', origins], {
+      PATH: process.env['PATH'] ?? '',
+      DATABASE_URL: stack.db.url,
+      CHAT_URL: stack.services['chat']?.internalUrl,
+      ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY'],
+    });
   const waitForEvent = async <K extends PublicEvent['event']>(
     kind: K,
     test: (e: Extract<PublicEvent, { event: K }>) => boolean,
@@ -61,39 +54,14 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
     });
     widget = await widgetOf(stack.account);
     otherWidget = await widgetOf(stack.other);
-    const piece = (ref: string, heading: string, text: string, url?: string) =>
-      stack.call(`/knowledge/${ref}`, { method: 'PUT', json: { heading, text, ...(url ? { url } : {}) } });
-    expect(
-      (
-        await piece(
-          'returns',
-          'Returns and refunds',
-          'You can return any item within 30 days of delivery for a full refund. Print the return label from your account.',
-          'https://shop.example/returns',
-        )
-      ).status,
-    ).toBe(201);
-    expect(
-      (await piece('shipping', 'Shipping times', 'Orders ship within two working days. Delivery in Germany takes three to five days.'))
-        .status,
-    ).toBe(201);
-    expect(
-      (
-        await piece(
-          'versand',
-          'Versandkosten',
-          'Der Versand innerhalb Deutschlands kostet 4,90 Euro, ab 50 Euro Bestellwert ist er kostenlos.',
-        )
-      ).status,
-    ).toBe(201);
-    expect(
-      (
-        await stack.call('/contacts/c-ada', {
-          method: 'PUT',
-          json: { name: 'Ada Lovelace', email: 'ada@example.com', email_confirmed: true, phone: '+447700900123' },
-        })
-      ).status,
-    ).toBe(201);
+    await putPieces(stack, {
+      ...SHOP_KNOWLEDGE,
+      versand: {
+        heading: 'Versandkosten',
+        text: 'Der Versand innerhalb Deutschlands kostet 4,90 Euro, ab 50 Euro Bestellwert ist er kostenlos.',
+      },
+    });
+    await putCustomer(stack, 'c-ada', { ...ADA, email_confirmed: true });
   }, 120_000);
 
   afterAll(async () => {
@@ -445,27 +413,7 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
   it('allowed origins (admin widget origins): other pages get 403 forbidden_origin; allowed ones get CORS; preflights are answered', async () => {
     const account = await stack.newAccount('Origins');
     const accountWidget = await widgetOf(account);
-    const admin = spawnSync(
-      process.execPath,
-      [
-        join(REPO_ROOT, 'dist/apps/admin/src/main.js'),
-        'widget',
-        'origins',
-        '--account',
-        account.accountId,
-        '--origins',
-        'https://a.example,https://b.example/',
-      ],
-      {
-        env: {
-          PATH: process.env['PATH'] ?? '',
-          DATABASE_URL: stack.db.url,
-          CHAT_URL: stack.services['chat']?.internalUrl,
-          ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY'],
-        },
-        encoding: 'utf8',
-      },
-    );
+    const admin = widgetOrigins(account.accountId, 'https://a.example,https://b.example/');
     expect({ status: admin.status, stderr: admin.stderr }).toEqual({ status: 0, stderr: '' });
     expect(JSON.parse(admin.stdout)).toEqual({
       widget: { account_id: account.accountId, allowed_origins: ['https://a.example', 'https://b.example'] },
@@ -477,27 +425,7 @@ describe('chat: the visitor API through the gateway (processes, real PostgreSQL 
       body: '{"origins":[]}',
     });
     expect(unsigned.status).toBe(401);
-    const badOrigin = spawnSync(
-      process.execPath,
-      [
-        join(REPO_ROOT, 'dist/apps/admin/src/main.js'),
-        'widget',
-        'origins',
-        '--account',
-        account.accountId,
-        '--origins',
-        'https://a.example/path',
-      ],
-      {
-        env: {
-          PATH: process.env['PATH'] ?? '',
-          DATABASE_URL: stack.db.url,
-          CHAT_URL: stack.services['chat']?.internalUrl,
-          ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY'],
-        },
-        encoding: 'utf8',
-      },
-    );
+    const badOrigin = widgetOrigins(account.accountId, 'https://a.example/path');
     expect(badOrigin.status).toBe(2);
 
     const allowed = visitor({ origin: 'https://a.example' });
