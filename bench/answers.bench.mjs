@@ -25,21 +25,39 @@ import { join } from 'node:path';
 import { machine, root, writeResult } from './support.mjs';
 
 const require = createRequire(import.meta.url);
+/** @type {typeof import('../libs/search/src/index.js')} */
 const search = require(join(root, 'dist/libs/search/src/index.js'));
+/** @type {typeof import('../apps/chat/src/assistant/assistant-rules.js')} */
 const { goodMatch } = require(join(root, 'dist/apps/chat/src/assistant/assistant-rules.js'));
+
+/** @typedef {import('../libs/search/src/index.js').Tuning} Tuning */
+/** @typedef {import('../libs/search/src/index.js').AccountIndex} AccountIndex */
+/** @typedef {{ external_ref: string, heading: string, text: string, url?: string, topic?: string }} Piece */
+/** @typedef {{ question: string, lang: string, kind: string, answers: Set<string> | null }} Question answers: null when nothing answers */
+/** @typedef {Question & { answers: Set<string> }} Answerable */
+/** @typedef {{ id: string, kind: string, langs: string[], pieces: Piece[], questions: Question[] }} Business */
+/** @typedef {Question & { cited: string | null }} Row a question and the piece cited for it */
+/** @typedef {ReturnType<typeof tally>} Tally */
 
 const TARGETS = { right_of_answerable_at_least: 0.85, wrong_of_answerable_at_most: 0.1, none_of_unanswerable_at_least: 0.8 };
 
 /**
  * Every business as `{ id, kind, langs, pieces: [{external_ref, heading, text, url?}],
  * questions: [{question, lang, kind, answers: Set|null}] }`.
+ * @returns {Business[]}
  */
 function loadBusinesses() {
   const dir = join(root, 'bench/answers/businesses');
+  /** @type {Business[]} */
   const businesses = readdirSync(dir)
     .filter((name) => name.endsWith('.json'))
     .sort()
     .map((name) => {
+      /**
+       * @type {{
+       *   id: string, kind: string, lang: string, pieces: Piece[], questions: { question: string, kind: string, answer: string | null }[]
+       * }}
+       */
       const b = JSON.parse(readFileSync(join(dir, name), 'utf8'));
       return {
         id: b.id,
@@ -49,8 +67,11 @@ function loadBusinesses() {
         questions: b.questions.map((q) => ({ ...q, lang: b.lang, answers: q.answer === null ? null : new Set([q.answer]) })),
       };
     });
+  /** @type {{ pieces: Piece[] }} */
   const shop = JSON.parse(readFileSync(join(root, 'bench/answers/pieces.json'), 'utf8'));
+  /** @type {{ questions: { question: string, lang: string, kind: string, topic: string | null }[] }} */
   const { questions } = JSON.parse(readFileSync(join(root, 'bench/answers/questions.json'), 'utf8'));
+  /** @param {string} topic */
   const refsOf = (topic) => new Set(shop.pieces.filter((p) => p.topic === topic).map((p) => p.external_ref));
   businesses.push({
     id: 'multi-bicycle-shop (tuned on)',
@@ -67,7 +88,11 @@ function loadBusinesses() {
   return businesses;
 }
 
-/** The business's pieces in an index with `tuning`, as knowledge-api holds them. */
+/**
+ * The business's pieces in an index with `tuning`, as knowledge-api holds them.
+ * @param {Business} business
+ * @param {Tuning} tuning
+ */
 function indexOf(business, tuning) {
   const index = new search.AccountIndex(tuning);
   business.pieces.forEach((p, i) =>
@@ -83,7 +108,13 @@ function indexOf(business, tuning) {
   return index;
 }
 
-/** Each question with the piece the assistant cites (or null). */
+/**
+ * Each question with the piece the assistant cites (or null).
+ * @param {Business} business
+ * @param {AccountIndex} index
+ * @param {Question[]} [questions]
+ * @returns {Row[]}
+ */
 function ask(business, index, questions = business.questions) {
   return questions.map((q) => {
     const cited = goodMatch(index.search(q.question, search.languageOfTag(q.lang), 3))?.external_ref ?? null;
@@ -91,13 +122,20 @@ function ask(business, index, questions = business.questions) {
   });
 }
 
-/** right / wrong / missed of the answerable questions, none / cited of the others. */
+/**
+ * right / wrong / missed of the answerable questions, none / cited of the others.
+ * @param {Row[]} rows
+ */
 function tally(rows) {
-  const answerable = rows.filter((r) => r.answers !== null);
+  const answerable = rows.filter(/** @returns {r is Row & Answerable} */ (r) => r.answers !== null);
   const unanswerable = rows.filter((r) => r.answers === null);
   const right = answerable.filter((r) => r.cited !== null && r.answers.has(r.cited)).length;
   const wrong = answerable.filter((r) => r.cited !== null && !r.answers.has(r.cited)).length;
   const none = unanswerable.filter((r) => r.cited === null).length;
+  /**
+   * @param {number} n
+   * @param {number} of
+   */
   const share = (n, of) => (of === 0 ? null : Math.round((n / of) * 1000) / 1000);
   return {
     answerable: answerable.length,
@@ -112,15 +150,18 @@ function tally(rows) {
   };
 }
 
+// A share is null when a set has no question of its kind: Number() makes it 0, as the comparisons and arithmetic did.
+/** @param {Tally} t */
 const met = (t) =>
-  t.right_share >= TARGETS.right_of_answerable_at_least &&
-  t.wrong_share <= TARGETS.wrong_of_answerable_at_most &&
-  t.none_share >= TARGETS.none_of_unanswerable_at_least;
+  Number(t.right_share) >= TARGETS.right_of_answerable_at_least &&
+  Number(t.wrong_share) <= TARGETS.wrong_of_answerable_at_most &&
+  Number(t.none_share) >= TARGETS.none_of_unanswerable_at_least;
 
 /** What the choice of a tuning maximises on a business: the right share, less five times what wrong and none miss of their targets by. */
+/** @param {Tally} t */
 const objective = (t) =>
-  t.right_share -
-  5 * Math.max(0, t.wrong_share - TARGETS.wrong_of_answerable_at_most) -
+  Number(t.right_share) -
+  5 * Math.max(0, Number(t.wrong_share) - TARGETS.wrong_of_answerable_at_most) -
   5 * Math.max(0, TARGETS.none_of_unanswerable_at_least - (t.none_share ?? 1));
 
 /** The tunings leave-one-out chooses from: TUNING with each combination of these values. */
@@ -132,13 +173,18 @@ const GRID = {
   tieRatio: [0.85, 1.01],
 };
 
+/** @returns {Tuning[]} */
 function gridTunings() {
+  /** @type {Record<string, number>[]} */
   let tunings = [{}];
   for (const [name, values] of Object.entries(GRID)) tunings = tunings.flatMap((t) => values.map((v) => ({ ...t, [name]: v })));
   return tunings.map((t) => ({ ...search.TUNING, ...t }));
 }
 
-/** Rows of a table: the three shares in percent and the counts. */
+/**
+ * Rows of a table: the three shares in percent and the counts.
+ * @param {Tally} t
+ */
 const row = (t) => ({
   'right %': t.right_share === null ? '-' : Math.round(t.right_share * 100),
   'wrong %': t.wrong_share === null ? '-' : Math.round(t.wrong_share * 100),
@@ -147,7 +193,10 @@ const row = (t) => ({
   unanswerable: t.unanswerable,
 });
 
-/** Tallies per business, per language (every business's questions of that language) and over all. */
+/**
+ * Tallies per business, per language (every business's questions of that language) and over all.
+ * @param {Record<string, Row[]>} asked
+ */
 function summary(asked) {
   const all = Object.values(asked).flat();
   const langs = [...new Set(all.map((r) => r.lang))].sort();
@@ -158,7 +207,10 @@ function summary(asked) {
   };
 }
 
-/** MiniSearch on one business's pieces: its best result when it scores at least the threshold best for that business. */
+/**
+ * MiniSearch on one business's pieces: its best result when it scores at least the threshold best for that business.
+ * @param {Business} business
+ */
 function miniSearch(business) {
   const index = new MiniSearch({
     fields: ['heading', 'text'],
@@ -168,9 +220,10 @@ function miniSearch(business) {
   });
   index.addAll(business.pieces);
   const best = business.questions.map((q) => index.search(q.question)[0]);
+  /** @param {number} threshold */
   const at = (threshold) => business.questions.map((q, i) => ({ ...q, cited: best[i] && best[i].score >= threshold ? best[i].id : null }));
   let chosen = at(Infinity);
-  for (const threshold of new Set(best.filter(Boolean).map((b) => b.score))) {
+  for (const threshold of new Set(/** @type {import('minisearch').SearchResult[]} */ (best.filter(Boolean)).map((b) => b.score))) {
     const rows = at(threshold);
     if (objective(tally(rows)) > objective(tally(chosen))) chosen = rows;
   }
@@ -180,14 +233,18 @@ function miniSearch(business) {
 /**
  * Teaching: the shipped tuning's misses and wrong answers among every other answerable question (the taught half) are
  * taught; the other half is asked again. Paraphrases of a taught question then find its piece.
+ * @param {Business} business
  */
 function teaching(business) {
-  const answerable = business.questions.filter((q) => q.answers !== null);
+  const answerable = business.questions.filter(/** @returns {q is Answerable} */ (q) => q.answers !== null);
   const taughtHalf = answerable.filter((_, i) => i % 2 === 0);
   const askedHalf = answerable.filter((_, i) => i % 2 === 1);
   const index = indexOf(business, search.TUNING);
   const before = ask(business, index, askedHalf);
-  const failures = ask(business, index, taughtHalf).filter((r) => r.cited === null || !r.answers.has(r.cited));
+  // Rows of answerable questions: their `answers` are sets.
+  const failures = /** @type {(Row & Answerable)[]} */ (ask(business, index, taughtHalf)).filter(
+    (r) => r.cited === null || !r.answers.has(r.cited),
+  );
   failures.forEach((f, i) => {
     // The piece in the question's language when the business writes in several (the bicycle shop's `-de`).
     const refs = [...f.answers];
@@ -203,23 +260,31 @@ const started = Date.now();
 // Every business asked with every tuning of the grid once: leave-one-out then only picks.
 const byTuning = tunings.map((tuning) => Object.fromEntries(businesses.map((b) => [b.id, ask(b, indexOf(b, tuning))])));
 const objectives = byTuning.map((asked) => Object.fromEntries(Object.entries(asked).map(([id, rows]) => [id, objective(tally(rows))])));
+/** @type {Record<string, Row[]>} */
 const looAsked = {};
+/** @type {Record<string, Record<string, number>>} */
 const chosen = {};
 for (const business of businesses) {
   let best = 0;
+  /** @param {number} i */
   const mean = (i) => {
     const others = businesses.filter((b) => b.id !== business.id);
     return others.reduce((sum, b) => sum + objectives[i][b.id], 0) / others.length;
   };
   for (let i = 1; i < tunings.length; i += 1) if (mean(i) > mean(best)) best = i;
-  chosen[business.id] = Object.fromEntries(Object.keys(GRID).map((name) => [name, tunings[best][name]]));
+  chosen[business.id] = Object.fromEntries(
+    /** @type {(keyof typeof GRID)[]} */ (Object.keys(GRID)).map((name) => [name, tunings[best][name]]),
+  );
   looAsked[business.id] = byTuning[best][business.id];
 }
 // The tuning chosen on every business: what TUNING should hold (libs/search/src/tuning.ts).
 let onAll = 0;
+/** @param {number} i */
 const meanAll = (i) => businesses.reduce((sum, b) => sum + objectives[i][b.id], 0) / businesses.length;
 for (let i = 1; i < tunings.length; i += 1) if (meanAll(i) > meanAll(onAll)) onAll = i;
-const chosenOnAll = Object.fromEntries(Object.keys(GRID).map((name) => [name, tunings[onAll][name]]));
+const chosenOnAll = Object.fromEntries(
+  /** @type {(keyof typeof GRID)[]} */ (Object.keys(GRID)).map((name) => [name, tunings[onAll][name]]),
+);
 const shippedAsked = Object.fromEntries(businesses.map((b) => [b.id, ask(b, indexOf(b, search.TUNING))]));
 const miniAsked = Object.fromEntries(businesses.map((b) => [b.id, miniSearch(b)]));
 const taught = Object.fromEntries(businesses.map((b) => [b.id, teaching(b)]));
@@ -240,7 +305,7 @@ const result = {
   sets: businesses.map((b) => ({ id: b.id, kind: b.kind, langs: b.langs, pieces: b.pieces.length, questions: b.questions.length })),
   leave_one_out: { ...loo, held_out_businesses: heldOut, chosen },
   chosen_on_every_business: chosenOnAll,
-  shipped_is_chosen: Object.entries(chosenOnAll).every(([name, value]) => search.TUNING[name] === value),
+  shipped_is_chosen: Object.entries(chosenOnAll).every(([name, value]) => search.TUNING[/** @type {keyof Tuning} */ (name)] === value),
   shipped_tuning: summary(shippedAsked),
   minisearch_best_threshold_per_business: summary(miniAsked),
   teaching: taught,
@@ -255,7 +320,11 @@ const file = writeResult('answers', result.at, result);
 console.log('Leave-one-business-out (each business scored with the tuning chosen on the others):');
 console.table(Object.fromEntries(Object.entries(loo.businesses).map(([id, t]) => [id, row(t)])));
 console.table(
-  Object.fromEntries([...Object.entries(loo.languages), ['held-out businesses', heldOut], ['all', loo.all]].map(([k, t]) => [k, row(t)])),
+  Object.fromEntries(
+    /** @type {[string, Tally][]} */ ([...Object.entries(loo.languages), ['held-out businesses', heldOut], ['all', loo.all]]).map(
+      ([k, t]) => [k, row(t)],
+    ),
+  ),
 );
 console.log(`The tuning chosen on every business: ${JSON.stringify(chosenOnAll)}; TUNING holds it: ${result.shipped_is_chosen}`);
 console.log('The shipped tuning (TUNING), every business:');
@@ -269,8 +338,8 @@ console.table(
       id,
       {
         taught: t.taught,
-        'right % before': Math.round(t.before.right_share * 100),
-        'right % after': Math.round(t.after.right_share * 100),
+        'right % before': Math.round(Number(t.before.right_share) * 100),
+        'right % after': Math.round(Number(t.after.right_share) * 100),
       },
     ]),
   ),

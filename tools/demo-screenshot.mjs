@@ -11,6 +11,7 @@ import { seed } from './demo.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
+/** @type {typeof import('../libs/testing/src/index.js')} */
 const { startStack, launchBrowser } = require(join(root, 'dist/libs/testing/src/index.js'));
 
 const stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'chat']);
