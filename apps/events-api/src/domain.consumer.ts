@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
-import { EventPattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import { EVENT_KINDS, EventKind } from '@svc/contracts';
-import { contactErasureConsumer, parseDomainMessage } from '@svc/messaging';
+import { ConsumeEvent, contactErasureConsumer, parseDomainMessage } from '@svc/messaging';
 import { EventsService } from './events.service';
 
 /** Domain messages from the producers' outboxes: public events are appended to the feed. */
@@ -9,7 +9,7 @@ import { EventsService } from './events.service';
 export class DomainConsumer {
   constructor(private readonly events: EventsService) {}
 
-  @EventPattern(EVENT_KINDS as unknown as string[])
+  @ConsumeEvent(EVENT_KINDS)
   async record(@Payload() payload: unknown): Promise<void> {
     await this.events.record(parseDomainMessage<EventKind>(payload, EVENT_KINDS));
   }

@@ -1,5 +1,6 @@
 import { Controller, Inject, Type } from '@nestjs/common';
-import { EventPattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
+import { ConsumeEvent } from './consume-event';
 import { APP_LOGGER } from '@svc/platform';
 import type { Logger } from 'pino';
 import { parseDomainMessage } from './validation';
@@ -20,7 +21,7 @@ export function contactErasureConsumer<S>(
       @Inject(APP_LOGGER) private readonly logger: Logger,
     ) {}
 
-    @EventPattern('contact.erased')
+    @ConsumeEvent('contact.erased')
     async erase(@Payload() payload: unknown): Promise<void> {
       const message = parseDomainMessage(payload, ['contact.erased']);
       const erased = await erase(this.target, message.account_id, message.data.svc_id);

@@ -1,6 +1,7 @@
 export * from './amqp-client';
 export * from './failures';
 export * from './messaging.config';
+export * from './consume-event';
 export * from './consume-queues';
 export * from './messaging.module';
 export * from './outbox';

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { Writable } from 'node:stream';
 import type { AmqpClient } from './amqp-client';
 import { MetricsService } from '@svc/platform';
+import { CONSUME_EVENT_EXTRAS } from './consume-event';
 import { InvalidMessageError } from './failures';
 import { consumerMetrics } from './metrics';
 import { MESSAGE_HEADERS, QueueSpec } from './topology';
@@ -64,7 +65,7 @@ function delivery(headers: Record<string, unknown> = {}, routingKey = 'message.r
 function transportWith(handler: () => Promise<unknown>) {
   const { lines, logger } = capturedLogger();
   const transport = new AmqpTransport({ client: {} as AmqpClient, queues: [spec], prefetch: 1, logger });
-  transport.addHandler('message.received', handler, true);
+  transport.addHandler('message.received', handler, true, CONSUME_EVENT_EXTRAS);
   return { transport, lines };
 }
 
@@ -217,7 +218,7 @@ describe('AmqpTransport', () => {
       logger,
       metrics: consumerMetrics(metrics, {} as AmqpClient, [spec.queue]),
     });
-    transport.addHandler('message.received', () => outcomes.shift()!(), true);
+    transport.addHandler('message.received', () => outcomes.shift()!(), true, CONSUME_EVENT_EXTRAS);
     for (let i = 0; i < 4; i++) await transport.handle(fakeChannels().channels, spec, delivery());
     const text = await metrics.registry.metrics();
     expect(text).toContain('consumer_handling_duration_seconds_count{queue="events-api.domain",outcome="handled"} 2');

@@ -3,6 +3,7 @@ import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, MessageProp
 import type { Logger } from 'pino';
 import { lastValueFrom, Observable } from 'rxjs';
 import { AmqpClient, closeWithin } from './amqp-client';
+import { isConsumeEventHandler } from './consume-event';
 import { classifyFailure, Failure, InvalidMessageError } from './failures';
 import type { ConsumerMetrics, HandlingOutcome } from './metrics';
 import {
@@ -57,7 +58,7 @@ export function attemptOf(message: Pick<ConsumeMessage, 'properties'>): number {
 }
 
 /**
- * A NestJS transport on RabbitMQ for `@EventPattern(routingKey)` handlers: acks after the handler resolved;
+ * A NestJS transport on RabbitMQ for `@ConsumeEvent(routingKey)` handlers: acks after the handler resolved;
  * a transient failure moves the message to a retry tier, a permanent one to `<queue>.parked` (confirmed first).
  */
 export class AmqpTransport extends Server implements CustomTransportStrategy {
@@ -66,6 +67,14 @@ export class AmqpTransport extends Server implements CustomTransportStrategy {
 
   constructor(private readonly options: AmqpTransportOptions) {
     super();
+  }
+
+  /** Nest adds each handler here; one not declared with `@ConsumeEvent` (its errors would reach us replaced) stops the start. */
+  override addHandler(pattern: unknown, callback: MessageHandler, isEventHandler = false, extras: Record<string, unknown> = {}): void {
+    if (!isEventHandler || !isConsumeEventHandler(extras)) {
+      throw new Error(`the handler of ${JSON.stringify(pattern)} must be declared with @ConsumeEvent to be served from RabbitMQ`);
+    }
+    super.addHandler(pattern, callback, isEventHandler, extras);
   }
 
   listen(callback: () => void): void {

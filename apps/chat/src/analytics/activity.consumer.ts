@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
-import { EventPattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import { DomainMessage } from '@svc/contracts';
-import { InvalidMessageError, parseDomainMessage } from '@svc/messaging';
+import { ConsumeEvent, InvalidMessageError, parseDomainMessage } from '@svc/messaging';
 import { APP_LOGGER } from '@svc/platform';
 import type { Logger } from 'pino';
 import { AnalyticsRepository } from './analytics.repository';
@@ -29,17 +29,17 @@ export class ActivityConsumer {
     @Inject(APP_LOGGER) private readonly logger: Logger,
   ) {}
 
-  @EventPattern('contact.confirmed')
+  @ConsumeEvent('contact.confirmed')
   confirmed(@Payload() payload: unknown): Promise<void> {
     return this.record(payload);
   }
 
-  @EventPattern('consent.granted')
+  @ConsumeEvent('consent.granted')
   granted(@Payload() payload: unknown): Promise<void> {
     return this.record(payload);
   }
 
-  @EventPattern('consent.withdrawn')
+  @ConsumeEvent('consent.withdrawn')
   withdrawn(@Payload() payload: unknown): Promise<void> {
     return this.record(payload);
   }

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { EventPattern, Payload } from '@nestjs/microservices';
-import { parseDomainMessage } from '@svc/messaging';
+import { Payload } from '@nestjs/microservices';
+import { ConsumeEvent, parseDomainMessage } from '@svc/messaging';
 import { CustomersRepository } from './customers.repository';
 
 /** contacts-api's `contact.changed`: the chat's model of customers follows (an older version never replaces a newer one). */
@@ -8,7 +8,7 @@ import { CustomersRepository } from './customers.repository';
 export class CustomersConsumer {
   constructor(private readonly model: CustomersRepository) {}
 
-  @EventPattern('contact.changed')
+  @ConsumeEvent('contact.changed')
   async changed(@Payload() payload: unknown): Promise<void> {
     await this.model.follow(parseDomainMessage(payload, ['contact.changed']));
   }

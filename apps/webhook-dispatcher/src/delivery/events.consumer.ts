@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
-import { EventPattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import { EVENT_KINDS, RecordedEvent } from '@svc/contracts';
-import { InvalidMessageError } from '@svc/messaging';
+import { ConsumeEvent, InvalidMessageError } from '@svc/messaging';
 import { DeliveryService } from './delivery.service';
 import { InvalidRecordedEventError } from './recorded-event';
 
@@ -13,7 +13,7 @@ import { InvalidRecordedEventError } from './recorded-event';
 export class EventsConsumer {
   constructor(private readonly deliveries: DeliveryService) {}
 
-  @EventPattern([...EVENT_KINDS])
+  @ConsumeEvent(EVENT_KINDS)
   async record(@Payload() payload: unknown): Promise<void> {
     try {
       await this.deliveries.recordEvent(payload as RecordedEvent);
