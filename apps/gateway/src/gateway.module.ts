@@ -11,9 +11,7 @@ import { ConsoleAccountsController } from './internal/console.controller';
 import { McpSupportController } from './internal/mcp-support.controller';
 import { WidgetsController } from './internal/widgets.controller';
 import { OpenApiController } from './openapi/openapi.controller';
-import { ChatProxy } from './proxy/chat-proxy';
-import { ConsoleProxy } from './proxy/console-proxy';
-import { UpstreamProxy } from './proxy/upstream-proxy';
+import { GatewayProxy } from './proxy/gateway-proxy';
 import { WriteLimiter } from './rate-limit/write-limiter';
 import { RedisModule } from './redis/redis.module';
 import { WhoamiController } from './whoami.controller';
@@ -38,11 +36,9 @@ export class GatewayModule {
         ApiKeyAuthenticator,
         WriteLimiter,
         IdempotencyStore,
-        UpstreamProxy,
-        ChatProxy,
-        ConsoleProxy,
-        closedOnShutdown(UpstreamProxy, ChatProxy, ConsoleProxy),
         GatewayPipeline,
+        GatewayProxy,
+        closedOnShutdown(GatewayProxy),
       ],
     };
   }

@@ -4,11 +4,9 @@ import { ApiError, APP_CONFIG, BODY_LIMIT_BYTES, InternalAuth, parseJsonBody, un
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeyAuthenticator, Principal } from './auth/authenticator';
 import { GatewayConfig } from './gateway.config';
-import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, IdempotencyStore, REPLAYED_HEADER } from './idempotency/idempotency';
 import { MCP_PATH, McpOriginCheck } from './mcp/mcp-origin-check';
 import { canonicalPath } from './proxy/canonical-path';
-import { ROUTES, Upstream } from './proxy/route-table';
-import { UpstreamProxy } from './proxy/upstream-proxy';
+import { Upstream } from './proxy/route-table';
 import { LimitDecision, WriteLimiter } from './rate-limit/write-limiter';
 
 declare module 'fastify' {
@@ -50,7 +48,7 @@ function canonicalUrlOf(url: string): { url: string; path: string } {
  * The checks every public call passes, in the contract's order, in an onRequest hook before the
  * body is read: a path with no single meaning is refused (400), then 401, 402, 429 (writes); then
  * 415 / 413 / 400 `invalid_json` while Fastify reads the body; then the route (the gateway's own,
- * or a proxied service).
+ * or a service's through GatewayProxy).
  */
 @Injectable()
 export class GatewayPipeline {
@@ -60,8 +58,6 @@ export class GatewayPipeline {
     @Inject(APP_CONFIG) config: GatewayConfig,
     private readonly authenticator: ApiKeyAuthenticator,
     private readonly limiter: WriteLimiter,
-    private readonly proxy: UpstreamProxy,
-    private readonly idempotency: IdempotencyStore,
     private readonly internalAuth: InternalAuth,
   ) {
     this.mcpOrigins = new McpOriginCheck(config);
@@ -112,29 +108,6 @@ export class GatewayPipeline {
       }
       done(null, bytes.length === 0 ? undefined : bytes);
     });
-
-    for (const route of ROUTES) {
-      fastify.route({
-        method: route.method,
-        url: API_PREFIX + route.path,
-        handler: async (request, reply) => {
-          const path = request.canonicalUrl.slice(API_PREFIX.length);
-          const key = route.method === 'POST' ? idempotencyKeyOf(request.headers[IDEMPOTENCY_KEY_HEADER]) : undefined;
-          if (key === undefined)
-            return this.proxy.forward(route.upstream, request, reply, path, await this.contextFor(route.upstream, request));
-          return this.idempotent(route.upstream, request, reply, path, key);
-        },
-      });
-    }
-    // The MCP server: the same key and plan checks; its write tools count their writes themselves
-    // (POST /mcp is no write: most tool calls read), through /internal/writes. GET and DELETE are
-    // answered by the server (405: stateless, no stream to resume, no session to end).
-    fastify.route({
-      method: ['GET', 'POST', 'DELETE'],
-      url: MCP_PATH,
-      handler: async (request, reply) =>
-        this.proxy.forward('mcp-server', request, reply, request.canonicalUrl, await this.contextFor('mcp-server', request)),
-    });
   }
 
   /**
@@ -174,25 +147,6 @@ export class GatewayPipeline {
     }
   }
 
-  /** A POST with an Idempotency-Key: the first answer for the key, run once, replayed after (see IdempotencyStore). */
-  private async idempotent(
-    upstream: Upstream,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    path: string,
-    key: string,
-  ): Promise<FastifyReply> {
-    const scope = (request.principal as Principal).key.id;
-    const body = request.body instanceof Buffer ? request.body : undefined;
-    const { answer, replayed } = await this.idempotency.answer(
-      { scope, key, method: request.method, url: request.canonicalUrl, body },
-      async () => this.proxy.capture(upstream, request, path, await this.contextFor(upstream, request)),
-    );
-    reply.code(answer.status).headers(answer.headers);
-    if (replayed) reply.header(REPLAYED_HEADER, 'true');
-    return reply.send(answer.body);
-  }
-
   /**
    * Counts one write of a key against its limits (REST writes here, MCP write tools through
    * /internal/writes). Fails closed: a write is
@@ -206,7 +160,7 @@ export class GatewayPipeline {
   }
 
   /** The signed context for the service called (its audience): no other service accepts it. */
-  private contextFor(upstream: Upstream, request: FastifyRequest): Promise<string> {
+  contextFor(upstream: Upstream, request: FastifyRequest): Promise<string> {
     const principal = request.principal;
     // Every routed path needs a key (see needsKey); a call without one is never forwarded.
     if (!principal)

@@ -1,6 +1,6 @@
-import { isConsolePath } from './console-proxy';
+import { isConsolePath } from './gateway-proxy';
 
-describe('the console proxy', () => {
+describe("the gateway proxy: the console's paths", () => {
   it('sends the console every path the gateway does not keep', () => {
     for (const path of [
       '/',
