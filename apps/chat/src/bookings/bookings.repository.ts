@@ -1,14 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { Booking, BookingCreator, BookingStatus } from '@svc/contracts';
-import { execute, queryRows } from '@svc/persistence';
+import { Columns, execute, queryRows } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
+import type { Bookings } from '../schema.generated';
 
-/** A booking as stored: the contract's `Booking` with its conversation's customer's svc_id instead of the customer. */
-export interface BookingRow extends Omit<Booking, 'contact'> {
-  customer_svc_id: number | null;
-  /** The cited piece's heading when the customer asked from an answer (for the words told to them). */
-  listing_heading: string | null;
-}
+/**
+ * A booking as stored (BOOKING_SELECT, ids read ::float8): the contract's `Booking` with its conversation's
+ * customer's svc_id instead of the customer, and the cited piece's heading when the customer asked from an
+ * answer (for the words told to them). The status and creator are held to the contract's values.
+ */
+export type BookingRow = Columns<
+  Bookings,
+  'listing_ref' | 'listing_heading' | 'starts_at' | 'note' | 'status' | 'created_by' | 'created_at' | 'updated_at'
+> &
+  Pick<Booking, 'status' | 'created_by'> & { id: number; conversation_id: number; customer_svc_id: number | null };
 
 export interface NewBooking {
   conversationId: number;

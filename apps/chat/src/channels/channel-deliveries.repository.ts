@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { execute, queryRows } from '@svc/persistence';
+import { Columns, execute, queryRows } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
+import type { Deliveries } from '../schema.generated';
 import type { OutgoingEmail, WhatsappOutbound } from './senders';
 
 /** What the chat sends, durable: written in the transaction of the change that makes it. */
@@ -32,7 +33,7 @@ export class ChannelDeliveriesRepository {
     conversationId: number | null,
     payload: DeliveryPayload,
   ): Promise<number> {
-    const rows = await queryRows<{ id: string }>(
+    const rows = await queryRows<Columns<Deliveries, 'id'>>(
       db,
       `INSERT INTO chat.deliveries (account_id, kind, conversation_id, payload) VALUES ($1, $2, $3, $4::jsonb) RETURNING id`,
       [accountId, payload.kind, conversationId, JSON.stringify(payload)],
@@ -42,7 +43,10 @@ export class ChannelDeliveriesRepository {
 
   /** Claims due deliveries (SKIP LOCKED: any replica may take any of them), counting the attempt. */
   async claimDue(limit: number): Promise<ChannelDelivery[]> {
-    const rows = await queryRows<Omit<ChannelDelivery, 'id' | 'conversation_id'> & { id: string; conversation_id: string | null }>(
+    const rows = await queryRows<
+      Omit<Columns<Deliveries, 'id' | 'account_id' | 'conversation_id' | 'attempts' | 'payload'>, 'payload'> &
+        Pick<ChannelDelivery, 'payload'>
+    >(
       this.db,
       `UPDATE chat.deliveries d SET attempts = attempts + 1, next_attempt_at = now() + $2::bigint * interval '1 millisecond'
         WHERE id IN (SELECT id FROM chat.deliveries WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
@@ -78,7 +82,7 @@ export class ChannelDeliveriesRepository {
 
   /** The state of the newest email sent for a conversation (the widget's "on its way"), or null. */
   async emailState(accountId: string, conversationId: number): Promise<DeliveryState | null> {
-    const rows = await queryRows<{ sent_at: string | null; failed_at: string | null }>(
+    const rows = await queryRows<Columns<Deliveries, 'sent_at' | 'failed_at'>>(
       this.db,
       `SELECT sent_at, failed_at FROM chat.deliveries WHERE account_id = $1 AND conversation_id = $2 AND kind = 'email' ORDER BY id DESC LIMIT 1`,
       [accountId, conversationId],

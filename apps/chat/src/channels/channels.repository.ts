@@ -1,35 +1,31 @@
 import { Injectable } from '@nestjs/common';
-import { execute, queryOne, queryRows } from '@svc/persistence';
+import { Columns, execute, queryOne, queryRows } from '@svc/persistence';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
+import type { Conversations, EmailConfirmations, PhoneCodes, WhatsappNumbers } from '../schema.generated';
 
-export interface WhatsappNumber {
-  account_id: string;
-  phone_number_id: string;
-  number: string;
-}
+export type WhatsappNumber = Columns<WhatsappNumbers, 'account_id' | 'phone_number_id' | 'number'>;
 
-export interface PhoneCode {
+/**
+ * A phone code (ids read ::float8); `next_token_hash` is the token the conversation gets when the code
+ * confirms the phone (the widget that asked for the code holds it).
+ */
+export type PhoneCode = Columns<PhoneCodes, 'phone' | 'code' | 'expires_at' | 'next_token_hash'> & {
   conversation_id: number;
   customer_svc_id: number;
-  phone: string;
-  code: string;
-  expires_at: string;
-  /** The token the conversation gets when the code confirms the phone (the widget that asked for the code holds it). */
-  next_token_hash: Buffer | null;
-}
+};
 
-export interface EmailConfirmation {
-  account_id: string;
+/**
+ * An email link (ids read ::float8); `next_token_hash` is the token the conversation gets when the link
+ * confirms the address (the widget that left it holds it).
+ */
+export type EmailConfirmation = Columns<EmailConfirmations, 'account_id' | 'email' | 'next_token_hash'> & {
   customer_svc_id: number;
-  email: string;
   conversation_id: number;
   expired: boolean;
   used: boolean;
-  /** The token the conversation gets when the link confirms the address (the widget that left it holds it). */
-  next_token_hash: Buffer | null;
-}
+};
 
 /** A WhatsApp conversation is found by its customer's number: its `token_hash` is derived from it (no visitor token exists). */
 export function whatsappConversationKey(accountId: string, from: string): Buffer {
@@ -107,7 +103,7 @@ export class ChannelsRepository {
 
   /** When the customer last wrote on WhatsApp (the 24-hour window), or null. */
   async lastCustomerAt(accountId: string, conversationId: number): Promise<Date | null> {
-    const rows = await queryRows<{ last_customer_at: Date | string | null }>(
+    const rows = await queryRows<Columns<Conversations, 'last_customer_at'>>(
       this.db,
       `SELECT last_customer_at FROM chat.conversations WHERE account_id = $1 AND id = $2`,
       [accountId, conversationId],

@@ -12,31 +12,47 @@ import {
   MessageAuthor,
 } from '@svc/contracts';
 import { DOMAIN_EXCHANGE, enqueueDomainMessages, outboxChannel, outboxInsert } from '@svc/messaging';
-import { ASYNC_COMMIT, execute, PreparedStatement, queryOne, queryRows, SqlParam } from '@svc/persistence';
+import { ASYNC_COMMIT, Columns, execute, PreparedStatement, queryOne, queryRows, SqlParam } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { CHAT_SCHEMA } from '../migrations';
+import type { Conversations, Messages } from '../schema.generated';
 
 /** The NOTIFY channel that wakes the streams of a conversation (payload: its id, or `{"c": id, "m": message}` for a message that fits). */
 export const CONVERSATION_CHANNEL = 'chat_conversation';
 /** The NOTIFY channel that wakes an account's inbox streams (payload: the account id). Only a wake-up, like the one above. */
 export const INBOX_CHANNEL = 'chat_inbox';
 
-export interface ConversationRow {
+/**
+ * CONVERSATION_COLUMNS: `id` and `customer_svc_id` are read ::float8 (numbers); the channel, status and
+ * hand-over are held to the domain's values (the table's CHECK constraints), and `reach` (JSON) is the
+ * EventReach the chat writes. `business_name` is the account's name when the conversation began
+ * (confirmation emails name the business).
+ */
+export type ConversationRow = Omit<
+  Columns<
+    Conversations,
+    | 'account_id'
+    | 'channel'
+    | 'lang'
+    | 'customer_identified'
+    | 'customer_name'
+    | 'customer_email'
+    | 'customer_phone'
+    | 'status'
+    | 'handover'
+    | 'handover_reason'
+    | 'reach'
+    | 'business_name'
+  >,
+  'reach'
+> & {
   id: number;
-  account_id: string;
-  channel: ChatChannel;
-  lang: string;
   customer_svc_id: number | null;
-  customer_identified: boolean;
-  customer_name: string;
-  customer_email: string | null;
-  customer_phone: string | null;
+  channel: ChatChannel;
   status: ConversationStatus;
   handover: HandoverState;
   handover_reason: HandoverReason | null;
   reach: EventReach | null;
-  /** The account's name when the conversation began (confirmation emails name the business). */
-  business_name: string;
   /** The customer's messages of the last minute, where read with the row (a visitor's token). */
   recent_customer_messages?: number;
   /** The customer as the chat's model holds them (null: not held), where read with the row (a visitor's token). */
@@ -44,7 +60,7 @@ export interface ConversationRow {
   /** When its visitor token was issued, as PostgreSQL writes it, and how long ago (ms), where read with the row (a visitor's token). */
   token_issued_at?: string;
   token_age_ms?: number;
-}
+};
 
 /** A conversation found by a token a session was given: `token_current` false when it is the one before the last rotation. */
 export type SessionConversation = ConversationRow & { token_issued_at: string; token_age_ms: number; token_current: boolean };
@@ -239,10 +255,12 @@ const BY_TOKEN_HASH = {
     WHERE c.token_hash = $1`,
 };
 
-type MessageRow = ChatMessage;
+/** MESSAGE_COLUMNS: the author and citation are held to the domain's values. */
+type MessageRow = Omit<Columns<Messages, 'id' | 'author' | 'text' | 'at' | 'citation' | 'offers_person'>, 'citation'> &
+  Pick<ChatMessage, 'author' | 'citation'>;
 
 /** The message alone, as the API shows it (whatever else the row carried). */
-export const toMessage = (row: MessageRow): ChatMessage => ({
+export const toMessage = (row: ChatMessage): ChatMessage => ({
   id: row.id,
   author: row.author,
   text: row.text,
@@ -269,7 +287,7 @@ async function addMessage(
   const citation = message.citation ?? null;
   const offersPerson = message.offersPerson ?? false;
   const event = message.event?.({ id: 0, author: message.author, text: message.text, at: '', citation, offers_person: offersPerson });
-  const rows = await queryRows<MessageRow & { reply_pending: boolean }>(db, ADD_MESSAGE, [
+  const rows = await queryRows<MessageRow & Columns<Messages, 'reply_pending'>>(db, ADD_MESSAGE, [
     accountId,
     conversationId,
     message.author,
@@ -332,7 +350,7 @@ class ConversationReads {
 
   /** The text of the customer's last message, or '' when they wrote nothing. */
   async lastCustomerText(accountId: string, conversationId: number): Promise<string> {
-    const rows = await queryRows<{ text: string }>(
+    const rows = await queryRows<Columns<Messages, 'text'>>(
       this.db,
       `SELECT text FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND author = 'customer' ORDER BY id DESC LIMIT 1`,
       [accountId, conversationId],
@@ -348,7 +366,7 @@ class ConversationReads {
 
   /** The piece the assistant's last answer cited, or null (no answer yet, or it found nothing). */
   async lastCitation(accountId: string, conversationId: number): Promise<ChatCitation | null> {
-    const rows = await queryRows<{ citation: ChatCitation | null }>(
+    const rows = await queryRows<Omit<Columns<Messages, 'citation'>, 'citation'> & Pick<ChatMessage, 'citation'>>(
       this.db,
       `SELECT citation FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND author = 'assistant' ORDER BY id DESC LIMIT 1`,
       [accountId, conversationId],
@@ -358,7 +376,7 @@ class ConversationReads {
 
   /** Whether the assistant's last answer found nothing and offered a person. */
   async lastAnswerOfferedPerson(accountId: string, conversationId: number): Promise<boolean> {
-    const rows = await queryRows<{ offers_person: boolean }>(
+    const rows = await queryRows<Columns<Messages, 'offers_person'>>(
       this.db,
       `SELECT offers_person FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND author = 'assistant' ORDER BY id DESC LIMIT 1`,
       [accountId, conversationId],
@@ -632,7 +650,7 @@ export class ConversationsRepository extends ConversationReads {
    * Resolves to its failed tries so far (undefined when it is no longer pending).
    */
   async retryReplyLater(accountId: string, conversationId: number, messageId: number): Promise<number | undefined> {
-    const row = await queryOne<{ reply_failures: number }>(
+    const row = await queryOne<Columns<Messages, 'reply_failures'>>(
       this.db,
       `UPDATE chat.messages SET reply_failures = least(reply_failures + 1, 32767),
               reply_lease_until = now() + least(interval '30 seconds', greatest(interval '2 seconds', (now() - at) / 4))
@@ -649,11 +667,13 @@ export class ConversationsRepository extends ConversationReads {
   }
 
   private async claimed(claim: PreparedStatement, params: SqlParam[]): Promise<PendingReply[]> {
-    const rows = await queryRows<ConversationRow & { message_id: number; message_text: string; message_failures: number }>(
-      this.db,
-      claim,
-      params,
-    );
+    const rows = await queryRows<
+      ConversationRow & {
+        message_id: Messages['id'];
+        message_text: Messages['text'];
+        message_failures: Columns<Messages, 'reply_failures'>['reply_failures'];
+      }
+    >(this.db, claim, params);
     return rows.map(({ message_id, message_text, message_failures, ...conversation }) => ({
       id: message_id,
       text: message_text,

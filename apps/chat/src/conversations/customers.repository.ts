@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DomainMessage, EventContact } from '@svc/contracts';
-import { execute, queryOne } from '@svc/persistence';
+import { Columns, execute, queryOne } from '@svc/persistence';
 import { DataSource } from 'typeorm';
+import type { Customers } from '../schema.generated';
 
 /** contacts-api's messages the model follows. */
 export const MODEL_KINDS = ['contact.changed', 'contact.erased'] as const;
@@ -17,7 +18,7 @@ export class CustomersRepository {
 
   /** The customer as the model holds them; null when erased or not held. */
   async known(accountId: string, svcId: number): Promise<EventContact | null> {
-    const row = await queryOne<{ contact: EventContact | null }>(
+    const row = await queryOne<Omit<Columns<Customers, 'contact'>, 'contact'> & { contact: EventContact | null }>(
       this.db,
       { name: 'chat_known_customer', text: 'SELECT contact FROM chat.customers WHERE account_id = $1 AND svc_id = $2' },
       [accountId, svcId],

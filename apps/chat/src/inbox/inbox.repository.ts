@@ -1,33 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { ChatCitation, ConversationChannel, ConversationStatus, InboxMessage, MessageAuthor } from '@svc/contracts';
-import { queryRows } from '@svc/persistence';
+import { Columns, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
+import type { Conversations, Messages } from '../schema.generated';
 
-/** A conversation as the inbox lists it, before its contact is looked up. */
-export interface InboxRow {
+/** A conversation as the inbox lists it (INBOX_SELECT, ids read ::float8), before its contact is looked up. */
+export type InboxRow = Columns<Conversations, 'channel' | 'status' | 'lang' | 'created_at' | 'updated_at'> & {
   id: number;
   channel: ConversationChannel;
   status: ConversationStatus;
-  lang: string;
   customer_svc_id: number | null;
   needs_human: boolean;
-  last_id: number | null;
-  last_text: string | null;
+  /** The last message's, other than the system's (null: none). */
+  last_id: Messages['id'] | null;
+  last_text: Messages['text'] | null;
   last_author: MessageAuthor | null;
   last_at: string | null;
-  created_at: string;
-  updated_at: string;
   /** `<microseconds of updated_at>.<id>`: the inbox's cursor and the inbox stream's event id. */
   cursor: string;
-}
+};
 
-/** A change the inbox stream reports. */
-export interface InboxChange {
-  id: number;
-  last_message_id: number;
-  updated_at: string;
-  cursor: string;
-}
+/** A change the inbox stream reports (the id read ::float8). */
+export type InboxChange = Columns<Conversations, 'last_message_id' | 'updated_at'> & { id: number; cursor: string };
 
 export interface InboxFilter {
   needsHuman?: boolean;
@@ -86,11 +80,15 @@ export class InboxRepository {
 
   /** Every message of the conversation, oldest first. */
   async messages(accountId: string, conversationId: number): Promise<InboxMessage[]> {
-    const rows = await queryRows<{ id: number; text: string; author: MessageAuthor; at: string; citation: ChatCitation | null }>(
-      this.db,
-      `SELECT id, text, author, at, citation FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 ORDER BY id`,
-      [accountId, conversationId],
-    );
+    const rows = await queryRows<
+      Omit<Columns<Messages, 'id' | 'text' | 'author' | 'at' | 'citation'>, 'citation'> & {
+        author: MessageAuthor;
+        citation: ChatCitation | null;
+      }
+    >(this.db, `SELECT id, text, author, at, citation FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 ORDER BY id`, [
+      accountId,
+      conversationId,
+    ]);
     return rows.map(({ citation, ...message }) => ({ ...message, cited_piece: citation }));
   }
 

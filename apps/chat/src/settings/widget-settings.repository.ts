@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { queryRows } from '@svc/persistence';
+import { Columns, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
+import type { WidgetSettings } from '../schema.generated';
 
 /** Each account's widget settings (schema `chat`). */
 @Injectable()
@@ -8,7 +9,7 @@ export class WidgetSettingsRepository {
   constructor(private readonly db: DataSource) {}
 
   async allowedOrigins(accountId: string): Promise<string[]> {
-    const rows = await queryRows<{ allowed_origins: string[] }>(
+    const rows = await queryRows<Columns<WidgetSettings, 'allowed_origins'>>(
       this.db,
       'SELECT allowed_origins FROM chat.widget_settings WHERE account_id = $1',
       [accountId],
@@ -17,7 +18,7 @@ export class WidgetSettingsRepository {
   }
 
   async setAllowedOrigins(accountId: string, origins: string[]): Promise<string[]> {
-    const rows = await queryRows<{ allowed_origins: string[] }>(
+    const rows = await queryRows<Columns<WidgetSettings, 'allowed_origins'>>(
       this.db,
       `INSERT INTO chat.widget_settings (account_id, allowed_origins) VALUES ($1, $2)
        ON CONFLICT (account_id) DO UPDATE SET allowed_origins = excluded.allowed_origins, updated_at = now()

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { queryRows } from '@svc/persistence';
+import { Columns, queryRows } from '@svc/persistence';
 import { ApiError, clientOf } from '@svc/platform';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CHAT_CONFIG, ChatConfig } from '../chat.config';
+import type { NewConversationCounts } from '../schema.generated';
 
 /** Windows that ended this long ago are deleted by the next counts, a few rows each: the table keeps only live windows. */
 const SWEPT_PER_TAKE = 10;
@@ -45,7 +46,11 @@ export class NewConversationThrottle {
     const limit = this.config.VISITOR_CONVERSATIONS_PER_ADDRESS;
     const windowMs = Math.max(Math.ceil(this.config.VISITOR_CONVERSATION_WINDOW_MS / 1000), 1) * 1000;
     const client = createHash('sha256').update(clientOf(address)).digest();
-    const [row] = await queryRows<{ used: number; retry_after_s: number }>(this.db, TAKE, [client, windowMs, limit]);
+    const [row] = await queryRows<Columns<NewConversationCounts, 'used'> & { retry_after_s: number }>(this.db, TAKE, [
+      client,
+      windowMs,
+      limit,
+    ]);
     if (!row || row.used <= limit) return;
     const seconds = Math.max(row.retry_after_s, 1);
     throw new ApiError('rate_limited', `Too many new conversations from this address; try again in ${seconds} s.`, undefined, {

@@ -1,8 +1,9 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { queryRows } from '@svc/persistence';
+import { Columns, queryRows } from '@svc/persistence';
 import { ApiError } from '@svc/platform';
 import { DataSource } from 'typeorm';
 import { ConversationRow } from '../conversations/conversations.repository';
+import type { VisitorLimits as VisitorLimitsTable } from '../schema.generated';
 
 /** What a visitor does that writes for the business (events, webhooks) and is bounded per conversation. */
 export type VisitorAction = 'consent' | 'booking' | 'handover' | 'phone_code';
@@ -43,7 +44,12 @@ export class VisitorLimits {
   /** Counts one `action` of the conversation; past its limit 429 `rate_limited` with Retry-After, and the caller does nothing. */
   async take(visitor: ConversationRow, action: VisitorAction): Promise<void> {
     const limit = this.limits[action];
-    const [row] = await queryRows<{ used: number; retry_after_s: number }>(this.db, TAKE, [visitor.id, action, this.windowMs, limit]);
+    const [row] = await queryRows<Columns<VisitorLimitsTable, 'used'> & { retry_after_s: number }>(this.db, TAKE, [
+      visitor.id,
+      action,
+      this.windowMs,
+      limit,
+    ]);
     if (!row || row.used <= limit) return;
     const seconds = Math.max(row.retry_after_s, 1);
     throw new ApiError(
