@@ -1,29 +1,26 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Page, toPage } from '@svc/contracts';
-import { ASYNC_COMMIT, execute, queryOne, queryRows } from '@svc/persistence';
+import { ASYNC_COMMIT, Columns, execute, queryOne, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
+import type { Attempts, Deliveries, Endpoints, ErasedContacts } from '../schema.generated';
 
 /** NOTIFY channel on which new deliveries wake the workers of every dispatcher process. */
 export const DELIVERIES_CHANNEL = 'webhooks_deliveries';
 
-/** A delivery leased to this process for one attempt. */
-export interface ClaimedDelivery {
-  id: string;
-  account_id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_kind: string;
-  body: Buffer;
-  /** Attempts completed before this one. */
-  attempts: number;
-  url: string;
-  secret_sealed: Buffer;
-  /** During a secret rotation's overlap: the previous secret, which still signs X-SVC-Signature. */
-  previous_secret_sealed: Buffer | null;
-  /** Resent by hand: a failure ends it (no retries). */
-  single_attempt: boolean;
-  claim_token: string;
-}
+/**
+ * A delivery with what an attempt of it needs, as the lease statements return it: `attempts` are those
+ * completed before this one; `single_attempt` a resend by hand (a failure ends it, no retries);
+ * `previous_secret_sealed` the endpoint's previous secret during a rotation's overlap (PREVIOUS_SECRET),
+ * which still signs X-SVC-Signature.
+ */
+type DeliveryLeaseRow = Columns<
+  Deliveries,
+  'id' | 'account_id' | 'endpoint_id' | 'event_id' | 'event_kind' | 'body' | 'attempts' | 'single_attempt' | 'claim_token'
+> &
+  Columns<Endpoints, 'url' | 'secret_sealed'> & { previous_secret_sealed: Buffer | null };
+
+/** A delivery leased to this process for one attempt (DeliveryLeaseRow with its lease's token). */
+export type ClaimedDelivery = DeliveryLeaseRow & { claim_token: string };
 
 /** The endpoint's previous secret while its overlap lasts (a column list item over endpoints `e`). */
 const PREVIOUS_SECRET = `CASE WHEN e.previous_expires_at > now() THEN e.previous_secret_sealed END AS previous_secret_sealed`;
@@ -76,23 +73,15 @@ export interface InsertedDeliveries {
   leased: ClaimedDelivery[];
 }
 
-export interface AttemptRecord {
-  at: string;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-}
+/** An attempt as the API lists it (`at`: when it started). */
+export type AttemptRecord = Columns<Attempts, 'status_code' | 'error' | 'duration_ms'> & { at: Attempts['started_at'] };
 
-/** A delivery as the API lists it. */
-export interface DeliveryRecord {
-  id: string;
-  event_id: string;
-  event_kind: string;
+/** A delivery as the API lists it; `next_attempt_at` only while it is pending (a CASE). */
+export type DeliveryRecord = Columns<Deliveries, 'id' | 'event_id' | 'event_kind' | 'status' | 'created_at'> & {
   status: 'pending' | 'delivered' | 'failed';
   next_attempt_at: string | null;
-  created_at: string;
   attempts: AttemptRecord[];
-}
+};
 
 /** A page of an endpoint's deliveries: after delivery id `after`, `limit` at the most, optionally of one status. */
 export interface DeliveriesPageQuery {
@@ -149,7 +138,7 @@ export class DeliveriesRepository {
    */
   async insertForEvents(events: readonly NewEvent[], options: { lease?: InsertLease; notify: boolean }): Promise<InsertedDeliveries> {
     const { lease, notify } = options;
-    const rows = await queryRows<ClaimedDelivery & { claim_token: string | null }>(
+    const rows = await queryRows<DeliveryLeaseRow>(
       this.db,
       {
         name: 'webhooks_insert_deliveries',
@@ -353,8 +342,8 @@ export class DeliveriesRepository {
 
   /** The deliveries with their attempts, oldest first. */
   private async withAttempts(page: Array<Omit<DeliveryRecord, 'attempts'>>): Promise<DeliveryRecord[]> {
-    const attempts: Array<AttemptRecord & { delivery_id: string }> = page.length
-      ? await queryRows<AttemptRecord & { delivery_id: string }>(
+    const attempts: Array<AttemptRecord & Columns<Attempts, 'delivery_id'>> = page.length
+      ? await queryRows<AttemptRecord & Columns<Attempts, 'delivery_id'>>(
           this.db,
           `SELECT delivery_id, started_at AS at, status_code, error, duration_ms FROM webhooks.attempts WHERE delivery_id = ANY($1::bigint[]) ORDER BY id`,
           [page.map((r) => r.id)],
@@ -371,7 +360,7 @@ export class DeliveriesRepository {
    * keeps its retries. Undefined when the delivery is not the endpoint's (or was cancelled).
    */
   async resend(endpointId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
-    const row = await queryOne<{ id: string }>(
+    const row = await queryOne<Columns<Deliveries, 'id'>>(
       this.db,
       `WITH resent AS (
          UPDATE webhooks.deliveries SET single_attempt = status <> 'pending', status = 'pending', next_attempt_at = now(), finished_at = NULL
@@ -390,7 +379,7 @@ export class DeliveriesRepository {
    * event order (one microsecond apart, so that claims take them in that order). Returns how many.
    */
   async recover(endpointId: string, since: string): Promise<number> {
-    const rows = await queryRows<{ id: string }>(
+    const rows = await queryRows<Columns<Deliveries, 'id'>>(
       this.db,
       `WITH chosen AS (
          SELECT id, row_number() OVER (ORDER BY event_id, id) AS n FROM webhooks.deliveries
@@ -419,7 +408,7 @@ export class DeliveriesRepository {
   async erasedAmong(contacts: readonly AccountContacts[]): Promise<AccountContacts[]> {
     const pairs = contacts.flatMap((c) => c.svcIds.map((svcId) => [c.accountId, svcId] as const));
     if (pairs.length === 0) return [];
-    const rows = await queryRows<{ account_id: string; svc_ids: string[] }>(
+    const rows = await queryRows<Columns<ErasedContacts, 'account_id'> & { svc_ids: string[] }>(
       this.db,
       `SELECT x.account_id, array_agg(x.svc_id) AS svc_ids FROM webhooks.erased_contacts x
        WHERE (x.account_id, x.svc_id) IN (SELECT * FROM unnest($1::uuid[], $2::bigint[]))
@@ -437,7 +426,7 @@ export class DeliveriesRepository {
    */
   async rewriteBodiesOf(contacts: AccountContacts, erase: (body: Buffer) => Buffer): Promise<number> {
     return this.db.transaction(async (tx) => {
-      const rows = await queryRows<{ id: string; body: Buffer }>(
+      const rows = await queryRows<Columns<Deliveries, 'id' | 'body'>>(
         tx,
         `SELECT id, body FROM webhooks.deliveries WHERE account_id = $1 AND contact_svc_id = ANY($2::bigint[]) ORDER BY id FOR UPDATE`,
         [contacts.accountId, contacts.svcIds],

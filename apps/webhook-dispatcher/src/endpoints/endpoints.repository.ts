@@ -1,22 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventKind, WebhookDisabledReason, WebhookStatus } from '@svc/contracts';
-import { execute, queryOne, queryRows } from '@svc/persistence';
+import { Columns, execute, queryOne, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
+import type { Endpoints } from '../schema.generated';
 
-export interface EndpointRow {
-  id: string;
-  url: string;
+/** COLUMNS: the events, status and reason are held to the contract's values. */
+export type EndpointRow = Columns<Endpoints, 'id' | 'url' | 'events' | 'status' | 'disabled_reason' | 'created_at'> & {
   events: EventKind[] | null;
   status: WebhookStatus;
   disabled_reason: WebhookDisabledReason | null;
-  created_at: string;
-}
+};
 
-/** What an attempt outside the queue (a test send) needs. */
-export interface EndpointSecrets extends EndpointRow {
-  secret_sealed: Buffer;
-  previous_secret_sealed: Buffer | null;
-}
+/** What an attempt outside the queue (a test send) needs; the previous secret only while its overlap lasts (a CASE). */
+export type EndpointSecrets = EndpointRow & Columns<Endpoints, 'secret_sealed'> & { previous_secret_sealed: Buffer | null };
 
 export interface EndpointChanges {
   url?: string;
@@ -130,7 +126,7 @@ export class EndpointsRepository {
    * undefined when the endpoint is not the account's.
    */
   async rotateSecret(accountId: string, id: string, secretSealed: Buffer, overlapMs: number): Promise<string | undefined> {
-    const row = await queryOne<{ previous_expires_at: string }>(
+    const row = await queryOne<Columns<Endpoints, 'previous_expires_at'> & { previous_expires_at: string }>(
       this.db,
       `WITH rotated AS (
          UPDATE webhooks.endpoints SET previous_secret_sealed = secret_sealed, secret_sealed = $3, previous_expires_at = now() + $4 * interval '1 millisecond'
@@ -149,8 +145,8 @@ export class EndpointsRepository {
    * is older than the window. Its pending deliveries become failed (see FAIL_PENDING). Returns the
    * endpoints disabled.
    */
-  async disableFailing(windowMs: number): Promise<Array<{ id: string; account_id: string }>> {
-    return queryRows<{ id: string; account_id: string }>(
+  async disableFailing(windowMs: number): Promise<Array<Columns<Endpoints, 'id' | 'account_id'>>> {
+    return queryRows<Columns<Endpoints, 'id' | 'account_id'>>(
       this.db,
       `WITH state AS (
          SELECT e.id, greatest(e.status_changed_at, (
@@ -180,7 +176,7 @@ export class EndpointsRepository {
    */
   delete(accountId: string, id: string): Promise<boolean> {
     return this.db.transaction(async (m) => {
-      const deleted = await queryRows<{ id: string }>(
+      const deleted = await queryRows<Columns<Endpoints, 'id'>>(
         m,
         `WITH deleted AS (
            UPDATE webhooks.endpoints SET deleted_at = now(), secret_sealed = ''::bytea, previous_secret_sealed = NULL WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL RETURNING id
