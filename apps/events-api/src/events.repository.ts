@@ -2,9 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainMessage, eraseEventData, EventKind, eventContactSvcId, Page, PublicEvent, toPage } from '@svc/contracts';
 import { EVENTS_EXCHANGE, OutboxRelay } from '@svc/messaging';
 import { MetricsService } from '@svc/platform';
-import { execute, queryRows, SqlParam } from '@svc/persistence';
+import { Columns, execute, queryRows, SqlParam } from '@svc/persistence';
 import type { Counter, Histogram } from 'prom-client';
 import { DataSource, EntityManager } from 'typeorm';
+import type { ErasedContacts, Events, Outbox } from './schema.generated';
 
 /** timestamptz as the contract writes it: UTC, six fraction digits, `+00:00`. */
 const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
@@ -98,7 +99,7 @@ export class EventsRepository {
 
   /** The feed id the account's event with this producer UUID got, once it is recorded. */
   async idOf(accountId: string, eventUuid: string): Promise<number | undefined> {
-    const [row] = await queryRows<{ id: string }>(this.db, 'SELECT id FROM events.events WHERE account_id = $1 AND event_id = $2', [
+    const [row] = await queryRows<Columns<Events, 'id'>>(this.db, 'SELECT id FROM events.events WHERE account_id = $1 AND event_id = $2', [
       accountId,
       eventUuid,
     ]);
@@ -107,7 +108,7 @@ export class EventsRepository {
 
   /** A feed page as `EventsPage` JSON text, written by PostgreSQL (never parsed or re-serialized here). */
   async page(accountId: string, after: number, limit: number): Promise<string> {
-    const rows = await queryRows<{ id: string; event: string }>(
+    const rows = await queryRows<Columns<Events, 'id'> & { event: string }>(
       this.db,
       `SELECT id, ${eventJson('e', AT)}::text AS event
        FROM events.events e WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3 + 1`,
@@ -134,7 +135,7 @@ export class EventsRepository {
   /** Of `svcIds`, those of customers erased in the account. */
   private async erasedAmong(accountId: string, svcIds: number[]): Promise<number[]> {
     if (svcIds.length === 0) return [];
-    const rows = await queryRows<{ svc_id: string }>(
+    const rows = await queryRows<Columns<ErasedContacts, 'svc_id'>>(
       this.db,
       `SELECT svc_id FROM events.erased_contacts WHERE account_id = $1 AND svc_id = ANY($2::bigint[])`,
       [accountId, [...new Set(svcIds)]],
@@ -146,7 +147,7 @@ export class EventsRepository {
   private async blankContacts(accountId: string, svcIds: number[]): Promise<number> {
     const ids = svcIds.map(String);
     return this.db.transaction(async (tx) => {
-      const events = await queryRows<{ id: string; data: unknown }>(
+      const events = await queryRows<Columns<Events, 'id' | 'data'>>(
         tx,
         `SELECT id, data FROM events.events WHERE account_id = $1 AND data -> 'contact' ->> 'svc_id' = ANY($2::text[]) ORDER BY id FOR UPDATE`,
         [accountId, ids],
@@ -162,7 +163,7 @@ export class EventsRepository {
         changed,
         [accountId],
       );
-      const waiting = await queryRows<{ seq: string; body: { event: PublicEvent } }>(
+      const waiting = await queryRows<Omit<Columns<Outbox, 'seq' | 'body'>, 'body'> & { body: { event: PublicEvent } }>(
         tx,
         `SELECT seq, body FROM events.outbox
          WHERE sent_at IS NULL AND body ->> 'account_id' = $1 AND body -> 'event' -> 'data' -> 'contact' ->> 'svc_id' = ANY($2::text[])
