@@ -1,9 +1,10 @@
 import { KnowledgePieceDto } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
-import { execute, queryOne, queryRows } from '@svc/persistence';
+import { Columns, execute, queryOne, queryRows } from '@svc/persistence';
 import { SearchLanguage } from '@svc/search';
 import { DataSource, EntityManager } from 'typeorm';
 import { KNOWLEDGE_SCHEMA } from '../migrations';
+import type { Pieces } from '../schema.generated';
 
 /** A piece as written: the language decides how its search vector is stemmed. */
 export interface PieceInput {
@@ -15,6 +16,8 @@ export interface PieceInput {
 }
 
 const PIECE_COLUMNS = 'external_ref, heading, text, url, created_at, updated_at';
+/** PIECE_COLUMNS: a piece as the API shows it (KnowledgePieceDto). */
+type PieceRow = Columns<Pieces, 'external_ref' | 'heading' | 'text' | 'url' | 'created_at' | 'updated_at'>;
 
 /** The SQL of one account's write transaction, which holds that account's write lock. */
 export class PiecesWriter {
@@ -32,7 +35,7 @@ export class PiecesWriter {
 
   /** Which of `refs` already name a piece of the account. */
   async existingRefs(refs: string[]): Promise<Set<string>> {
-    const rows = await queryRows<{ external_ref: string }>(
+    const rows = await queryRows<Columns<Pieces, 'external_ref'>>(
       this.manager,
       'SELECT external_ref FROM knowledge.pieces WHERE account_id = $1 AND external_ref = ANY($2::text[])',
       [this.accountId, refs],
@@ -43,7 +46,7 @@ export class PiecesWriter {
   /** Inserts or replaces every piece in one statement (the search index follows in the same one). */
   async upsert(pieces: PieceInput[]): Promise<KnowledgePieceDto[]> {
     const column = <K extends keyof PieceInput>(key: K) => pieces.map((p) => p[key]);
-    return queryRows<KnowledgePieceDto>(
+    return queryRows<PieceRow>(
       this.manager,
       `INSERT INTO knowledge.pieces (account_id, external_ref, heading, text, url, lang)
        SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
@@ -83,16 +86,15 @@ export class PiecesRepository {
   }
 
   async find(accountId: string, ref: string): Promise<KnowledgePieceDto | undefined> {
-    return queryOne<KnowledgePieceDto>(
-      this.db,
-      `SELECT ${PIECE_COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2`,
-      [accountId, ref],
-    );
+    return queryOne<PieceRow>(this.db, `SELECT ${PIECE_COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2`, [
+      accountId,
+      ref,
+    ]);
   }
 
   /** Up to `limit` pieces after `after` in external_ref code point order (collation "C"; '' sorts first). */
   list(accountId: string, after: string | undefined, limit: number): Promise<KnowledgePieceDto[]> {
-    return queryRows<KnowledgePieceDto>(
+    return queryRows<PieceRow>(
       this.db,
       `SELECT ${PIECE_COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref > $2 ORDER BY external_ref LIMIT $3`,
       [accountId, after ?? '', limit],

@@ -1,20 +1,14 @@
-import { queryRows } from '@svc/persistence';
+import { Columns, queryRows } from '@svc/persistence';
 import { IndexedPiece } from '@svc/search';
 import { DataSource } from 'typeorm';
+import type { Pieces, Taught } from '../schema.generated';
 
-/** A piece as the index reads it, with its account. */
-export interface PieceRow extends IndexedPiece {
-  account_id: string;
-}
+/** A piece as the index reads it (COLUMNS: the id and version read as text), with its account; its `lang` is one the search stems. */
+export type PieceRow = Columns<Pieces, 'account_id' | 'external_ref' | 'heading' | 'text' | 'url' | 'lang'> &
+  Pick<IndexedPiece, 'lang'> & { id: string; version: string };
 
-/** A taught question as the index reads it, with its account. */
-export interface TaughtRow {
-  id: string;
-  account_id: string;
-  question: string;
-  lang: string;
-  external_ref: string | null;
-}
+/** A taught question as the index reads it (TAUGHT_COLUMNS: the id read as text), with its account. */
+export type TaughtRow = Columns<Taught, 'account_id' | 'question' | 'lang' | 'external_ref'> & { id: string };
 
 const TAUGHT_COLUMNS = 'id::text AS id, account_id, question, lang, external_ref';
 

@@ -1,6 +1,7 @@
 import { TAUGHT_LIMITS, TaughtItem } from '@svc/contracts';
-import { execute, queryOne, queryRows } from '@svc/persistence';
+import { Columns, execute, queryOne, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
+import type { Pieces, Taught } from '../schema.generated';
 
 /** A question to teach, as stored. */
 export interface TaughtInput {
@@ -12,8 +13,8 @@ export interface TaughtInput {
   created_by: string;
 }
 
-/** bigint ids come as text; they stay far below 2^53. */
-type Row = Omit<TaughtItem, 'id'> & { id: string };
+/** COLUMNS. bigint ids come as text; they stay far below 2^53. */
+type Row = Columns<Taught, 'id' | 'question' | 'lang' | 'external_ref' | 'created_at' | 'created_by'>;
 const COLUMNS = 'id, question, lang, external_ref, created_at, created_by';
 const item = (row: Row): TaughtItem => ({ ...row, id: Number(row.id) });
 
@@ -60,7 +61,7 @@ export class TaughtRepository {
 
   /** The language most of the account's pieces are in, if it has any. */
   async mainLanguage(accountId: string): Promise<string | undefined> {
-    const row = await queryOne<{ lang: string }>(
+    const row = await queryOne<Columns<Pieces, 'lang'>>(
       this.db,
       'SELECT lang FROM knowledge.pieces WHERE account_id = $1 GROUP BY lang ORDER BY count(*) DESC, lang LIMIT 1',
       [accountId],
