@@ -1,33 +1,28 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Plan } from '@svc/contracts';
-import { queryOne, queryRows } from '@svc/persistence';
+import { Columns, queryOne, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
+import type { Accounts, ApiKeys } from './schema.generated';
 
-export interface AccountRow {
-  id: string;
-  name: string;
-  plan: Plan;
-}
+/** An account; its plan is held to the contract's values. */
+export type AccountRow = Columns<Accounts, 'id' | 'name' | 'plan'> & { plan: Plan };
 
-export interface ApiKeyRow {
-  id: string;
-  account_id: string;
-  prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-}
+/** KEY_COLUMNS. */
+export type ApiKeyRow = Columns<ApiKeys, 'id' | 'account_id' | 'prefix' | 'created_at' | 'revoked_at'>;
 
-/** An active key with its account, as the gateway needs it on every call. */
-export interface PrincipalRow {
-  key_id: string;
-  key_hash: Buffer;
-  key_prefix: string;
-  key_created_at: string;
-  account_id: string;
-  account_name: string;
+type Key = Columns<ApiKeys, 'id' | 'prefix' | 'created_at'>;
+type Account = Columns<Accounts, 'id' | 'name' | 'widget_id'>;
+
+/** An active key with its account, as the gateway needs it on every call (PRINCIPAL_QUERY's aliases). */
+export type PrincipalRow = Columns<ApiKeys, 'key_hash'> & {
+  key_id: Key['id'];
+  key_prefix: Key['prefix'];
+  key_created_at: Key['created_at'];
+  account_id: Account['id'];
+  account_name: Account['name'];
   account_plan: Plan;
-  account_widget: string;
-}
+  account_widget: Account['widget_id'];
+};
 
 const KEY_COLUMNS = 'id, account_id, prefix, created_at, revoked_at';
 
@@ -94,8 +89,8 @@ export class AccountsRepository {
   }
 
   /** The account and its public widget id (the console's settings). */
-  async findAccountWithWidget(accountId: string): Promise<(AccountRow & { widget: string }) | undefined> {
-    return queryOne<AccountRow & { widget: string }>(
+  async findAccountWithWidget(accountId: string): Promise<(AccountRow & { widget: Account['widget_id'] }) | undefined> {
+    return queryOne<AccountRow & { widget: Account['widget_id'] }>(
       this.db,
       'SELECT id, name, plan, widget_id AS widget FROM gateway.accounts WHERE id = $1',
       [accountId],
