@@ -1,13 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { execute, queryRows } from '@svc/persistence';
+import { Columns, execute, queryRows } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
+import type { SigningKeys } from '../schema.generated';
 
 /** A development signing key as stored: its public JWK in clear, its private JWK sealed. */
-export interface StoredSigningKey {
-  kid: string;
+export type StoredSigningKey = Omit<Columns<SigningKeys, 'kid' | 'public_jwk' | 'private_sealed'>, 'public_jwk'> & {
   public_jwk: Record<string, unknown>;
-  private_sealed: Buffer;
-}
+};
 
 export interface DevSigningKeysTransaction {
   /** Newest first. */

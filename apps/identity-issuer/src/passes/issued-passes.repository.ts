@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { execute, queryRows } from '@svc/persistence';
+import { Columns, execute, queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
+import type { IssuedPasses } from '../schema.generated';
 
 export interface PassRecord {
   jti: string;
@@ -18,8 +19,8 @@ export class IssuedPassesRepository {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
   /** Records the pass; returns its expiry as a contract timestamp (`…T10:04:05.000000+00:00`). */
-  async record(pass: PassRecord): Promise<{ expires_at: string }> {
-    const [row] = await queryRows<{ expires_at: string }>(
+  async record(pass: PassRecord): Promise<Columns<IssuedPasses, 'expires_at'>> {
+    const [row] = await queryRows<Columns<IssuedPasses, 'expires_at'>>(
       this.db,
       `INSERT INTO identity.issued_passes (jti, account_id, svc_id, kid, issued_at, expires_at)
        VALUES ($1, $2, $3, $4, to_timestamp($5), to_timestamp($6))
