@@ -1,45 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Role } from '@svc/contracts';
-import { execute, Queryable, queryOne, queryRows } from '@svc/persistence';
+import { Columns, execute, Queryable, queryOne, queryRows } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
+import type { Members, PasswordLinks, People, Sessions, SignInCounts } from '../schema.generated';
 
 /** A person: one email, one password, member of one or more accounts. */
-export interface PersonRow {
-  id: string;
-  email: string;
-  password_hash: string | null;
-}
+export type PersonRow = Columns<People, 'id' | 'email' | 'password_hash'>;
 
-/** A membership of an account, with its person's email and password. */
-export interface MemberRow {
-  id: string;
-  account_id: string;
-  person_id: string;
-  email: string;
-  role: Role;
-  password_hash: string | null;
-  /** When the member first used a link of this membership (null: an open invitation). */
-  accepted_at: string | null;
-  created_at: string;
-}
+/**
+ * A membership of an account (MEMBER), with its person's email and password; `accepted_at` is when the
+ * member first used a link of this membership (null: an open invitation). The role is held to the contract's values.
+ */
+export type MemberRow = Columns<Members, 'id' | 'account_id' | 'person_id' | 'role' | 'accepted_at' | 'created_at'> &
+  Columns<People, 'email' | 'password_hash'> & { role: Role };
 
 /** A membership a person can sign in to. */
-export interface Membership {
-  member_id: string;
-  account_id: string;
-  role: Role;
-}
+export type Membership = Columns<Members, 'account_id' | 'role'> & { member_id: Columns<Members, 'id'>['id']; role: Role };
 
 /** A live session as it is now: the person and, once chosen, the membership it acts in (a removal shows at once). */
-export interface SessionRow {
-  token_hash: Buffer;
-  person_id: string;
-  email: string;
-  csrf_token: string;
-  member_id: string | null;
-  account_id: string | null;
-  role: Role | null;
-}
+export type SessionRow = Columns<Sessions, 'token_hash' | 'person_id' | 'csrf_token' | 'member_id'> &
+  Columns<People, 'email'> & { account_id: Members['account_id'] | null; role: Role | null };
 
 /** A session acting in an account: what every account route needs. */
 export interface MemberSession extends SessionRow {
@@ -49,19 +29,12 @@ export interface MemberSession extends SessionRow {
 }
 
 /** A usable set-password link, with its membership's person. */
-export interface LinkRow {
-  member_id: string;
-  person_id: string;
-  email: string;
-  password_hash: string | null;
-  resets: boolean;
-}
+export type LinkRow = Columns<PasswordLinks, 'member_id' | 'resets'> &
+  Columns<Members, 'person_id'> &
+  Columns<People, 'email' | 'password_hash'>;
 
 /** A throttle counter after reserving one attempt: the attempts counted and when the count restarts. */
-export interface Reserved {
-  n: number;
-  retry_after_s: number;
-}
+export type Reserved = Columns<SignInCounts, 'n'> & { retry_after_s: number };
 
 /** After a sign-in succeeded: counters to clear, attempts to give back, an (email, address) to remember. */
 export interface Settlement {
@@ -109,13 +82,13 @@ export class MembersRepository {
   /** The account's membership of the person with this email: the person and the membership made (with `role`) when missing. */
   async findOrAddMember(accountId: string, email: string, role: Role): Promise<MemberRow> {
     return this.db.transaction(async (tx) => {
-      const [person] = await queryRows<{ id: string }>(
+      const [person] = await queryRows<Columns<People, 'id'>>(
         tx,
         `INSERT INTO console.people (email) VALUES ($1)
          ON CONFLICT ((lower(email))) DO UPDATE SET email = console.people.email RETURNING id`,
         [email],
       );
-      const [member] = await queryRows<{ id: string }>(
+      const [member] = await queryRows<Columns<Members, 'id'>>(
         tx,
         `INSERT INTO console.members (account_id, person_id, role) VALUES ($1, $2, $3)
          ON CONFLICT (account_id, person_id) DO UPDATE SET role = console.members.role RETURNING id`,
@@ -200,21 +173,21 @@ export class MembersRepository {
   async useLink(tokenHash: Buffer, password: { hash: string; seen: string | null } | undefined, session: NewSessionRow) {
     return this.db
       .transaction(async (tx): Promise<MemberRow | undefined> => {
-        const used = await queryOne<{ member_id: string }>(
+        const used = await queryOne<Columns<PasswordLinks, 'member_id'>>(
           tx,
           `UPDATE console.password_links SET used_at = now()
           WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING member_id`,
           [tokenHash],
         );
         if (!used) return undefined;
-        const member = await queryOne<{ person_id: string }>(
+        const member = await queryOne<Columns<Members, 'person_id'>>(
           tx,
           'UPDATE console.members SET accepted_at = COALESCE(accepted_at, now()) WHERE id = $1 RETURNING person_id',
           [used.member_id],
         );
         if (!member) return undefined;
         if (password) {
-          const changed = await queryOne<{ id: string }>(
+          const changed = await queryOne<Columns<People, 'id'>>(
             tx,
             'UPDATE console.people SET password_hash = $2 WHERE id = $1 AND password_hash IS NOT DISTINCT FROM $3 RETURNING id',
             [member.person_id, password.hash, password.seen],
@@ -265,8 +238,8 @@ export class MembersRepository {
   }
 
   /** Of these sessions, the ones still live and the membership each acts in now. */
-  liveSessions(tokenHashes: Buffer[]): Promise<{ token_hash: Buffer; member_id: string | null }[]> {
-    return queryRows(
+  liveSessions(tokenHashes: Buffer[]): Promise<Columns<Sessions, 'token_hash' | 'member_id'>[]> {
+    return queryRows<Columns<Sessions, 'token_hash' | 'member_id'>>(
       this.db,
       'SELECT token_hash, member_id FROM console.sessions WHERE token_hash = ANY($1::bytea[]) AND expires_at > now()',
       [tokenHashes],
@@ -276,7 +249,7 @@ export class MembersRepository {
   /** Moves a session to the person's accepted membership of `accountId`: whether there is one. */
   async chooseAccount(tokenHash: Buffer, accountId: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const moved = await queryOne<{ member_id: string }>(
+      const moved = await queryOne<Columns<Sessions, 'member_id'>>(
         tx,
         `UPDATE console.sessions s SET member_id = m.id FROM console.members m
           WHERE s.token_hash = $1 AND m.person_id = s.person_id AND m.account_id = $2::uuid AND m.accepted_at IS NOT NULL
