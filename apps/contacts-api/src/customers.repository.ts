@@ -1,6 +1,6 @@
 import { CustomerFields, DomainMessage, EventContact, StoredConsent } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
-import { execute, queryOne, queryRows } from '@svc/persistence';
+import { Columns, execute, queryOne, queryRows } from '@svc/persistence';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { Withdrawal } from './customer-rules';
 import {
@@ -16,6 +16,7 @@ import {
   withConsentsSql,
 } from './customers.sql';
 import { CONTACTS_SCHEMA } from './migrations';
+import type { Consents } from './schema.generated';
 
 export type { CustomerLookup } from './customers.sql';
 
@@ -24,7 +25,14 @@ export interface IdentifiedConsent {
   id: number;
   consent: StoredConsent;
 }
-type IdentifiedConsentRow = StoredConsent & { id: string };
+/** CONSENT_COLUMNS; `purpose` and `origin` are held to their values by the table's CHECK constraints. */
+type ConsentRow = Columns<
+  Consents,
+  'purpose' | 'granted' | 'text' | 'lang' | 'given_at' | 'source' | 'withdrawn_at' | 'withdrawn_by' | 'origin'
+> &
+  Pick<StoredConsent, 'purpose' | 'origin'>;
+/** `id, ${CONSENT_COLUMNS}`: bigint comes back as text. */
+type IdentifiedConsentRow = ConsentRow & Columns<Consents, 'id'>;
 const toIdentified = ({ id, ...consent }: IdentifiedConsentRow): IdentifiedConsent => ({ id: Number(id), consent });
 
 /** Purposes a WhatsApp STOP withdraws. */
@@ -92,7 +100,7 @@ class CustomerReads {
 
   /** A customer's consents, oldest given_at first (then as recorded). */
   async consentsOf(accountId: string, svcId: number): Promise<StoredConsent[]> {
-    return queryRows<StoredConsent>(this.db, CONSENTS_OF_SQL, [accountId, svcId]);
+    return queryRows<ConsentRow>(this.db, CONSENTS_OF_SQL, [accountId, svcId]);
   }
 
   /** A customer's consents with their ids (for the console's Withdraw action), oldest given_at first. */
