@@ -4,7 +4,7 @@ import { appStack } from '@svc/persistence';
 import { closedOnShutdown } from '@svc/platform';
 import type { Logger } from 'pino';
 import { ApiKeyAuthenticator } from './auth/authenticator';
-import { GatewayConfig } from './gateway.config';
+import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
 import { GatewayPipeline } from './gateway.pipeline';
 import { IdempotencyStore } from './idempotency/idempotency';
 import { ConsoleAccountsController } from './internal/console.controller';
@@ -27,6 +27,7 @@ export class GatewayModule {
       ],
       controllers: [WhoamiController, OpenApiController, ConsoleAccountsController, McpSupportController, WidgetsController],
       providers: [
+        { provide: GATEWAY_CONFIG, useValue: config },
         AccountsRepository,
         {
           provide: AccountsService,

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { API_PLAN } from '@svc/contracts';
-import { ApiError, APP_CONFIG, BODY_LIMIT_BYTES, InternalAuth, parseJsonBody, unavailableError } from '@svc/platform';
+import { ApiError, BODY_LIMIT_BYTES, InternalAuth, parseJsonBody, unavailableError } from '@svc/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeyAuthenticator, Principal } from './auth/authenticator';
-import { GatewayConfig } from './gateway.config';
+import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
 import { MCP_PATH, McpOriginCheck } from './mcp/mcp-origin-check';
 import { canonicalPath } from './proxy/canonical-path';
 import { Upstream } from './proxy/route-table';
@@ -55,7 +55,7 @@ export class GatewayPipeline {
   private readonly mcpOrigins: McpOriginCheck;
 
   constructor(
-    @Inject(APP_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly authenticator: ApiKeyAuthenticator,
     private readonly limiter: WriteLimiter,
     private readonly internalAuth: InternalAuth,

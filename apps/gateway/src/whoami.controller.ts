@@ -1,10 +1,10 @@
 import { Inject, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { API_ROUTES, WhoamiResponseDto } from '@svc/contracts';
-import { ApiError, APP_CONFIG, PublicApiController, Route } from '@svc/platform';
+import { ApiError, PublicApiController, Route } from '@svc/platform';
 import type { FastifyRequest } from 'fastify';
 import { Principal } from './auth/authenticator';
-import { GatewayConfig } from './gateway.config';
+import { GATEWAY_CONFIG, GatewayConfig } from './gateway.config';
 
 /** The `GET /whoami` body of a key (also what mcp-server reads through `GET /internal/whoami`). */
 export function whoamiOf(principal: Principal, appUrl: string): WhoamiResponseDto {
@@ -20,7 +20,7 @@ export function whoamiOf(principal: Principal, appUrl: string): WhoamiResponseDt
  */
 @PublicApiController('Account')
 export class WhoamiController {
-  constructor(@Inject(APP_CONFIG) private readonly config: GatewayConfig) {}
+  constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig) {}
 
   @Route(API_ROUTES.whoami.get)
   @ApiOperation({

@@ -1,10 +1,10 @@
 import { API_KEY_PREFIX, AccountsRepository, hashApiKey, isWellFormedApiKey, PrincipalRow, sameHash } from '@svc/accounts';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Plan } from '@svc/contracts';
-import { APP_CONFIG } from '@svc/platform';
 import { LRUCache } from 'lru-cache';
 import { hash } from 'node:crypto';
 import type { GatewayConfig } from '../gateway.config';
+import { GATEWAY_CONFIG } from '../gateway.config';
 
 /** Who is calling: an active key and its account. */
 export interface Principal {
@@ -42,7 +42,7 @@ export class ApiKeyAuthenticator {
 
   constructor(
     private readonly repository: AccountsRepository,
-    @Inject(APP_CONFIG) { AUTH_CACHE_TTL_MS }: Pick<GatewayConfig, 'AUTH_CACHE_TTL_MS'>,
+    @Inject(GATEWAY_CONFIG) { AUTH_CACHE_TTL_MS }: Pick<GatewayConfig, 'AUTH_CACHE_TTL_MS'>,
     /** DEFAULT_SIZES unless a test makes them small. */
     @Optional() sizes: KeyCacheSizes = DEFAULT_SIZES,
   ) {

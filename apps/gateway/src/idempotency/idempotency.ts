@@ -1,9 +1,10 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { APP_CONFIG, ApiError, RedisClient, unavailableError } from '@svc/platform';
+import { ApiError, RedisClient, unavailableError } from '@svc/platform';
 import type { GatewayConfig } from '../gateway.config';
 import { REDIS_CLIENT } from '../redis/redis-client';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { GATEWAY_CONFIG } from '../gateway.config';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';
@@ -98,7 +99,7 @@ export class IdempotencyStore {
 
   constructor(
     @Inject(REDIS_CLIENT) redis: RedisClient,
-    @Inject(APP_CONFIG) config: Pick<GatewayConfig, 'UPSTREAM_TIMEOUT_MS'>,
+    @Inject(GATEWAY_CONFIG) config: Pick<GatewayConfig, 'UPSTREAM_TIMEOUT_MS'>,
     /** From UPSTREAM_TIMEOUT_MS unless a test shortens the wait. */
     @Optional() private readonly timing: IdempotencyTiming = idempotencyTiming(config),
   ) {

@@ -2,10 +2,10 @@ import { Controller, Get, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs
 import { ApiExcludeController } from '@nestjs/swagger';
 import { AccountsRepository } from '@svc/accounts';
 import { GatewayContext, WhoamiResponseDto, WriteCountResponse } from '@svc/contracts';
-import { ApiError, APP_CONFIG, Caller, GatewayContextGuard, InternalCallers } from '@svc/platform';
+import { ApiError, Caller, GatewayContextGuard, InternalCallers } from '@svc/platform';
 import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../auth/authenticator';
-import { GatewayConfig } from '../gateway.config';
+import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { GatewayPipeline } from '../gateway.pipeline';
 import { whoamiOf } from '../whoami.controller';
 
@@ -26,7 +26,7 @@ export class McpSupportController {
   constructor(
     private readonly accounts: AccountsRepository,
     private readonly pipeline: GatewayPipeline,
-    @Inject(APP_CONFIG) private readonly config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   @Get('whoami')

@@ -1,11 +1,11 @@
 import replyFrom, { FastifyReplyFromHooks } from '@fastify/reply-from';
 import { Inject, Injectable } from '@nestjs/common';
 import { servicePool } from '@svc/internal-clients';
-import { ApiError, APP_CONFIG, GATEWAY_CONTEXT_HEADER, sendError, unavailableError } from '@svc/platform';
+import { ApiError, GATEWAY_CONTEXT_HEADER, sendError, unavailableError } from '@svc/platform';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Dispatcher, Pool } from 'undici';
-import { GatewayConfig } from '../gateway.config';
+import { GATEWAY_CONFIG, GatewayConfig } from '../gateway.config';
 import { API_PREFIX, GatewayPipeline } from '../gateway.pipeline';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, IdempotencyStore, REPLAYED_HEADER, Answer } from '../idempotency/idempotency';
 import { MCP_PATH } from '../mcp/mcp-origin-check';
@@ -127,7 +127,7 @@ export class GatewayProxy {
   private readonly dispatcher: Pick<Dispatcher, 'request'>;
 
   constructor(
-    @Inject(APP_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly pipeline: GatewayPipeline,
     private readonly idempotency: IdempotencyStore,
   ) {

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, RedisClient } from '@svc/platform';
+import { RedisClient } from '@svc/platform';
 import type { GatewayConfig } from '../gateway.config';
 import { REDIS_CLIENT } from '../redis/redis-client';
 import { randomUUID } from 'node:crypto';
+import { GATEWAY_CONFIG } from '../gateway.config';
 
 /** The limits of the write limiter (and their sliding windows, which tests shorten). */
 export type WriteLimitConfig = Pick<
@@ -80,7 +81,7 @@ export class WriteLimiter {
 
   constructor(
     @Inject(REDIS_CLIENT) redis: RedisClient,
-    @Inject(APP_CONFIG) private readonly limits: WriteLimitConfig,
+    @Inject(GATEWAY_CONFIG) private readonly limits: WriteLimitConfig,
   ) {
     redis.defineCommand('consumeWrite', { numberOfKeys: 1, lua: SCRIPT });
     this.redis = redis as LimiterRedis;
