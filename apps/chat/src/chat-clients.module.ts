@@ -8,12 +8,12 @@ type ClientOptions = ConstructorParameters<typeof ContactsClient>[0];
 type UrlSetting = 'CONTACTS_API_URL' | 'IDENTITY_ISSUER_URL' | 'KNOWLEDGE_API_URL' | 'GATEWAY_URL';
 
 /** An HTTP client of another app, at the URL of `setting`. */
-function client<T>(Client: new (options: ClientOptions) => T, setting: UrlSetting): FactoryProvider<T> {
+function client<T>(ServiceClient: new (options: ClientOptions) => T, setting: UrlSetting): FactoryProvider<T> {
   return {
-    provide: Client,
+    provide: ServiceClient,
     inject: [CHAT_CONFIG, InternalAuth, APP_LOGGER],
     useFactory: (config: ChatConfig, auth: InternalAuth, logger: Logger) =>
-      new Client({ url: config[setting], auth, timeoutMs: config.INTERNAL_TIMEOUT_MS, logger }),
+      new ServiceClient({ url: config[setting], auth, timeoutMs: config.INTERNAL_TIMEOUT_MS, logger }),
   };
 }
 
