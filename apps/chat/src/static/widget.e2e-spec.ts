@@ -1,14 +1,20 @@
 import { ChatTexts, ContactResponseDto, IdentityPassResponseDto, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
 import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import {
+  ADA,
+  closeAll,
   createTestCa,
   embedPage,
   HttpsReceiver,
   launchBrowser,
   PageGlobals,
   PageServer,
-  REPO_ROOT,
+  putCustomer,
+  putPieces,
+  readFeed,
+  runAdmin,
   servePages,
+  SHOP_KNOWLEDGE,
   Stack,
   startStack,
   storage,
@@ -17,9 +23,7 @@ import {
   TestCa,
 } from '@svc/testing';
 import { importJWK, JWK, SignJWT } from 'jose';
-import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -74,20 +78,7 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     await page.getByRole('button', { name: 'Send', exact: true }).click();
   };
   const log = (page: Page) => page.getByRole('log');
-  const feed = async (): Promise<PublicEvent[]> => {
-    const all: PublicEvent[] = [];
-    let after = 0;
-    for (;;) {
-      const page = (await (await stack.call(`/events?after=${after}&limit=200`)).json()) as {
-        events: PublicEvent[];
-        next_after: number;
-        more: boolean;
-      };
-      all.push(...page.events);
-      after = page.next_after;
-      if (!page.more) return all;
-    }
-  };
+  const feed = (): Promise<PublicEvent[]> => readFeed(stack);
   const waitForEvent = async (kind: PublicEvent['event'], conversationId: number): Promise<PublicEvent> => {
     const deadline = Date.now() + 20_000;
     for (;;) {
@@ -126,36 +117,11 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     });
     [widget, otherWidget] = [await widgetOf(stack.account), await widgetOf(stack.other)];
     texts = (await (await fetch(`${stack.gateway.url}/chat/v1/texts?lang=en`)).json()) as ChatTexts;
-    const piece = (ref: string, heading: string, text: string, url: string) =>
-      stack.call(`/knowledge/${ref}`, { method: 'PUT', json: { heading, text, url } });
-    expect(
-      (
-        await piece(
-          'returns',
-          'Returns and refunds',
-          'You can return any item within 30 days of delivery for a full refund. Print the return label from your account.',
-          'https://shop.example/returns',
-        )
-      ).status,
-    ).toBe(201);
-    expect(
-      (
-        await piece(
-          'shipping',
-          'Shipping times',
-          'Orders ship within two working days. Delivery in Germany takes three to five days.',
-          'https://shop.example/shipping',
-        )
-      ).status,
-    ).toBe(201);
-    expect(
-      (
-        await stack.call('/contacts/c-ada', {
-          method: 'PUT',
-          json: { name: 'Ada Lovelace', email: 'ada@example.com', email_confirmed: true, phone: '+447700900123' },
-        })
-      ).status,
-    ).toBe(201);
+    await putPieces(stack, {
+      returns: SHOP_KNOWLEDGE.returns,
+      shipping: { ...SHOP_KNOWLEDGE.shipping, url: 'https://shop.example/shipping' },
+    });
+    await putCustomer(stack, 'c-ada', { ...ADA, email_confirmed: true });
     expect((await stack.call('/webhooks', { method: 'POST', json: { url: receiver.url('/hook') } })).status).toBe(201);
   }, 180_000);
 
@@ -168,12 +134,7 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
     await browser?.close();
   });
 
-  afterAll(async () => {
-    await site?.close();
-    await stack?.stop();
-    await receiver?.close();
-    ca?.remove();
-  });
+  afterAll(() => closeAll(site, stack, receiver, ca));
 
   it('GET /chat/widget.js through the one origin: text/javascript, cached 5 minutes, at most 30 KB gzipped', async () => {
     const response = await fetch(`${stack.gateway.url}/chat/widget.js`);
@@ -466,22 +427,11 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
   });
 
   it('an account that allows other origins only: the widget on this page tells the visitor so (403 forbidden_origin), nothing is created', async () => {
-    const admin = spawnSync(
-      process.execPath,
-      [
-        join(REPO_ROOT, 'dist/apps/admin/src/main.js'),
-        'widget',
-        'origins',
-        '--account',
-        stack.other.accountId,
-        '--origins',
-        'https://only.example',
-      ],
-      {
-        env: { PATH: process.env['PATH'] ?? '', ...stack.env, CHAT_URL: stack.services['chat']!.internalUrl },
-        encoding: 'utf8',
-      },
-    );
+    const admin = runAdmin(['widget', 'origins', '--account', stack.other.accountId, '--origins', 'https://only.example'], {
+      PATH: process.env['PATH'] ?? '',
+      ...stack.env,
+      CHAT_URL: stack.services['chat']!.internalUrl,
+    });
     expect(admin.status).toBe(0);
     const page = await open(pageWith({ widget: otherWidget }));
     await openChat(page);
