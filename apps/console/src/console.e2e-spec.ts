@@ -1,21 +1,24 @@
 import { ChatConversationResponse, ContactResponseDto, IdentityPassResponseDto, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
 import {
+  closeAll,
   createTestCa,
   embedPage,
   freePort,
   HttpsReceiver,
   launchBrowser,
   PageServer,
+  readFeed,
   REPO_ROOT,
   servePages,
   Stack,
+  stackAdmin,
   startStack,
   storage,
   TestAccount,
   TestBrowser,
   TestCa,
+  waitFor,
 } from '@svc/testing';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
@@ -76,29 +79,7 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
       const mine = (body.customer?.name ?? null) === customer && body.messages.some((m) => m.text === asked);
       return mine ? body.conversation.id : undefined;
     });
-  const feed = async (): Promise<PublicEvent[]> => {
-    const all: PublicEvent[] = [];
-    let after = 0;
-    for (;;) {
-      const page = (await (await stack.call(`/events?after=${after}&limit=200`)).json()) as {
-        events: PublicEvent[];
-        next_after: number;
-        more: boolean;
-      };
-      all.push(...page.events);
-      after = page.next_after;
-      if (!page.more) return all;
-    }
-  };
-  const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = await probe();
-      if (found !== undefined) return found;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(100);
-    }
-  };
+  const feed = (): Promise<PublicEvent[]> => readFeed(stack);
   const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name });
   const go = async (path: string, title: string | RegExp) => {
     await console_.goto(`${appUrl}${path}`);
@@ -108,16 +89,7 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     if (SCREENSHOTS) await console_.screenshot({ path: join(REPO_ROOT, 'docs', `console-${name}.png`), fullPage: true });
   };
   /** An `admin` command, as an operator runs it. */
-  const admin = (...args: string[]) =>
-    spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), ...args], {
-      env: {
-        ...process.env,
-        DATABASE_URL: stack.env['DATABASE_URL'],
-        ADMIN_INTERNAL_KEY: stack.env['ADMIN_INTERNAL_KEY'],
-        CONSOLE_URL: stack.services['console']?.internalUrl,
-      },
-      encoding: 'utf8',
-    });
+  const admin = (...args: string[]) => stackAdmin(stack, ...args);
   /** `admin user create`, as an operator runs it. */
   const createUser = (accountId: string, email: string): Invited => {
     const run = admin('user', 'create', '--account', accountId, '--email', email);
@@ -238,13 +210,7 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     console_ = await browser.context.newPage();
   }, 600_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await site?.close();
-    await receiver?.close();
-    await stack?.stop();
-    ca?.remove();
-  });
+  afterAll(() => closeAll(browser, site, receiver, stack, ca));
 
   it('admin user create prints the member and a one-time link; the link sets the password and signs in; sign-out and sign-in work; a used link does not', async () => {
     const invited = createUser(stack.account.accountId, 'ana@shop.example');

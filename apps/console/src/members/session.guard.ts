@@ -19,26 +19,20 @@ export class PersonGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    await authenticatePerson(context.switchToHttp().getRequest<FastifyRequest>(), this.members, this.origin);
+    await this.check(context.switchToHttp().getRequest<FastifyRequest>(), this.members, this.origin);
     return true;
+  }
+
+  protected check(request: FastifyRequest, members: MembersService, appOrigin: string): Promise<unknown> {
+    return authenticatePerson(request, members, appOrigin);
   }
 }
 
 /** A signed-in member acting in an account (and, for a write, the session's CSRF token); see `authenticate`. */
 @Injectable()
-export class SessionGuard implements CanActivate {
-  private readonly origin: string;
-
-  constructor(
-    private readonly members: MembersService,
-    @Inject(APP_CONFIG) config: ConsoleConfig,
-  ) {
-    this.origin = new URL(config.APP_URL).origin;
-  }
-
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    await authenticate(context.switchToHttp().getRequest<FastifyRequest>(), this.members, this.origin);
-    return true;
+export class SessionGuard extends PersonGuard {
+  protected override check(request: FastifyRequest, members: MembersService, appOrigin: string): Promise<unknown> {
+    return authenticate(request, members, appOrigin);
   }
 }
 
