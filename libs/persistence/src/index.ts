@@ -1,4 +1,5 @@
 export * from './app-stack';
+export type * from './column-types';
 export * from './data-source';
 export * from './persistence.module';
 export * from './timestamps';
