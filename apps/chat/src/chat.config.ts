@@ -137,7 +137,7 @@ export const chatConfigSpec = {
 };
 
 export type ChatConfig = Config<typeof chatConfigSpec>;
-/** The chat's settings, validated at start: `@Inject(CHAT_CONFIG) config: ChatConfig` (or a Pick of it). */
+/** The settings, validated at start: `@Inject(CHAT_CONFIG) config: ChatConfig` (or a Pick of it). */
 export const CHAT_CONFIG = Symbol('CHAT_CONFIG');
 
 /** How often a replica looks for conversations whose wait for a person ran out: a tenth of the wait, between 0.5 and 5 s. */

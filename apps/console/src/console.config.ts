@@ -40,3 +40,5 @@ export const consoleConfigSpec = {
 };
 
 export type ConsoleConfig = Config<typeof consoleConfigSpec>;
+/** The settings, validated at start: `@Inject(CONSOLE_CONFIG) config: ConsoleConfig` (or a Pick of it). */
+export const CONSOLE_CONFIG = Symbol('CONSOLE_CONFIG');

@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { appStack } from '@svc/persistence';
 import { closedOnShutdown, componentLoggers } from '@svc/platform';
 import type { Logger } from 'pino';
-import { ConsoleConfig } from './console.config';
+import { CONSOLE_CONFIG, ConsoleConfig } from './console.config';
 import { AuthController, InternalMembersController } from './members/auth.controller';
 import { LiveResponses, SessionNotifications } from './members/live-responses';
 import { MembersRepository } from './members/members.repository';
@@ -22,6 +22,7 @@ export class ConsoleModule {
       imports: appStack('console', { config, logger, schema: CONSOLE_SCHEMA, migrations: CONSOLE_MIGRATIONS }),
       controllers: [AuthController, InternalMembersController, ServiceRoutesController, TeamActionsController, FrontEndController],
       providers: [
+        { provide: CONSOLE_CONFIG, useValue: config },
         MembersRepository,
         MembersService,
         SessionNotifications,

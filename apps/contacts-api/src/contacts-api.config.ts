@@ -18,5 +18,5 @@ export const contactsApiConfigSpec = {
 };
 
 export type ContactsApiConfig = Config<typeof contactsApiConfigSpec>;
-/** The contacts-api's settings, validated at start: `@Inject(CONTACTS_API_CONFIG) config: ContactsApiConfig` (or a Pick of it). */
+/** The settings, validated at start: `@Inject(CONTACTS_API_CONFIG) config: ContactsApiConfig` (or a Pick of it). */
 export const CONTACTS_API_CONFIG = Symbol('CONTACTS_API_CONFIG');

@@ -59,5 +59,5 @@ export const gatewayConfigSpec = {
 };
 
 export type GatewayConfig = Config<typeof gatewayConfigSpec>;
-/** The gateway's settings, validated at start: `@Inject(GATEWAY_CONFIG) config: GatewayConfig` (or a Pick of it). */
+/** The settings, validated at start: `@Inject(GATEWAY_CONFIG) config: GatewayConfig` (or a Pick of it). */
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');

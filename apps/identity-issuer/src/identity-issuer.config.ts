@@ -49,5 +49,5 @@ export const identityIssuerConfigSpec = {
 };
 
 export type IdentityIssuerConfig = Config<typeof identityIssuerConfigSpec>;
-/** The identity-issuer's settings, validated at start: `@Inject(IDENTITY_ISSUER_CONFIG) config: IdentityIssuerConfig` (or a Pick of it). */
+/** The settings, validated at start: `@Inject(IDENTITY_ISSUER_CONFIG) config: IdentityIssuerConfig` (or a Pick of it). */
 export const IDENTITY_ISSUER_CONFIG = Symbol('IDENTITY_ISSUER_CONFIG');

@@ -108,7 +108,7 @@ export const webhookDispatcherConfigSpec = {
 };
 
 export type WebhookDispatcherConfig = Config<typeof webhookDispatcherConfigSpec>;
-/** The webhook-dispatcher's settings, validated at start: `@Inject(WEBHOOK_DISPATCHER_CONFIG) config: WebhookDispatcherConfig` (or a Pick of it). */
+/** The settings, validated at start: `@Inject(WEBHOOK_DISPATCHER_CONFIG) config: WebhookDispatcherConfig` (or a Pick of it). */
 export const WEBHOOK_DISPATCHER_CONFIG = Symbol('WEBHOOK_DISPATCHER_CONFIG');
 
 /** A lease outlasts the longest attempt by this much (time to record its result). */

@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ChooseAccountDto, InvitedMemberResponse, InviteMemberDto, RemoveMemberDto, Role, SetPasswordDto, SignInDto } from '@svc/contracts';
-import { APP_CONFIG, Caller, InternalCallers } from '@svc/platform';
+import { Caller, InternalCallers } from '@svc/platform';
 import type { GatewayContext } from '@svc/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ConsoleConfig } from '../console.config';
+import { CONSOLE_CONFIG, ConsoleConfig } from '../console.config';
 import { Upstreams } from '../upstreams/upstreams';
 import { Membership, MemberSession, SessionRow } from './members.repository';
 import { MembersService, MemberView, NewSession } from './members.service';
@@ -34,7 +34,7 @@ export class AuthController {
   constructor(
     private readonly members: MembersService,
     private readonly upstreams: Upstreams,
-    @Inject(APP_CONFIG) private readonly config: ConsoleConfig,
+    @Inject(CONSOLE_CONFIG) private readonly config: ConsoleConfig,
   ) {
     this.secure = new URL(config.APP_URL).protocol === 'https:';
     this.origin = new URL(config.APP_URL).origin;

@@ -1,14 +1,15 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PgNotifications } from '@svc/jobs';
-import { APP_CONFIG, APP_LOGGER } from '@svc/platform';
+import { APP_LOGGER } from '@svc/platform';
 import type { Logger } from 'pino';
 import type { ConsoleConfig } from '../console.config';
 import { MembersRepository, MemberSession, SESSIONS_CHANNEL } from './members.repository';
+import { CONSOLE_CONFIG } from '../console.config';
 
 /** Sessions ended or moved on any console replica (a removal, a new password, a sign-out, an account switch). */
 @Injectable()
 export class SessionNotifications extends PgNotifications {
-  constructor(@Inject(APP_CONFIG) config: ConsoleConfig, @Inject(APP_LOGGER) logger: Logger) {
+  constructor(@Inject(CONSOLE_CONFIG) config: ConsoleConfig, @Inject(APP_LOGGER) logger: Logger) {
     super({ databaseUrl: config.DATABASE_URL, channel: SESSIONS_CHANNEL, applicationName: 'console-sessions-listen' }, logger);
   }
 }

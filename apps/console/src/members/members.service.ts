@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Role } from '@svc/contracts';
-import { APP_CONFIG, ApiError } from '@svc/platform';
+import { ApiError } from '@svc/platform';
 import * as argon2 from 'argon2';
 import { createHash, randomBytes } from 'node:crypto';
 import type { ConsoleConfig } from '../console.config';
 import { clientKey } from './client-address';
 import { HashGate } from './hash-gate';
 import { MemberRow, MembersRepository, Membership, NewSessionRow, Reserved, SessionRow } from './members.repository';
+import { CONSOLE_CONFIG } from '../console.config';
 
 /** How long a set-password link works (contract: 24 h). */
 export const LINK_TTL_HOURS = 24;
@@ -78,7 +79,7 @@ export class MembersService {
 
   constructor(
     private readonly members: MembersRepository,
-    @Inject(APP_CONFIG) private readonly config: MembersConfig,
+    @Inject(CONSOLE_CONFIG) private readonly config: MembersConfig,
   ) {
     this.hashes = new HashGate(config.PASSWORD_HASHES_IN_FLIGHT, config.PASSWORD_HASH_WAIT_MS);
   }

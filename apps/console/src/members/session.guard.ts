@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, GatewayContextGuard } from '@svc/platform';
+import { GatewayContextGuard } from '@svc/platform';
 import type { FastifyRequest } from 'fastify';
-import { ConsoleConfig } from '../console.config';
+import { CONSOLE_CONFIG, ConsoleConfig } from '../console.config';
 import { MemberSession } from './members.repository';
 import { MembersService } from './members.service';
 import { authenticate, authenticatePerson, requireOwner } from './session';
@@ -13,7 +13,7 @@ export class PersonGuard implements CanActivate {
 
   constructor(
     private readonly members: MembersService,
-    @Inject(APP_CONFIG) config: ConsoleConfig,
+    @Inject(CONSOLE_CONFIG) config: ConsoleConfig,
   ) {
     this.origin = new URL(config.APP_URL).origin;
   }

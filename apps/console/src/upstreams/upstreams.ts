@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCode, GatewayContext, INTERNAL_ROUTES, isErrorCode, isPlan, Plan, RouteMethod } from '@svc/contracts';
 import { InternalHttpClient, InternalResponse } from '@svc/internal-clients';
-import { APP_CONFIG, ApiError, InjectLogger, InternalAuth } from '@svc/platform';
+import { ApiError, InjectLogger, InternalAuth } from '@svc/platform';
 import { LRUCache } from 'lru-cache';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { ConsoleConfig } from '../console.config';
 import { MemberSession } from '../members/members.repository';
+import { CONSOLE_CONFIG } from '../console.config';
 
 /** The services the console calls; each name is the audience its signed context is for. */
 export const UPSTREAMS = ['gateway', 'chat', 'contacts-api', 'knowledge-api', 'webhook-dispatcher'] as const;
@@ -40,7 +41,7 @@ export class Upstreams {
   private readonly accounts = new LRUCache<string, ConsoleAccount>({ max: 10_000, ttl: ACCOUNT_TTL_MS });
 
   constructor(
-    @Inject(APP_CONFIG) config: UpstreamsConfig,
+    @Inject(CONSOLE_CONFIG) config: UpstreamsConfig,
     readonly auth: InternalAuth,
     @InjectLogger('upstreams') logger: Logger,
   ) {
