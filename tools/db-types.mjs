@@ -1,8 +1,8 @@
 // `npm run db:types`: the row types of every schema, generated from the migrations. It migrates a
 // throw-away database with every app's migrations (from dist/, so build first), has Kysely's
 // codegen read each schema's tables, and writes them to the file of the project that owns the
-// schema (`<project>/src/schema.generated.ts`). Repositories type their rows from these
-// (`Selectable<Customers>`, a Pick of it), so that renaming a column breaks `tsc`.
+// schema (`<project>/src/schema.generated.ts`; the outbox's in libs/messaging). Repositories type
+// their rows from these (`Columns<Customers, …>`), so that renaming a column breaks `tsc`.
 // `npm run db:types -- --check` writes nothing and fails when a committed file is not what the
 // migrations give (tools/db-types.spec.ts runs it in `npm test`). ADR 017.
 import { spawnSync } from 'node:child_process';
@@ -55,6 +55,38 @@ function withSharedColumnTypes(generated) {
   return names.length === 0 ? body : `import type { ${names.sort().join(', ')} } from '@svc/persistence';\n\n${body}`;
 }
 
+/**
+ * One project's schema.generated.ts: the tables of `schema` that `include` and `exclude` select.
+ * @param {string} databaseUrl @param {string} scratch @param {string} schema @param {string} project
+ * @param {{ include?: string, exclude?: string }} tables
+ * @returns {Promise<[string, string]>} the file's path (from the root) and its text
+ */
+async function generatedFile(databaseUrl, scratch, schema, project, { include = `${schema}.*`, exclude }) {
+  const out = join(scratch, `${project.replace(/\W/g, '_')}.ts`);
+  const codegen = spawnSync(
+    process.execPath,
+    [
+      join(root, 'node_modules/kysely-codegen/dist/cli/bin.js'),
+      `--url=${databaseUrl}`,
+      '--dialect=postgres',
+      `--default-schema=${schema}`,
+      `--include-pattern=${include}`,
+      ...(exclude ? [`--exclude-pattern=${exclude}`] : []),
+      // libs/persistence's pool returns timestamptz as canonical text, never a Date.
+      '--type-mapping={"timestamptz":"string"}',
+      '--date-parser=string',
+      '--log-level=error',
+      `--out-file=${out}`,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (codegen.status !== 0) throw new Error(`db-types: kysely-codegen failed for ${project}:\n${codegen.stderr}${codegen.stdout}`);
+  const text = withSharedColumnTypes(readFileSync(out, 'utf8'));
+  const path = join(project, 'src/schema.generated.ts');
+  const options = (await prettier.resolveConfig(join(root, path))) ?? {};
+  return [path, await prettier.format(HEADER + text, { ...options, filepath: join(root, path) })];
+}
+
 /** @param {string} serverUrl @param {string} sql */
 async function onServer(serverUrl, sql) {
   const client = new pg.Client({ connectionString: serverUrl, application_name: 'db-types' });
@@ -84,30 +116,10 @@ async function generate() {
       const app = MIGRATING_APP[/** @type {keyof typeof SCHEMAS} */ (schema)];
       const migrate = spawnSync(process.execPath, [join(root, 'dist/apps', app, 'src/migrate.js')], { env, encoding: 'utf8' });
       if (migrate.status !== 0) throw new Error(`db-types: the ${app} migrations failed (run npm run build first):\n${migrate.stderr}`);
-      const out = join(scratch, `${schema}.ts`);
-      const codegen = spawnSync(
-        process.execPath,
-        [
-          join(root, 'node_modules/kysely-codegen/dist/cli/bin.js'),
-          `--url=${databaseUrl}`,
-          '--dialect=postgres',
-          `--default-schema=${schema}`,
-          `--include-pattern=${schema}.*`,
-          `--exclude-pattern=${schema}.migrations`,
-          // libs/persistence's pool returns timestamptz as canonical text, never a Date.
-          '--type-mapping={"timestamptz":"string"}',
-          '--date-parser=string',
-          '--log-level=error',
-          `--out-file=${out}`,
-        ],
-        { encoding: 'utf8' },
-      );
-      if (codegen.status !== 0) throw new Error(`db-types: kysely-codegen failed for ${schema}:\n${codegen.stderr}${codegen.stdout}`);
-      const text = withSharedColumnTypes(readFileSync(out, 'utf8'));
-      const path = join(project, 'src/schema.generated.ts');
-      const options = (await prettier.resolveConfig(join(root, path))) ?? {};
-      files.set(path, await prettier.format(HEADER + text, { ...options, filepath: join(root, path) }));
+      // The outbox (libs/messaging's migration, the same table in every schema that has one) once, in libs/messaging.
+      files.set(...(await generatedFile(databaseUrl, scratch, schema, project, { exclude: `${schema}.{migrations,outbox}` })));
     }
+    files.set(...(await generatedFile(databaseUrl, scratch, 'events', 'libs/messaging', { include: 'events.outbox' })));
     return files;
   } finally {
     rmSync(scratch, { recursive: true, force: true });

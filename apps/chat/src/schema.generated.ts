@@ -113,16 +113,6 @@ export interface NewConversationCounts {
   window_start: string;
 }
 
-export interface Outbox {
-  body: Json;
-  created_at: Generated<string>;
-  exchange: string;
-  id: string;
-  routing_key: string;
-  sent_at: string | null;
-  seq: Generated<Int8>;
-}
-
 export interface PhoneCodes {
   account_id: string;
   code: string;
@@ -177,7 +167,6 @@ export interface DB {
   handovers: Handovers;
   messages: Messages;
   new_conversation_counts: NewConversationCounts;
-  outbox: Outbox;
   phone_codes: PhoneCodes;
   visitor_limits: VisitorLimits;
   whatsapp_inbound: WhatsappInbound;

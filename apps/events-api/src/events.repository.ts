@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainMessage, eraseEventData, EventKind, eventContactSvcId, Page, PublicEvent, toPage } from '@svc/contracts';
-import { EVENTS_EXCHANGE, OutboxRelay } from '@svc/messaging';
+import { EVENTS_EXCHANGE, Outbox, OutboxRelay } from '@svc/messaging';
 import { MetricsService } from '@svc/platform';
 import { Columns, execute, queryRows, SqlParam } from '@svc/persistence';
 import type { Counter, Histogram } from 'prom-client';
 import { DataSource, EntityManager } from 'typeorm';
-import type { ErasedContacts, Events, Outbox } from './schema.generated';
+import type { ErasedContacts, Events } from './schema.generated';
 
 /** timestamptz as the contract writes it: UTC, six fraction digits, `+00:00`. */
 const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;

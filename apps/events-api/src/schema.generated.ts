@@ -22,19 +22,8 @@ export interface Events {
   recorded_at: Generated<string>;
 }
 
-export interface Outbox {
-  body: Json;
-  created_at: Generated<string>;
-  exchange: string;
-  id: string;
-  routing_key: string;
-  sent_at: string | null;
-  seq: Generated<Int8>;
-}
-
 export interface DB {
   account_sequences: AccountSequences;
   erased_contacts: ErasedContacts;
   events: Events;
-  outbox: Outbox;
 }

@@ -15,3 +15,4 @@ export * from './parked';
 export * from './metrics';
 export * from './batch-queue';
 export * from './erasure-consumer';
+export type { Outbox } from './schema.generated';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectLogger } from '@svc/platform';
-import { execute, withConnection } from '@svc/persistence';
+import { Columns, execute, withConnection } from '@svc/persistence';
 import { PgNotifications, WakeLoop } from '@svc/jobs';
 import type { QueryResult } from 'pg';
 import type { Logger } from 'pino';
@@ -8,6 +8,7 @@ import { DataSource } from 'typeorm';
 import type { RelayMetrics } from './metrics';
 import { outboxChannel } from './outbox';
 import { Publisher } from './publisher';
+import type { Outbox } from './schema.generated';
 
 export interface RelayOptions {
   schema: string;
@@ -22,13 +23,8 @@ export const RELAY_OPTIONS = Symbol('RELAY_OPTIONS');
 /** The relay's `RelayMetrics` in an app. */
 export const RELAY_METRICS = Symbol('RELAY_METRICS');
 
-interface OutboxRow {
-  seq: string;
-  id: string;
-  exchange: string;
-  routing_key: string;
-  body: unknown;
-}
+/** A row the relay publishes (the outbox table is the same in every schema that has one). */
+type OutboxRow = Columns<Outbox, 'seq' | 'id' | 'exchange' | 'routing_key' | 'body'>;
 
 const RETRY_AFTER_FAILURE_MS = 500;
 /** Wait before the LISTEN connection is tried again (the poll publishes meanwhile). */
