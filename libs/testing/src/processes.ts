@@ -1,7 +1,9 @@
 import { ChildProcess, spawn, spawnSync, SpawnSyncReturns } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { existsSync } from 'node:fs';
+import { randomInt } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, statSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -13,23 +15,41 @@ export const REPO_ROOT = ((): string => {
 })();
 
 /**
- * Ports for the processes a suite starts: each Jest worker hands out its own block, below the
- * kernel's ephemeral range (32768 and up, where `listen(0)` and outgoing connections take theirs).
- * A port is chosen some time before its app binds it (the gateway's, before the services that
- * must know it), and a port another worker could pick meanwhile would let that worker's app answer
- * this suite's readiness check. Blocks: 125 ports for each of 8 workers, in one of 12 lanes chosen
- * by the Jest run (its process id), so that two runs on one machine rarely share a lane.
+ * Ports for the processes a suite starts, below the kernel's ephemeral range (32768 and up, where
+ * `listen(0)` and outgoing connections take theirs). A port is chosen some time before its app
+ * binds it (the gateway's, before the services that must know it), so a port handed out is
+ * reserved on this machine for RESERVED_MS (a file in RESERVATIONS, made exclusively): another
+ * Jest process (Nx runs two projects' suites at once) never hands out the same one meanwhile, and
+ * cannot let its app answer this suite's calls.
  */
-const PORT_BLOCK = 125;
-const LANE = process.ppid % 12;
-const WORKER = (Number(process.env['JEST_WORKER_ID'] ?? 1) - 1) % 8;
-const FIRST_PORT = 20_000 + (LANE * 8 + WORKER) * PORT_BLOCK;
-let nextPort = 0;
+const FIRST_PORT = 20_000;
+const PORT_COUNT = 12_000;
+const RESERVATIONS = join(tmpdir(), 'svc-test-ports');
+const RESERVED_MS = 30 * 60_000;
 
-/** A free TCP port on 127.0.0.1, from this worker's block. */
+/** Reserves `port` for this process: false when another process holds it (a reservation older than RESERVED_MS is taken over). */
+function reserve(port: number): boolean {
+  const file = join(RESERVATIONS, String(port));
+  try {
+    closeSync(openSync(file, 'wx'));
+    return true;
+  } catch {
+    try {
+      if (Date.now() - statSync(file).mtimeMs < RESERVED_MS) return false;
+      utimesSync(file, new Date(), new Date());
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** A free TCP port on 127.0.0.1, reserved for this process (see RESERVATIONS). */
 export async function freePort(): Promise<number> {
-  for (let tries = 0; tries < PORT_BLOCK; tries += 1) {
-    const port = FIRST_PORT + (nextPort++ % PORT_BLOCK);
+  mkdirSync(RESERVATIONS, { recursive: true });
+  for (let tries = 0; tries < 500; tries += 1) {
+    const port = FIRST_PORT + randomInt(PORT_COUNT);
+    if (!reserve(port)) continue;
     const server = createServer();
     const bound = await new Promise<boolean>((resolve) => {
       server.once('error', () => resolve(false));
@@ -40,7 +60,7 @@ export async function freePort(): Promise<number> {
     await once(server, 'close');
     return port;
   }
-  throw new Error(`no free port in ${FIRST_PORT}–${FIRST_PORT + PORT_BLOCK - 1}`);
+  throw new Error(`no free port in ${FIRST_PORT}–${FIRST_PORT + PORT_COUNT - 1}`);
 }
 
 export interface RunningProcess {
