@@ -18,5 +18,7 @@ fi
 npm run --silent lint
 npm run --silent typecheck
 npm run --silent build
-npx nx run-many -t test test-integration test-e2e --outputStyle=static
+npx nx run-many -t test test-integration --outputStyle=static
+# End-to-end suites start whole stacks: one project at a time, two of its suites at once (Jest's workers).
+npx nx run-many -t test-e2e --parallel=1 --outputStyle=static
 npx nx run-many -t test-outage --parallel=1 --outputStyle=static
