@@ -95,16 +95,25 @@ export async function startStack(serviceNames: string[], options: StackOptions =
     ...(name === 'chat' ? { INTERNAL_PORT: chatInternalPort } : {}),
     ...options.appEnv?.[name],
   });
-  // One at a time: each migrates its own schema at start.
-  for (const name of serviceNames) {
-    services[name] = await startApp(name, appEnv(name), options.startTimeoutMs);
-    upstreams[serviceUrlSetting(name as ServiceName)] = services[name].internalUrl;
+  // One at a time: each migrates its own schema at start. An app that cannot start stops the ones
+  // started before it: a suite whose stack failed leaves no process behind (which would keep Jest alive).
+  let gateway: RunningApp;
+  try {
+    for (const name of serviceNames) {
+      services[name] = await startApp(name, appEnv(name), options.startTimeoutMs);
+      upstreams[serviceUrlSetting(name as ServiceName)] = services[name].internalUrl;
+    }
+    gateway = await startApp(
+      'gateway',
+      { ...appEnv('gateway'), PORT: gatewayPort, INTERNAL_PORT: gatewayInternalPort },
+      options.startTimeoutMs,
+    );
+  } catch (err) {
+    await Promise.allSettled(Object.values(services).map((app) => app.stop()));
+    await dataSource.destroy().catch(() => undefined);
+    await Promise.allSettled([db.drop(), vhost.drop()]);
+    throw err;
   }
-  const gateway = await startApp(
-    'gateway',
-    { ...appEnv('gateway'), PORT: gatewayPort, INTERNAL_PORT: gatewayInternalPort },
-    options.startTimeoutMs,
-  );
   const [account, other] = [await newAccount('Acme'), await newAccount('Other')];
 
   const call = (path: string, init: CallInit = {}): Promise<Response> => {
