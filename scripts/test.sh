@@ -15,10 +15,19 @@ if [ $# -gt 0 ]; then
   npm run --silent build
   exec npx jest --ci "$@"
 fi
+# Each tier says when it starts and how long the whole run has taken so far.
+tier() { echo "npm test: $1 (at ${SECONDS} s)"; }
+tier lint
 npm run --silent lint
+tier typecheck
 npm run --silent typecheck
+tier build
 npm run --silent build
+tier 'unit and integration'
 npx nx run-many -t test test-integration --outputStyle=static
 # End-to-end suites start whole stacks: one project at a time, two of its suites at once (Jest's workers).
+tier end-to-end
 npx nx run-many -t test-e2e --parallel=1 --outputStyle=static
+tier outage
 npx nx run-many -t test-outage --parallel=1 --outputStyle=static
+tier 'done'

@@ -176,15 +176,16 @@ export async function startCluster({ dir, env, appEnv = {}, freePort, root, log 
     /** @type {Incarnation} */
     const incarnation = { pid: child.pid, startedAt: Date.now(), readyAt: null, warmRssKb: null };
     replica.incarnations.push(incarnation);
-    child.on('exit', (code, signal) => {
+    // 'close': the child's output is read to its end (a crash's last lines name its cause).
+    child.on('close', (code, signal) => {
       out.end();
       if (stopping || replica.expectedExit) return;
       // Exiting while starting (its database down) is what Kubernetes restarts with a back-off; exiting once ready is a crash.
       if (incarnation.readyAt) replica.crashes += 1;
       else replica.startFailures += 1;
-      log(
-        `${replica.name} exited by itself ${incarnation.readyAt ? 'after it was ready' : 'while starting'} (${code ?? signal}); restarting it`,
-      );
+      const what = `${replica.name} exited by itself ${incarnation.readyAt ? 'after it was ready' : 'while starting'} (${code ?? signal})`;
+      if (incarnation.readyAt) out.once('finish', () => log(`${what}. Its log ends:\n${logTail(replica)}`));
+      log(`${what}; restarting it`);
       // Restarted at once, then backing off to 8 s while it keeps failing (a CrashLoopBackOff in short).
       const failing = replica.incarnations.slice(-4).filter((i) => !i.readyAt).length;
       setTimeout(() => !stopping && spawnReplica(replica), 1000 * 2 ** Math.max(0, failing - 1));

@@ -13,6 +13,18 @@ class CreateSamples1700000000000 implements MigrationInterface {
   }
 }
 
+/** Outside a transaction, like the chat's index migrations: it waits for every transaction that holds a snapshot. */
+class IndexSamples1700000000001 implements MigrationInterface {
+  name = 'IndexSamples1700000000001';
+  transaction = false;
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query('CREATE INDEX CONCURRENTLY samples_at_idx ON sample.samples (at)');
+  }
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query('DROP INDEX CONCURRENTLY sample.samples_at_idx');
+  }
+}
+
 // This library sits below @svc/testing, so it makes its throw-away database itself.
 const SERVER = process.env['TEST_DATABASE_SERVER_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 async function onServer(sql: string): Promise<void> {
@@ -26,7 +38,7 @@ describe('data source (real PostgreSQL)', () => {
   const db = { url: Object.assign(new URL(SERVER), { pathname: `/${name}` }).toString() };
   let sources: DataSource[] = [];
   const open = () =>
-    createDataSource({ schema: 'sample', url: db.url, migrations: [CreateSamples1700000000000], poolSize: 3 }).initialize();
+    createDataSource({ schema: 'sample', url: db.url, migrations: [CreateSamples1700000000000, IndexSamples1700000000001], poolSize: 3 }).initialize();
 
   beforeAll(async () => {
     await onServer(`CREATE DATABASE ${name}`);
@@ -37,9 +49,11 @@ describe('data source (real PostgreSQL)', () => {
     await onServer(`DROP DATABASE ${name} WITH (FORCE)`);
   });
 
-  it('migrates once even when several replicas start together', async () => {
+  it('migrates once even when several replicas start together, CREATE INDEX CONCURRENTLY included', async () => {
+    // A replica blocked in pg_advisory_lock holds a snapshot that CREATE INDEX CONCURRENTLY waits
+    // for, while the lock it waits for is held by the migrating replica: no start ever ended.
     const applied = await Promise.all(sources.map((s) => migrate(s)));
-    expect(applied.flat()).toEqual(['CreateSamples1700000000000']);
+    expect(applied.flat()).toEqual(['CreateSamples1700000000000', 'IndexSamples1700000000001']);
     expect(await migrate(sources[0]!)).toEqual([]);
   });
 

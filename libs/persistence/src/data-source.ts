@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { types } from 'pg';
 import { DataSource, MigrationInterface } from 'typeorm';
-import { execute } from './sql';
+import { execute, queryOne } from './sql';
 import { formatTimestamp } from './timestamps';
 
 const TIMESTAMPTZ_OID = 1184;
@@ -39,13 +40,26 @@ export function createDataSource(options: SchemaOptions): DataSource {
   });
 }
 
-/** Creates the schema and applies pending migrations under an advisory lock (replicas migrate in turn). */
+/** The longest pause between two tries for the migration lock. */
+const LOCK_RETRY_MAX_MS = 1_000;
+
+/**
+ * Creates the schema and applies pending migrations under an advisory lock (replicas migrate in
+ * turn). The lock is tried, never waited for inside PostgreSQL: a session blocked in
+ * `pg_advisory_lock` holds a snapshot, and `CREATE INDEX CONCURRENTLY` in the migrating replica
+ * waits for every snapshot, so two replicas starting together would wait for each other forever
+ * (a cycle through the application that PostgreSQL's deadlock detector cannot see).
+ */
 export async function migrate(dataSource: DataSource): Promise<string[]> {
   const schema = (dataSource.options as { schema: string }).schema;
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    await execute(runner, 'SELECT pg_advisory_lock(hashtext($1))', [`migrations:${schema}`]);
+    for (let delayMs = 50; ; delayMs = Math.min(delayMs * 2, LOCK_RETRY_MAX_MS)) {
+      const row = await queryOne<{ locked: boolean }>(runner, 'SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`migrations:${schema}`]);
+      if (row?.locked) break;
+      await sleep(delayMs);
+    }
     try {
       await execute(runner, `CREATE SCHEMA IF NOT EXISTS "${schema}"`);
       const applied = await dataSource.runMigrations({ transaction: 'each' });
