@@ -193,6 +193,28 @@ describe('jobs (real PostgreSQL)', () => {
     );
   });
 
+  it('waits longer after each attempt that fails in a row (PostgreSQL not there), up to its longest wait', async () => {
+    const attempts: number[] = [];
+    const notifications = new PgNotifications(
+      {
+        databaseUrl: 'postgres://postgres@127.0.0.1:1/nothing', // nothing listens on port 1
+        channel: CHANNEL,
+        applicationName: 'jobs-test-backoff',
+        reconnectDelayMs: 50,
+        maxReconnectDelayMs: 200,
+        failedLine: 'test listener failed',
+      },
+      pino({}, { write: (line: string) => line.includes('test listener failed') && attempts.push(Date.now()) }),
+    );
+    notifications.start();
+    await until(async () => attempts.length === 6, 5_000);
+    await notifications.close();
+    const waits = attempts.slice(1).map((at, i) => at - attempts[i]!);
+    // 50, 100, 200, then never more than the longest: timers never fire early (2 ms for rounding).
+    [50, 100, 200, 200, 200].forEach((least, i) => expect(waits[i]).toBeGreaterThanOrEqual(least - 2));
+    expect(notifications.listening).toBe(false);
+  });
+
   it('on stop claims no more and waits for the jobs in flight', async () => {
     await add(2);
     const worker = new TestWorker(db, {}, 300);

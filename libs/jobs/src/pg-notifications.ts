@@ -1,10 +1,12 @@
 import { listen } from '@svc/persistence';
 import { Client, Notification } from 'pg';
 import type { Logger } from 'pino';
+import { growingDelayMs } from './retry';
 
 export type { Notification } from 'pg';
 
 const RECONNECT_DELAY_MS = 1_000;
+const MAX_RECONNECT_DELAY_MS = 15_000;
 
 export interface PgNotificationsOptions {
   databaseUrl: string;
@@ -12,8 +14,10 @@ export interface PgNotificationsOptions {
   channel: string | readonly string[];
   /** `application_name` of the connection (pg_stat_activity). */
   applicationName: string;
-  /** Wait before each new attempt after a failed one or a lost connection (the same every time); 1 s by default. */
+  /** Wait before the first new attempt after a lost connection or a failed attempt; 1 s by default. It doubles with each attempt that fails in a row. */
   reconnectDelayMs?: number;
+  /** The longest wait between two attempts; 15 s by default. */
+  maxReconnectDelayMs?: number;
   /** Warning logged (with `err`) once per lost connection; by default names the channels. */
   lostLine?: string;
   /** Warning logged (with `err`) for each attempt that failed to connect or LISTEN; by default names the channels. */
@@ -22,7 +26,7 @@ export interface PgNotificationsOptions {
 
 /**
  * The one LISTEN connection of its user, kept up: it reconnects after a failure or a lost
- * connection (`reconnectDelayMs` after it), and whoever listens learns when it is back (`onConnect`,
+ * connection (`reconnectDelayMs` after it, doubling while attempts keep failing), and whoever listens learns when it is back (`onConnect`,
  * `onNotify`) so that it can catch up on what was notified while nobody listened.
  */
 export class PgNotifications {
@@ -33,6 +37,8 @@ export class PgNotifications {
   private opened?: Promise<void>;
   private closed = false;
   private attempts = 0;
+  /** Attempts that failed since the connection was last up. */
+  private failuresInRow = 0;
   private readonly channels: readonly string[];
   private readonly wakeListeners: Array<() => void> = [];
   private readonly notificationListeners: Array<(notification: Notification) => void> = [];
@@ -127,6 +133,7 @@ export class PgNotifications {
       if (this.connecting === client) this.connecting = undefined;
       await client.end().catch(() => undefined);
       if (this.closed) return;
+      this.failuresInRow += 1;
       this.logger.warn({ err: (err as Error).message }, this.options.failedLine ?? `cannot LISTEN ${this.label()}; retrying`);
       this.reconnectSoon();
       return;
@@ -137,6 +144,7 @@ export class PgNotifications {
       return;
     }
     up = true;
+    this.failuresInRow = 0;
     this.client = client;
     for (const listener of this.connectListeners) listener(reconnected);
     for (const listener of this.wakeListeners) listener();
@@ -147,7 +155,7 @@ export class PgNotifications {
     this.retry = setTimeout(() => {
       this.retry = undefined;
       void this.connect();
-    }, this.options.reconnectDelayMs ?? RECONNECT_DELAY_MS);
+    }, growingDelayMs(this.failuresInRow + 1, this.options.reconnectDelayMs ?? RECONNECT_DELAY_MS, this.options.maxReconnectDelayMs ?? MAX_RECONNECT_DELAY_MS));
     this.retry.unref();
   }
 }
