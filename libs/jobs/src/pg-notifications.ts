@@ -14,7 +14,10 @@ export interface PgNotificationsOptions {
   channel: string | readonly string[];
   /** `application_name` of the connection (pg_stat_activity). */
   applicationName: string;
-  /** Wait before the first new attempt after a lost connection or a failed attempt; 1 s by default. It doubles with each attempt that fails in a row. */
+  /**
+   * Wait before the first new attempt after a lost connection or a failed attempt; 1 s by default.
+   * It doubles with each attempt that fails in a row.
+   */
   reconnectDelayMs?: number;
   /** The longest wait between two attempts; 15 s by default. */
   maxReconnectDelayMs?: number;
@@ -152,10 +155,17 @@ export class PgNotifications {
 
   private reconnectSoon(): void {
     if (this.closed || this.retry) return;
-    this.retry = setTimeout(() => {
-      this.retry = undefined;
-      void this.connect();
-    }, growingDelayMs(this.failuresInRow + 1, this.options.reconnectDelayMs ?? RECONNECT_DELAY_MS, this.options.maxReconnectDelayMs ?? MAX_RECONNECT_DELAY_MS));
+    this.retry = setTimeout(
+      () => {
+        this.retry = undefined;
+        void this.connect();
+      },
+      growingDelayMs(
+        this.failuresInRow + 1,
+        this.options.reconnectDelayMs ?? RECONNECT_DELAY_MS,
+        this.options.maxReconnectDelayMs ?? MAX_RECONNECT_DELAY_MS,
+      ),
+    );
     this.retry.unref();
   }
 }

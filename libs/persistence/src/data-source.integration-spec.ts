@@ -38,7 +38,12 @@ describe('data source (real PostgreSQL)', () => {
   const db = { url: Object.assign(new URL(SERVER), { pathname: `/${name}` }).toString() };
   let sources: DataSource[] = [];
   const open = () =>
-    createDataSource({ schema: 'sample', url: db.url, migrations: [CreateSamples1700000000000, IndexSamples1700000000001], poolSize: 3 }).initialize();
+    createDataSource({
+      schema: 'sample',
+      url: db.url,
+      migrations: [CreateSamples1700000000000, IndexSamples1700000000001],
+      poolSize: 3,
+    }).initialize();
 
   beforeAll(async () => {
     await onServer(`CREATE DATABASE ${name}`);

@@ -56,7 +56,9 @@ export async function migrate(dataSource: DataSource): Promise<string[]> {
   await runner.connect();
   try {
     for (let delayMs = 50; ; delayMs = Math.min(delayMs * 2, LOCK_RETRY_MAX_MS)) {
-      const row = await queryOne<{ locked: boolean }>(runner, 'SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`migrations:${schema}`]);
+      const row = await queryOne<{ locked: boolean }>(runner, 'SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
+        `migrations:${schema}`,
+      ]);
       if (row?.locked) break;
       await sleep(delayMs);
     }
