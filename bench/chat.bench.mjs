@@ -219,6 +219,7 @@ const stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-ap
     LOG_LEVEL: 'error',
     VISITOR_MESSAGES_PER_MINUTE: '1000000',
     VISITOR_STREAMS_PER_ADDRESS: '1000000',
+    VISITOR_STREAMS_PER_ACCOUNT: '1000000',
     ...(process.env.ASSISTANT_SEARCH_CONCURRENCY ? { ASSISTANT_SEARCH_CONCURRENCY: process.env.ASSISTANT_SEARCH_CONCURRENCY } : {}),
   },
 });
