@@ -184,7 +184,12 @@ export async function startCluster({ dir, env, appEnv = {}, freePort, root, log 
       if (incarnation.readyAt) replica.crashes += 1;
       else replica.startFailures += 1;
       const what = `${replica.name} exited by itself ${incarnation.readyAt ? 'after it was ready' : 'while starting'} (${code ?? signal})`;
-      if (incarnation.readyAt) out.once('finish', () => log(`${what}. Its log ends:\n${logTail(replica)}`));
+      if (incarnation.readyAt) {
+        const tell = () => log(`${what}. Its log ends:\n${logTail(replica)}`);
+        // The pipe ends the log file with the child's output; it may be written already.
+        if (out.writableFinished) tell();
+        else out.once('finish', tell);
+      }
       log(`${what}; restarting it`);
       // Restarted at once, then backing off to 8 s while it keeps failing (a CrashLoopBackOff in short).
       const failing = replica.incarnations.slice(-4).filter((i) => !i.readyAt).length;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { createDataSource, migrate } from './data-source';
 
@@ -60,6 +60,27 @@ describe('data source (real PostgreSQL)', () => {
     const applied = await Promise.all(sources.map((s) => migrate(s)));
     expect(applied.flat()).toEqual(['CreateSamples1700000000000', 'IndexSamples1700000000001']);
     expect(await migrate(sources[0]!)).toEqual([]);
+  });
+
+  it('a pooled client whose connection PostgreSQL ends while it is held between queries raises no uncaught error', async () => {
+    // The pool listens to a client only while it is idle, TypeORM only while a query runner holds it.
+    const pool = (sources[0]!.driver as unknown as { master: Pool }).master;
+    const client = await pool.connect();
+    const errors: Error[] = [];
+    const seen = (err: Error) => errors.push(err);
+    process.on('uncaughtException', seen);
+    try {
+      // Without one, node-postgres throws the error from its socket handler: the process ends.
+      expect(client.listenerCount('error')).toBeGreaterThan(0);
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await sources[1]!.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(errors).toEqual([]);
+      await expect(client.query('SELECT 1')).rejects.toThrow();
+    } finally {
+      process.off('uncaughtException', seen);
+      client.release(true);
+    }
   });
 
   it('round-trips microseconds and answers in UTC with +00:00, whatever offset was sent', async () => {

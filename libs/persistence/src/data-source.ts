@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { types } from 'pg';
 import { DataSource, MigrationInterface } from 'typeorm';
@@ -5,6 +6,9 @@ import { execute, queryOne } from './sql';
 import { formatTimestamp } from './timestamps';
 
 const TIMESTAMPTZ_OID = 1184;
+
+/** The pool removes a client that failed; its holder learns of it from its next query. */
+function ignoreClientError(): void {}
 
 /** The local development database (`npm start` creates it). */
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/svc';
@@ -32,6 +36,12 @@ export function createDataSource(options: SchemaOptions): DataSource {
       max: options.poolSize ?? 10,
       options: '-c timezone=UTC',
       connectionTimeoutMillis: 5_000,
+      // Every client keeps a listener for 'error' from its first connection to its end. The pool
+      // and TypeORM each listen only while they hold a client, and node-postgres emits an error
+      // with nobody listening when PostgreSQL stops ("terminating connection due to administrator
+      // command") in between: an uncaught exception that ended webhook-dispatcher replicas in the
+      // chaos test. The holder still sees the error: its next query fails (not queryable).
+      onConnect: (client: EventEmitter) => void client.on('error', ignoreClientError),
       types: {
         getTypeParser: (oid: number, format?: 'text' | 'binary') =>
           oid === TIMESTAMPTZ_OID ? formatTimestamp : types.getTypeParser(oid, format as 'text'),
