@@ -176,17 +176,15 @@ export async function startCluster({ dir, env, appEnv = {}, freePort, root, log 
     /** @type {Incarnation} */
     const incarnation = { pid: child.pid, startedAt: Date.now(), readyAt: null, warmRssKb: null };
     replica.incarnations.push(incarnation);
-    // 'close': the child's output is read to its end (a crash's last lines name its cause).
-    child.on('close', (code, signal) => {
-      out.end();
+    child.on('exit', (code, signal) => {
       if (stopping || replica.expectedExit) return;
       // Exiting while starting (its database down) is what Kubernetes restarts with a back-off; exiting once ready is a crash.
       if (incarnation.readyAt) replica.crashes += 1;
       else replica.startFailures += 1;
       const what = `${replica.name} exited by itself ${incarnation.readyAt ? 'after it was ready' : 'while starting'} (${code ?? signal})`;
+      // A crash's last lines name its cause: told once the pipes have ended the log file (they end it, not 'exit').
       if (incarnation.readyAt) {
         const tell = () => log(`${what}. Its log ends:\n${logTail(replica)}`);
-        // The pipe ends the log file with the child's output; it may be written already.
         if (out.writableFinished) tell();
         else out.once('finish', tell);
       }

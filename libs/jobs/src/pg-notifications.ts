@@ -29,8 +29,9 @@ export interface PgNotificationsOptions {
 
 /**
  * The one LISTEN connection of its user, kept up: it reconnects after a failure or a lost
- * connection (`reconnectDelayMs` after it, doubling while attempts keep failing), and whoever listens learns when it is back (`onConnect`,
- * `onNotify`) so that it can catch up on what was notified while nobody listened.
+ * connection (`reconnectDelayMs` after it, doubling while attempts keep failing), and whoever
+ * listens learns when it is back (`onConnect`, `onNotify`) so that it can catch up on what was
+ * notified while nobody listened.
  */
 export class PgNotifications {
   private client?: Client;
