@@ -7,7 +7,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const TESTS = ['**/*.spec.ts', '**/*.integration-spec.ts', '**/*.e2e-spec.ts', '**/*.outage-spec.ts'];
-const RUNTIME = ['type:domain', 'type:messaging', 'type:jobs', 'type:data', 'type:platform', 'type:contracts', 'type:util'];
+const RUNTIME = ['type:tracing', 'type:domain', 'type:messaging', 'type:jobs', 'type:data', 'type:platform', 'type:contracts', 'type:util'];
 
 /**
  * Which projects may import which. Runtime code (apps and libraries) never imports `type:testing`,
@@ -33,11 +33,16 @@ function boundaries({ tests }) {
       },
       // util: self-contained helpers (webhook signing) that a business may copy; no other library.
       { sourceTag: 'type:util', onlyDependOnLibsWithTags: [...testing] },
-      { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', ...testing] },
+      // tracing: OpenTelemetry's start and the trace context kept across hops; no other library.
+      { sourceTag: 'type:tracing', onlyDependOnLibsWithTags: [...testing] },
+      { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:tracing', 'type:contracts', ...testing] },
       { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', ...testing] },
       // jobs: claims, leases, retries, sweeps and their Nest lifecycle (see libs/jobs).
       { sourceTag: 'type:jobs', onlyDependOnLibsWithTags: ['type:data', 'type:platform', 'type:contracts', ...testing] },
-      { sourceTag: 'type:messaging', onlyDependOnLibsWithTags: ['type:jobs', 'type:data', 'type:platform', 'type:contracts', ...testing] },
+      {
+        sourceTag: 'type:messaging',
+        onlyDependOnLibsWithTags: ['type:tracing', 'type:jobs', 'type:data', 'type:platform', 'type:contracts', ...testing],
+      },
       { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:data', 'type:platform', 'type:contracts', ...testing] },
       // clients: one service's internal HTTP routes, for the apps that call them.
       { sourceTag: 'type:clients', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', ...testing] },

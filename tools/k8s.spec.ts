@@ -1259,3 +1259,53 @@ describe('monitoring: alert rules (promtool runs them in tools/alert-rules.spec.
     for (const pod of [postgresPod, rabbitmqPod, redisPod]) expect(egressAllowed(policies, pod, { ip: '10.96.0.1', port: 443 })).toBe(true);
   });
 });
+
+(kubectl ? describe : describe.skip)('Kubernetes manifests: components/tracing (added to overlay prod, rendered)', () => {
+  const render = (): K8sObject[] => {
+    const dir = mkdtempSync(join(tmpdir(), 'k8s-tracing-'));
+    try {
+      const prod = join(K8S, 'overlays', 'prod');
+      const wrapper = {
+        apiVersion: 'kustomize.config.k8s.io/v1beta1',
+        kind: 'Kustomization',
+        resources: [relative(dir, prod)],
+        components: [relative(dir, join(K8S, 'components', 'tracing'))],
+      };
+      writeFileSync(join(dir, 'kustomization.yaml'), stringify(wrapper));
+      const result = kustomize(dir);
+      expect(result.stderr).toBe('');
+      return parseAllDocuments(result.stdout).map((d) => d.toJS() as K8sObject);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const objects = render();
+  const collector = named(ofKind<IDeployment>(objects, 'Deployment'), 'otel-collector')[0];
+  const apps = ofKind<IDeployment>(objects, 'Deployment').filter((d) =>
+    ['gateway', 'service'].includes(podLabels(d)['app.kubernetes.io/component'] ?? ''),
+  );
+
+  it('points every app at the collector with 10% of traces sampled, through the shared settings', () => {
+    const config = ofKind<IConfigMap>(objects, 'ConfigMap').find((c) => c.metadata?.name?.startsWith('svc-config'));
+    expect(config?.data).toMatchObject({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.1',
+    });
+    expect(apps.length).toBeGreaterThan(5);
+    for (const app of apps) expect(podSpec(app).containers[0]?.envFrom?.map((e) => e.configMapRef?.name)).toContain(config?.metadata?.name);
+  });
+
+  it('runs the collector (two replicas, OTLP/HTTP on 4318, probes, limits) and lets the apps, and only them, reach it', () => {
+    expect(collector?.spec?.replicas).toBe(2);
+    const container = podSpec(collector!).containers[0]!;
+    expect(container.ports?.map((p) => p.containerPort)).toContain(4318);
+    expect(container.readinessProbe).toBeDefined();
+    expect(container.resources?.limits?.['memory']).toBeDefined();
+    const policies = ofKind<INetworkPolicy>(objects, 'NetworkPolicy');
+    const egress = policies.find((p) => p.metadata?.name === 'spans-to-collector');
+    expect(egress?.spec?.egress?.[0]?.to?.[0]?.podSelector?.matchLabels).toEqual({ 'app.kubernetes.io/name': 'otel-collector' });
+    const ingress = policies.find((p) => p.metadata?.name === 'otel-collector');
+    expect(ingress?.spec?.ingress?.[0]?.ports).toEqual([{ port: 4318, protocol: 'TCP' }]);
+  });
+});

@@ -1,3 +1,4 @@
+import './tracing';
 import { runApp } from '@svc/platform';
 import { app } from './app';
 

@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DomainMessage, EventKind } from '@svc/contracts';
 import { BatchQueue } from '@svc/messaging';
-import { EventsRepository } from './events.repository';
+import { currentTraceparent } from '@svc/tracing';
+import { EventsRepository, TracedMessage } from './events.repository';
 
 const MAX_BATCH = 200;
 
 /** Groups the messages handled at once into one append per account (a `BatchQueue` per account). */
 @Injectable()
 export class AppendBatcher {
-  private readonly queue: BatchQueue<DomainMessage<EventKind>>;
+  private readonly queue: BatchQueue<TracedMessage>;
 
   constructor(events: EventsRepository) {
     this.queue = new BatchQueue({
@@ -19,7 +20,8 @@ export class AppendBatcher {
     });
   }
 
+  /** Appends `message` as part of the trace it is handled in. */
   append(message: DomainMessage<EventKind>): Promise<void> {
-    return this.queue.add(message);
+    return this.queue.add({ ...message, traceparent: currentTraceparent() });
   }
 }

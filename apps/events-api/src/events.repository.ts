@@ -15,13 +15,16 @@ const eventJson = (row: string, at: string) => `json_build_object('id', ${row}.i
 
 /**
  * Appends one account's events in one statement: skips redeliveries, takes the account's next ids (its row
- * lock orders the commits), fills the outbox without NOTIFY (ADR 001); an erased customer's (`$6`) go blanked (`$7`).
+ * lock orders the commits), fills the outbox without NOTIFY (ADR 001) with each event's trace (`$8`); an erased customer's (`$6`)
+ * go blanked (`$7`).
  */
 const APPEND = `
   WITH input AS (
     SELECT t.event_id, t.kind, t.at, t.ord,
            CASE WHEN EXISTS (SELECT 1 FROM events.erased_contacts x WHERE x.account_id = $1 AND x.svc_id = t.svc_id) THEN t.erased ELSE t.data END AS data
-    FROM unnest($2::uuid[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::bigint[], $7::jsonb[]) WITH ORDINALITY AS t(event_id, kind, at, data, svc_id, erased, ord)
+    , t.traceparent
+    FROM unnest($2::uuid[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::bigint[], $7::jsonb[], $8::text[])
+         WITH ORDINALITY AS t(event_id, kind, at, data, svc_id, erased, traceparent, ord)
   ), fresh AS (
     SELECT i.*, row_number() OVER (ORDER BY i.ord) AS rn, count(*) OVER () AS n FROM input i
     WHERE NOT EXISTS (SELECT 1 FROM events.events e WHERE e.event_id = i.event_id)
@@ -36,17 +39,20 @@ const APPEND = `
     ON CONFLICT (event_id) DO NOTHING
     RETURNING id, event_id, kind, ${AT} AS at, data
   ), outbox AS (
-    INSERT INTO events.outbox (id, exchange, routing_key, body)
+    INSERT INTO events.outbox (id, exchange, routing_key, body, traceparent)
     SELECT ev.event_id, '${EVENTS_EXCHANGE}', ev.kind, jsonb_build_object(
       'account_id', $1::text,
       'event_id', ev.event_id::text,
-      'event', ${eventJson('ev', 'ev.at')})
-    FROM ev
+      'event', ${eventJson('ev', 'ev.at')}), t.traceparent
+    FROM ev CROSS JOIN LATERAL (SELECT f.traceparent FROM fresh f WHERE f.event_id = ev.event_id LIMIT 1) t
     RETURNING 1
   )
   SELECT (SELECT count(*) FROM outbox)::int AS appended`;
 
 export type EventsPage = Page<'events', PublicEvent, number>;
+
+/** A domain message to append, with the trace it was handled in (its recorded event is published as part of it). */
+export type TracedMessage = DomainMessage<EventKind> & { traceparent?: string | null };
 
 /** The SQL of schema `events`: the feed's appends, pages, erasure and pruning, and the outbox its relay publishes. */
 @Injectable()
@@ -70,7 +76,7 @@ export class EventsRepository {
   }
 
   /** Appends one account's events in order; returns how many were new. Looks again after the commit for a racing erasure. */
-  async append(accountId: string, messages: ReadonlyArray<DomainMessage<EventKind>>): Promise<number> {
+  async append(accountId: string, messages: ReadonlyArray<TracedMessage>): Promise<number> {
     const svcIds = messages.map((m) => eventContactSvcId(m.data));
     const [row] = await queryRows<{ appended: number }>(this.db, APPEND, [
       accountId,
@@ -80,6 +86,7 @@ export class EventsRepository {
       messages.map((m) => JSON.stringify(m.data)),
       svcIds,
       messages.map((m) => JSON.stringify(eraseEventData(m.data))),
+      messages.map((m) => m.traceparent ?? null),
     ]);
     const appended = row?.appended ?? 0;
     if (appended > 0) {

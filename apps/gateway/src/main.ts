@@ -1,4 +1,5 @@
 import './v8-flags';
+import './tracing';
 import { runApp } from '@svc/platform';
 import { app } from './app';
 

@@ -28,6 +28,7 @@ export interface Deliveries {
   next_attempt_at: Generated<string>;
   single_attempt: Generated<boolean>;
   status: Generated<string>;
+  traceparent: string | null;
 }
 
 export interface Endpoints {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DomainDataByKind, DomainKind, DomainMessage } from '@svc/contracts';
 import { execute, nowTimestamp, Queryable } from '@svc/persistence';
+import { currentTraceparent } from '@svc/tracing';
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { DOMAIN_EXCHANGE } from './topology';
 
@@ -10,6 +11,8 @@ export interface OutboxMessage {
   exchange: string;
   routingKey: string;
   body: unknown;
+  /** The W3C `traceparent` of the work that caused it (the active span's when enqueued, unless given). */
+  traceparent?: string | null;
 }
 
 /** The NOTIFY channel the relay of `schema` listens on. */
@@ -47,14 +50,33 @@ export function outboxMigration(schema: string, timestamp = 1763800000000): new 
   };
 }
 
-/** The start of an INSERT of outbox rows of `schema`: `SELECT id, exchange, routing_key, body …` follows. */
+/**
+ * The migration that keeps, with each outbox row, the trace of the work that wrote it: the relay
+ * publishes the message as part of that trace (docs/operations.md, "Traces").
+ */
+export function outboxTraceMigration(schema: string, timestamp: number): new () => MigrationInterface {
+  return class implements MigrationInterface {
+    name = `OutboxTraceparent${timestamp}`;
+
+    async up(queryRunner: QueryRunner): Promise<void> {
+      await execute(queryRunner, `ALTER TABLE "${schema}".outbox ADD COLUMN traceparent text`);
+    }
+
+    async down(queryRunner: QueryRunner): Promise<void> {
+      await execute(queryRunner, `ALTER TABLE "${schema}".outbox DROP COLUMN traceparent`);
+    }
+  };
+}
+
+/** The start of an INSERT of outbox rows of `schema`: `SELECT id, exchange, routing_key, body, traceparent …` follows. */
 export function outboxInsert(schema: string): string {
-  return `INSERT INTO "${schema}".outbox (id, exchange, routing_key, body)`;
+  return `INSERT INTO "${schema}".outbox (id, exchange, routing_key, body, traceparent)`;
 }
 
 /** Adds messages in the caller's transaction and NOTIFYs the relay on commit. See docs/adr/001-outbox-relay-notify.md */
 export async function enqueue(db: Queryable, schema: string, messages: readonly OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
+  const traceparent = currentTraceparent();
   await execute(
     db,
     {
@@ -62,7 +84,7 @@ export async function enqueue(db: Queryable, schema: string, messages: readonly 
       name: `${schema}_outbox_enqueue`,
       text: `WITH added AS (
                ${outboxInsert(schema)}
-               SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
+               SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $6::text[])
                ON CONFLICT (id) DO NOTHING
              )
              SELECT pg_notify($5, '')`,
@@ -73,6 +95,7 @@ export async function enqueue(db: Queryable, schema: string, messages: readonly 
       messages.map((m) => m.routingKey),
       messages.map((m) => JSON.stringify(m.body)),
       outboxChannel(schema),
+      messages.map((m) => m.traceparent ?? traceparent ?? null),
     ],
   );
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectLogger } from '@svc/platform';
+import { withTraceparent } from '@svc/tracing';
 import type { ChannelModel, ConfirmChannel } from 'amqplib';
 import type { Logger } from 'pino';
 import { AmqpClient } from './amqp-client';
@@ -44,13 +45,16 @@ export class Publisher {
       messages.map(
         (message) =>
           new Promise<void>((resolve, reject) => {
-            channel.publish(
-              message.exchange,
-              message.routingKey,
-              Buffer.from(JSON.stringify(message.body)),
-              { persistent: true, messageId: message.id, contentType: 'application/json' },
-              (err: unknown) =>
-                err ? reject(err instanceof Error ? err : new BrokerUnavailableError('message not confirmed')) : resolve(),
+            // As part of the trace that wrote the message (its outbox row's): the broker's headers carry it on.
+            withTraceparent(message.traceparent, () =>
+              channel.publish(
+                message.exchange,
+                message.routingKey,
+                Buffer.from(JSON.stringify(message.body)),
+                { persistent: true, messageId: message.id, contentType: 'application/json' },
+                (err: unknown) =>
+                  err ? reject(err instanceof Error ? err : new BrokerUnavailableError('message not confirmed')) : resolve(),
+              ),
             );
           }),
       ),

@@ -24,7 +24,7 @@ export const RELAY_OPTIONS = Symbol('RELAY_OPTIONS');
 export const RELAY_METRICS = Symbol('RELAY_METRICS');
 
 /** A row the relay publishes (the outbox table is the same in every schema that has one). */
-type OutboxRow = Columns<Outbox, 'seq' | 'id' | 'exchange' | 'routing_key' | 'body'>;
+type OutboxRow = Columns<Outbox, 'seq' | 'id' | 'exchange' | 'routing_key' | 'body' | 'traceparent'>;
 
 const RETRY_AFTER_FAILURE_MS = 500;
 /** Wait before the LISTEN connection is tried again (the poll publishes meanwhile). */
@@ -134,7 +134,7 @@ export class OutboxRelay {
       try {
         const [, , claim] = (await client
           .query(
-            `BEGIN; SET LOCAL synchronous_commit = off; SELECT seq, id, exchange, routing_key, body FROM "${schema}".outbox
+            `BEGIN; SET LOCAL synchronous_commit = off; SELECT seq, id, exchange, routing_key, body, traceparent FROM "${schema}".outbox
              WHERE sent_at IS NULL ORDER BY seq LIMIT ${Math.trunc(batchSize)} FOR UPDATE SKIP LOCKED`,
           )
           .finally(claimed)) as unknown as [QueryResult, QueryResult, QueryResult<OutboxRow>];
@@ -144,7 +144,9 @@ export class OutboxRelay {
           return 0;
         }
         const published = this.metrics?.publishDuration.startTimer();
-        await this.publisher.publish(rows.map((r) => ({ id: r.id, exchange: r.exchange, routingKey: r.routing_key, body: r.body })));
+        await this.publisher.publish(
+          rows.map((r) => ({ id: r.id, exchange: r.exchange, routingKey: r.routing_key, body: r.body, traceparent: r.traceparent })),
+        );
         published?.();
         this.metrics?.published.inc(rows.length);
         // seq is a bigint PostgreSQL returned (digits only), so the list is written into the statement.

@@ -9,6 +9,7 @@ export interface Outbox {
   routing_key: string;
   sent_at: string | null;
   seq: Generated<Int8>;
+  traceparent: string | null;
 }
 
 export interface DB {

@@ -1,5 +1,6 @@
 import { DynamicModule, ExecutionContext, Global, Inject, Injectable, Module, Provider } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
+import { stopTracing } from '@svc/tracing';
 import type { Logger } from 'pino';
 import { HealthController } from './health.controller';
 import { ReadinessService } from './readiness.service';
@@ -43,6 +44,8 @@ export class PlatformModule {
       { provide: APP_LOGGER, useValue: options.logger },
       ReadinessService,
       MetricsService,
+      // Spans still buffered are exported before the process ends (nothing when tracing is off).
+      { provide: Symbol('traces flushed on shutdown'), useValue: { onApplicationShutdown: () => stopTracing() } },
     ];
     const { name, config } = options;
     if (config.INTERNAL_PUBLIC_KEYS !== undefined) {

@@ -1,5 +1,5 @@
 import { DomainMessage, EventKind, sampleEventData } from '@svc/contracts';
-import { domainMessage, enqueueDomainMessages, outboxMigration } from '@svc/messaging';
+import { domainMessage, enqueueDomainMessages, outboxMigration, outboxTraceMigration } from '@svc/messaging';
 import { createDataSource, migrate, queryOne } from '@svc/persistence';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ export class TestProducer {
     const db = await createDataSource({
       schema: PRODUCER_SCHEMA,
       url: databaseUrl,
-      migrations: [outboxMigration(PRODUCER_SCHEMA)],
+      migrations: [outboxMigration(PRODUCER_SCHEMA), outboxTraceMigration(PRODUCER_SCHEMA, 1765000000000)],
       poolSize: 8,
     }).initialize();
     await migrate(db);

@@ -13,6 +13,7 @@ import {
 } from '@svc/contracts';
 import { DOMAIN_EXCHANGE, enqueueDomainMessages, outboxChannel, outboxInsert } from '@svc/messaging';
 import { ASYNC_COMMIT, Columns, execute, PreparedStatement, queryOne, queryRows, SqlParam } from '@svc/persistence';
+import { currentTraceparent } from '@svc/tracing';
 import { DataSource, EntityManager } from 'typeorm';
 import { CHAT_SCHEMA } from '../migrations';
 import type { Conversations, Messages } from '../schema.generated';
@@ -168,7 +169,8 @@ const CONTRACT_TIME = (column: string): string => `to_char(${column} AT TIME ZON
  * - `$10` the customer message this one answers: added only if it was still unanswered, and then the
  *   commit does not wait for its WAL flush (a crash that loses it leaves the question pending, and
  *   the sweep answers it anew);
- * - `$11`–`$14` its event, committed to the outbox with the message's id and time filled in, and its
+ * - `$11`–`$14` its event, committed to the outbox with the message's id and time filled in (and `$17`, the
+ *   trace it was written in), and its
  *   `contact` as the model of customers holds them now when that is newer than the one given (a
  *   reply written while contacts-api's write was applied carries it: read your writes, ADR 014);
  * - an assistant or team message of a WhatsApp conversation goes out through the Cloud API
@@ -209,7 +211,7 @@ const ADD_MESSAGE = {
      ${outboxInsert(CHAT_SCHEMA)}
      SELECT $11::uuid, $12, $13,
             jsonb_set(jsonb_set(CASE WHEN newer.contact IS NULL THEN $14::jsonb ELSE jsonb_set($14::jsonb, '{data,contact}', newer.contact) END,
-              '{data,message,id}', to_jsonb(added.id)), '{data,message,at}', to_jsonb(${CONTRACT_TIME('added.at')}))
+              '{data,message,id}', to_jsonb(added.id)), '{data,message,at}', to_jsonb(${CONTRACT_TIME('added.at')})), $17
        FROM added LEFT JOIN chat.customers newer
          ON newer.account_id = $1 AND newer.svc_id = ($14::jsonb #>> '{data,contact,svc_id}')::bigint
         AND newer.contact IS NOT NULL AND newer.updated_at > ($14::jsonb #>> '{data,contact,updated_at}')::timestamptz
@@ -304,6 +306,7 @@ async function addMessage(
     event ? JSON.stringify(event) : null,
     outboxChannel(CHAT_SCHEMA),
     REPLY_LEASE_MS,
+    event ? (currentTraceparent() ?? null) : null,
   ]);
   const row = rows[0];
   return row ? { ...toMessage(row), reply_pending: row.reply_pending } : undefined;

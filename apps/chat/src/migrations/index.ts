@@ -1,4 +1,4 @@
-import { outboxMigration } from '@svc/messaging';
+import { outboxMigration, outboxTraceMigration } from '@svc/messaging';
 import { CreateConversations1764000000001 } from './1764000000001-CreateConversations';
 import { CreateBookingsAndInbox1764000000002 } from './1764000000002-CreateBookingsAndInbox';
 import { CreateContactActivity1764000000003 } from './1764000000003-CreateContactActivity';
@@ -32,4 +32,5 @@ export const CHAT_MIGRATIONS = [
   RotateVisitorTokens1764000000010,
   CreateNewConversationCounts1764000000015,
   CountReplyFailures1764000000016,
+  outboxTraceMigration(CHAT_SCHEMA, 1765000000000),
 ];

@@ -1,4 +1,4 @@
-import { outboxMigration } from '@svc/messaging';
+import { outboxMigration, outboxTraceMigration } from '@svc/messaging';
 import { CreateKnowledgePieces1763900000000 } from './1763900000000-CreateKnowledgePieces';
 import { SearchInMemory1763900000001 } from './1763900000001-SearchInMemory';
 import { TaughtQuestions1764800000000 } from './1764800000000-TaughtQuestions';
@@ -10,4 +10,5 @@ export const KNOWLEDGE_MIGRATIONS = [
   outboxMigration(KNOWLEDGE_SCHEMA),
   SearchInMemory1763900000001,
   TaughtQuestions1764800000000,
+  outboxTraceMigration(KNOWLEDGE_SCHEMA, 1765000000000),
 ];

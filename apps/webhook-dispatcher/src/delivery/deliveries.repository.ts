@@ -15,7 +15,7 @@ export const DELIVERIES_CHANNEL = 'webhooks_deliveries';
  */
 type DeliveryLeaseRow = Columns<
   Deliveries,
-  'id' | 'account_id' | 'endpoint_id' | 'event_id' | 'event_kind' | 'body' | 'attempts' | 'single_attempt' | 'claim_token'
+  'id' | 'account_id' | 'endpoint_id' | 'event_id' | 'event_kind' | 'body' | 'attempts' | 'single_attempt' | 'claim_token' | 'traceparent'
 > &
   Columns<Endpoints, 'url' | 'secret_sealed'> & { previous_secret_sealed: Buffer | null };
 
@@ -59,6 +59,8 @@ export interface NewEvent {
   body: Buffer;
   /** The customer the event is about, and the body to send instead once they are erased. */
   erasure?: { svcId: number; body: Buffer };
+  /** The trace the event was recorded in: each attempt of its deliveries is a span of it. */
+  traceparent?: string | null;
 }
 
 /** Customers of one account (svc_ids). */
@@ -143,11 +145,12 @@ export class DeliveriesRepository {
       {
         name: 'webhooks_insert_deliveries',
         text: `WITH input AS (
-         SELECT u.account_id, u.event_id, u.kind, u.svc_id, u.ord, CASE WHEN x.svc_id IS NULL THEN u.body ELSE u.erased_body END AS body
-         FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bytea[], $12::bigint[], $13::bytea[]) WITH ORDINALITY AS u (account_id, event_id, kind, body, svc_id, erased_body, ord)
+         SELECT u.account_id, u.event_id, u.kind, u.svc_id, u.traceparent, u.ord, CASE WHEN x.svc_id IS NULL THEN u.body ELSE u.erased_body END AS body
+         FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bytea[], $12::bigint[], $13::bytea[], $14::text[])
+              WITH ORDINALITY AS u (account_id, event_id, kind, body, svc_id, erased_body, traceparent, ord)
          LEFT JOIN webhooks.erased_contacts x ON x.account_id = u.account_id AND x.svc_id = u.svc_id
        ), matching AS (
-         SELECT e.id AS endpoint_id, e.account_id, e.status = 'enabled' AS enabled, i.event_id, i.kind, i.body, i.svc_id, i.ord
+         SELECT e.id AS endpoint_id, e.account_id, e.status = 'enabled' AS enabled, i.event_id, i.kind, i.body, i.svc_id, i.traceparent, i.ord
          FROM input i JOIN webhooks.endpoints e
            ON e.account_id = i.account_id AND e.deleted_at IS NULL AND (e.events IS NULL OR i.kind = ANY (e.events))
          FOR SHARE OF e
@@ -168,14 +171,14 @@ export class DeliveriesRepository {
        ), targets AS (
          SELECT c.*, c.open AND count(*) FILTER (WHERE c.open) OVER (ORDER BY c.ord, c.endpoint_id) <= $9 AS leased FROM capped c
        ), inserted AS (
-         INSERT INTO webhooks.deliveries (account_id, endpoint_id, event_id, event_kind, body, contact_svc_id, status, finished_at, locked_until, claim_token)
+         INSERT INTO webhooks.deliveries (account_id, endpoint_id, event_id, event_kind, body, contact_svc_id, status, finished_at, locked_until, claim_token, traceparent)
          SELECT t.account_id, t.endpoint_id, t.event_id, t.kind, t.body, t.svc_id,
                 CASE WHEN t.enabled THEN 'pending' ELSE 'failed' END, CASE WHEN t.enabled THEN NULL ELSE now() END,
                 CASE WHEN t.leased THEN now() + $8 * interval '1 millisecond' END,
-                CASE WHEN t.leased THEN $6::uuid END
+                CASE WHEN t.leased THEN $6::uuid END, t.traceparent
          FROM targets t
          ON CONFLICT (endpoint_id, event_id) DO NOTHING
-         RETURNING id, account_id, endpoint_id, event_id, event_kind, body, attempts, single_attempt, status, claim_token
+         RETURNING id, account_id, endpoint_id, event_id, event_kind, body, attempts, single_attempt, status, claim_token, traceparent
        )
        SELECT i.*, e.url, e.secret_sealed, ${PREVIOUS_SECRET},
               CASE WHEN i.claim_token IS NULL AND i.status = 'pending' AND $10 THEN pg_notify($5, '') END AS notified
@@ -195,6 +198,7 @@ export class DeliveriesRepository {
         lease?.maxInFlightPerAccount ?? 0,
         events.map((e) => e.erasure?.svcId ?? null),
         events.map((e) => e.erasure?.body ?? null),
+        events.map((e) => e.traceparent ?? null),
       ],
     );
     return { inserted: rows.length, leased: rows.filter((row): row is ClaimedDelivery => row.claim_token !== null) };
@@ -262,7 +266,8 @@ export class DeliveriesRepository {
          SET locked_until = now() + $3 * interval '1 millisecond', claim_token = $4
          FROM locked, webhooks.endpoints e
          WHERE d.id = locked.id AND e.id = d.endpoint_id
-         RETURNING d.id, d.account_id, d.endpoint_id, d.event_id, d.event_kind, d.body, d.attempts, d.single_attempt, e.url, e.secret_sealed, ${PREVIOUS_SECRET}, d.claim_token
+         RETURNING d.id, d.account_id, d.endpoint_id, d.event_id, d.event_kind, d.body, d.attempts, d.single_attempt, e.url, e.secret_sealed, ${PREVIOUS_SECRET}, d.claim_token,
+                   d.traceparent
        )
        SELECT claimed.*, EXISTS (
          SELECT 1 FROM webhooks.deliveries d

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Claimed, LeaseWorker, nextAfterFailure, parseRetrySchedule, Reservation } from '@svc/jobs';
 import { APP_LOGGER } from '@svc/platform';
+import { inSpan, SpanKind, SpanStatusCode } from '@svc/tracing';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { SecretBox } from '../security/secret-box';
@@ -128,7 +129,22 @@ export class DeliveryWorker extends LeaseWorker<ClaimedDelivery> {
     });
   }
 
-  private async send(delivery: ClaimedDelivery): Promise<AttemptResult> {
+  /** One attempt, a span of the trace its event was recorded in (the request to the receiver is its child and carries it on). */
+  private send(delivery: ClaimedDelivery): Promise<AttemptResult> {
+    const attributes = { 'svc.delivery_id': delivery.id, 'svc.endpoint_id': delivery.endpoint_id, 'svc.attempt': delivery.attempts + 1 };
+    return inSpan(
+      `webhook ${delivery.event_kind}`,
+      { traceparent: delivery.traceparent, kind: SpanKind.PRODUCER, attributes },
+      async (span) => {
+        const result = await this.attempt(delivery);
+        if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
+        if (!result.delivered) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? `status ${result.statusCode}` });
+        return result;
+      },
+    );
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<AttemptResult> {
     try {
       const previous = delivery.previous_secret_sealed;
       return await this.sender.send({

@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { eventContactSvcId, RecordedEvent, WEBHOOK_ENDPOINTS_MAX } from '@svc/contracts';
 import { BatchQueue } from '@svc/messaging';
+import { currentTraceparent } from '@svc/tracing';
 import { AccountContacts, ClaimedDelivery, DeliveriesRepository, NewEvent } from './deliveries.repository';
 import { DeliveryWorker } from './delivery-worker';
 import { deliveryBody, erasedDeliveryBody, parseRecordedEvent } from './recorded-event';
@@ -42,7 +43,14 @@ export class DeliveryService {
     const body = deliveryBody(event);
     const svcId = eventContactSvcId(event.data);
     const erasure = svcId === null ? undefined : { svcId, body: erasedDeliveryBody(body) };
-    return this.inserts.add({ accountId, eventId: event.id, kind: event.event, body, ...(erasure ? { erasure } : {}) });
+    return this.inserts.add({
+      accountId,
+      eventId: event.id,
+      kind: event.event,
+      body,
+      ...(erasure ? { erasure } : {}),
+      traceparent: currentTraceparent(),
+    });
   }
 
   private async insert(events: NewEvent[]): Promise<void> {
