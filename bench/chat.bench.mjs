@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { cpuMs, machineBusyMs, percentile, PRODUCTS, root, round1, seededRandom, SYLLABLES, writeResult } from './support.mjs';
+import { cpuMs, machineBusyMs, percentile, PRODUCTS, root, round1, seededRandom, SYLLABLES, traceSink, writeResult } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 /** @type {typeof import('../libs/testing/src/index.js')} */
@@ -214,8 +214,11 @@ class Stream {
 }
 
 // The visitor limits are raised out of reach: one conversation sends more than a person would.
+// BENCH_TRACE_RATIO=0.1: every app traces as in production (k8s/components/tracing), to a sink here.
+const sink = await traceSink();
 const stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'chat'], {
   env: {
+    ...sink.env,
     LOG_LEVEL: 'error',
     VISITOR_MESSAGES_PER_MINUTE: '1000000',
     VISITOR_STREAMS_PER_ADDRESS: '1000000',
@@ -242,6 +245,7 @@ const database = new URL(stack.db.url).pathname.slice(1);
  *   out_of_order_widest_gap_ms: number, targets: { p99_ms: number }, cpu_ms_per_reply: Record<string, number>, p50_floor_ms: number
  * }} reply
  * @property {{ open: number, rss_mb: number, rss_before_mb: number, reply_with_all_open_ms: number, target_rss_mb: number }} streams
+ * @property {{ sampled_ratio: number, exports_received: number } | null} tracing
  * @property {boolean} pass
  * @property {typeof TARGETS} targets
  */
@@ -484,7 +488,9 @@ try {
   for (const stream of streams) stream.close();
   await Promise.all([streamPool.destroy(), sessionPool.close()]);
 } finally {
+  result.tracing = sink.tracing && { sampled_ratio: sink.tracing.ratio, exports_received: sink.tracing.exports() };
   await stack.stop();
+  await sink.close();
 }
 result.machine.load_after = loadavg().map(round1);
 result.pass =

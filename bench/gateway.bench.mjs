@@ -37,6 +37,7 @@ import {
   roundSettings,
   stopProcesses,
   summary,
+  traceSink,
   waitReady,
   writeResult,
 } from './support.mjs';
@@ -120,6 +121,8 @@ function drive(url, headers, durationS) {
   });
 }
 const { database, env, apiKey, account } = await benchDatabase(LOG_LEVEL);
+// BENCH_TRACE_RATIO=0.1: the gateway traces as in production (k8s/components/tracing), to a sink here.
+const sink = await traceSink();
 const body = {
   account,
   key: { id: '00000000-0000-0000-0000-000000000000', prefix: apiKey.slice(0, 13), created_at: '2026-11-21T10:04:05.123456+00:00' },
@@ -131,7 +134,12 @@ const body = {
 const quiet = ['ignore', openSync('/dev/null', 'w'), 'inherit'];
 /** @type {Record<Server, { script: string, port: number, headers: Record<string, string>, env?: NodeJS.ProcessEnv }>} */
 const servers = {
-  gateway: { script: join(root, 'dist/apps/gateway/src/main.js'), port: 3900, headers: { authorization: `Bearer ${apiKey}` } },
+  gateway: {
+    script: join(root, 'dist/apps/gateway/src/main.js'),
+    port: 3900,
+    headers: { authorization: `Bearer ${apiKey}` },
+    env: sink.env,
+  },
   bare: { script: join(root, 'bench/bare-whoami.mjs'), port: 3901, headers: {}, env: { BODY: JSON.stringify(body) } },
 };
 /** @param {Server} name */
@@ -217,6 +225,7 @@ try {
       connections: CONNECTIONS,
       node_env: 'production',
       gateway_log_level: LOG_LEVEL,
+      tracing: sink.tracing && { sampled_ratio: sink.tracing.ratio, exports_received: sink.tracing.exports() },
     },
     bare_fastify: withCpu(runs.bare),
     gateway: withCpu(runs.gateway),
@@ -234,5 +243,5 @@ try {
   if (result.gateway.errors > 0 || result.bare_fastify.errors > 0) process.exitCode = 1;
 } finally {
   await stopServers();
-  await database.drop();
+  await Promise.all([database.drop(), sink.close()]);
 }

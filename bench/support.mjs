@@ -1,7 +1,9 @@
 // What the benchmarks share: a scratch database, starting a built app, waiting for it and stopping the
 // processes they started, their settings, reproducible randomness and shop words, the statistics they report, the
 // CPU time of a process and the writing of their results.
-import { spawn, spawnSync } from 'node:child_process';
+import { fork, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -342,4 +344,140 @@ export function machine(extra) {
     node: process.version,
     .../** @type {T} */ (extra),
   };
+}
+
+/**
+ * A span as the sink kept it (`traceSink({ keepSpans: true })`): OpenTelemetry's SpanKind (2 server,
+ * 4 producer, 5 consumer), times in ms since the epoch.
+ * @typedef {{ service: string, traceId: string, name: string, kind: number, startMs: number, endMs: number }} SinkSpan
+ */
+
+/**
+ * Tracing for a run, as production turns it on (k8s/components/tracing): with BENCH_TRACE_RATIO set
+ * (0.1: one trace in ten), the apps export their spans over OTLP/HTTP to a sink in this process that
+ * reads and acknowledges every batch, as a collector would. Without it, tracing stays off and this
+ * returns no setting. `tracing` goes into the result, so that a run with tracing is never read as one
+ * without. With `keepSpans`, the apps export JSON and the sink keeps every span (`spans()`).
+ * @param {{ keepSpans?: boolean }} [options]
+ */
+export async function traceSink(options = {}) {
+  const ratio = process.env.BENCH_TRACE_RATIO;
+  /** @type {SinkSpan[]} */
+  const kept = [];
+  if (ratio === undefined || ratio === '') return { env: {}, tracing: null, spans: () => kept, close: async () => undefined };
+  const { createServer } = await import('node:http');
+  let exports = 0;
+  const server = createServer((req, res) => {
+    /** @type {Buffer[]} */
+    const chunks = [];
+    req.on('data', (chunk) => options.keepSpans && chunks.push(chunk));
+    req.on('end', () => {
+      exports += 1;
+      if (options.keepSpans) keep(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      res
+        .writeHead(200, { 'content-type': options.keepSpans ? 'application/json' : 'application/x-protobuf' })
+        .end(options.keepSpans ? '{}' : '');
+    });
+  });
+  /** @param {any} exported an OTLP/JSON export request */
+  const keep = (exported) => {
+    for (const resource of exported.resourceSpans ?? []) {
+      const service =
+        (resource.resource?.attributes ?? []).find((/** @type {any} */ a) => a.key === 'service.name')?.value?.stringValue ?? '';
+      for (const scope of resource.scopeSpans ?? [])
+        for (const span of scope.spans ?? [])
+          kept.push({
+            service,
+            traceId: span.traceId,
+            name: span.name,
+            kind: span.kind,
+            startMs: Number(BigInt(span.startTimeUnixNano) / 1000n) / 1000,
+            endMs: Number(BigInt(span.endTimeUnixNano) / 1000n) / 1000,
+          });
+    }
+  };
+  await new Promise((listening) => server.listen(0, '127.0.0.1', () => listening(undefined)));
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${address.port}`,
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: ratio,
+      ...(options.keepSpans ? { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '500' } : {}),
+    },
+    tracing: { ratio: Number(ratio), exports: () => exports },
+    spans: () => kept,
+    close: () => new Promise((closed) => server.close(() => closed(undefined))),
+  };
+}
+
+/** @typedef {{ eventId: string, body: string, receivedAt: number }} Received a delivery, as bench/receiver-process.mjs tells it */
+
+/**
+ * The receiver process (bench/receiver-process.mjs), asked over IPC what it has received.
+ * @param {{ key: string, cert: string }} ca
+ */
+export async function startReceiverProcess(ca) {
+  const child = fork(join(root, 'bench/receiver-process.mjs'), {
+    env: { ...process.env, RECEIVER_CA: JSON.stringify({ key: ca.key, cert: ca.cert }) },
+  });
+  const [{ port }] = await once(child, 'message');
+  /** @type {Map<number, (value: unknown) => void>} */
+  const pending = new Map();
+  let nextAsk = 0;
+  child.on('message', (message) => {
+    const { id, value } = /** @type {{ id: number, value: unknown }} */ (message);
+    pending.get(id)?.(value);
+  });
+  /**
+   * @param {'count' | 'received'} op
+   * @param {string} path
+   */
+  const ask = (op, path) =>
+    new Promise((resolve) => {
+      const id = nextAsk++;
+      pending.set(id, (value) => {
+        pending.delete(id);
+        resolve(value);
+      });
+      child.send({ id, op, path });
+    });
+  return {
+    /** @param {string} path */
+    url: (path) => `https://127.0.0.1:${port}${path}`,
+    /** @param {string} path */
+    received: (path) => /** @type {Promise<Received[]>} */ (ask('received', path)),
+    /**
+     * @param {string} path
+     * @param {number} count
+     * @param {number} timeoutMs
+     */
+    async waitFor(path, count, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      for (let got = 0; (got = /** @type {number} */ (await ask('count', path))) < count; await sleep(100)) {
+        if (Date.now() > deadline) throw new Error(`${path} received ${got} of ${count} within ${timeoutMs} ms`);
+      }
+    },
+    close: async () => {
+      child.disconnect();
+      await once(child, 'exit');
+    },
+  };
+}
+
+/**
+ * Calls `start(n)` for n = 0 … total-1 at `rate` per second; resolves when every call has.
+ * @param {number} total
+ * @param {number} rate
+ * @param {(n: number) => Promise<unknown>} start
+ */
+export async function atSteadyRate(total, rate, start) {
+  const begun = performance.now();
+  const calls = [];
+  for (let n = 0; n < total; n++) {
+    const wait = begun + (n * 1000) / rate - performance.now();
+    if (wait > 0) await sleep(wait);
+    calls.push(start(n));
+  }
+  await Promise.all(calls);
 }

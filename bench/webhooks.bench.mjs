@@ -10,13 +10,10 @@
 // The dispatcher runs as in production (NODE_ENV=production, default delivery settings) except that
 // it may call 127.0.0.1 and trusts the test CA. Needs `npm run build`, PostgreSQL and RabbitMQ on
 // 127.0.0.1. Writes bench/results/webhooks-*.json.
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { machine, percentile, root, writeAndPrintResult } from './support.mjs';
+import { atSteadyRate, machine, percentile, root, startReceiverProcess, writeAndPrintResult } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 /** @type {typeof import('../libs/testing/src/index.js')} */
@@ -38,7 +35,6 @@ const { DeliveriesRepository } = require(join(root, 'dist/apps/webhook-dispatche
  * }}
  */
 const { DeliveryService } = require(join(root, 'dist/apps/webhook-dispatcher/src/delivery/delivery.service.js'));
-/** @typedef {{ eventId: string, body: string, receivedAt: number }} Received a delivery, as bench/receiver-process.mjs tells it */
 
 const STEADY_RATE = Number(process.env.BENCH_RATE ?? 200);
 const STEADY_SECONDS = Number(process.env.BENCH_STEADY_S ?? 20);
@@ -49,60 +45,8 @@ const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 20_000);
 /** @param {number} ms */
 const round = (ms) => Math.round(ms * 10) / 10;
 
-/**
- * The receiver process (bench/receiver-process.mjs), asked over IPC what it has received.
- * @param {{ key: string, cert: string }} ca
- */
-async function startReceiver(ca) {
-  const child = fork(join(root, 'bench/receiver-process.mjs'), {
-    env: { ...process.env, RECEIVER_CA: JSON.stringify({ key: ca.key, cert: ca.cert }) },
-  });
-  const [{ port }] = await once(child, 'message');
-  /** @type {Map<number, (value: unknown) => void>} */
-  const pending = new Map();
-  let nextAsk = 0;
-  child.on('message', (message) => {
-    const { id, value } = /** @type {{ id: number, value: unknown }} */ (message);
-    pending.get(id)?.(value);
-  });
-  /**
-   * @param {'count' | 'received'} op
-   * @param {string} path
-   */
-  const ask = (op, path) =>
-    new Promise((resolve) => {
-      const id = nextAsk++;
-      pending.set(id, (value) => {
-        pending.delete(id);
-        resolve(value);
-      });
-      child.send({ id, op, path });
-    });
-  return {
-    /** @param {string} path */
-    url: (path) => `https://127.0.0.1:${port}${path}`,
-    /** @param {string} path */
-    received: (path) => /** @type {Promise<Received[]>} */ (ask('received', path)),
-    /**
-     * @param {string} path
-     * @param {number} count
-     * @param {number} timeoutMs
-     */
-    async waitFor(path, count, timeoutMs) {
-      const deadline = Date.now() + timeoutMs;
-      for (let got = 0; (got = /** @type {number} */ (await ask('count', path))) < count; await sleep(100)) {
-        if (Date.now() > deadline) throw new Error(`${path} received ${got} of ${count} within ${timeoutMs} ms`);
-      }
-    },
-    close: async () => {
-      child.disconnect();
-      await once(child, 'exit');
-    },
-  };
-}
-
 const ca = createTestCa();
-const receiver = await startReceiver(ca);
+const receiver = await startReceiverProcess(ca);
 const dispatcherEnv = {
   NODE_ENV: 'production',
   WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
@@ -139,22 +83,6 @@ async function produce(accountId) {
   const started = Date.now();
   await deliveries.recordEvent({ account_id: accountId, event_id: randomUUID(), event });
   return { id, started, committed: Date.now() };
-}
-
-/**
- * Calls `start(n)` for n = 0 … total-1 at STEADY_RATE per second; resolves when every call has.
- * @param {number} total
- * @param {(n: number) => Promise<unknown>} start
- */
-async function atSteadyRate(total, start) {
-  const begun = performance.now();
-  const calls = [];
-  for (let n = 0; n < total; n++) {
-    const wait = begun + (n * 1000) / STEADY_RATE - performance.now();
-    if (wait > 0) await sleep(wait);
-    calls.push(start(n));
-  }
-  await Promise.all(calls);
 }
 
 /**
@@ -213,7 +141,7 @@ try {
   // The first WARMUP_SECONDS at the same rate open connections and warm the JIT; they are not measured.
   const warmup = STEADY_RATE * WARMUP_SECONDS;
   const total = warmup + STEADY_RATE * STEADY_SECONDS;
-  await atSteadyRate(total, (n) =>
+  await atSteadyRate(total, STEADY_RATE, (n) =>
     produce(steady.accountId).then(({ id, started, committed }) => {
       if (n < warmup) return;
       startedAt.set(String(id), started);
@@ -279,7 +207,7 @@ try {
   const committedAt = new Map();
   const fullTotal = STEADY_RATE * (WARMUP_SECONDS + STEADY_SECONDS);
   const fullWarmup = STEADY_RATE * WARMUP_SECONDS;
-  await atSteadyRate(fullTotal, (n) =>
+  await atSteadyRate(fullTotal, STEADY_RATE, (n) =>
     /** @type {import('../libs/testing/src/index.js').TestProducer} */ (producer) // created above
       .emit('message.received', full.accountId, n)
       .then(() => n >= fullWarmup && committedAt.set(90_000 + n, Date.now())),
