@@ -12,6 +12,7 @@ import { ApiError } from './errors';
 import { ApiExceptionFilter, ApiFastifyAdapter, clientErrorHandler, drainRefusedBody, RouteRegistry, sendError } from './http-errors';
 import { AccessPathRedactor, accessLog, CallLogger, createLogger, NestPinoLogger } from './logger';
 import { ReadinessService } from './readiness.service';
+import { serverSpan, ServerSpan, tracingStarted } from '@svc/tracing';
 import { MetricsService } from './metrics.service';
 import { checkPathParameters, checkQueryParameters, parseJsonBody } from './request-input';
 import { PlatformConfig } from './tokens';
@@ -69,6 +70,34 @@ export interface AppDefinition<S extends ConfigSpec> {
   serverOptions?: (config: Config<S>) => Pick<FastifyServerOptions, 'trustProxy'>;
 }
 
+/** A call's span while tracing is on (`traceCalls`). */
+const SERVER_SPAN = Symbol('server-span');
+type TracedRequest = FastifyRequest & { [SERVER_SPAN]?: ServerSpan };
+
+/**
+ * A span for each call but probes and scrapes, continuing the caller's `traceparent`: started when the
+ * call comes in, made the active context again once its body is read (the handler and all it starts
+ * run in it), ended with the response.
+ */
+function traceCalls(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    const route = request.routeOptions.url;
+    if (route !== undefined && QUIET_ROUTES.has(route)) return done();
+    const span = serverSpan(request.method, request.raw.headers);
+    (request as TracedRequest)[SERVER_SPAN] = span;
+    span.run(done);
+  });
+  fastify.addHook('preHandler', (request, _reply, done) => {
+    const span = (request as TracedRequest)[SERVER_SPAN];
+    if (span) span.run(done);
+    else done();
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    (request as TracedRequest)[SERVER_SPAN]?.end(request.routeOptions.url, reply.statusCode);
+    done();
+  });
+}
+
 /** Echoes a caller's X-Request-Id when it is safe to log, otherwise makes one. */
 function requestId(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
@@ -111,6 +140,7 @@ export async function createApp<S extends ConfigSpec>(
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  if (tracingStarted()) traceCalls(fastify);
   const routes = new RouteRegistry(fastify);
   // Access lines name a call by its route's words; refs and anything else in a path are hashed.
   const accessPaths = new AccessPathRedactor((config as { LOG_PATH_SECRET?: string }).LOG_PATH_SECRET);
@@ -174,6 +204,7 @@ export async function createApp<S extends ConfigSpec>(
         route,
         statusCode: reply.statusCode,
         durationMs: Math.round(ms * 10) / 10,
+        trace: (request as TracedRequest)[SERVER_SPAN]?.recorded,
       });
     }
     done();

@@ -1,7 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import type { FastifyBaseLogger } from 'fastify';
 import { createHmac, createSecretKey, KeyObject, randomBytes } from 'node:crypto';
-import { traceFields } from '@svc/tracing';
 import pino, { Bindings, ChildLoggerOptions, LevelWithSilentOrString, Logger } from 'pino';
 
 /**
@@ -178,6 +177,8 @@ export interface AccessRecord {
   route: string | undefined;
   statusCode: number;
   durationMs: number;
+  /** The call's trace, when tracing is on and the call's trace is sampled. */
+  trace?: { traceId: string; spanId: string };
 }
 
 /**
@@ -255,9 +256,8 @@ export function createLogger(name: string, level: string, destination?: pino.Des
   accessWriters.set(logger, (r) => {
     if (!logger.isLevelEnabled('info')) return;
     const route = r.route === undefined ? '' : `,"route":${jsonString(r.route)}`;
-    // The call's trace, when tracing is on (ids are hex: nothing to escape).
-    const { trace_id: traceId, span_id: spanId } = traceFields();
-    const traced = traceId === undefined ? '' : `,"trace_id":"${traceId}","span_id":"${spanId}"`;
+    // The call's trace (its ids are hex: nothing to escape).
+    const traced = r.trace === undefined ? '' : `,"trace_id":"${r.trace.traceId}","span_id":"${r.trace.spanId}"`;
     out.write(
       `{"level":"info"${time()}${names},"request_id":${jsonString(r.requestId)}${traced},"method":${jsonString(r.method)},"path":${jsonString(r.path)}${route},"status_code":${r.statusCode},"duration_ms":${r.durationMs},"msg":"request completed"}\n`,
     );

@@ -1,5 +1,5 @@
 import { otlpProtocol, tracingRequested } from './start';
-import { currentTraceparent, traceFields, withTraceparent } from './trace-context';
+import { currentTraceparent, serverSpan, withTraceparent } from './trace-context';
 
 describe('tracing: off unless the standard variables ask for it', () => {
   it.each([
@@ -26,7 +26,12 @@ describe('tracing: off unless the standard variables ask for it', () => {
 
   it('without tracing started, nothing is kept and work runs as it would', () => {
     expect(currentTraceparent()).toBeUndefined();
-    expect(traceFields()).toEqual({});
+    const call = serverSpan('GET', { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+    expect(call.recorded).toBeUndefined();
+    let ran = false;
+    call.run(() => (ran = currentTraceparent() === undefined));
+    call.end('/x', 200);
+    expect(ran).toBe(true);
     expect(withTraceparent('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', () => currentTraceparent() ?? 'none')).toBe('none');
   });
 });

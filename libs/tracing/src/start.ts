@@ -1,8 +1,4 @@
 import type { Instrumentation } from '@opentelemetry/instrumentation';
-import type { IncomingMessage } from 'node:http';
-
-/** Probes and scrapes: never traced (they would be most of the traces). */
-const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * Whether the standard OpenTelemetry variables ask for traces: an OTLP endpoint
@@ -31,9 +27,11 @@ let started: { shutdown(): Promise<void> } | undefined;
 
 /**
  * Starts tracing for the process when the environment asks for it (`tracingRequested`): spans of
- * HTTP (server and client, fetch and undici included), PostgreSQL, Redis and RabbitMQ, W3C
- * `traceparent` propagation, and `trace_id` / `span_id` on every log line written inside a span,
- * exported over OTLP/HTTP in batches. The sampler, resource and exporter come from the standard
+ * outgoing HTTP (fetch and undici: every call between the apps and to the businesses), PostgreSQL,
+ * Redis and RabbitMQ, W3C `traceparent` propagation, and `trace_id` / `span_id` on every log line
+ * written inside a span, exported over OTLP/HTTP in batches. Incoming calls get their span from the
+ * platform's hooks (`serverSpan`): OpenTelemetry's http instrumentation took 45% of the gateway's
+ * throughput, the hooks a fraction of that (bench/README.md, "Traces"). The sampler, resource and exporter come from the standard
  * `OTEL_*` variables (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG, OTEL_RESOURCE_ATTRIBUTES,
  * OTEL_EXPORTER_OTLP_*); `service` names the process unless OTEL_SERVICE_NAME does.
  *
@@ -49,7 +47,6 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   const { defaultResource, detectResources, envDetector, resourceFromAttributes } =
     require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { registerInstrumentations } = require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
-  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
   const { UndiciInstrumentation } =
     require('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
   const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
@@ -69,23 +66,29 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
     .merge(detectResources({ detectors: [envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   provider.register();
-  const instrumentations: Instrumentation[] = [
-    new HttpInstrumentation({
-      ignoreIncomingRequestHook: (request: IncomingMessage) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0] ?? ''),
-      // A call made outside any trace (a poll, a timer) starts none.
-      requireParentforOutgoingSpans: true,
-    }),
-    new UndiciInstrumentation({ requireParentforSpans: true }),
-    new PgInstrumentation({ requireParentSpan: true }),
-    new IORedisInstrumentation({ requireParentSpan: true }),
-    new AmqplibInstrumentation(),
-    new PinoInstrumentation({ disableLogSending: true }),
+  // Made only when wanted: an instrumentation hooks its modules as it is constructed.
+  const instrumentations: Array<[name: string, make: () => Instrumentation]> = [
+    ['undici', () => new UndiciInstrumentation({ requireParentforSpans: true })],
+    ['pg', () => new PgInstrumentation({ requireParentSpan: true })],
+    ['ioredis', () => new IORedisInstrumentation({ requireParentSpan: true })],
+    ['amqplib', () => new AmqplibInstrumentation()],
+    ['pino', () => new PinoInstrumentation({ disableLogSending: true })],
   ];
-  registerInstrumentations({ tracerProvider: provider, instrumentations });
+  // OTEL_NODE_DISABLED_INSTRUMENTATIONS, as OpenTelemetry's auto-instrumentation reads it: `pg,ioredis` leaves those out.
+  const disabled = new Set((env['OTEL_NODE_DISABLED_INSTRUMENTATIONS'] ?? '').split(',').map((name) => name.trim()));
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: instrumentations.filter(([name]) => !disabled.has(name)).map(([, make]) => make()),
+  });
   started = provider;
   const stop = () => void provider.shutdown().catch(() => undefined);
   process.once('beforeExit', stop);
   return true;
+}
+
+/** Whether `startTracing` started tracing in this process. */
+export function tracingStarted(): boolean {
+  return started !== undefined;
 }
 
 /** Flushes and stops tracing (spans still buffered are exported); resolves at once when it is off. */

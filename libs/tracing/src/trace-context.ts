@@ -52,12 +52,41 @@ export async function inSpan<T>(
   );
 }
 
-/** The trace and span ids of the active span, for a log line; empty without one. */
-export function traceFields(): { trace_id?: string; span_id?: string } {
-  const span = activeSpan();
-  if (!span) return {};
+/** The span of an incoming call (`serverSpan`): the work of the call runs in it, and it ends with the response. */
+export interface ServerSpan {
+  /** Runs `work` (and what it starts) as part of the call's span. */
+  run(work: () => void): void;
+  /** Ends the span with the route the call took (its name: `POST /chat/v1/messages`) and the status it got. */
+  end(route: string | undefined, statusCode: number): void;
+  /** Its ids, when the trace is sampled (for the call's log lines). */
+  readonly recorded: { traceId: string; spanId: string } | undefined;
+}
+
+/**
+ * The span of a call that came in with `headers`: a child of the caller's `traceparent`, or the
+ * root of a new trace (the sampler decides whether it is recorded). Attributes name the route,
+ * never the path: a path holds refs.
+ */
+export function serverSpan(method: string, headers: Record<string, string | string[] | undefined>): ServerSpan {
+  const parent = propagation.extract(ROOT_CONTEXT, headers);
+  const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
+  const active = trace.setSpan(parent, span);
   const { traceId, spanId } = span.spanContext();
-  return { trace_id: traceId, span_id: spanId };
+  return {
+    recorded: span.isRecording() ? { traceId, spanId } : undefined,
+    run: (work) => context.with(active, work),
+    end: (route, statusCode) => {
+      if (span.isRecording()) {
+        if (route !== undefined) {
+          span.updateName(`${method} ${route}`);
+          span.setAttribute('http.route', route);
+        }
+        span.setAttribute('http.response.status_code', statusCode);
+        if (statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
+    },
+  };
 }
 
 export { SpanKind, SpanStatusCode };
