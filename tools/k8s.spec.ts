@@ -173,11 +173,11 @@ const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8'
 const kustomize = (dir: string) => spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 1 << 26 });
 
 /**
- * overlays/prod with components/data: a kustomization of its own that adds the component to it
- * (the same objects as listing it in the overlay).
+ * overlays/prod with `component` (components/data, components/tracing): a kustomization of its own
+ * that adds the component to it (the same objects as listing it in the overlay).
  */
-function renderProdWithData(): ReturnType<typeof kustomize> {
-  const dir = mkdtempSync(join(tmpdir(), 'k8s-data-'));
+function renderProdWith(component: string): ReturnType<typeof kustomize> {
+  const dir = mkdtempSync(join(tmpdir(), 'k8s-component-'));
   try {
     const prod = join(K8S, 'overlays', 'prod');
     const wrapper = {
@@ -185,7 +185,7 @@ function renderProdWithData(): ReturnType<typeof kustomize> {
       kind: 'Kustomization',
       namespace: readKustomization(prod).namespace,
       resources: [relative(dir, prod)],
-      components: [relative(dir, DATA_COMPONENT)],
+      components: [relative(dir, component)],
     };
     writeFileSync(join(dir, 'kustomization.yaml'), stringify(wrapper));
     return kustomize(dir);
@@ -198,7 +198,7 @@ const rendered = new Map(
   kubectl
     ? [
         ...OVERLAYS.map((overlay) => [overlay, kustomize(join(K8S, 'overlays', overlay))] as const),
-        [PROD_WITH_DATA, renderProdWithData()] as const,
+        [PROD_WITH_DATA, renderProdWith(DATA_COMPONENT)] as const,
       ]
     : [],
 );
@@ -1262,22 +1262,9 @@ describe('monitoring: alert rules (promtool runs them in tools/alert-rules.spec.
 
 (kubectl ? describe : describe.skip)('Kubernetes manifests: components/tracing (added to overlay prod, rendered)', () => {
   const render = (): K8sObject[] => {
-    const dir = mkdtempSync(join(tmpdir(), 'k8s-tracing-'));
-    try {
-      const prod = join(K8S, 'overlays', 'prod');
-      const wrapper = {
-        apiVersion: 'kustomize.config.k8s.io/v1beta1',
-        kind: 'Kustomization',
-        resources: [relative(dir, prod)],
-        components: [relative(dir, join(K8S, 'components', 'tracing'))],
-      };
-      writeFileSync(join(dir, 'kustomization.yaml'), stringify(wrapper));
-      const result = kustomize(dir);
-      expect(result.stderr).toBe('');
-      return parseAllDocuments(result.stdout).map((d) => d.toJS() as K8sObject);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const result = renderProdWith(join(K8S, 'components', 'tracing'));
+    expect(result.stderr).toBe('');
+    return parseAllDocuments(result.stdout).map((d) => d.toJS() as K8sObject);
   };
   const objects = render();
   const collector = named(ofKind<IDeployment>(objects, 'Deployment'), 'otel-collector')[0];
