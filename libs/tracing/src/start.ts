@@ -81,8 +81,7 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
     instrumentations: instrumentations.filter(([name]) => !disabled.has(name)).map(([, make]) => make()),
   });
   started = provider;
-  const stop = () => void provider.shutdown().catch(() => undefined);
-  process.once('beforeExit', stop);
+  process.once('beforeExit', () => void stopTracing());
   return true;
 }
 
@@ -91,9 +90,13 @@ export function tracingStarted(): boolean {
   return started !== undefined;
 }
 
-/** Flushes and stops tracing (spans still buffered are exported); resolves at once when it is off. */
+/**
+ * Flushes and stops tracing (spans still buffered are exported); resolves at once when it is off.
+ * Never rejects: with the collector away the last spans are lost, and the app's other shutdown
+ * work (run in the same Nest shutdown, which stops at the first hook that throws) still happens.
+ */
 export async function stopTracing(): Promise<void> {
   const provider = started;
   started = undefined;
-  await provider?.shutdown();
+  await provider?.shutdown().catch(() => undefined);
 }
