@@ -108,7 +108,9 @@ export class LanguageIndex {
 
   add(piece: IndexedPiece): Doc {
     const tf = new Map<string, number>();
-    const surfaces = new Set<string>();
+    /** The piece's distinct words, as the vocabulary holds them (one copy of a word for all the pieces). */
+    const surfaces: string[] = [];
+    const seen = new Set<string>();
     const said: string[] = [];
     let length = 0;
     const count = (text: string, weight: number) => {
@@ -119,9 +121,9 @@ export class LanguageIndex {
         const key = keyOf(word, this.language);
         tf.set(key, (tf.get(key) ?? 0) + weight);
         length += weight;
-        if (folded.length >= 3 && !isNumber(folded) && !surfaces.has(folded)) {
-          surfaces.add(folded);
-          this.vocabulary.add(folded, key);
+        if (folded.length >= 3 && !isNumber(folded) && !seen.has(folded)) {
+          seen.add(folded);
+          surfaces.push(this.vocabulary.add(folded, key));
         }
       }
     };
@@ -131,9 +133,7 @@ export class LanguageIndex {
     for (const question of piece.questions ?? []) count(question, this.tuning.taughtWeight);
     for (const [concept, times] of conceptsOf(`${piece.heading}\n${piece.text}`, said)) tf.set(concept, times);
     const slot = this.free.pop() ?? this.slots.length;
-    const doc: Doc = { piece, slot, length, postings: [], surfaces: [...surfaces], subject };
-    this.slots[slot] = doc;
-    for (const [key, frequency] of tf) {
+    const postings = [...tf].map(([key, frequency]) => {
       let posting = this.postings.get(key);
       if (!posting) {
         this.postings.set(key, (posting = { key, slots: [], tf: [] }));
@@ -141,8 +141,10 @@ export class LanguageIndex {
       }
       posting.slots.push(slot);
       posting.tf.push(frequency);
-      doc.postings.push(posting);
-    }
+      return posting;
+    });
+    const doc: Doc = { piece, slot, length, postings, surfaces: surfaces.slice(), subject };
+    this.slots[slot] = doc;
     this.count += 1;
     this.totalLength += length;
     return doc;

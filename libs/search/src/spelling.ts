@@ -1,10 +1,10 @@
 /** Misspelled question words: the vocabulary of a language's pieces and the closest of its words to one it does not hold. */
 
-/** Every string made of `word` with one character left out. */
+/** Every distinct string made of `word` with one character left out. */
 function deletions(word: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < word.length; i += 1) out.push(word.slice(0, i) + word.slice(i + 1));
-  return out;
+  const out = new Set<string>();
+  for (let i = 0; i < word.length; i += 1) out.add(word.slice(0, i) + word.slice(i + 1));
+  return [...out];
 }
 
 /** Edits a misspelled word of this length may be away from the word it meant (shorter words are too often other words). */
@@ -33,29 +33,34 @@ export function editDistance(a: string, b: string): number {
 
 /** The distinct words (folded) of one language's pieces: what corrects misspelled question words (symmetric delete). */
 export class Vocabulary {
-  /** Folded word → its key and how many pieces hold it. */
-  private readonly words = new Map<string, { key: string; docs: number }>();
-  /** A word with one letter left out → the vocabulary's words it comes from (symmetric delete). */
-  private readonly deletes = new Map<string, Set<string>>();
+  /** Folded word → the vocabulary's own copy of it, its key and how many pieces hold it. */
+  private readonly words = new Map<string, { surface: string; key: string; docs: number }>();
+  /**
+   * A word with one letter left out → the vocabulary's word it comes from, or its words when several do
+   * (symmetric delete). Most come from one word: a string, not a collection, per entry.
+   */
+  private readonly deletes = new Map<string, string | string[]>();
 
   /** A folded word's key and how many pieces hold it, if any does. */
   get(surface: string): { key: string; docs: number } | undefined {
     return this.words.get(surface);
   }
 
-  /** One more piece holds the word. */
-  add(surface: string, key: string): void {
+  /** One more piece holds the word; returns the vocabulary's copy of it, which a piece keeps instead of its own. */
+  add(surface: string, key: string): string {
     const known = this.words.get(surface);
     if (known) {
       known.docs += 1;
-      return;
+      return known.surface;
     }
-    this.words.set(surface, { key, docs: 1 });
+    this.words.set(surface, { surface, key, docs: 1 });
     for (const deleted of deletions(surface)) {
       const from = this.deletes.get(deleted);
-      if (from) from.add(surface);
-      else this.deletes.set(deleted, new Set([surface]));
+      if (from === undefined) this.deletes.set(deleted, surface);
+      else if (typeof from === 'string') this.deletes.set(deleted, [from, surface]);
+      else from.push(surface);
     }
+    return surface;
   }
 
   /** One piece fewer holds the word. */
@@ -67,8 +72,13 @@ export class Vocabulary {
     this.words.delete(surface);
     for (const deleted of deletions(surface)) {
       const from = this.deletes.get(deleted);
-      from?.delete(surface);
-      if (from?.size === 0) this.deletes.delete(deleted);
+      if (from === surface) this.deletes.delete(deleted);
+      else if (Array.isArray(from)) {
+        const rest = from.filter((word) => word !== surface);
+        if (rest.length > 1) this.deletes.set(deleted, rest);
+        else if (rest.length === 1) this.deletes.set(deleted, rest[0] as string);
+        else this.deletes.delete(deleted);
+      }
     }
   }
 
@@ -79,7 +89,9 @@ export class Vocabulary {
     const candidates = new Set<string>();
     for (const variant of [word, ...deletions(word)]) {
       if (this.words.has(variant)) candidates.add(variant);
-      for (const surface of this.deletes.get(variant) ?? []) candidates.add(surface);
+      const from = this.deletes.get(variant);
+      if (typeof from === 'string') candidates.add(from);
+      else for (const surface of from ?? []) candidates.add(surface);
     }
     let best: { word: string; edits: number; docs: number } | undefined;
     for (const candidate of candidates) {
