@@ -73,12 +73,12 @@ export async function waitReady(url, tries = 300) {
  * ready) and resolves with that process once it is ready. Its output goes to this process's unless `stdio` says otherwise.
  * @param {import('node:child_process').ChildProcess[]} children
  * @param {string} app
- * @param {{ port: number, env: NodeJS.ProcessEnv, stdio?: import('node:child_process').StdioOptions }} options
+ * @param {{ port: number, env: NodeJS.ProcessEnv, stdio?: import('node:child_process').StdioOptions, readyWithinS?: number }} options
  */
-export async function startApp(children, app, { port, env, stdio = ['ignore', 'inherit', 'inherit'] }) {
+export async function startApp(children, app, { port, env, stdio = ['ignore', 'inherit', 'inherit'], readyWithinS = 30 }) {
   const child = spawn(process.execPath, [join(root, `dist/apps/${app}/src/main.js`)], { env: { ...env, PORT: String(port) }, stdio });
   children.push(child);
-  await waitReady(`http://127.0.0.1:${port}`);
+  await waitReady(`http://127.0.0.1:${port}`, readyWithinS * 10);
   return child;
 }
 

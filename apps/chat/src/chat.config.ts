@@ -4,6 +4,7 @@ import {
   Config,
   count,
   DEFAULT_APP_URL,
+  httpUrlListOrEmpty,
   httpUrlOrEmpty,
   makeValidator,
   millis,
@@ -49,6 +50,10 @@ export const chatConfigSpec = {
   CONTACTS_API_URL: serviceUrl('contacts-api', 'contacts-api (customers, consents).'),
   IDENTITY_ISSUER_URL: serviceUrl('identity-issuer', 'identity-issuer (verifies same-browser passes).'),
   KNOWLEDGE_API_URL: serviceUrl('knowledge-api', "knowledge-api (the assistant's search)."),
+  KNOWLEDGE_SEARCH_URLS: optional(
+    httpUrlListOrEmpty,
+    "With search shards: knowledge-api's search, one http(s) URL per shard in shard order (`http://knowledge-api-0:3100,http://knowledge-api-1:3100`, each shard's replicas started with SEARCH_SHARD `i/count`); a search goes to its account's shard. Empty: KNOWLEDGE_API_URL holds every account. See docs/adr/018-search-shards.md.",
+  ),
   INTERNAL_TIMEOUT_MS: count({
     default: 5_000,
     desc: 'How long the chat waits for another service (contacts-api, identity-issuer, knowledge-api, gateway) before 503 or a retry.',

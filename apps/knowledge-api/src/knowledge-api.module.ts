@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { parseSearchShard } from '@svc/contracts';
 import { ReadinessService } from '@svc/platform';
 import { DataSource } from 'typeorm';
 import { serviceStack } from '@svc/messaging';
@@ -34,7 +35,12 @@ export class KnowledgeApiModule {
           provide: SearchIndex,
           inject: [DataSource, ReadinessService],
           useFactory: (db: DataSource, readiness: ReadinessService) => {
-            const index = new SearchIndex(new SearchRepository(db), config.DATABASE_URL, logger.child({ component: 'search-index' }));
+            const index = new SearchIndex(
+              new SearchRepository(db),
+              config.DATABASE_URL,
+              logger.child({ component: 'search-index' }),
+              parseSearchShard(config.SEARCH_SHARD),
+            );
             // Without its LISTEN connection a replica still answers, from an index that may miss other replicas' writes.
             readiness.register(
               'search-index',

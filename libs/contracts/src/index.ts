@@ -20,3 +20,4 @@ export * from './messages.dto';
 export * from './pages';
 export * from './validators';
 export * from './routes';
+export * from './search-shards';

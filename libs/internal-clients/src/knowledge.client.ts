@@ -1,4 +1,4 @@
-import { GatewayContext, isErrorCode, KnowledgeSearchBatchResponse, KnowledgeSearchResult } from '@svc/contracts';
+import { GatewayContext, isErrorCode, KnowledgeSearchBatchResponse, KnowledgeSearchResult, searchShardOf } from '@svc/contracts';
 import { ApiError } from '@svc/platform';
 import { InternalClientOptions, InternalHttpClient } from './internal-http';
 
@@ -12,12 +12,24 @@ export interface KnowledgeQuery {
 /** One question's answer in a batch: its results, or why knowledge-api refused that question alone. */
 export type KnowledgeSearchOutcome = KnowledgeSearchResult[] | ApiError;
 
-/** The assistant's search (`POST /internal/knowledge/searches` on knowledge-api). */
-export class KnowledgeClient {
-  private readonly http: InternalHttpClient;
+/** Where knowledge-api's search is: its URL, or with search shards one URL per shard, in shard order. */
+export type KnowledgeClientOptions = Omit<InternalClientOptions, 'upstream'> & { shardUrls?: readonly string[] };
 
-  constructor(options: Omit<InternalClientOptions, 'upstream'>) {
-    this.http = new InternalHttpClient({ ...options, upstream: 'knowledge-api' });
+/**
+ * The assistant's search (`POST /internal/knowledge/searches` on knowledge-api), sent to the replicas
+ * that hold the account: with search shards, those of its shard (docs/adr/018-search-shards.md).
+ */
+export class KnowledgeClient {
+  /** One client per search shard, in shard order (one: every replica holds every account). */
+  private readonly shards: InternalHttpClient[];
+
+  constructor({ shardUrls, ...options }: KnowledgeClientOptions) {
+    const urls = shardUrls?.length ? shardUrls : [options.url];
+    this.shards = urls.map((url) => new InternalHttpClient({ ...options, url, upstream: 'knowledge-api' }));
+  }
+
+  private httpFor(accountId: string): InternalHttpClient {
+    return this.shards[searchShardOf(accountId, this.shards.length)] as InternalHttpClient;
   }
 
   /**
@@ -25,19 +37,20 @@ export class KnowledgeClient {
    * a question refused alone gets its ApiError in its place. A call that fails as a whole throws.
    */
   async search(queries: readonly KnowledgeQuery[], context: GatewayContext): Promise<KnowledgeSearchOutcome[]> {
-    const response = await this.http.call('POST', '/internal/knowledge/searches', context, { searches: queries });
+    const http = this.httpFor(context.account.id);
+    const response = await http.call('POST', '/internal/knowledge/searches', context, { searches: queries });
     const body = response.body as Partial<KnowledgeSearchBatchResponse> | undefined;
     if (response.status !== 200 || !Array.isArray(body?.results) || body.results.length !== queries.length)
-      throw this.http.unavailable(context, `status ${response.status}`);
+      throw http.unavailable(context, `status ${response.status}`);
     return body.results.map((outcome) => {
       if (Array.isArray(outcome)) return outcome;
       const error = (outcome as Partial<typeof outcome> | null)?.error;
       if (isErrorCode(error?.code) && typeof error.message === 'string') return new ApiError(error.code, error.message, error.details);
-      return this.http.unavailable(context, 'unexpected search outcome');
+      return http.unavailable(context, 'unexpected search outcome');
     });
   }
 
-  close(): Promise<void> {
-    return this.http.close();
+  async close(): Promise<void> {
+    await Promise.all(this.shards.map((http) => http.close()));
   }
 }

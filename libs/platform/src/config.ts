@@ -111,13 +111,25 @@ export const millis = (max = Number.MAX_SAFE_INTEGER) =>
     return n;
   });
 
-/** An http(s) URL (a trailing slash dropped), or empty: the feature it serves is off. */
-export const httpUrlOrEmpty = makeValidator<string>((value) => {
-  if (value === '') return value;
+/** An http(s) URL with its trailing slash dropped; throws `problem` for anything else. */
+function httpUrl(value: string, problem: string): string {
   const parsed = URL.canParse(value) ? new URL(value) : undefined;
-  if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) throw new Error('must be an http(s) URL, or empty');
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) throw new Error(problem);
   return value.replace(/\/+$/, '');
-});
+}
+
+/** An http(s) URL (a trailing slash dropped), or empty: the feature it serves is off. */
+export const httpUrlOrEmpty = makeValidator<string>((value) => (value === '' ? value : httpUrl(value, 'must be an http(s) URL, or empty')));
+
+/** Comma-separated http(s) URLs (each without its trailing slash), or empty. */
+export const httpUrlListOrEmpty = makeValidator<string>((value) =>
+  value.trim() === ''
+    ? ''
+    : value
+        .split(',')
+        .map((one) => httpUrl(one.trim(), 'must be comma-separated http(s) URLs, or empty'))
+        .join(','),
+);
 
 /** A positive whole number. */
 export const count = makeValidator<number>((value) => {

@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
-import { KnowledgeSearchResult } from '@svc/contracts';
+import { KnowledgeSearchResult, SearchShard, searchShardOf, WHOLE_INDEX } from '@svc/contracts';
 import { PgNotifications } from '@svc/jobs';
 import { AccountIndex, languageOfTag, SearchLanguage, TaughtQuestion } from '@svc/search';
 import type { Logger } from 'pino';
@@ -46,6 +46,8 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly pieces: SearchRepository,
     databaseUrl: string,
     private readonly logger: Logger,
+    /** The accounts this replica holds: those of this search shard (docs/adr/018-search-shards.md). */
+    readonly shard: SearchShard = WHOLE_INDEX,
   ) {
     this.notifications = new PgNotifications(
       {
@@ -85,13 +87,22 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
     return this.notifications.listening;
   }
 
-  /** The account's trusted pieces for a question, best first. */
+  /** Whether the account is on this replica's search shard (with one shard, every account is). */
+  holds(accountId: string): boolean {
+    return this.shard.count === 1 || searchShardOf(accountId, this.shard.count) === this.shard.index;
+  }
+
+  /** The account's trusted pieces for a question, best first (an account of another shard: none; ask `holds` first). */
   search(accountId: string, question: string, visitor: SearchLanguage, limit: number): KnowledgeSearchResult[] {
     return this.accounts.get(accountId)?.search(question, visitor, limit) ?? [];
   }
 
-  /** Re-reads the account's pieces with these external_refs: called by the replica that has just committed them. */
+  /**
+   * Re-reads the account's pieces with these external_refs: called by the replica that has just committed
+   * them. An account of another shard is left to that shard's replicas, which its NOTIFY reaches.
+   */
   refresh(accountId: string, refs: string[]): Promise<void> {
+    if (!this.holds(accountId)) return Promise.resolve();
     return this.enqueue(async () => {
       const rows = await this.pieces.byRefs(accountId, refs);
       this.apply(rows);
@@ -103,6 +114,7 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
 
   /** Re-reads what the account taught (every one: at most TAUGHT_LIMITS.perAccount): called on its NOTIFY and by the replica that wrote. */
   refreshTaught(accountId: string): Promise<void> {
+    if (!this.holds(accountId)) return Promise.resolve();
     return this.enqueue(async () => {
       const now = new Map((await this.pieces.taughtOf(accountId)).map((row) => [row.id, taughtQuestion(row)]));
       const held = this.taught.get(accountId) ?? new Map<string, TaughtQuestion>();
@@ -136,14 +148,18 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
     this.reloadTimer.unref();
   }
 
-  /** Builds every account's index from the tables (what was taught first: a piece is indexed with it), then swaps it in. */
+  /**
+   * Builds the index of every account of this shard from the tables (what was taught first: a piece is
+   * indexed with it), then swaps it in.
+   */
   private async load(): Promise<void> {
     const started = Date.now();
     const accounts = new Map<string, AccountIndex>();
     const taught = new Map<string, Map<string, TaughtQuestion>>();
+    const held = this.shard.count === 1 ? undefined : (await this.pieces.accounts()).filter((id) => this.holds(id));
     let after = '0';
     for (;;) {
-      const rows = await this.pieces.taughtPage(after, LOAD_PAGE);
+      const rows = await this.pieces.taughtPage(after, LOAD_PAGE, held);
       for (const row of rows) {
         const question = taughtQuestion(row);
         this.accountIn(accounts, row.account_id).teach(question);
@@ -157,7 +173,7 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
     after = '0';
     let count = 0;
     for (;;) {
-      const rows = await this.pieces.page(after, LOAD_PAGE);
+      const rows = await this.pieces.page(after, LOAD_PAGE, held);
       for (const row of rows) this.accountIn(accounts, row.account_id).upsert(row);
       count += rows.length;
       if (rows.length < LOAD_PAGE) break;
@@ -165,7 +181,11 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
     }
     this.accounts = accounts;
     this.taught = taught;
-    this.logger.info({ pieces: count, taught: taught.size, accounts: accounts.size, ms: Date.now() - started }, 'search index built');
+    const shard = `${this.shard.index}/${this.shard.count}`;
+    this.logger.info(
+      { pieces: count, taught: taught.size, accounts: accounts.size, shard, ms: Date.now() - started },
+      'search index built',
+    );
   }
 
   private apply(rows: PieceRow[]): void {
@@ -203,6 +223,7 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
       this.reloadSoon();
       return;
     }
+    if (!this.holds(change.a)) return;
     const ids = change.i.map(String);
     void this.enqueue(async () => {
       const rows = await this.pieces.byIds(ids);

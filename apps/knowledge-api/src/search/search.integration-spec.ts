@@ -1,4 +1,6 @@
+import { SearchShard, searchShardOf, WHOLE_INDEX } from '@svc/contracts';
 import { createDataSource, execute, migrate } from '@svc/persistence';
+import { ApiError } from '@svc/platform';
 import { createTestDatabase, TestDatabase, waitFor } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
@@ -28,10 +30,11 @@ describe('the in-memory search on two replicas (real PostgreSQL)', () => {
   let a: Replica;
   let b: Replica;
   let c: Replica | undefined;
+  const shards: Replica[] = [];
   const account = randomUUID();
   const other = randomUUID();
 
-  async function replica(): Promise<Replica> {
+  async function replica(shard: SearchShard = WHOLE_INDEX): Promise<Replica> {
     const dataSource = await createDataSource({
       schema: KNOWLEDGE_SCHEMA,
       url: db.url,
@@ -39,7 +42,7 @@ describe('the in-memory search on two replicas (real PostgreSQL)', () => {
       poolSize: 4,
     }).initialize();
     await migrate(dataSource);
-    const index = new SearchIndex(new SearchRepository(dataSource), db.url, silent);
+    const index = new SearchIndex(new SearchRepository(dataSource), db.url, silent, shard);
     await index.onApplicationBootstrap();
     return {
       dataSource,
@@ -75,7 +78,7 @@ describe('the in-memory search on two replicas (real PostgreSQL)', () => {
   });
 
   afterAll(async () => {
-    for (const r of [a, b, c]) {
+    for (const r of [a, b, c, ...shards]) {
       await r?.index.beforeApplicationShutdown();
       await r?.dataSource.destroy();
     }
@@ -176,5 +179,42 @@ describe('the in-memory search on two replicas (real PostgreSQL)', () => {
       await until(on, 'can I return my shoes?', 'returns');
       await until(on, 'when will my parcel arrive?', null);
     }
+  });
+
+  describe('spread over two search shards (SEARCH_SHARD 0/2 and 1/2)', () => {
+    /** A new account on search shard `shard` of 2. */
+    const accountOn = (shard: number) => {
+      for (;;) {
+        const id = randomUUID();
+        if (searchShardOf(id, 2) === shard) return id;
+      }
+    };
+    const first = accountOn(0);
+    const second = accountOn(1);
+    const question = 'is there a warranty on the bike frame?';
+
+    it("each shard's replica holds, loads and follows only its own accounts, and refuses a search for another's", async () => {
+      const [zero, one] = [await replica({ index: 0, count: 2 }), await replica({ index: 1, count: 2 })];
+      shards.push(zero, one);
+      const warranty = { heading: 'Bike warranty', text: 'Every bike has a five-year warranty on its frame.' };
+      // Written through the replica of the other shard: the owner's replica follows it through NOTIFY.
+      await one.pieces.upsert(first, 'warranty', warranty);
+      await zero.pieces.upsert(second, 'warranty', warranty);
+      await until(zero, question, 'warranty', first);
+      await until(one, question, 'warranty', second);
+      expect(zero.index.search(second, question, 'english', 3)).toEqual([]);
+      expect(one.index.search(first, question, 'english', 3)).toEqual([]);
+      expect(() => zero.search.answer(second, { question, lang: 'en' })).toThrow(ApiError);
+      expect(() => one.search.answer(first, { question, lang: 'en' })).toThrow(/shard 1\/2/);
+
+      // A replica of shard 0 started now loads the first account's piece, and not the second's.
+      const later = await replica({ index: 0, count: 2 });
+      shards.push(later);
+      expect(refs(later, question, 'en', first)).toEqual(['warranty']);
+      expect(later.index.search(second, question, 'english', 3)).toEqual([]);
+      // A replica of every account (0/1) holds both.
+      expect(refs(b, question, 'en', first)).toEqual(['warranty']);
+      expect(refs(b, question, 'en', second)).toEqual(['warranty']);
+    });
   });
 });

@@ -18,24 +18,58 @@ const COLUMNS = 'id::text AS id, account_id, external_ref, heading, text, url, l
 export class SearchRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Up to `limit` pieces of every account after id `after`, in id order: the index's load at start. */
-  page(after: string, limit: number): Promise<PieceRow[]> {
+  /** Every account with pieces or taught questions: a search shard's replica loads those of its shard. */
+  async accounts(): Promise<string[]> {
+    const rows = await queryRows<{ account_id: string }>(
+      this.db,
+      {
+        name: 'knowledge_index_accounts',
+        text: 'SELECT account_id FROM knowledge.pieces UNION SELECT account_id FROM knowledge.taught',
+      },
+      [],
+    );
+    return rows.map((row) => row.account_id);
+  }
+
+  /**
+   * Up to `limit` pieces after id `after`, in id order: the index's load at start. Of every account,
+   * or with `accounts` of those only (a search shard's).
+   */
+  page(after: string, limit: number, accounts?: readonly string[]): Promise<PieceRow[]> {
+    if (!accounts)
+      return queryRows<PieceRow>(
+        this.db,
+        { name: 'knowledge_index_page', text: `SELECT ${COLUMNS} FROM knowledge.pieces WHERE id > $1::bigint ORDER BY id LIMIT $2` },
+        [after, limit],
+      );
     return queryRows<PieceRow>(
       this.db,
-      { name: 'knowledge_index_page', text: `SELECT ${COLUMNS} FROM knowledge.pieces WHERE id > $1::bigint ORDER BY id LIMIT $2` },
-      [after, limit],
+      {
+        name: 'knowledge_index_shard_page',
+        text: `SELECT ${COLUMNS} FROM knowledge.pieces WHERE id > $1::bigint AND account_id = ANY($3::uuid[]) ORDER BY id LIMIT $2`,
+      },
+      [after, limit, accounts],
     );
   }
 
-  /** Up to `limit` taught questions of every account after id `after`, in id order: the index's load at start. */
-  taughtPage(after: string, limit: number): Promise<TaughtRow[]> {
+  /** Up to `limit` taught questions after id `after`, in id order (of every account, or of `accounts`): the index's load at start. */
+  taughtPage(after: string, limit: number, accounts?: readonly string[]): Promise<TaughtRow[]> {
+    if (!accounts)
+      return queryRows<TaughtRow>(
+        this.db,
+        {
+          name: 'knowledge_index_taught_page',
+          text: `SELECT ${TAUGHT_COLUMNS} FROM knowledge.taught WHERE id > $1::bigint ORDER BY id LIMIT $2`,
+        },
+        [after, limit],
+      );
     return queryRows<TaughtRow>(
       this.db,
       {
-        name: 'knowledge_index_taught_page',
-        text: `SELECT ${TAUGHT_COLUMNS} FROM knowledge.taught WHERE id > $1::bigint ORDER BY id LIMIT $2`,
+        name: 'knowledge_index_shard_taught_page',
+        text: `SELECT ${TAUGHT_COLUMNS} FROM knowledge.taught WHERE id > $1::bigint AND account_id = ANY($3::uuid[]) ORDER BY id LIMIT $2`,
       },
-      [after, limit],
+      [after, limit, accounts],
     );
   }
 
