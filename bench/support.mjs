@@ -51,12 +51,15 @@ export async function benchDatabase(logLevel) {
 }
 
 /**
- * Resolves once `url/readyz` answers 2xx (polled every 100 ms, `tries` times).
+ * Resolves once `url/readyz` answers 2xx (polled every 100 ms, `tries` times); fails at once when
+ * `alive` (the process's) turns false.
  * @param {string} url
  * @param {number} [tries]
+ * @param {() => boolean} [alive]
  */
-export async function waitReady(url, tries = 300) {
+export async function waitReady(url, tries = 300, alive = () => true) {
   for (let i = 0; i < tries; i += 1) {
+    if (!alive()) throw new Error(`${url}: the process exited before it was ready`);
     try {
       if ((await fetch(`${url}/readyz`)).ok) return;
     } catch {
@@ -78,7 +81,8 @@ export async function waitReady(url, tries = 300) {
 export async function startApp(children, app, { port, env, stdio = ['ignore', 'inherit', 'inherit'], readyWithinS = 30 }) {
   const child = spawn(process.execPath, [join(root, `dist/apps/${app}/src/main.js`)], { env: { ...env, PORT: String(port) }, stdio });
   children.push(child);
-  await waitReady(`http://127.0.0.1:${port}`, readyWithinS * 10);
+  // A process that exits before it is ready fails the start at once, not after readyWithinS.
+  await waitReady(`http://127.0.0.1:${port}`, readyWithinS * 10, () => child.exitCode === null && child.signalCode === null);
   return child;
 }
 

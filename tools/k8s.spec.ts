@@ -21,7 +21,7 @@ import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { ISecret } from 'kubernetes-models/v1/Secret';
 import type { IService } from 'kubernetes-models/v1/Service';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { BlockList, isIPv6 } from 'node:net';
 import { join, relative } from 'node:path';
@@ -105,8 +105,11 @@ const named = <T extends { metadata?: { name?: string } }>(objects: T[], name: s
 const isDirectory = (path: string): boolean => existsSync(path) && statSync(path).isDirectory();
 
 /** The YAML files a kustomization lists as resources (directories are other kustomizations). */
+/** The manifest files a kustomization lists, with those of the kustomizations it lists in its own folders (base/knowledge-api). */
 const resourceFiles = (dir: string): string[] =>
-  (readKustomization(dir).resources ?? []).map((entry) => join(dir, entry)).filter((path) => !isDirectory(path));
+  (readKustomization(dir).resources ?? [])
+    .map((entry) => join(dir, entry))
+    .flatMap((path) => (!isDirectory(path) ? [path] : relative(dir, path).startsWith('..') ? [] : resourceFiles(path)));
 
 /** The ConfigMaps a kustomization generates (under their plain names; kustomize adds a hash and rewrites references). */
 const generatedConfigMaps = (dir: string): K8sObject[] =>
@@ -493,7 +496,9 @@ describe('Kubernetes manifests: schemas', () => {
 
   it('lists every manifest of the base in its kustomization', () => {
     const listed = resourceFiles(BASE).map((file) => relative(BASE, file));
-    const present = readdirSync(BASE).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
+    const present = readdirSync(BASE, { recursive: true, encoding: 'utf8' }).filter(
+      (f) => f.endsWith('.yaml') && !f.endsWith('kustomization.yaml'),
+    );
     expect(listed.sort()).toEqual(present.sort());
   });
 
@@ -1296,3 +1301,81 @@ describe('monitoring: alert rules (promtool runs them in tools/alert-rules.spec.
     expect(ingress?.spec?.ingress?.[0]?.ports).toEqual([{ port: 4318, protocol: 'TCP' }]);
   });
 });
+
+/**
+ * overlays/prod with `components` listed first among its own (so that the overlay's images, replicas
+ * and patches reach what they add, as an operator lists them), rendered from a copy of k8s/.
+ */
+function renderProdListing(...components: string[]): ReturnType<typeof kustomize> {
+  const dir = mkdtempSync(join(tmpdir(), 'k8s-listing-'));
+  try {
+    cpSync(K8S, dir, { recursive: true });
+    const prod = join(dir, 'overlays', 'prod');
+    const kustomization = readKustomization(prod);
+    kustomization.components = [...components.map((c) => `../../components/${c}`), ...(kustomization.components ?? [])];
+    writeFileSync(join(prod, 'kustomization.yaml'), stringify(kustomization));
+    return kustomize(prod);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+(kubectl ? describe : describe.skip)(
+  'Kubernetes manifests: components/search-shards (listed in overlay prod, with components/data)',
+  () => {
+    const result = renderProdListing('search-shards', 'data');
+    const objects = result.status === 0 ? parseAllDocuments(result.stdout).map((d) => d.toJS() as K8sObject) : [];
+    const deployments = ofKind<IDeployment>(objects, 'Deployment');
+    const services = ofKind<IService>(objects, 'Service');
+    const shards = [0, 1].map((i) => named(deployments, `knowledge-api-${i}`)[0]);
+    const shardEnv = (d: IDeployment | undefined) => Object.fromEntries((podSpec(d!).containers[0]?.env ?? []).map((e) => [e.name, e]));
+
+    it('renders', () => {
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+    });
+
+    it("runs knowledge-api as one Deployment per shard, with the overlay's image, replicas and data connections, instead of the unsharded one", () => {
+      expect(named(deployments, 'knowledge-api')).toEqual([]);
+      expect(named(ofKind<IPodDisruptionBudget>(objects, 'PodDisruptionBudget'), 'knowledge-api')).toEqual([]);
+      const prodImage = containerOf(named(deployments, 'contacts-api')[0]!, 'contacts-api').image?.split('/svc-chat/')[0];
+      for (const [i, shard] of shards.entries()) {
+        expect(shard).toBeDefined();
+        const env = shardEnv(shard);
+        expect(env['SEARCH_SHARD']?.value).toBe(`${i}/2`);
+        expect(env['DATABASE_URL']?.valueFrom?.secretKeyRef?.name).toBe('svc-postgres-app');
+        expect(containerOf(shard!, 'knowledge-api').image).toMatch(new RegExp(`^${prodImage}/svc-chat/knowledge-api@sha256:`));
+        expect(shard?.spec?.replicas).toBeGreaterThanOrEqual(2);
+        expect(containerOf(shard!, 'knowledge-api').resources?.limits?.['memory']).toBe('1Gi');
+        expect(shard?.spec?.selector.matchLabels?.['svc-chat/search-shard']).toBe(String(i));
+        const budget = named(ofKind<IPodDisruptionBudget>(objects, 'PodDisruptionBudget'), `knowledge-api-${i}`)[0];
+        expect(matches(budget?.spec?.selector, podLabels(shard!))).toBe(true);
+      }
+      // No Deployment selects the other's pods.
+      expect(matches(shards[0]?.spec?.selector, podLabels(shards[1]!))).toBe(false);
+      expect(matches(shards[1]?.spec?.selector, podLabels(shards[0]!))).toBe(false);
+    });
+
+    it("routes the chat's searches to each shard's Service, in shard order, and every other call to any replica", () => {
+      const config = ofKind<IConfigMap>(objects, 'ConfigMap').find((c) => c.metadata?.name?.startsWith('svc-config'));
+      const urls = config?.data?.['KNOWLEDGE_SEARCH_URLS']?.split(',') ?? [];
+      expect(urls).toHaveLength(2);
+      for (const [i, url] of urls.entries()) {
+        const { hostname, port } = new URL(url);
+        const service = named(services, hostname)[0];
+        expect(hostname).toBe(`knowledge-api-${i}`);
+        expect(service?.spec?.selector).toMatchObject({ 'svc-chat/search-shard': String(i) });
+        expect(matches({ matchLabels: service?.spec?.selector }, podLabels(shards[i]!))).toBe(true);
+        expect(matches({ matchLabels: service?.spec?.selector }, podLabels(shards[1 - i]!))).toBe(false);
+        expect(service?.spec?.ports?.find((p) => p.port === Number(port))?.name).toBe('internal');
+      }
+      const chat = named(deployments, 'chat')[0]!;
+      expect(podSpec(chat).containers[0]?.envFrom?.map((e) => e.configMapRef?.name)).toContain(config?.metadata?.name);
+      const shared = named(services, 'knowledge-api')[0];
+      for (const shard of shards) expect(matches({ matchLabels: shared?.spec?.selector }, podLabels(shard!))).toBe(true);
+      const policies = ofKind<INetworkPolicy>(objects, 'NetworkPolicy');
+      for (const shard of shards)
+        expect(ingressAllowed(policies, podLabels(shard!), { pod: podLabels(chat) }, 3103, 'internal')).toBe(true);
+    });
+  },
+);

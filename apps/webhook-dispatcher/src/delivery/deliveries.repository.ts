@@ -23,6 +23,13 @@ type DeliveryLeaseRow = Columns<
 export type ClaimedDelivery = DeliveryLeaseRow & { claim_token: string };
 
 /** The endpoint's previous secret while its overlap lasts (a column list item over endpoints `e`). */
+/**
+ * Due deliveries a claim reads from the due index first: with fewer, their endpoints are every
+ * endpoint with due deliveries; with as many, a backlog may hide other endpoints behind its rows, and
+ * the claim walks every endpoint with pending deliveries instead (bench:volume, "delivery claim").
+ */
+const DUE_SAMPLE = 256;
+
 const PREVIOUS_SECRET = `CASE WHEN e.previous_expires_at > now() THEN e.previous_secret_sealed END AS previous_secret_sealed`;
 
 export interface Claim {
@@ -206,8 +213,11 @@ export class DeliveriesRepository {
 
   /**
    * Leases up to `limit` due deliveries to the caller (FOR UPDATE SKIP LOCKED: concurrent workers
-   * in any process take different rows), oldest due first. It walks the endpoints that have
-   * pending deliveries (a loose index scan) and takes from each with room its oldest due rows, so
+   * in any process take different rows), oldest due first. Its candidates are the endpoints with due
+   * deliveries: while fewer than DUE_SAMPLE deliveries are due, those of the due ones (read from the
+   * due index), else every endpoint that has pending deliveries (a loose index scan), so that retries
+   * waiting for later at many endpoints cost nothing while little is due. It takes from each
+   * candidate with room its oldest due rows, so
    * an endpoint at its cap of leased deliveries costs nothing however long its backlog: a slow
    * receiver holds at most that many workers and never delays the others. The same holds for an
    * account at its cap (over all its endpoints): ten slow endpoints of one account cannot take
@@ -220,11 +230,20 @@ export class DeliveriesRepository {
       this.db,
       {
         name: 'webhooks_claim',
-        text: `WITH RECURSIVE ${ASYNC_COMMIT_CTE}, pending_endpoints AS (
+        text: `WITH RECURSIVE ${ASYNC_COMMIT_CTE}, due_sample AS (
+         SELECT endpoint_id FROM webhooks.deliveries
+         WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until <= now())
+         ORDER BY next_attempt_at, id LIMIT ${DUE_SAMPLE}
+       ), pending_endpoints AS (
          (SELECT endpoint_id FROM webhooks.deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
          UNION ALL
          SELECT (SELECT d.endpoint_id FROM webhooks.deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
          FROM pending_endpoints p WHERE p.endpoint_id IS NOT NULL
+       ), candidates AS (
+         SELECT DISTINCT endpoint_id FROM due_sample WHERE (SELECT count(*) FROM due_sample) < ${DUE_SAMPLE}
+         UNION ALL
+         SELECT endpoint_id FROM pending_endpoints
+         WHERE endpoint_id IS NOT NULL AND (SELECT count(*) FROM due_sample) >= ${DUE_SAMPLE}
        ), busy AS (
          SELECT endpoint_id, account_id, count(*)::int AS n FROM webhooks.deliveries
          WHERE status = 'pending' AND locked_until > now()
@@ -234,7 +253,7 @@ export class DeliveriesRepository {
        ), open AS (
          SELECT p.endpoint_id, e.account_id, least($2 - coalesce(b.n, 0), $5 - coalesce(a.n, 0)) AS room,
                 $5 - coalesce(a.n, 0) AS account_room, oldest.next_attempt_at
-         FROM pending_endpoints p JOIN webhooks.endpoints e ON e.id = p.endpoint_id
+         FROM candidates p JOIN webhooks.endpoints e ON e.id = p.endpoint_id
          LEFT JOIN busy b ON b.endpoint_id = p.endpoint_id
          LEFT JOIN busy_accounts a ON a.account_id = e.account_id
          CROSS JOIN LATERAL (
