@@ -5,8 +5,10 @@
 // (a private server is made), redis-server and the shared RabbitMQ on 127.0.0.1 (a vhost of its
 // own; the broker is restarted once).
 // Settings: CHAOS_SEED, CHAOS_MINUTES (10), CHAOS_BASELINE_SECONDS (60), CHAOS_ACCOUNTS (3),
-// CHAOS_VISITORS (4 per account), CHAOS_DRAIN_SECONDS (240), CHAOS_PORT_BASE (17000). Writes
-// bench/results/chaos-*.json (or CHAOS_RESULT_FILE).
+// CHAOS_VISITORS (4 per account), CHAOS_SPEED (1: each client's pause between two operations is
+// divided by it; the load grows with it and with the accounts and visitors), CHAOS_DRAIN_SECONDS (240),
+// CHAOS_PORT_BASE (17000). Prints and keeps the acknowledged operations per second without faults
+// and under faults. Writes bench/results/chaos-*.json (or CHAOS_RESULT_FILE).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -58,6 +60,15 @@ const baselineS = Number(process.env.CHAOS_BASELINE_SECONDS ?? 60);
 const accountCount = Number(process.env.CHAOS_ACCOUNTS ?? 3);
 const visitorsPerAccount = Number(process.env.CHAOS_VISITORS ?? 4);
 const drainS = Number(process.env.CHAOS_DRAIN_SECONDS ?? 240);
+const speed = Number(process.env.CHAOS_SPEED ?? 1);
+if (!(speed > 0)) throw new Error('CHAOS_SPEED must be a number above 0');
+/**
+ * Seconds between two operations of a client, from and to, at CHAOS_SPEED.
+ * @param {number} low
+ * @param {number} high
+ * @returns {[number, number]}
+ */
+const pace = (low, high) => [low / speed, high / speed];
 const random = seededRandom(seed);
 const faultS = Math.round(minutes * 60);
 
@@ -116,7 +127,7 @@ for (const signal of ['SIGINT', 'SIGTERM'])
 let exitCode = 1;
 try {
   log(
-    `chaos: seed ${seed}, ${minutes} min of faults after a ${baselineS} s baseline, ${accountCount} accounts × ${visitorsPerAccount} visitors; logs in ${dir}`,
+    `chaos: seed ${seed}, ${minutes} min of faults after a ${baselineS} s baseline, ${accountCount} accounts × ${visitorsPerAccount} visitors at speed ${speed}; logs in ${dir}`,
   );
   const postgres = await testing.PrivatePostgres.create(await freePort());
   cleanups.push(() => postgres.destroy());
@@ -215,7 +226,7 @@ try {
   accounts.forEach((account, i) => {
     /** @param {number} n */
     const r = (n) => seededRandom(seed * 31 + i * 1009 + n);
-    workers.push(backend({ api, key: account.key, accountId: account.accountId, random: r(1), recorder, model, stop, paceS: [1, 3] }));
+    workers.push(backend({ api, key: account.key, accountId: account.accountId, random: r(1), recorder, model, stop, paceS: pace(1, 3) }));
     workers.push(
       mcpAgent({
         base: cluster.publicUrl,
@@ -225,7 +236,7 @@ try {
         recorder,
         model,
         stop,
-        paceS: [6, 12],
+        paceS: pace(6, 12),
       }),
     );
     for (let v = 0; v < visitorsPerAccount; v += 1)
@@ -240,7 +251,7 @@ try {
           recorder,
           conversations,
           stop,
-          paceS: [4, 10],
+          paceS: pace(4, 10),
         }),
       );
     const reader = new FeedReader({ api, key: account.key, recorder });
@@ -354,7 +365,14 @@ try {
   const result = {
     at: startedAt.toISOString(),
     seed,
-    settings: { minutes, baseline_s: baselineS, accounts: accountCount, visitors_per_account: visitorsPerAccount, replicas_per_app: 2 },
+    settings: {
+      minutes,
+      baseline_s: baselineS,
+      accounts: accountCount,
+      visitors_per_account: visitorsPerAccount,
+      speed,
+      replicas_per_app: 2,
+    },
     machine: machine({ loadavg: spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.trim() }),
     schedule,
     faults_applied: faults.applied,
