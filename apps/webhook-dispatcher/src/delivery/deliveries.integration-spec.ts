@@ -284,6 +284,51 @@ describe('deliveries (real PostgreSQL)', () => {
       expect(next.leftBehind).toBe(true);
     });
 
+    it('walks the endpoints while few have pending deliveries, reads the due index first once many have, and claims alike either way', async () => {
+      const repository = new DeliveriesRepository(db.dataSource);
+      const claimed = async () =>
+        (
+          await repository.claim({
+            limit: 100,
+            maxInFlightPerEndpoint: 1_000,
+            maxInFlightPerAccount: 1_000,
+            leaseMs: 60_000,
+            token: randomUUID(),
+          })
+        ).deliveries.length;
+      // 70 endpoints (7 accounts of 10), each with a delivery waiting for a retry in an hour.
+      for (let a = 0; a < 7; a += 1) {
+        const account = randomUUID();
+        for (let e = 0; e < 10; e += 1) await endpoint(account, ['consent.granted']);
+        await service.recordEvent(recorded(account, 'consent.granted'));
+      }
+      await execute(db.dataSource, `UPDATE webhooks.deliveries SET next_attempt_at = now() + interval '1 hour' WHERE status = 'pending'`);
+      const account = randomUUID();
+      await endpoint(account, ['message.received']);
+      for (let i = 0; i < 3; i += 1) await service.recordEvent(recorded(account));
+
+      expect(repository.claimWalk).toBe('endpoints');
+      expect(await claimed()).toBe(3);
+      expect(repository.claimWalk).toBe('due'); // it walked 71 endpoints
+      for (let i = 0; i < 2; i += 1) await service.recordEvent(recorded(account));
+      expect(await claimed()).toBe(2);
+      expect(repository.claimWalk).toBe('due');
+
+      // A backlog of 300 due deliveries fills the due sample: the claim walks the endpoints (one now) and goes on walking.
+      await execute(
+        db.dataSource,
+        `UPDATE webhooks.deliveries SET status = 'delivered' WHERE status = 'pending' AND event_kind = 'consent.granted'`,
+      );
+      const backlog = Array.from({ length: 300 }, () => {
+        const id = nextEventId++;
+        return { accountId: account, eventId: id, kind: 'message.received' as const, body: Buffer.from(`{"id":${id}}`) };
+      });
+      await deliveries.insertForEvents(backlog, { notify: false });
+      expect(await claimed()).toBe(100);
+      expect(repository.claimWalk).toBe('endpoints');
+      expect(await claimed()).toBe(100);
+    });
+
     it('says nothing was left behind when it took every due delivery, or found none', async () => {
       const account = randomUUID();
       await endpoint(account);

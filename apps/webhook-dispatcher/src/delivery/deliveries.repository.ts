@@ -23,13 +23,6 @@ type DeliveryLeaseRow = Columns<
 export type ClaimedDelivery = DeliveryLeaseRow & { claim_token: string };
 
 /** The endpoint's previous secret while its overlap lasts (a column list item over endpoints `e`). */
-/**
- * Due deliveries a claim reads from the due index first: with fewer, their endpoints are every
- * endpoint with due deliveries; with as many, a backlog may hide other endpoints behind its rows, and
- * the claim walks every endpoint with pending deliveries instead (bench:volume, "delivery claim").
- */
-const DUE_SAMPLE = 256;
-
 const PREVIOUS_SECRET = `CASE WHEN e.previous_expires_at > now() THEN e.previous_secret_sealed END AS previous_secret_sealed`;
 
 export interface Claim {
@@ -120,10 +113,127 @@ export interface CompletedAttempt {
  */
 const ASYNC_COMMIT_CTE = `async_commit AS (${ASYNC_COMMIT})`;
 
+/**
+ * The claim's statement, whose CTE `candidates` (made by `candidates`, beside `pending_endpoints`: every
+ * endpoint with pending deliveries, a loose index scan) holds the endpoints it looks at for due rows,
+ * and whose column `walked` says how many endpoints `pending_endpoints` held when it was read (else null).
+ */
+const claimStatement = (name: string, candidates: string, walked: string) => ({
+  name,
+  text: `WITH RECURSIVE ${ASYNC_COMMIT_CTE}, pending_endpoints AS (
+         (SELECT endpoint_id FROM webhooks.deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT d.endpoint_id FROM webhooks.deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
+         FROM pending_endpoints p WHERE p.endpoint_id IS NOT NULL
+       ), ${candidates}, busy AS (
+         SELECT endpoint_id, account_id, count(*)::int AS n FROM webhooks.deliveries
+         WHERE status = 'pending' AND locked_until > now()
+         GROUP BY endpoint_id, account_id
+       ), busy_accounts AS (
+         SELECT account_id, sum(n)::int AS n FROM busy GROUP BY account_id
+       ), open AS (
+         SELECT p.endpoint_id, e.account_id, least($2 - coalesce(b.n, 0), $5 - coalesce(a.n, 0)) AS room,
+                $5 - coalesce(a.n, 0) AS account_room, oldest.next_attempt_at
+         FROM candidates p JOIN webhooks.endpoints e ON e.id = p.endpoint_id
+         LEFT JOIN busy b ON b.endpoint_id = p.endpoint_id
+         LEFT JOIN busy_accounts a ON a.account_id = e.account_id
+         CROSS JOIN LATERAL (
+           SELECT d.next_attempt_at FROM webhooks.deliveries d
+           WHERE d.endpoint_id = p.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
+           ORDER BY d.next_attempt_at, d.id LIMIT 1
+         ) oldest
+         WHERE coalesce(b.n, 0) < $2 AND coalesce(a.n, 0) < $5
+         ORDER BY oldest.next_attempt_at LIMIT $1
+       ), open_accounts AS (
+         SELECT DISTINCT account_id, account_room FROM open
+       ), ranked AS (
+         SELECT due.id FROM open_accounts a CROSS JOIN LATERAL (
+           SELECT due.id, due.next_attempt_at FROM open o CROSS JOIN LATERAL (
+             SELECT d.id, d.next_attempt_at FROM webhooks.deliveries d
+             WHERE d.endpoint_id = o.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
+             ORDER BY d.next_attempt_at, d.id LIMIT least(o.room, $1)
+           ) due
+           WHERE o.account_id = a.account_id
+           ORDER BY due.next_attempt_at, due.id LIMIT least(a.account_room, $1)
+         ) due
+         ORDER BY due.next_attempt_at, due.id LIMIT $1
+       ), locked AS (
+         SELECT d.id FROM webhooks.deliveries d
+         WHERE d.id IN (SELECT id FROM ranked) AND d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until <= now())
+         FOR UPDATE SKIP LOCKED
+       ), claimed AS (
+         UPDATE webhooks.deliveries d
+         SET locked_until = now() + $3 * interval '1 millisecond', claim_token = $4
+         FROM locked, webhooks.endpoints e
+         WHERE d.id = locked.id AND e.id = d.endpoint_id
+         RETURNING d.id, d.account_id, d.endpoint_id, d.event_id, d.event_kind, d.body, d.attempts, d.single_attempt, e.url, e.secret_sealed, ${PREVIOUS_SECRET}, d.claim_token,
+                   d.traceparent
+       )
+       SELECT claimed.*, EXISTS (
+         SELECT 1 FROM webhooks.deliveries d
+         WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
+           AND d.id NOT IN (SELECT id FROM locked)
+       ) AS left_behind,
+       ${walked} AS walked
+       FROM async_commit LEFT JOIN claimed ON true`,
+});
+
+/**
+ * The claim that walks every endpoint with pending deliveries and probes each for its oldest due row:
+ * cheap with few such endpoints, however long one's backlog.
+ */
+const CLAIM_WALKING_ENDPOINTS = claimStatement(
+  'webhooks_claim',
+  'candidates AS (SELECT endpoint_id FROM pending_endpoints WHERE endpoint_id IS NOT NULL)',
+  '(SELECT count(*)::int FROM candidates)',
+);
+
+/**
+ * Due deliveries the claim from the due index reads first. While fewer are due, their endpoints are
+ * every endpoint with due deliveries; with as many, a backlog may hide other endpoints behind its rows,
+ * and it walks every endpoint with pending deliveries instead.
+ */
+const DUE_SAMPLE = 256;
+
+/**
+ * The claim that takes its candidates from the due index first: cheap while little is due, however
+ * many endpoints have deliveries waiting for a retry later (bench:volume, "delivery claim": 17 ms →
+ * 2 ms with 1,000 of them), and a few hundred rows dearer than the walk on a backlog.
+ */
+const CLAIM_FROM_DUE = claimStatement(
+  'webhooks_claim_from_due',
+  `due_sample AS (
+         SELECT endpoint_id FROM webhooks.deliveries
+         WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until <= now())
+         ORDER BY next_attempt_at, id LIMIT ${DUE_SAMPLE}
+       ), candidates AS (
+         SELECT DISTINCT endpoint_id FROM due_sample WHERE (SELECT count(*) FROM due_sample) < ${DUE_SAMPLE}
+         UNION ALL
+         SELECT endpoint_id FROM pending_endpoints
+         WHERE endpoint_id IS NOT NULL AND (SELECT count(*) FROM due_sample) >= ${DUE_SAMPLE}
+       )`,
+  `CASE WHEN (SELECT count(*) FROM due_sample) >= ${DUE_SAMPLE}
+         THEN (SELECT count(*)::int FROM pending_endpoints WHERE endpoint_id IS NOT NULL) END`,
+);
+
+/**
+ * Endpoints with pending deliveries up to which a claim walks them all: past it the next claim reads
+ * the due index first, until one that falls back to the walk finds no more than this.
+ */
+const WALK_AT_MOST = 64;
+
 /** Deliveries and attempts of schema `webhooks`: the delivery outbox the workers drain. */
 @Injectable()
 export class DeliveriesRepository {
+  /** How the next claim finds its candidates: what the last claim that walked the endpoints saw. */
+  private walk: 'endpoints' | 'due' = 'endpoints';
+
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
+
+  /** How the next claim finds its candidate endpoints (`endpoints`: walking them; `due`: from the due index first). */
+  get claimWalk(): 'endpoints' | 'due' {
+    return this.walk;
+  }
 
   /**
    * For each event, one delivery per active endpoint of its account that takes its kind, with the
@@ -214,10 +324,8 @@ export class DeliveriesRepository {
   /**
    * Leases up to `limit` due deliveries to the caller (FOR UPDATE SKIP LOCKED: concurrent workers
    * in any process take different rows), oldest due first. Its candidates are the endpoints with due
-   * deliveries: while fewer than DUE_SAMPLE deliveries are due, those of the due ones (read from the
-   * due index), else every endpoint that has pending deliveries (a loose index scan), so that retries
-   * waiting for later at many endpoints cost nothing while little is due. It takes from each
-   * candidate with room its oldest due rows, so
+   * deliveries (CLAIM_WALKING_ENDPOINTS, CLAIM_FROM_DUE). It takes from each candidate with room its
+   * oldest due rows, so
    * an endpoint at its cap of leased deliveries costs nothing however long its backlog: a slow
    * receiver holds at most that many workers and never delays the others. The same holds for an
    * account at its cap (over all its endpoints): ten slow endpoints of one account cannot take
@@ -226,77 +334,17 @@ export class DeliveriesRepository {
    * cap or another worker's lock), so that the caller knows to claim again as room frees up.
    */
   async claim(options: ClaimOptions): Promise<Claim> {
-    const rows = await queryRows<ClaimedDelivery & { left_behind: boolean }>(
-      this.db,
-      {
-        name: 'webhooks_claim',
-        text: `WITH RECURSIVE ${ASYNC_COMMIT_CTE}, due_sample AS (
-         SELECT endpoint_id FROM webhooks.deliveries
-         WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until <= now())
-         ORDER BY next_attempt_at, id LIMIT ${DUE_SAMPLE}
-       ), pending_endpoints AS (
-         (SELECT endpoint_id FROM webhooks.deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
-         UNION ALL
-         SELECT (SELECT d.endpoint_id FROM webhooks.deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
-         FROM pending_endpoints p WHERE p.endpoint_id IS NOT NULL
-       ), candidates AS (
-         SELECT DISTINCT endpoint_id FROM due_sample WHERE (SELECT count(*) FROM due_sample) < ${DUE_SAMPLE}
-         UNION ALL
-         SELECT endpoint_id FROM pending_endpoints
-         WHERE endpoint_id IS NOT NULL AND (SELECT count(*) FROM due_sample) >= ${DUE_SAMPLE}
-       ), busy AS (
-         SELECT endpoint_id, account_id, count(*)::int AS n FROM webhooks.deliveries
-         WHERE status = 'pending' AND locked_until > now()
-         GROUP BY endpoint_id, account_id
-       ), busy_accounts AS (
-         SELECT account_id, sum(n)::int AS n FROM busy GROUP BY account_id
-       ), open AS (
-         SELECT p.endpoint_id, e.account_id, least($2 - coalesce(b.n, 0), $5 - coalesce(a.n, 0)) AS room,
-                $5 - coalesce(a.n, 0) AS account_room, oldest.next_attempt_at
-         FROM candidates p JOIN webhooks.endpoints e ON e.id = p.endpoint_id
-         LEFT JOIN busy b ON b.endpoint_id = p.endpoint_id
-         LEFT JOIN busy_accounts a ON a.account_id = e.account_id
-         CROSS JOIN LATERAL (
-           SELECT d.next_attempt_at FROM webhooks.deliveries d
-           WHERE d.endpoint_id = p.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
-           ORDER BY d.next_attempt_at, d.id LIMIT 1
-         ) oldest
-         WHERE coalesce(b.n, 0) < $2 AND coalesce(a.n, 0) < $5
-         ORDER BY oldest.next_attempt_at LIMIT $1
-       ), open_accounts AS (
-         SELECT DISTINCT account_id, account_room FROM open
-       ), ranked AS (
-         SELECT due.id FROM open_accounts a CROSS JOIN LATERAL (
-           SELECT due.id, due.next_attempt_at FROM open o CROSS JOIN LATERAL (
-             SELECT d.id, d.next_attempt_at FROM webhooks.deliveries d
-             WHERE d.endpoint_id = o.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
-             ORDER BY d.next_attempt_at, d.id LIMIT least(o.room, $1)
-           ) due
-           WHERE o.account_id = a.account_id
-           ORDER BY due.next_attempt_at, due.id LIMIT least(a.account_room, $1)
-         ) due
-         ORDER BY due.next_attempt_at, due.id LIMIT $1
-       ), locked AS (
-         SELECT d.id FROM webhooks.deliveries d
-         WHERE d.id IN (SELECT id FROM ranked) AND d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until <= now())
-         FOR UPDATE SKIP LOCKED
-       ), claimed AS (
-         UPDATE webhooks.deliveries d
-         SET locked_until = now() + $3 * interval '1 millisecond', claim_token = $4
-         FROM locked, webhooks.endpoints e
-         WHERE d.id = locked.id AND e.id = d.endpoint_id
-         RETURNING d.id, d.account_id, d.endpoint_id, d.event_id, d.event_kind, d.body, d.attempts, d.single_attempt, e.url, e.secret_sealed, ${PREVIOUS_SECRET}, d.claim_token,
-                   d.traceparent
-       )
-       SELECT claimed.*, EXISTS (
-         SELECT 1 FROM webhooks.deliveries d
-         WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
-           AND d.id NOT IN (SELECT id FROM locked)
-       ) AS left_behind
-       FROM async_commit LEFT JOIN claimed ON true`,
-      },
-      [options.limit, options.maxInFlightPerEndpoint, options.leaseMs, options.token, options.maxInFlightPerAccount],
-    );
+    const statement = this.walk === 'due' ? CLAIM_FROM_DUE : CLAIM_WALKING_ENDPOINTS;
+    const rows = await queryRows<ClaimedDelivery & { left_behind: boolean; walked: number | null }>(this.db, statement, [
+      options.limit,
+      options.maxInFlightPerEndpoint,
+      options.leaseMs,
+      options.token,
+      options.maxInFlightPerAccount,
+    ]);
+    // Walked every endpoint with pending deliveries: the next claim reads the due index first when they were many.
+    const walked = rows[0]?.walked ?? null;
+    if (walked !== null) this.walk = walked > WALK_AT_MOST ? 'due' : 'endpoints';
     return { deliveries: rows.filter((row) => row.id !== null), leftBehind: rows[0]?.left_behind ?? false };
   }
 
