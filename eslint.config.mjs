@@ -64,7 +64,14 @@ function boundaries({ tests }) {
  */
 const RAW_QUERY = {
   selector: "CallExpression[callee.type='MemberExpression'][callee.property.name='query']",
-  message: 'Run SQL with queryRows/queryOne/execute from @svc/persistence (typed rows), not query() (rows of type any).',
+  message:
+    "Run SQL with the project's queryRows/queryOne/execute (./statements: typed rows and parameters), not query() (rows of type any).",
+};
+/** The apps' SQL runs through their own typed runners (`statementsOf`, ADR 017), whose parameters are generated from the schema. */
+const UNTYPED_RUNNERS = {
+  name: '@svc/persistence',
+  importNames: ['queryRows', 'queryOne', 'execute'],
+  message: "Run the project's statements through its typed runners (its src/statements.ts, ADR 017).",
 };
 const RAW_QUERY_ALLOWED = ['libs/persistence/**', '**/migrations/**', 'libs/messaging/src/relay.ts', 'libs/testing/src/database.ts'];
 
@@ -95,6 +102,11 @@ export default tseslint.config(
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   { files: ['**/*.ts'], ignores: RAW_QUERY_ALLOWED, rules: { 'no-restricted-syntax': ['error', RAW_QUERY] } },
+  {
+    files: ['apps/**/*.ts', 'libs/accounts/**/*.ts'],
+    ignores: TESTS,
+    rules: { 'no-restricted-imports': ['error', { paths: [UNTYPED_RUNNERS] }] },
+  },
   // Tests (and only tests) may use the harness of libs/testing.
   { files: TESTS, rules: { '@nx/enforce-module-boundaries': ['error', boundaries({ tests: true })] } },
   {

@@ -59,7 +59,7 @@ async function bareServer() {
    * @param {import('pg').PoolClient} db
    * @param {string} svcId
    */
-  const consentsOf = async (db, svcId) => (await db.query(CONSENTS_OF_SQL, [accountId, svcId])).rows.map(withActive);
+  const consentsOf = async (db, svcId) => (await db.query(CONSENTS_OF_SQL.text, [accountId, svcId])).rows.map(withActive);
   const app = Fastify();
   app.put('/api/v1/contacts/:ref', async (request, reply) => {
     const { ref } = /** @type {{ ref: string }} */ (request.params);

@@ -3,6 +3,10 @@
 // codegen read each schema's tables, and writes them to the file of the project that owns the
 // schema (`<project>/src/schema.generated.ts`; the outbox's in libs/messaging). Repositories type
 // their rows from these (`Columns<Customers, …>`), so that renaming a column breaks `tsc`.
+// It also prepares every keyed statement of the code (`sql('key')`…``, tools/sql-statements.mjs) on
+// that schema and writes the parameter types PostgreSQL infers for it to its project's
+// `statements.generated.ts`, which types the project's runners: a statement's parameters are checked
+// by `tsc`, and a statement naming a dropped column fails here.
 // `npm run db:types -- --check` writes nothing and fails when a committed file is not what the
 // migrations give (tools/db-types.spec.ts runs it in `npm test`). ADR 017.
 import { spawnSync } from 'node:child_process';
@@ -13,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import prettier from 'prettier';
+import { readStatements } from './sql-statements.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -87,6 +92,94 @@ async function generatedFile(databaseUrl, scratch, schema, project, { include = 
   return [path, await prettier.format(HEADER + text, { ...options, filepath: join(root, path) })];
 }
 
+/** TypeScript types of what node-postgres sends for a parameter of each PostgreSQL type (JSON goes as text). */
+const PARAM_TYPES = /** @type {Record<string, string>} */ ({
+  text: 'string',
+  'character varying': 'string',
+  character: 'string',
+  name: 'string',
+  uuid: 'string',
+  citext: 'string',
+  inet: 'string',
+  smallint: 'number',
+  integer: 'number',
+  real: 'number',
+  'double precision': 'number',
+  bigint: 'number | string | bigint',
+  numeric: 'number | string',
+  boolean: 'boolean',
+  'timestamp with time zone': 'string | Date',
+  'timestamp without time zone': 'string | Date',
+  date: 'string | Date',
+  interval: 'string',
+  json: 'string',
+  jsonb: 'string',
+  bytea: 'Buffer',
+});
+
+/** @param {string} type a parameter's type as PostgreSQL writes it (`bigint[]`) @returns {string} */
+function paramType(type) {
+  if (type.endsWith('[]')) return `ReadonlyArray<${paramType(type.slice(0, -2))} | null>`;
+  const known = PARAM_TYPES[type];
+  if (!known) throw new Error(`db-types: no TypeScript type for a parameter of type ${type}`);
+  return known;
+}
+
+/**
+ * Each project's statements.generated.ts: the parameters of each of its keyed statements, as
+ * PostgreSQL infers them when it prepares the statement on the migrated schema.
+ * @param {string} databaseUrl
+ * @returns {Promise<Array<[string, string]>>} file path (from the root) and text
+ */
+async function statementFiles(databaseUrl) {
+  const { keyed, unkeyed } = readStatements();
+  if (unkeyed.length > 0) {
+    const where = unkeyed.map((s) => `  ${s.file}:${s.line}`).join('\n');
+    throw new Error(`db-types: constant statements without a key (write them as sql('key')\`…\`):\n${where}`);
+  }
+  /** @type {Map<string, Map<string, import('./sql-statements.mjs').KeyedStatement>>} */
+  const byProject = new Map();
+  for (const statement of keyed) {
+    const statements = byProject.get(statement.project) ?? new Map();
+    byProject.set(statement.project, statements);
+    const same = statements.get(statement.key);
+    if (same)
+      throw new Error(
+        `db-types: ${statement.key} is the key of two statements (${same.file}:${same.line}, ${statement.file}:${statement.line})`,
+      );
+    statements.set(statement.key, statement);
+  }
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'db-types' });
+  await client.connect();
+  /** @type {Array<[string, string]>} */
+  const files = [];
+  try {
+    for (const [project, statements] of [...byProject].sort(([a], [b]) => a.localeCompare(b))) {
+      const lines = [];
+      for (const [key, statement] of [...statements].sort(([a], [b]) => a.localeCompare(b))) {
+        try {
+          await client.query(`PREPARE db_types_statement AS ${statement.text}`);
+        } catch (error) {
+          throw new Error(`db-types: ${statement.file}:${statement.line} ${key} does not prepare: ${/** @type {Error} */ (error).message}`);
+        }
+        const { rows } = await client.query(
+          `SELECT parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = 'db_types_statement'`,
+        );
+        await client.query('DEALLOCATE db_types_statement');
+        const types = /** @type {string[]} */ (rows[0].types).map((type) => `${paramType(type)} | null`);
+        lines.push(`  ${key}: [${types.join(', ')}];`);
+      }
+      const path = join(project, 'src/statements.generated.ts');
+      const text = `${HEADER}\n/** The parameters of each keyed statement of the project (\`sql('key')\`…\`\`), as PostgreSQL infers them. */\nexport interface Statements {\n${lines.join('\n')}\n}\n`;
+      const options = (await prettier.resolveConfig(join(root, path))) ?? {};
+      files.push([path, await prettier.format(text, { ...options, filepath: join(root, path) })]);
+    }
+  } finally {
+    await client.end();
+  }
+  return files;
+}
+
 /** @param {string} serverUrl @param {string} sql */
 async function onServer(serverUrl, sql) {
   const client = new pg.Client({ connectionString: serverUrl, application_name: 'db-types' });
@@ -120,6 +213,7 @@ async function generate() {
       files.set(...(await generatedFile(databaseUrl, scratch, schema, project, { exclude: `${schema}.{migrations,outbox}` })));
     }
     files.set(...(await generatedFile(databaseUrl, scratch, 'events', 'libs/messaging', { include: 'events.outbox' })));
+    for (const [path, text] of await statementFiles(databaseUrl)) files.set(path, text);
     return files;
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import { CustomerFields, DomainMessage, EventContact, StoredConsent } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
-import { Columns, execute, queryOne, queryRows } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { Withdrawal } from './customer-rules';
 import {
@@ -17,6 +17,26 @@ import {
 } from './customers.sql';
 import { CONTACTS_SCHEMA } from './migrations';
 import type { Consents } from './schema.generated';
+import { execute, prepared, queryOne, queryRows, sql } from './statements';
+
+/** A customer by ref or by svc_id, and the same locked FOR UPDATE (ADR 003). */
+const BY_REF = prepared('contacts_customer_by_ref')`${customerSql('ref', false)}`;
+const BY_REF_LOCKED = prepared('contacts_customer_by_ref_locked')`${customerSql('ref', true)}`;
+const BY_SVC_ID = prepared('contacts_customer_by_svc_id')`${customerSql('svc_id', false)}`;
+const BY_SVC_ID_LOCKED = prepared('contacts_customer_by_svc_id_locked')`${customerSql('svc_id', true)}`;
+/** Customers with their consents, by ref, email or phone. */
+const WITH_CONSENTS = {
+  ref: sql('contacts_with_consents_by_ref')`${withConsentsSql('ref')}`,
+  email: sql('contacts_with_consents_by_email')`${withConsentsSql('email')}`,
+  phone: sql('contacts_with_consents_by_phone')`${withConsentsSql('phone')}`,
+};
+/** Marks a customer's email or phone confirmed. */
+const confirmSql = (column: string): string =>
+  `UPDATE contacts.customers SET ${column} = true, updated_at = now() WHERE account_id = $1 AND svc_id = $2 RETURNING ${CUSTOMER_COLUMNS}`;
+const CONFIRM = {
+  email: sql('contacts_confirm_email')`${confirmSql('email_confirmed')}`,
+  phone: sql('contacts_confirm_phone')`${confirmSql('phone_confirmed')}`,
+};
 
 export type { CustomerLookup } from './customers.sql';
 
@@ -78,14 +98,16 @@ class CustomerReads {
     value: string | number,
     lock = false,
   ): Promise<EventContact | undefined> {
-    const name = `contacts_customer_by_${key}${lock ? '_locked' : ''}`;
-    const row = await queryOne<CustomerRow>(this.db, { name, text: customerSql(key, lock) }, [accountId, value]);
+    const row =
+      key === 'ref'
+        ? await queryOne<CustomerRow>(this.db, lock ? BY_REF_LOCKED : BY_REF, [accountId, String(value)])
+        : await queryOne<CustomerRow>(this.db, lock ? BY_SVC_ID_LOCKED : BY_SVC_ID, [accountId, value]);
     return row && toContact(row);
   }
 
   /** Customers with their consents in one query, oldest customer first. */
   async withConsents(accountId: string, lookup: CustomerLookup): Promise<CustomerWithConsents[]> {
-    const rows = await queryRows<CustomerConsentRow>(this.db, withConsentsSql(lookup.by), [accountId, lookup.value]);
+    const rows = await queryRows<CustomerConsentRow>(this.db, WITH_CONSENTS[lookup.by], [accountId, lookup.value]);
     const customers: CustomerWithConsents[] = [];
     for (const row of rows) {
       let last = customers[customers.length - 1];
@@ -107,7 +129,8 @@ class CustomerReads {
   async consentsWithIds(accountId: string, svcId: number): Promise<IdentifiedConsent[]> {
     const rows = await queryRows<IdentifiedConsentRow>(
       this.db,
-      `SELECT id, ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`,
+      sql('contacts_customers_consents_with_ids')`
+        SELECT id, ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`,
       [accountId, svcId],
     );
     return rows.map(toIdentified);
@@ -135,7 +158,8 @@ export class CustomersTransaction extends CustomerReads {
   async insert(accountId: string, ref: string, fields: CustomerFields): Promise<EventContact | undefined> {
     const row = await queryOne<CustomerRow>(
       this.db,
-      `INSERT INTO contacts.customers (account_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang)
+      sql('contacts_customers_insert')`
+        INSERT INTO contacts.customers (account_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (account_id, ref) DO NOTHING
        RETURNING ${CUSTOMER_COLUMNS}`,
@@ -148,7 +172,8 @@ export class CustomersTransaction extends CustomerReads {
   async insertChatMet(accountId: string): Promise<EventContact> {
     const rows = await queryRows<CustomerRow>(
       this.db,
-      `INSERT INTO contacts.customers (account_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang)
+      sql('contacts_customers_insert_chat_met')`
+        INSERT INTO contacts.customers (account_id, ref, name, email, email_confirmed, phone, phone_confirmed, lang)
        VALUES ($1, NULL, '', NULL, false, NULL, false, NULL)
        RETURNING ${CUSTOMER_COLUMNS}`,
       [accountId],
@@ -158,7 +183,7 @@ export class CustomersTransaction extends CustomerReads {
 
   /** The transaction's clock, as consents store it (microseconds, UTC). */
   async now(): Promise<string> {
-    const [row] = await queryRows<{ now: string }>(this.db, 'SELECT now() AS now');
+    const [row] = await queryRows<{ now: string }>(this.db, sql('contacts_customers_now')`SELECT now() AS now`);
     return row.now;
   }
 
@@ -171,7 +196,7 @@ export class CustomersTransaction extends CustomerReads {
   async update(accountId: string, svcId: number, ref: string | null, fields: CustomerFields): Promise<EventContact> {
     const rows = await queryRows<CustomerRow>(
       this.db,
-      `UPDATE contacts.customers
+      sql('contacts_customers_update')`UPDATE contacts.customers
           SET ref = $3, name = $4, email = $5, email_confirmed = $6, phone = $7, phone_confirmed = $8, lang = $9, updated_at = now()
         WHERE account_id = $1 AND svc_id = $2
         RETURNING ${CUSTOMER_COLUMNS}`,
@@ -185,7 +210,8 @@ export class CustomersTransaction extends CustomerReads {
     const column = <K extends keyof StoredConsent>(key: K) => consents.map((consent) => consent[key]);
     await execute(
       this.db,
-      `INSERT INTO contacts.consents (account_id, customer_svc_id, purpose, granted, text, lang, given_at, source, withdrawn_at, withdrawn_by, origin)
+      sql('contacts_customers_insert_consents')`
+        INSERT INTO contacts.consents (account_id, customer_svc_id, purpose, granted, text, lang, given_at, source, withdrawn_at, withdrawn_by, origin)
        SELECT $1, $2, * FROM unnest($3::text[], $4::boolean[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::timestamptz[], $10::text[], $11::text[])`,
       [
         accountId,
@@ -209,7 +235,7 @@ export class CustomersTransaction extends CustomerReads {
     const column = <K extends keyof Withdrawal>(key: K) => withdrawals.map((withdrawal) => withdrawal[key]);
     await execute(
       this.db,
-      `UPDATE contacts.consents c
+      sql('contacts_customers_withdraw_consents')`UPDATE contacts.consents c
           SET withdrawn_at = w.withdrawn_at, withdrawn_by = w.withdrawn_by
          FROM unnest($3::text[], $4::timestamptz[], $5::text[], $6::timestamptz[], $7::text[]) AS w (purpose, given_at, source, withdrawn_at, withdrawn_by)
         WHERE c.account_id = $1 AND c.customer_svc_id = $2
@@ -223,7 +249,7 @@ export class CustomersTransaction extends CustomerReads {
   async withdrawById(accountId: string, svcId: number, consentId: number, withdrawnBy: string): Promise<IdentifiedConsent | undefined> {
     const row = await queryOne<IdentifiedConsentRow>(
       this.db,
-      `UPDATE contacts.consents SET withdrawn_at = now(), withdrawn_by = $4
+      sql('contacts_customers_withdraw_by_id')`UPDATE contacts.consents SET withdrawn_at = now(), withdrawn_by = $4
         WHERE account_id = $1 AND customer_svc_id = $2 AND id = $3 AND granted AND withdrawn_at IS NULL
         RETURNING id, ${CONSENT_COLUMNS}`,
       [accountId, svcId, consentId, withdrawnBy],
@@ -234,7 +260,8 @@ export class CustomersTransaction extends CustomerReads {
   async consentById(accountId: string, svcId: number, consentId: number): Promise<IdentifiedConsent | undefined> {
     const row = await queryOne<IdentifiedConsentRow>(
       this.db,
-      `SELECT id, ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 AND id = $3`,
+      sql('contacts_customers_consent_by_id')`
+        SELECT id, ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 AND id = $3`,
       [accountId, svcId, consentId],
     );
     return row && toIdentified(row);
@@ -244,7 +271,8 @@ export class CustomersTransaction extends CustomerReads {
   async lockByPhone(accountId: string, phone: string): Promise<EventContact[]> {
     const rows = await queryRows<CustomerRow>(
       this.db,
-      `SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND phone = $2 ORDER BY svc_id FOR UPDATE`,
+      sql('contacts_customers_lock_by_phone')`
+        SELECT ${CUSTOMER_COLUMNS} FROM contacts.customers WHERE account_id = $1 AND phone = $2 ORDER BY svc_id FOR UPDATE`,
       [accountId, phone],
     );
     return rows.map(toContact);
@@ -254,7 +282,7 @@ export class CustomersTransaction extends CustomerReads {
   async withdrawActive(accountId: string, svcId: number, purposes: string[], withdrawnBy: string): Promise<IdentifiedConsent[]> {
     const rows = await queryRows<IdentifiedConsentRow>(
       this.db,
-      `UPDATE contacts.consents SET withdrawn_at = now(), withdrawn_by = $4
+      sql('contacts_customers_withdraw_active')`UPDATE contacts.consents SET withdrawn_at = now(), withdrawn_by = $4
         WHERE account_id = $1 AND customer_svc_id = $2 AND purpose = ANY($3::text[]) AND granted AND withdrawn_at IS NULL
         RETURNING id, ${CONSENT_COLUMNS}`,
       [accountId, svcId, purposes, withdrawnBy],
@@ -264,12 +292,7 @@ export class CustomersTransaction extends CustomerReads {
 
   /** Marks a locked customer's email or phone confirmed. */
   async markConfirmed(accountId: string, svcId: number, field: 'email' | 'phone'): Promise<EventContact> {
-    const column = field === 'email' ? 'email_confirmed' : 'phone_confirmed';
-    const rows = await queryRows<CustomerRow>(
-      this.db,
-      `UPDATE contacts.customers SET ${column} = true, updated_at = now() WHERE account_id = $1 AND svc_id = $2 RETURNING ${CUSTOMER_COLUMNS}`,
-      [accountId, svcId],
-    );
+    const rows = await queryRows<CustomerRow>(this.db, CONFIRM[field], [accountId, svcId]);
     return this.changed(accountId, toContact(rows[0] as CustomerRow));
   }
 
@@ -289,7 +312,7 @@ export class CustomersTransaction extends CustomerReads {
   async erase(accountId: string, ref: string): Promise<EventContact | undefined> {
     const rows = await queryRows<CustomerRow>(
       this.db,
-      `DELETE FROM contacts.customers WHERE account_id = $1 AND ref = $2 RETURNING ${CUSTOMER_COLUMNS}`,
+      sql('contacts_customers_erase')`DELETE FROM contacts.customers WHERE account_id = $1 AND ref = $2 RETURNING ${CUSTOMER_COLUMNS}`,
       [accountId, ref],
     );
     const erased = rows[0] && toContact(rows[0]);

@@ -1,6 +1,7 @@
 import type { EventContact, StoredConsent } from '@svc/contracts';
 import type { Columns } from '@svc/persistence';
 import type { Consents, Customers } from './schema.generated';
+import { sql } from './statements';
 
 // The SQL of customer reads, in text and plain functions: bench/contacts.bench.mjs's bare baseline runs it too.
 
@@ -78,4 +79,5 @@ export const withConsentsSql = (by: CustomerLookup['by']): string =>
         ORDER BY c.svc_id, k.given_at, k.id`;
 
 /** The consents of account $1's customer $2, oldest given_at first (then as recorded). */
-export const CONSENTS_OF_SQL = `SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`;
+export const CONSENTS_OF_SQL = sql('contacts_consents_of')`
+  SELECT ${CONSENT_COLUMNS} FROM contacts.consents WHERE account_id = $1 AND customer_svc_id = $2 ORDER BY given_at, id`;

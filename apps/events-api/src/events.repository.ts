@@ -2,10 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainMessage, eraseEventData, EventKind, eventContactSvcId, Page, PublicEvent, toPage } from '@svc/contracts';
 import { EVENTS_EXCHANGE, Outbox, OutboxRelay } from '@svc/messaging';
 import { MetricsService } from '@svc/platform';
-import { Columns, execute, queryRows, SqlParam } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import type { Counter, Histogram } from 'prom-client';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { ErasedContacts, Events } from './schema.generated';
+import { execute, queryRows, sql } from './statements';
 
 /** timestamptz as the contract writes it: UTC, six fraction digits, `+00:00`. */
 const AT = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
@@ -18,7 +19,7 @@ const eventJson = (row: string, at: string) => `json_build_object('id', ${row}.i
  * lock orders the commits), fills the outbox without NOTIFY (ADR 001) with each event's trace (`$8`); an erased customer's (`$6`)
  * go blanked (`$7`).
  */
-const APPEND = `
+const APPEND = sql('events_events_append')`
   WITH input AS (
     SELECT t.event_id, t.kind, t.at, t.ord,
            CASE WHEN EXISTS (SELECT 1 FROM events.erased_contacts x WHERE x.account_id = $1 AND x.svc_id = t.svc_id) THEN t.erased ELSE t.data END AS data
@@ -106,10 +107,11 @@ export class EventsRepository {
 
   /** The feed id the account's event with this producer UUID got, once it is recorded. */
   async idOf(accountId: string, eventUuid: string): Promise<number | undefined> {
-    const [row] = await queryRows<Columns<Events, 'id'>>(this.db, 'SELECT id FROM events.events WHERE account_id = $1 AND event_id = $2', [
-      accountId,
-      eventUuid,
-    ]);
+    const [row] = await queryRows<Columns<Events, 'id'>>(
+      this.db,
+      sql('events_events_id_of')`SELECT id FROM events.events WHERE account_id = $1 AND event_id = $2`,
+      [accountId, eventUuid],
+    );
     return row ? Number(row.id) : undefined;
   }
 
@@ -117,7 +119,7 @@ export class EventsRepository {
   async page(accountId: string, after: number, limit: number): Promise<string> {
     const rows = await queryRows<Columns<Events, 'id'> & { event: string }>(
       this.db,
-      `SELECT id, ${eventJson('e', AT)}::text AS event
+      sql('events_events_page')`SELECT id, ${eventJson('e', AT)}::text AS event
        FROM events.events e WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3 + 1`,
       [accountId, after, limit],
     );
@@ -132,10 +134,11 @@ export class EventsRepository {
 
   /** Records the customer as erased (committed first), then blanks their retained and outbox events. Idempotent. */
   async eraseContact(accountId: string, svcId: number): Promise<number> {
-    await execute(this.db, `INSERT INTO events.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
-      accountId,
-      svcId,
-    ]);
+    await execute(
+      this.db,
+      sql('events_events_erase_contact')`INSERT INTO events.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+      [accountId, svcId],
+    );
     return this.blankContacts(accountId, [svcId]);
   }
 
@@ -144,7 +147,7 @@ export class EventsRepository {
     if (svcIds.length === 0) return [];
     const rows = await queryRows<Columns<ErasedContacts, 'svc_id'>>(
       this.db,
-      `SELECT svc_id FROM events.erased_contacts WHERE account_id = $1 AND svc_id = ANY($2::bigint[])`,
+      sql('events_events_erased_among')`SELECT svc_id FROM events.erased_contacts WHERE account_id = $1 AND svc_id = ANY($2::bigint[])`,
       [accountId, [...new Set(svcIds)]],
     );
     return rows.map((r) => Number(r.svc_id));
@@ -156,7 +159,8 @@ export class EventsRepository {
     return this.db.transaction(async (tx) => {
       const events = await queryRows<Columns<Events, 'id' | 'data'>>(
         tx,
-        `SELECT id, data FROM events.events WHERE account_id = $1 AND data -> 'contact' ->> 'svc_id' = ANY($2::text[]) ORDER BY id FOR UPDATE`,
+        sql('events_events_blank_contacts')`
+          SELECT id, data FROM events.events WHERE account_id = $1 AND data -> 'contact' ->> 'svc_id' = ANY($2::text[]) ORDER BY id FOR UPDATE`,
         [accountId, ids],
       );
       const changed = blanked(
@@ -164,15 +168,17 @@ export class EventsRepository {
         (e) => e.data,
         (e, data) => ({ key: e.id, value: data }),
       );
-      await update(
-        tx,
-        `UPDATE events.events e SET data = u.value FROM unnest($2::bigint[], $3::jsonb[]) u (key, value) WHERE e.account_id = $1 AND e.id = u.key`,
-        changed,
-        [accountId],
-      );
+      if (changed.length > 0) {
+        await execute(
+          tx,
+          sql('events_events_blank_data')`UPDATE events.events e SET data = u.value FROM unnest($2::bigint[], $3::jsonb[]) u (key, value)
+            WHERE e.account_id = $1 AND e.id = u.key`,
+          [accountId, ...columnsOf(changed)],
+        );
+      }
       const waiting = await queryRows<Omit<Columns<Outbox, 'seq' | 'body'>, 'body'> & { body: { event: PublicEvent } }>(
         tx,
-        `SELECT seq, body FROM events.outbox
+        sql('events_events_blank_contacts_2')`SELECT seq, body FROM events.outbox
          WHERE sent_at IS NULL AND body ->> 'account_id' = $1 AND body -> 'event' -> 'data' -> 'contact' ->> 'svc_id' = ANY($2::text[])
          ORDER BY seq FOR UPDATE`,
         [accountId, ids],
@@ -182,11 +188,14 @@ export class EventsRepository {
         (r) => r.body.event.data,
         (r, data) => ({ key: r.seq, value: { ...r.body, event: { ...r.body.event, data } } }),
       );
-      await update(
-        tx,
-        `UPDATE events.outbox o SET body = u.value FROM unnest($1::bigint[], $2::jsonb[]) u (key, value) WHERE o.seq = u.key`,
-        unpublished,
-      );
+      if (unpublished.length > 0) {
+        await execute(
+          tx,
+          sql('events_outbox_blank_bodies')`
+            UPDATE events.outbox o SET body = u.value FROM unnest($1::bigint[], $2::jsonb[]) u (key, value) WHERE o.seq = u.key`,
+          columnsOf(unpublished),
+        );
+      }
       return changed.length;
     });
   }
@@ -195,7 +204,7 @@ export class EventsRepository {
   async prune(days: number, batch: number): Promise<number> {
     const count = await execute(
       this.db,
-      `DELETE FROM events.events WHERE ctid IN (
+      sql('events_events_prune')`DELETE FROM events.events WHERE ctid IN (
          SELECT ctid FROM events.events WHERE recorded_at < now() - make_interval(days => $1) LIMIT $2)`,
       [days, batch],
     );
@@ -217,8 +226,7 @@ function blanked<R>(rows: R[], dataOf: (row: R) => unknown, replace: (row: R, da
   });
 }
 
-/** Runs `sql` with `leading` parameters, then the replacements' keys and JSON values as two arrays. */
-async function update(tx: EntityManager, sql: string, replacements: Replacement[], leading: SqlParam[] = []): Promise<void> {
-  if (replacements.length === 0) return;
-  await execute(tx, sql, [...leading, replacements.map((r) => r.key), replacements.map((r) => JSON.stringify(r.value))]);
+/** The replacements' keys and JSON values, as two arrays (for `unnest`). */
+function columnsOf(replacements: Replacement[]): [string[], string[]] {
+  return [replacements.map((r) => r.key), replacements.map((r) => JSON.stringify(r.value))];
 }

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Plan } from '@svc/contracts';
-import { Columns, queryOne, queryRows } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 import type { Accounts, ApiKeys } from './schema.generated';
+import { queryOne, queryRows, sql } from './statements';
 
 /** An account; its plan is held to the contract's values. */
 export type AccountRow = Columns<Accounts, 'id' | 'name' | 'plan'> & { plan: Plan };
@@ -38,7 +39,7 @@ export class AccountsRepository {
   async insertAccount(name: string, plan: Plan): Promise<AccountRow> {
     const [row] = await queryRows<AccountRow>(
       this.db,
-      'INSERT INTO gateway.accounts (name, plan) VALUES ($1, $2) RETURNING id, name, plan',
+      sql('accounts_accounts_insert_account')`INSERT INTO gateway.accounts (name, plan) VALUES ($1, $2) RETURNING id, name, plan`,
       [name, plan],
     );
     return row;
@@ -47,24 +48,32 @@ export class AccountsRepository {
   async updatePlan(accountId: string, plan: Plan): Promise<AccountRow | undefined> {
     return queryOne<AccountRow>(
       this.db,
-      'UPDATE gateway.accounts SET plan = $2, updated_at = now() WHERE id = $1 RETURNING id, name, plan',
+      sql('accounts_accounts_update_plan')`
+        UPDATE gateway.accounts SET plan = $2, updated_at = now() WHERE id = $1 RETURNING id, name, plan`,
       [accountId, plan],
     );
   }
 
   async findAccount(accountId: string): Promise<AccountRow | undefined> {
-    return queryOne<AccountRow>(this.db, 'SELECT id, name, plan FROM gateway.accounts WHERE id = $1', [accountId]);
+    return queryOne<AccountRow>(this.db, sql('accounts_accounts_find_account')`SELECT id, name, plan FROM gateway.accounts WHERE id = $1`, [
+      accountId,
+    ]);
   }
 
   /** The account whose public widget id this is (the chat resolves its visitors' widget with it). */
   async findAccountByWidget(widgetId: string): Promise<AccountRow | undefined> {
-    return queryOne<AccountRow>(this.db, 'SELECT id, name, plan FROM gateway.accounts WHERE widget_id = $1', [widgetId]);
+    return queryOne<AccountRow>(
+      this.db,
+      sql('accounts_accounts_find_account_by_widget')`SELECT id, name, plan FROM gateway.accounts WHERE widget_id = $1`,
+      [widgetId],
+    );
   }
 
   async insertKey(accountId: string, prefix: string, hash: Buffer): Promise<ApiKeyRow> {
     const [row] = await queryRows<ApiKeyRow>(
       this.db,
-      `INSERT INTO gateway.api_keys (account_id, prefix, key_hash) VALUES ($1, $2, $3) RETURNING ${KEY_COLUMNS}`,
+      sql('accounts_accounts_insert_key')`
+        INSERT INTO gateway.api_keys (account_id, prefix, key_hash) VALUES ($1, $2, $3) RETURNING ${KEY_COLUMNS}`,
       [accountId, prefix, hash],
     );
     return row;
@@ -74,7 +83,8 @@ export class AccountsRepository {
   async revokeKey(keyId: string, accountId?: string): Promise<ApiKeyRow | undefined> {
     return queryOne<ApiKeyRow>(
       this.db,
-      `UPDATE gateway.api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND ($2::uuid IS NULL OR account_id = $2) RETURNING ${KEY_COLUMNS}`,
+      sql('accounts_accounts_revoke_key')`
+        UPDATE gateway.api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND ($2::uuid IS NULL OR account_id = $2) RETURNING ${KEY_COLUMNS}`,
       [keyId, accountId ?? null],
     );
   }
@@ -83,7 +93,8 @@ export class AccountsRepository {
   async listActiveKeys(accountId: string): Promise<ApiKeyRow[]> {
     return queryRows<ApiKeyRow>(
       this.db,
-      `SELECT ${KEY_COLUMNS} FROM gateway.api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`,
+      sql('accounts_accounts_list_active_keys')`
+        SELECT ${KEY_COLUMNS} FROM gateway.api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`,
       [accountId],
     );
   }
@@ -92,17 +103,25 @@ export class AccountsRepository {
   async findAccountWithWidget(accountId: string): Promise<(AccountRow & { widget: Account['widget_id'] }) | undefined> {
     return queryOne<AccountRow & { widget: Account['widget_id'] }>(
       this.db,
-      'SELECT id, name, plan, widget_id AS widget FROM gateway.accounts WHERE id = $1',
+      sql('accounts_accounts_find_account_with_widget')`SELECT id, name, plan, widget_id AS widget FROM gateway.accounts WHERE id = $1`,
       [accountId],
     );
   }
 
   async findPrincipal(hash: Buffer): Promise<PrincipalRow | undefined> {
-    return queryOne<PrincipalRow>(this.db, `${PRINCIPAL_QUERY} WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, [hash]);
+    return queryOne<PrincipalRow>(
+      this.db,
+      sql('accounts_accounts_find_principal')`${PRINCIPAL_QUERY} WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+      [hash],
+    );
   }
 
   /** The active key with this id and its account (the gateway's internal whoami, for mcp-server). */
   async findPrincipalByKeyId(keyId: string): Promise<PrincipalRow | undefined> {
-    return queryOne<PrincipalRow>(this.db, `${PRINCIPAL_QUERY} WHERE k.id = $1 AND k.revoked_at IS NULL`, [keyId]);
+    return queryOne<PrincipalRow>(
+      this.db,
+      sql('accounts_accounts_find_principal_by_key_id')`${PRINCIPAL_QUERY} WHERE k.id = $1 AND k.revoked_at IS NULL`,
+      [keyId],
+    );
   }
 }

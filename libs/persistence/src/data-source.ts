@@ -2,8 +2,8 @@ import type { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { types } from 'pg';
 import { DataSource, MigrationInterface } from 'typeorm';
-import { execute, queryOne } from './sql';
 import { formatTimestamp } from './timestamps';
+import { execute, queryOne, sql } from './statements';
 
 const TIMESTAMPTZ_OID = 1184;
 
@@ -66,9 +66,11 @@ export async function migrate(dataSource: DataSource): Promise<string[]> {
   await runner.connect();
   try {
     for (let delayMs = 50; ; delayMs = Math.min(delayMs * 2, LOCK_RETRY_MAX_MS)) {
-      const row = await queryOne<{ locked: boolean }>(runner, 'SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
-        `migrations:${schema}`,
-      ]);
+      const row = await queryOne<{ locked: boolean }>(
+        runner,
+        sql('persistence_data_source_migrate')`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`,
+        [`migrations:${schema}`],
+      );
       if (row?.locked) break;
       await sleep(delayMs);
     }
@@ -77,7 +79,7 @@ export async function migrate(dataSource: DataSource): Promise<string[]> {
       const applied = await dataSource.runMigrations({ transaction: 'each' });
       return applied.map((m) => m.name);
     } finally {
-      await execute(runner, 'SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${schema}`]);
+      await execute(runner, sql('persistence_data_source_migrate_2')`SELECT pg_advisory_unlock(hashtext($1))`, [`migrations:${schema}`]);
     }
   } finally {
     await runner.release();

@@ -3,7 +3,7 @@ import { ReadinessService } from '@svc/platform';
 import { DataSource } from 'typeorm';
 import { createDataSource, migrate, SchemaOptions } from './data-source';
 import type { DatabaseConfig } from './persistence.config';
-import { execute } from './sql';
+import { execute, sql } from './statements';
 
 export interface PersistenceOptions extends SchemaOptions {
   /** Apply pending migrations when the app starts (default true). */
@@ -27,7 +27,7 @@ class DataSourceLifecycle implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   onModuleInit(): void {
-    this.readiness.register('postgres', () => execute(this.dataSource, 'SELECT 1'));
+    this.readiness.register('postgres', () => execute(this.dataSource, sql('persistence_ping')`SELECT 1`));
   }
 
   /** After the HTTP server has drained, never before: in-flight requests still need the pool. */

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Booking, BookingCreator, BookingStatus } from '@svc/contracts';
-import { Columns, execute, queryRows } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Bookings } from '../schema.generated';
+import { execute, queryRows, sql } from '../statements';
 
 /**
  * A booking as stored (BOOKING_SELECT, ids read ::float8): the contract's `Booking` with its conversation's
@@ -38,13 +39,17 @@ export class BookingsRepository {
   async list(accountId: string, filter: { status?: BookingStatus; after: number; limit: number }): Promise<BookingRow[]> {
     return queryRows<BookingRow>(
       this.db,
-      `${BOOKING_SELECT} WHERE b.account_id = $1 AND ($2::text IS NULL OR b.status = $2) AND b.id > $3 ORDER BY b.id LIMIT $4`,
+      sql('chat_bookings_list')`
+        ${BOOKING_SELECT} WHERE b.account_id = $1 AND ($2::text IS NULL OR b.status = $2) AND b.id > $3 ORDER BY b.id LIMIT $4`,
       [accountId, filter.status ?? null, filter.after, filter.limit + 1],
     );
   }
 
   async get(accountId: string, id: number): Promise<BookingRow | undefined> {
-    const rows = await queryRows<BookingRow>(this.db, `${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2`, [accountId, id]);
+    const rows = await queryRows<BookingRow>(this.db, sql('chat_bookings_get')`${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2`, [
+      accountId,
+      id,
+    ]);
     return rows[0];
   }
 
@@ -52,7 +57,8 @@ export class BookingsRepository {
   async create(tx: EntityManager, accountId: string, booking: NewBooking): Promise<BookingRow | undefined> {
     const rows = await queryRows<{ id: number }>(
       tx,
-      `INSERT INTO chat.bookings (account_id, conversation_id, listing_ref, listing_heading, starts_at, note, created_by)
+      sql('chat_bookings_create')`
+        INSERT INTO chat.bookings (account_id, conversation_id, listing_ref, listing_heading, starts_at, note, created_by)
        SELECT $1, $2, $3, $4, $5::timestamptz, $6, $7 WHERE $5::timestamptz > now()
        RETURNING id::float8 AS id`,
       [accountId, booking.conversationId, booking.listingRef, booking.listingHeading, booking.startsAt, booking.note, booking.createdBy],
@@ -62,17 +68,19 @@ export class BookingsRepository {
 
   /** The booking, locked until the transaction ends. */
   async lock(tx: EntityManager, accountId: string, id: number): Promise<BookingRow | undefined> {
-    const rows = await queryRows<BookingRow>(tx, `${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2 FOR UPDATE OF b`, [
-      accountId,
-      id,
-    ]);
+    const rows = await queryRows<BookingRow>(
+      tx,
+      sql('chat_bookings_lock')`${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2 FOR UPDATE OF b`,
+      [accountId, id],
+    );
     return rows[0];
   }
 
   async setStatus(tx: EntityManager, accountId: string, id: number, status: BookingStatus): Promise<BookingRow> {
     await execute(
       tx,
-      `UPDATE chat.bookings SET status = $3, updated_at = now(), confirmed_at = CASE WHEN $3 = 'confirmed' THEN now() ELSE confirmed_at END
+      sql('chat_bookings_set_status')`
+        UPDATE chat.bookings SET status = $3, updated_at = now(), confirmed_at = CASE WHEN $3 = 'confirmed' THEN now() ELSE confirmed_at END
         WHERE account_id = $1 AND id = $2`,
       [accountId, id, status],
     );
@@ -80,7 +88,10 @@ export class BookingsRepository {
   }
 
   private async read(tx: EntityManager, accountId: string, id: number): Promise<BookingRow | undefined> {
-    const rows = await queryRows<BookingRow>(tx, `${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2`, [accountId, id]);
+    const rows = await queryRows<BookingRow>(tx, sql('chat_bookings_read')`${BOOKING_SELECT} WHERE b.account_id = $1 AND b.id = $2`, [
+      accountId,
+      id,
+    ]);
     return rows[0];
   }
 }

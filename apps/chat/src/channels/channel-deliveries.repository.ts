@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Columns, execute, queryRows } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Deliveries } from '../schema.generated';
 import type { OutgoingEmail, WhatsappOutbound } from './senders';
+import { execute, queryRows, sql } from '../statements';
 
 /** What the chat sends, durable: written in the transaction of the change that makes it. */
 export type DeliveryPayload =
@@ -35,7 +36,8 @@ export class ChannelDeliveriesRepository {
   ): Promise<number> {
     const rows = await queryRows<Columns<Deliveries, 'id'>>(
       db,
-      `INSERT INTO chat.deliveries (account_id, kind, conversation_id, payload) VALUES ($1, $2, $3, $4::jsonb) RETURNING id`,
+      sql('chat_channel_deliveries_enqueue')`
+        INSERT INTO chat.deliveries (account_id, kind, conversation_id, payload) VALUES ($1, $2, $3, $4::jsonb) RETURNING id`,
       [accountId, payload.kind, conversationId, JSON.stringify(payload)],
     );
     return Number(rows[0]?.id);
@@ -48,7 +50,8 @@ export class ChannelDeliveriesRepository {
         Pick<ChannelDelivery, 'payload'>
     >(
       this.db,
-      `UPDATE chat.deliveries d SET attempts = attempts + 1, next_attempt_at = now() + $2::bigint * interval '1 millisecond'
+      sql('chat_channel_deliveries_claim_due')`
+        UPDATE chat.deliveries d SET attempts = attempts + 1, next_attempt_at = now() + $2::bigint * interval '1 millisecond'
         WHERE id IN (SELECT id FROM chat.deliveries WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
                       ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
         RETURNING id, account_id, conversation_id, attempts, payload`,
@@ -62,29 +65,37 @@ export class ChannelDeliveriesRepository {
   }
 
   async markSent(id: number, providerId: string): Promise<void> {
-    await execute(this.db, `UPDATE chat.deliveries SET sent_at = now(), provider_id = $2, last_error = NULL WHERE id = $1`, [
-      id,
-      providerId,
-    ]);
+    await execute(
+      this.db,
+      sql('chat_channel_deliveries_mark_sent')`
+        UPDATE chat.deliveries SET sent_at = now(), provider_id = $2, last_error = NULL WHERE id = $1`,
+      [id, providerId],
+    );
   }
 
   async retryLater(id: number, delayMs: number, error: string): Promise<void> {
     await execute(
       this.db,
-      `UPDATE chat.deliveries SET next_attempt_at = now() + $2::bigint * interval '1 millisecond', last_error = $3 WHERE id = $1`,
+      sql('chat_channel_deliveries_retry_later')`
+        UPDATE chat.deliveries SET next_attempt_at = now() + $2::bigint * interval '1 millisecond', last_error = $3 WHERE id = $1`,
       [id, delayMs, error],
     );
   }
 
   async park(id: number, error: string): Promise<void> {
-    await execute(this.db, `UPDATE chat.deliveries SET failed_at = now(), last_error = $2 WHERE id = $1`, [id, error]);
+    await execute(
+      this.db,
+      sql('chat_channel_deliveries_park')`UPDATE chat.deliveries SET failed_at = now(), last_error = $2 WHERE id = $1`,
+      [id, error],
+    );
   }
 
   /** The state of the newest email sent for a conversation (the widget's "on its way"), or null. */
   async emailState(accountId: string, conversationId: number): Promise<DeliveryState | null> {
     const rows = await queryRows<Columns<Deliveries, 'sent_at' | 'failed_at'>>(
       this.db,
-      `SELECT sent_at, failed_at FROM chat.deliveries WHERE account_id = $1 AND conversation_id = $2 AND kind = 'email' ORDER BY id DESC LIMIT 1`,
+      sql('chat_channel_deliveries_email_state')`
+        SELECT sent_at, failed_at FROM chat.deliveries WHERE account_id = $1 AND conversation_id = $2 AND kind = 'email' ORDER BY id DESC LIMIT 1`,
       [accountId, conversationId],
     );
     const row = rows[0];

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { Columns, execute, queryOne, queryRows } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { ConversationRow, ConversationsRepository } from '../conversations/conversations.repository';
 import type { Conversations, EmailConfirmations, PhoneCodes, WhatsappNumbers } from '../schema.generated';
+import { execute, queryOne, queryRows, sql } from '../statements';
 
 export type WhatsappNumber = Columns<WhatsappNumbers, 'account_id' | 'phone_number_id' | 'number'>;
 
@@ -43,7 +44,7 @@ export class ChannelsRepository {
   async connectNumber(accountId: string, phoneNumberId: string, number: string): Promise<WhatsappNumber> {
     const rows = await queryRows<WhatsappNumber>(
       this.db,
-      `INSERT INTO chat.whatsapp_numbers (account_id, phone_number_id, number) VALUES ($1, $2, $3)
+      sql('chat_channels_connect_number')`INSERT INTO chat.whatsapp_numbers (account_id, phone_number_id, number) VALUES ($1, $2, $3)
        ON CONFLICT (account_id) DO UPDATE SET phone_number_id = $2, number = $3, updated_at = now()
        RETURNING account_id, phone_number_id, number`,
       [accountId, phoneNumberId, number],
@@ -54,7 +55,8 @@ export class ChannelsRepository {
   async numberByPhoneNumberId(phoneNumberId: string): Promise<WhatsappNumber | undefined> {
     return queryOne<WhatsappNumber>(
       this.db,
-      `SELECT account_id, phone_number_id, number FROM chat.whatsapp_numbers WHERE phone_number_id = $1`,
+      sql('chat_channels_number_by_phone_number_id')`
+        SELECT account_id, phone_number_id, number FROM chat.whatsapp_numbers WHERE phone_number_id = $1`,
       [phoneNumberId],
     );
   }
@@ -62,13 +64,17 @@ export class ChannelsRepository {
   async numberOf(accountId: string): Promise<WhatsappNumber | undefined> {
     return queryOne<WhatsappNumber>(
       this.db,
-      `SELECT account_id, phone_number_id, number FROM chat.whatsapp_numbers WHERE account_id = $1`,
+      sql('chat_channels_number_of')`SELECT account_id, phone_number_id, number FROM chat.whatsapp_numbers WHERE account_id = $1`,
       [accountId],
     );
   }
 
   async seenInbound(messageId: string): Promise<boolean> {
-    const rows = await queryRows<object>(this.db, `SELECT 1 FROM chat.whatsapp_inbound WHERE message_id = $1`, [messageId]);
+    const rows = await queryRows<object>(
+      this.db,
+      sql('chat_channels_seen_inbound')`SELECT 1 FROM chat.whatsapp_inbound WHERE message_id = $1`,
+      [messageId],
+    );
     return rows.length > 0;
   }
 
@@ -76,7 +82,8 @@ export class ChannelsRepository {
   static async takeInbound(tx: EntityManager, accountId: string, messageId: string): Promise<boolean> {
     const rows = await queryRows<object>(
       tx,
-      `INSERT INTO chat.whatsapp_inbound (message_id, account_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`,
+      sql('chat_channels_take_inbound')`
+        INSERT INTO chat.whatsapp_inbound (message_id, account_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`,
       [messageId, accountId],
     );
     return rows.length === 1;
@@ -85,7 +92,8 @@ export class ChannelsRepository {
   async recordStatus(accountId: string, messageId: string, status: string, at: Date): Promise<void> {
     await execute(
       this.db,
-      `INSERT INTO chat.whatsapp_statuses (message_id, status, account_id, at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+      sql('chat_channels_record_status')`
+        INSERT INTO chat.whatsapp_statuses (message_id, status, account_id, at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
       [messageId, status, accountId, at],
     );
   }
@@ -95,7 +103,8 @@ export class ChannelsRepository {
     const key = whatsappConversationKey(accountId, from);
     await execute(
       this.db,
-      `INSERT INTO chat.conversations (account_id, channel, token_hash, whatsapp_from, customer_phone) VALUES ($1, 'whatsapp', $2, $3, $3) ON CONFLICT (token_hash) DO NOTHING`,
+      sql('chat_channels_whatsapp_conversation')`
+        INSERT INTO chat.conversations (account_id, channel, token_hash, whatsapp_from, customer_phone) VALUES ($1, 'whatsapp', $2, $3, $3) ON CONFLICT (token_hash) DO NOTHING`,
       [accountId, key, from],
     );
     return (await this.conversations.byTokenHash(key)) as ConversationRow;
@@ -105,7 +114,7 @@ export class ChannelsRepository {
   async lastCustomerAt(accountId: string, conversationId: number): Promise<Date | null> {
     const rows = await queryRows<Columns<Conversations, 'last_customer_at'>>(
       this.db,
-      `SELECT last_customer_at FROM chat.conversations WHERE account_id = $1 AND id = $2`,
+      sql('chat_channels_last_customer_at')`SELECT last_customer_at FROM chat.conversations WHERE account_id = $1 AND id = $2`,
       [accountId, conversationId],
     );
     const at = rows[0]?.last_customer_at;
@@ -113,10 +122,11 @@ export class ChannelsRepository {
   }
 
   static async touchCustomer(tx: EntityManager, accountId: string, conversationId: number): Promise<void> {
-    await execute(tx, `UPDATE chat.conversations SET last_customer_at = now() WHERE account_id = $1 AND id = $2`, [
-      accountId,
-      conversationId,
-    ]);
+    await execute(
+      tx,
+      sql('chat_channels_touch_customer')`UPDATE chat.conversations SET last_customer_at = now() WHERE account_id = $1 AND id = $2`,
+      [accountId, conversationId],
+    );
   }
 
   /** A new code for a conversation replaces its previous one; it lasts `ttlMs`. */
@@ -131,7 +141,8 @@ export class ChannelsRepository {
   ): Promise<PhoneCode> {
     const rows = await queryRows<PhoneCode>(
       this.db,
-      `INSERT INTO chat.phone_codes (conversation_id, account_id, customer_svc_id, phone, code, expires_at, next_token_hash)
+      sql('chat_channels_new_phone_code')`
+        INSERT INTO chat.phone_codes (conversation_id, account_id, customer_svc_id, phone, code, expires_at, next_token_hash)
        VALUES ($1, $2, $3, $4, $5, now() + $6::bigint * interval '1 millisecond', $7)
        ON CONFLICT (conversation_id) DO UPDATE
          SET customer_svc_id = $3, phone = $4, code = $5, expires_at = excluded.expires_at, used_at = NULL, next_token_hash = $7
@@ -145,7 +156,7 @@ export class ChannelsRepository {
   async usePhoneCode(accountId: string, phone: string, code: string): Promise<PhoneCode | undefined> {
     return queryOne<PhoneCode>(
       this.db,
-      `UPDATE chat.phone_codes SET used_at = now()
+      sql('chat_channels_use_phone_code')`UPDATE chat.phone_codes SET used_at = now()
         WHERE account_id = $1 AND phone = $2 AND code = $3 AND used_at IS NULL AND expires_at > now()
         RETURNING conversation_id::float8 AS conversation_id, customer_svc_id::float8 AS customer_svc_id, phone, code, expires_at, next_token_hash`,
       [accountId, phone, code],
@@ -154,7 +165,9 @@ export class ChannelsRepository {
 
   /** Gives a used code back (the confirmation could not be made now: the customer may send it again). */
   async releasePhoneCode(conversationId: number): Promise<void> {
-    await execute(this.db, `UPDATE chat.phone_codes SET used_at = NULL WHERE conversation_id = $1`, [conversationId]);
+    await execute(this.db, sql('chat_channels_release_phone_code')`UPDATE chat.phone_codes SET used_at = NULL WHERE conversation_id = $1`, [
+      conversationId,
+    ]);
   }
 
   static async newEmailConfirmation(
@@ -171,7 +184,8 @@ export class ChannelsRepository {
   ): Promise<void> {
     await execute(
       tx,
-      `INSERT INTO chat.email_confirmations (token_hash, account_id, customer_svc_id, email, conversation_id, expires_at, next_token_hash)
+      sql('chat_channels_new_email_confirmation')`
+        INSERT INTO chat.email_confirmations (token_hash, account_id, customer_svc_id, email, conversation_id, expires_at, next_token_hash)
        VALUES ($1, $2, $3, $4, $5, now() + $6::bigint * interval '1 millisecond', $7)`,
       [row.tokenHash, row.accountId, row.svcId, row.email, row.conversationId, row.ttlMs, row.nextTokenHash],
     );
@@ -180,7 +194,8 @@ export class ChannelsRepository {
   async emailConfirmation(tokenHash: Buffer): Promise<EmailConfirmation | undefined> {
     return queryOne<EmailConfirmation>(
       this.db,
-      `SELECT account_id, customer_svc_id::float8 AS customer_svc_id, email, conversation_id::float8 AS conversation_id,
+      sql('chat_channels_email_confirmation')`
+        SELECT account_id, customer_svc_id::float8 AS customer_svc_id, email, conversation_id::float8 AS conversation_id,
               expires_at <= now() AS expired, used_at IS NOT NULL AS used, next_token_hash
          FROM chat.email_confirmations WHERE token_hash = $1`,
       [tokenHash],
@@ -191,13 +206,18 @@ export class ChannelsRepository {
   async useEmailConfirmation(tokenHash: Buffer): Promise<boolean> {
     const affected = await execute(
       this.db,
-      `UPDATE chat.email_confirmations SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()`,
+      sql('chat_channels_use_email_confirmation')`
+        UPDATE chat.email_confirmations SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()`,
       [tokenHash],
     );
     return affected === 1;
   }
 
   async releaseEmailConfirmation(tokenHash: Buffer): Promise<void> {
-    await execute(this.db, `UPDATE chat.email_confirmations SET used_at = NULL WHERE token_hash = $1`, [tokenHash]);
+    await execute(
+      this.db,
+      sql('chat_channels_release_email_confirmation')`UPDATE chat.email_confirmations SET used_at = NULL WHERE token_hash = $1`,
+      [tokenHash],
+    );
   }
 }

@@ -12,11 +12,12 @@ import {
   MessageAuthor,
 } from '@svc/contracts';
 import { DOMAIN_EXCHANGE, enqueueDomainMessages, outboxChannel, outboxInsert } from '@svc/messaging';
-import { ASYNC_COMMIT, Columns, execute, PreparedStatement, queryOne, queryRows, SqlParam } from '@svc/persistence';
+import { ASYNC_COMMIT, Columns } from '@svc/persistence';
 import { currentTraceparent } from '@svc/tracing';
 import { DataSource, EntityManager } from 'typeorm';
 import { CHAT_SCHEMA } from '../migrations';
 import type { Conversations, Messages } from '../schema.generated';
+import { execute, prepared, queryOne, queryRows, sql } from '../statements';
 
 /** The NOTIFY channel that wakes the streams of a conversation (payload: its id, or `{"c": id, "m": message}` for a message that fits). */
 export const CONVERSATION_CHANNEL = 'chat_conversation';
@@ -136,28 +137,21 @@ const MESSAGE_COLUMNS = 'id, author, text, at, citation, offers_person';
  * instead of on each call (ADR 003).
  */
 
-const STREAM_READ = {
-  name: 'chat_stream_read',
-  text: `SELECT c.status, c.handover, c.token_issued_at::text AS token_issued_at, m.id, m.author, m.text, m.at, m.citation, m.offers_person
+const STREAM_READ = prepared('chat_stream_read')`
+  SELECT c.status, c.handover, c.token_issued_at::text AS token_issued_at, m.id, m.author, m.text, m.at, m.citation, m.offers_person
      FROM chat.conversations c
      LEFT JOIN LATERAL (
        SELECT ${MESSAGE_COLUMNS} FROM chat.messages
         WHERE account_id = c.account_id AND conversation_id = c.id AND id > $3 ORDER BY id LIMIT $4) m ON true
     WHERE c.account_id = $1 AND c.id = $2
-    ORDER BY m.id`,
-};
+    ORDER BY m.id`;
 /** Customer messages counted by the per-conversation message limit: those of the last minute. */
 const MESSAGE_WINDOW = `interval '1 minute'`;
-const RECENT_CUSTOMER_MESSAGES = {
-  name: 'chat_recent_customer_messages',
-  text: `SELECT count(*)::int AS count, coalesce(ceil(extract(epoch FROM min(t.at) + ${MESSAGE_WINDOW} - now()) * 1000), 0)::int AS retry_after_ms
+const RECENT_CUSTOMER_MESSAGES = prepared('chat_recent_customer_messages')`
+  SELECT count(*)::int AS count, coalesce(ceil(extract(epoch FROM min(t.at) + ${MESSAGE_WINDOW} - now()) * 1000), 0)::int AS retry_after_ms
      FROM chat.conversations c, unnest(c.recent_customer_at) AS t(at)
-    WHERE c.account_id = $1 AND c.id = $2 AND t.at > now() - ${MESSAGE_WINDOW}`,
-};
-const LOCK = {
-  name: 'chat_lock',
-  text: `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`,
-};
+    WHERE c.account_id = $1 AND c.id = $2 AND t.at > now() - ${MESSAGE_WINDOW}`;
+const LOCK = prepared('chat_lock')`SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2 FOR UPDATE`;
 /** A NOTIFY payload must stay under 8,000 bytes: a longer message wakes its streams with the id alone. */
 const NOTE_BYTES = 7_900;
 /** A timestamptz as the contract writes it (formatTimestamp of @svc/persistence). */
@@ -178,9 +172,7 @@ const CONTRACT_TIME = (column: string): string => `to_char(${column} AT TIME ZON
  * - a message the assistant has to answer is leased (`$16` ms) to this process from birth.
  * The NOTIFYs wake the conversation's streams (with the message), the account's inbox and the outbox relay on commit.
  */
-const ADD_MESSAGE = {
-  name: 'chat_add_message',
-  text: `WITH finished AS (
+const ADD_MESSAGE = prepared('chat_add_message')`WITH finished AS (
      UPDATE chat.messages SET reply_pending = false, reply_lease_until = NULL
        FROM (${ASYNC_COMMIT}) AS async_commit
       WHERE $10::bigint IS NOT NULL AND account_id = $1 AND conversation_id = $2 AND id = $10 AND reply_pending
@@ -222,17 +214,12 @@ const ADD_MESSAGE = {
      FROM added, LATERAL (
        SELECT json_build_object('c', $2::bigint, 'm', json_build_object(
                 'id', added.id, 'author', added.author, 'text', added.text, 'at', ${CONTRACT_TIME('added.at')},
-                'citation', added.citation, 'offers_person', added.offers_person))::text AS note) AS n`,
-};
+                'citation', added.citation, 'offers_person', added.offers_person))::text AS note) AS n`;
 /** The messages an UPDATE … RETURNING `claim` claimed, each with its conversation, in the same statement. */
-const claiming = (name: string, claim: string): PreparedStatement => ({
-  name: `chat_${name}`,
-  text: `WITH claimed AS (${claim})
+const claiming = (claim: string): string => `WITH claimed AS (${claim})
      SELECT claimed.id AS message_id, claimed.text AS message_text, claimed.reply_failures AS message_failures, ${conversationColumns('c')}
-       FROM claimed JOIN chat.conversations c ON c.account_id = claimed.account_id AND c.id = claimed.conversation_id`,
-});
-const CLAIM_STALE_REPLIES = claiming(
-  'claim_stale_replies',
+       FROM claimed JOIN chat.conversations c ON c.account_id = claimed.account_id AND c.id = claimed.conversation_id`;
+const CLAIM_STALE_REPLIES = prepared('chat_claim_stale_replies')`${claiming(
   `UPDATE chat.messages m SET reply_lease_until = now() + $2::bigint * interval '1 millisecond'
      FROM (SELECT conversation_id, id FROM chat.messages
             WHERE reply_pending AND at < now() - $1::bigint * interval '1 millisecond'
@@ -240,22 +227,19 @@ const CLAIM_STALE_REPLIES = claiming(
             ORDER BY at LIMIT $3 FOR UPDATE SKIP LOCKED) due
     WHERE m.conversation_id = due.conversation_id AND m.id = due.id
     RETURNING m.conversation_id, m.id, m.account_id, m.text, m.reply_failures`,
-);
+)}`;
 /** When the conversation's visitor token was issued, and how long ago (ms): tokens have a maximum lifetime. */
 const TOKEN_TIMES = `c.token_issued_at::text AS token_issued_at, (extract(epoch FROM now() - c.token_issued_at) * 1000)::float8 AS token_age_ms`;
 /**
  * A visitor's conversation, with how many messages the customer wrote in the last minute (a cheap
  * first look at the limit), its customer as the chat's model holds them and its token's age.
  */
-const BY_TOKEN_HASH = {
-  name: 'chat_by_token_hash',
-  text: `SELECT ${conversationColumns('c')},
+const BY_TOKEN_HASH = prepared('chat_by_token_hash')`SELECT ${conversationColumns('c')},
           (SELECT count(*) FROM unnest(c.recent_customer_at) AS t WHERE t > now() - ${MESSAGE_WINDOW})::int AS recent_customer_messages,
           held.contact AS customer, ${TOKEN_TIMES}
      FROM chat.conversations c
      LEFT JOIN chat.customers held ON held.account_id = c.account_id AND held.svc_id = c.customer_svc_id
-    WHERE c.token_hash = $1`,
-};
+    WHERE c.token_hash = $1`;
 
 /** MESSAGE_COLUMNS: the author and citation are held to the domain's values. */
 type MessageRow = Omit<Columns<Messages, 'id' | 'author' | 'text' | 'at' | 'citation' | 'offers_person'>, 'citation'> &
@@ -317,17 +301,19 @@ class ConversationReads {
   constructor(protected readonly db: DataSource | EntityManager) {}
 
   async get(accountId: string, id: number): Promise<ConversationRow | undefined> {
-    return queryOne<ConversationRow>(this.db, `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2`, [
-      accountId,
-      id,
-    ]);
+    return queryOne<ConversationRow>(
+      this.db,
+      sql('chat_conversations_get')`SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND id = $2`,
+      [accountId, id],
+    );
   }
 
   /** Messages after `afterId`, oldest first. */
   async messages(accountId: string, conversationId: number, afterId = 0, limit = 500): Promise<ChatMessage[]> {
     const rows = await queryRows<MessageRow>(
       this.db,
-      `SELECT ${MESSAGE_COLUMNS} FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND id > $3 ORDER BY id LIMIT $4`,
+      sql('chat_conversations_messages')`
+        SELECT ${MESSAGE_COLUMNS} FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND id > $3 ORDER BY id LIMIT $4`,
       [accountId, conversationId, afterId, limit],
     );
     return rows.map(toMessage);
@@ -355,7 +341,8 @@ class ConversationReads {
   async lastCustomerText(accountId: string, conversationId: number): Promise<string> {
     const rows = await queryRows<Columns<Messages, 'text'>>(
       this.db,
-      `SELECT text FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND author = 'customer' ORDER BY id DESC LIMIT 1`,
+      sql('chat_conversations_last_customer_text')`
+        SELECT text FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND author = 'customer' ORDER BY id DESC LIMIT 1`,
       [accountId, conversationId],
     );
     return rows[0]?.text ?? '';
@@ -371,7 +358,8 @@ class ConversationReads {
   async lastCitation(accountId: string, conversationId: number): Promise<ChatCitation | null> {
     const rows = await queryRows<Omit<Columns<Messages, 'citation'>, 'citation'> & Pick<ChatMessage, 'citation'>>(
       this.db,
-      `SELECT citation FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND author = 'assistant' ORDER BY id DESC LIMIT 1`,
+      sql('chat_conversations_last_citation')`
+        SELECT citation FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND author = 'assistant' ORDER BY id DESC LIMIT 1`,
       [accountId, conversationId],
     );
     return rows[0]?.citation ?? null;
@@ -381,7 +369,8 @@ class ConversationReads {
   async lastAnswerOfferedPerson(accountId: string, conversationId: number): Promise<boolean> {
     const rows = await queryRows<Columns<Messages, 'offers_person'>>(
       this.db,
-      `SELECT offers_person FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND author = 'assistant' ORDER BY id DESC LIMIT 1`,
+      sql('chat_conversations_last_answer_offered_person')`
+        SELECT offers_person FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 AND author = 'assistant' ORDER BY id DESC LIMIT 1`,
       [accountId, conversationId],
     );
     return rows[0]?.offers_person ?? false;
@@ -407,7 +396,7 @@ export class ConversationTransaction extends ConversationReads {
   async lockByToken(tokenHash: Buffer): Promise<SessionConversation | undefined> {
     return queryOne<SessionConversation>(
       this.db,
-      `SELECT ${conversationColumns('c')}, ${TOKEN_TIMES}, c.token_hash = $1 AS token_current
+      sql('chat_conversations_lock_by_token')`SELECT ${conversationColumns('c')}, ${TOKEN_TIMES}, c.token_hash = $1 AS token_current
          FROM chat.conversations c
         WHERE (c.token_hash = $1 OR c.previous_token_hash = $1) AND c.channel = 'web'
         LIMIT 1 FOR UPDATE`,
@@ -429,7 +418,7 @@ export class ConversationTransaction extends ConversationReads {
   ): Promise<ConversationRow | undefined> {
     const row = await queryOne<ConversationRow>(
       this.db,
-      `UPDATE chat.conversations
+      sql('chat_conversations_rotate_token')`UPDATE chat.conversations
           SET previous_token_hash = token_hash, token_hash = $3, token_issued_at = clock_timestamp(), updated_at = now(),
               customer_svc_id = coalesce(customer_svc_id, $4), customer_identified = CASE WHEN customer_svc_id IS NULL AND $4::bigint IS NOT NULL THEN $5 ELSE customer_identified END,
               customer_name = CASE WHEN customer_svc_id IS NULL AND $4::bigint IS NOT NULL THEN $6 ELSE customer_name END,
@@ -448,7 +437,8 @@ export class ConversationTransaction extends ConversationReads {
         customer?.phone ?? null,
       ],
     );
-    if (row) await execute(this.db, `SELECT pg_notify('${CONVERSATION_CHANNEL}', $1::text)`, [String(id)]);
+    if (row)
+      await execute(this.db, sql('chat_conversations_rotate_token_2')`SELECT pg_notify('${CONVERSATION_CHANNEL}', $1::text)`, [String(id)]);
     return row;
   }
 
@@ -470,7 +460,7 @@ export class ConversationTransaction extends ConversationReads {
   ): Promise<void> {
     await execute(
       this.db,
-      `UPDATE chat.conversations
+      sql('chat_conversations_set_handover')`UPDATE chat.conversations
           SET status = $3, handover = $4, handover_reason = coalesce($5, handover_reason),
               handover_due_at = CASE WHEN $6::bigint IS NULL THEN NULL ELSE now() + $6::bigint * interval '1 millisecond' END,
               reach = coalesce($7::jsonb, reach), updated_at = now()
@@ -485,26 +475,29 @@ export class ConversationTransaction extends ConversationReads {
         change.reach ? JSON.stringify(change.reach) : null,
       ],
     );
-    await execute(this.db, `SELECT pg_notify('${CONVERSATION_CHANNEL}', $1::text), pg_notify('${INBOX_CHANNEL}', $2::text)`, [
-      String(id),
-      accountId,
-    ]);
+    await execute(
+      this.db,
+      sql('chat_conversations_set_handover_2')`
+        SELECT pg_notify('${CONVERSATION_CHANNEL}', $1::text), pg_notify('${INBOX_CHANNEL}', $2::text)`,
+      [String(id), accountId],
+    );
   }
 
   /** Records a hand-over as it happens (the analytics count them by reason and day). */
   async recordHandover(accountId: string, conversationId: number, reason: HandoverReason): Promise<void> {
-    await execute(this.db, `INSERT INTO chat.handovers (account_id, conversation_id, reason) VALUES ($1, $2, $3)`, [
-      accountId,
-      conversationId,
-      reason,
-    ]);
+    await execute(
+      this.db,
+      sql('chat_conversations_record_handover')`INSERT INTO chat.handovers (account_id, conversation_id, reason) VALUES ($1, $2, $3)`,
+      [accountId, conversationId, reason],
+    );
   }
 
   /** A team reply ends the wait for a person: the customer is not asked how to reach them after all. */
   async stopHandoverWait(accountId: string, id: number): Promise<void> {
     await execute(
       this.db,
-      `UPDATE chat.conversations SET handover_due_at = NULL WHERE account_id = $1 AND id = $2 AND handover = 'waiting'`,
+      sql('chat_conversations_stop_handover_wait')`
+        UPDATE chat.conversations SET handover_due_at = NULL WHERE account_id = $1 AND id = $2 AND handover = 'waiting'`,
       [accountId, id],
     );
   }
@@ -513,7 +506,7 @@ export class ConversationTransaction extends ConversationReads {
   async lockDueHandovers(limit: number): Promise<ConversationRow[]> {
     return queryRows<ConversationRow>(
       this.db,
-      `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations
+      sql('chat_conversations_lock_due_handovers')`SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations
         WHERE handover = 'waiting' AND handover_due_at <= now()
         ORDER BY handover_due_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [limit],
@@ -524,7 +517,8 @@ export class ConversationTransaction extends ConversationReads {
   async lockCustomerConversations(accountId: string, svcId: number): Promise<ConversationRow[]> {
     return queryRows<ConversationRow>(
       this.db,
-      `SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND customer_svc_id = $2 FOR UPDATE`,
+      sql('chat_conversations_lock_customer_conversations')`
+        SELECT ${CONVERSATION_COLUMNS} FROM chat.conversations WHERE account_id = $1 AND customer_svc_id = $2 FOR UPDATE`,
       [accountId, svcId],
     );
   }
@@ -534,7 +528,8 @@ export class ConversationTransaction extends ConversationReads {
     for (const term of terms) {
       await execute(
         this.db,
-        `UPDATE chat.messages SET text = replace(text, $3, '') WHERE account_id = $1 AND conversation_id = ANY($2::bigint[]) AND strpos(text, $3) > 0`,
+        sql('chat_conversations_blank_in_messages')`
+          UPDATE chat.messages SET text = replace(text, $3, '') WHERE account_id = $1 AND conversation_id = ANY($2::bigint[]) AND strpos(text, $3) > 0`,
         [accountId, conversationIds, term],
       );
     }
@@ -544,7 +539,7 @@ export class ConversationTransaction extends ConversationReads {
   async blankCustomer(accountId: string, conversationIds: number[]): Promise<void> {
     await execute(
       this.db,
-      `UPDATE chat.conversations
+      sql('chat_conversations_blank_customer')`UPDATE chat.conversations
           SET customer_svc_id = NULL, customer_identified = false, customer_name = '', customer_email = NULL, customer_phone = NULL,
               reach = CASE WHEN reach IS NULL THEN NULL ELSE reach || '{"email": "", "whatsapp": ""}'::jsonb END, updated_at = now()
         WHERE account_id = $1 AND id = ANY($2::bigint[])`,
@@ -557,15 +552,26 @@ export class ConversationTransaction extends ConversationReads {
    * them, and the number of their WhatsApp conversations (a later message from it starts a new one).
    */
   async eraseChannelData(accountId: string, svcId: number, conversationIds: number[]): Promise<void> {
-    await execute(this.db, `DELETE FROM chat.email_confirmations WHERE account_id = $1 AND customer_svc_id = $2`, [accountId, svcId]);
-    await execute(this.db, `DELETE FROM chat.phone_codes WHERE account_id = $1 AND customer_svc_id = $2`, [accountId, svcId]);
-    await execute(this.db, `DELETE FROM chat.deliveries WHERE account_id = $1 AND conversation_id = ANY($2::bigint[])`, [
-      accountId,
-      conversationIds,
-    ]);
     await execute(
       this.db,
-      `UPDATE chat.conversations SET whatsapp_from = NULL, token_hash = sha256(convert_to(gen_random_uuid()::text, 'UTF8'))
+      sql('chat_conversations_erase_channel_data')`DELETE FROM chat.email_confirmations WHERE account_id = $1 AND customer_svc_id = $2`,
+      [accountId, svcId],
+    );
+    await execute(
+      this.db,
+      sql('chat_conversations_erase_channel_data_2')`DELETE FROM chat.phone_codes WHERE account_id = $1 AND customer_svc_id = $2`,
+      [accountId, svcId],
+    );
+    await execute(
+      this.db,
+      sql('chat_conversations_erase_channel_data_3')`
+        DELETE FROM chat.deliveries WHERE account_id = $1 AND conversation_id = ANY($2::bigint[])`,
+      [accountId, conversationIds],
+    );
+    await execute(
+      this.db,
+      sql('chat_conversations_erase_channel_data_4')`
+        UPDATE chat.conversations SET whatsapp_from = NULL, token_hash = sha256(convert_to(gen_random_uuid()::text, 'UTF8'))
         WHERE account_id = $1 AND id = ANY($2::bigint[]) AND whatsapp_from IS NOT NULL`,
       [accountId, conversationIds],
     );
@@ -597,7 +603,8 @@ export class ConversationsRepository extends ConversationReads {
   ): Promise<ConversationRow> {
     const rows = await queryRows<ConversationRow>(
       this.db,
-      `INSERT INTO chat.conversations (account_id, token_hash, lang, customer_svc_id, customer_identified, customer_name, customer_email, customer_phone, business_name)
+      sql('chat_conversations_create')`
+        INSERT INTO chat.conversations (account_id, token_hash, lang, customer_svc_id, customer_identified, customer_name, customer_email, customer_phone, business_name)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        RETURNING ${CONVERSATION_COLUMNS}`,
       [
@@ -623,7 +630,7 @@ export class ConversationsRepository extends ConversationReads {
   async attachCustomer(accountId: string, id: number, customer: ConversationCustomer): Promise<ConversationRow> {
     const rows = await queryRows<ConversationRow>(
       this.db,
-      `WITH set AS (
+      sql('chat_conversations_attach_customer')`WITH set AS (
          UPDATE chat.conversations
             SET customer_svc_id = $3, customer_identified = $4, customer_name = $5, customer_email = $6, customer_phone = $7, updated_at = now()
           WHERE account_id = $1 AND id = $2 AND customer_svc_id IS NULL
@@ -655,7 +662,7 @@ export class ConversationsRepository extends ConversationReads {
   async retryReplyLater(accountId: string, conversationId: number, messageId: number): Promise<number | undefined> {
     const row = await queryOne<Columns<Messages, 'reply_failures'>>(
       this.db,
-      `UPDATE chat.messages SET reply_failures = least(reply_failures + 1, 32767),
+      sql('chat_conversations_retry_reply_later')`UPDATE chat.messages SET reply_failures = least(reply_failures + 1, 32767),
               reply_lease_until = now() + least(interval '30 seconds', greatest(interval '2 seconds', (now() - at) / 4))
         WHERE account_id = $1 AND conversation_id = $2 AND id = $3 AND reply_pending
         RETURNING reply_failures`,
@@ -665,18 +672,14 @@ export class ConversationsRepository extends ConversationReads {
   }
 
   /** Claims customer messages still unanswered `olderThanMs` after they were written (their process died or a service was down). */
-  claimStaleReplies(olderThanMs: number, leaseMs: number, limit: number): Promise<PendingReply[]> {
-    return this.claimed(CLAIM_STALE_REPLIES, [olderThanMs, leaseMs, limit]);
-  }
-
-  private async claimed(claim: PreparedStatement, params: SqlParam[]): Promise<PendingReply[]> {
+  async claimStaleReplies(olderThanMs: number, leaseMs: number, limit: number): Promise<PendingReply[]> {
     const rows = await queryRows<
       ConversationRow & {
         message_id: Messages['id'];
         message_text: Messages['text'];
         message_failures: Columns<Messages, 'reply_failures'>['reply_failures'];
       }
-    >(this.db, claim, params);
+    >(this.db, CLAIM_STALE_REPLIES, [olderThanMs, leaseMs, limit]);
     return rows.map(({ message_id, message_text, message_failures, ...conversation }) => ({
       id: message_id,
       text: message_text,

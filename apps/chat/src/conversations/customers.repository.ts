@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DomainMessage, EventContact } from '@svc/contracts';
-import { Columns, execute, queryOne } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 import type { Customers } from '../schema.generated';
+import { execute, prepared, queryOne, sql } from '../statements';
 
 /** contacts-api's messages the model follows. */
 export const MODEL_KINDS = ['contact.changed', 'contact.erased'] as const;
@@ -20,7 +21,7 @@ export class CustomersRepository {
   async known(accountId: string, svcId: number): Promise<EventContact | null> {
     const row = await queryOne<Omit<Columns<Customers, 'contact'>, 'contact'> & { contact: EventContact | null }>(
       this.db,
-      { name: 'chat_known_customer', text: 'SELECT contact FROM chat.customers WHERE account_id = $1 AND svc_id = $2' },
+      prepared('chat_known_customer')`SELECT contact FROM chat.customers WHERE account_id = $1 AND svc_id = $2`,
       [accountId, svcId],
     );
     return row?.contact ?? null;
@@ -30,7 +31,8 @@ export class CustomersRepository {
   async remember(accountId: string, contact: EventContact): Promise<void> {
     await execute(
       this.db,
-      `INSERT INTO chat.customers AS held (account_id, svc_id, contact, updated_at) VALUES ($1, $2, $3::jsonb, $4)
+      sql('chat_customers_remember')`
+        INSERT INTO chat.customers AS held (account_id, svc_id, contact, updated_at) VALUES ($1, $2, $3::jsonb, $4)
        ON CONFLICT (account_id, svc_id) DO UPDATE SET contact = excluded.contact, updated_at = excluded.updated_at
         WHERE held.contact IS NOT NULL AND held.updated_at < excluded.updated_at`,
       [accountId, contact.svc_id, JSON.stringify(contact), contact.updated_at],
@@ -50,7 +52,8 @@ export class CustomersRepository {
   async forget(accountId: string, svcId: number): Promise<void> {
     await execute(
       this.db,
-      `INSERT INTO chat.customers AS held (account_id, svc_id, contact, updated_at) VALUES ($1, $2, NULL, 'infinity')
+      sql('chat_customers_forget')`
+        INSERT INTO chat.customers AS held (account_id, svc_id, contact, updated_at) VALUES ($1, $2, NULL, 'infinity')
        ON CONFLICT (account_id, svc_id) DO UPDATE SET contact = NULL, updated_at = 'infinity'`,
       [accountId, svcId],
     );

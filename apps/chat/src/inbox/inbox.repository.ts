@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ChatCitation, ConversationChannel, ConversationStatus, InboxMessage, MessageAuthor } from '@svc/contracts';
-import { Columns, queryRows } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 import type { Conversations, Messages } from '../schema.generated';
+import { queryRows, sql } from '../statements';
 
 /** A conversation as the inbox lists it (INBOX_SELECT, ids read ::float8), before its contact is looked up. */
 export type InboxRow = Columns<Conversations, 'channel' | 'status' | 'lang' | 'created_at' | 'updated_at'> & {
@@ -62,7 +63,7 @@ export class InboxRepository {
     const [micros, id] = filter.after ? filter.after.split('.') : [null, null];
     return queryRows<InboxRow>(
       this.db,
-      `${INBOX_SELECT}
+      sql('chat_inbox_list')`${INBOX_SELECT}
         WHERE c.account_id = $1 AND c.last_message_id > 0
           AND ($2::text IS NULL OR c.channel = $2)
           AND ($3::boolean IS NULL OR (c.status <> 'open' AND coalesce(lh.author, 'customer') <> 'team') = $3)
@@ -74,7 +75,10 @@ export class InboxRepository {
   }
 
   async get(accountId: string, id: number): Promise<InboxRow | undefined> {
-    const rows = await queryRows<InboxRow>(this.db, `${INBOX_SELECT} WHERE c.account_id = $1 AND c.id = $2`, [accountId, id]);
+    const rows = await queryRows<InboxRow>(this.db, sql('chat_inbox_get')`${INBOX_SELECT} WHERE c.account_id = $1 AND c.id = $2`, [
+      accountId,
+      id,
+    ]);
     return rows[0];
   }
 
@@ -85,10 +89,12 @@ export class InboxRepository {
         author: MessageAuthor;
         citation: ChatCitation | null;
       }
-    >(this.db, `SELECT id, text, author, at, citation FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 ORDER BY id`, [
-      accountId,
-      conversationId,
-    ]);
+    >(
+      this.db,
+      sql('chat_inbox_messages')`
+        SELECT id, text, author, at, citation FROM chat.messages WHERE account_id = $1 AND conversation_id = $2 ORDER BY id`,
+      [accountId, conversationId],
+    );
     return rows.map(({ citation, ...message }) => ({ ...message, cited_piece: citation }));
   }
 
@@ -100,7 +106,7 @@ export class InboxRepository {
   async changes(accountId: string, sinceMicros: bigint, limit: number): Promise<InboxChange[]> {
     return queryRows<InboxChange>(
       this.db,
-      `SELECT c.id::float8 AS id, c.last_message_id, c.updated_at, ${CURSOR_SQL} AS cursor
+      sql('chat_inbox_changes')`SELECT c.id::float8 AS id, c.last_message_id, c.updated_at, ${CURSOR_SQL} AS cursor
          FROM chat.conversations c
         WHERE c.account_id = $1 AND c.last_message_id > 0 AND c.updated_at >= ${cursorInstant('$2')}
         ORDER BY c.updated_at, c.id

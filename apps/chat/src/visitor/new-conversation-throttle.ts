@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Columns, queryRows } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import { ApiError, clientOf } from '@svc/platform';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CHAT_CONFIG, ChatConfig } from '../chat.config';
 import type { NewConversationCounts } from '../schema.generated';
+import { prepared, queryRows } from '../statements';
 
 /** Windows that ended this long ago are deleted by the next counts, a few rows each: the table keeps only live windows. */
 const SWEPT_PER_TAKE = 10;
@@ -14,9 +15,7 @@ const SWEPT_PER_TAKE = 10;
  * 1) and the window's end; deletes a few windows that ended (not this address's). One statement:
  * exact at once and across replicas, and all or nothing when the database goes away during it.
  */
-const TAKE = {
-  name: 'chat_new_conversation_take',
-  text: `WITH swept AS (
+const TAKE = prepared('chat_new_conversation_take')`WITH swept AS (
            DELETE FROM chat.new_conversation_counts WHERE client_hash IN (
              SELECT client_hash FROM chat.new_conversation_counts
               WHERE window_start <= now() - $2 * interval '1 millisecond' AND client_hash <> $1
@@ -25,8 +24,7 @@ const TAKE = {
          ON CONFLICT (client_hash) DO UPDATE
             SET window_start = CASE WHEN c.window_start <= now() - $2 * interval '1 millisecond' THEN now() ELSE c.window_start END,
                 used = CASE WHEN c.window_start <= now() - $2 * interval '1 millisecond' THEN 1 ELSE least(c.used + 1, $3 + 1) END
-         RETURNING used, least(ceil(extract(epoch FROM window_start + $2 * interval '1 millisecond' - now())), ceil($2 / 1000.0))::int AS retry_after_s`,
-};
+         RETURNING used, least(ceil(extract(epoch FROM window_start + $2 * interval '1 millisecond' - now())), ceil($2 / 1000.0))::int AS retry_after_s`;
 
 /**
  * New conversations per visitor address (an IPv6 /64 counts as one), so that one client cannot

@@ -1,9 +1,10 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { Columns, queryRows } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import { ApiError } from '@svc/platform';
 import { DataSource } from 'typeorm';
 import { ConversationRow } from '../conversations/conversations.repository';
 import type { VisitorLimits as VisitorLimitsTable } from '../schema.generated';
+import { prepared, queryRows } from '../statements';
 
 /** What a visitor does that writes for the business (events, webhooks) and is bounded per conversation. */
 export type VisitorAction = 'consent' | 'booking' | 'handover' | 'phone_code';
@@ -23,14 +24,12 @@ const WORDS: Record<VisitorAction, string> = {
  * once and across replicas. A transaction that waited on the row sees a window started after its own
  * `now()`, so the wait is capped at the window.
  */
-const TAKE = {
-  name: 'chat_visitor_limit_take',
-  text: `INSERT INTO chat.visitor_limits AS l (conversation_id, action, window_start, used) VALUES ($1, $2, now(), 1)
+const TAKE = prepared('chat_visitor_limit_take')`
+  INSERT INTO chat.visitor_limits AS l (conversation_id, action, window_start, used) VALUES ($1, $2, now(), 1)
          ON CONFLICT (conversation_id, action) DO UPDATE
             SET window_start = CASE WHEN l.window_start <= now() - $3 * interval '1 millisecond' THEN now() ELSE l.window_start END,
                 used = CASE WHEN l.window_start <= now() - $3 * interval '1 millisecond' THEN 1 ELSE least(l.used + 1, $4 + 1) END
-         RETURNING used, least(ceil(extract(epoch FROM window_start + $3 * interval '1 millisecond' - now())), ceil($3 / 1000.0))::int AS retry_after_s`,
-};
+         RETURNING used, least(ceil(extract(epoch FROM window_start + $3 * interval '1 millisecond' - now())), ceil($3 / 1000.0))::int AS retry_after_s`;
 
 /** The per-conversation limits of a visitor's writes, counted in PostgreSQL (fixed windows). */
 @Injectable()

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Role } from '@svc/contracts';
-import { Columns, execute, Queryable, queryOne, queryRows } from '@svc/persistence';
+import { Columns, Queryable } from '@svc/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Members, PasswordLinks, People, Sessions, SignInCounts } from '../schema.generated';
+import { execute, queryOne, queryRows, sql } from '../statements';
 
 /** A person: one email, one password, member of one or more accounts. */
 export type PersonRow = Columns<People, 'id' | 'email' | 'password_hash'>;
@@ -58,7 +59,7 @@ export const SESSIONS_CHANNEL = 'console_sessions';
 
 const MEMBER = `m.id, m.account_id, m.person_id, p.email, m.role, p.password_hash, m.accepted_at, m.created_at`;
 const MEMBERS = 'console.members m JOIN console.people p ON p.id = m.person_id';
-const notifySessions = (tx: Queryable) => execute(tx, `SELECT pg_notify('${SESSIONS_CHANNEL}', '')`);
+const notifySessions = (tx: Queryable) => execute(tx, sql('console_members_notify_sessions')`SELECT pg_notify('${SESSIONS_CHANNEL}', '')`);
 
 /** The SQL of schema `console`, and nothing else. */
 @Injectable()
@@ -66,14 +67,18 @@ export class MembersRepository {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
   async findPerson(email: string): Promise<PersonRow | undefined> {
-    return queryOne<PersonRow>(this.db, 'SELECT id, email, password_hash FROM console.people WHERE lower(email) = lower($1)', [email]);
+    return queryOne<PersonRow>(
+      this.db,
+      sql('console_members_find_person')`SELECT id, email, password_hash FROM console.people WHERE lower(email) = lower($1)`,
+      [email],
+    );
   }
 
   /** The accounts a person has accepted a membership of, oldest first. */
   memberships(personId: string): Promise<Membership[]> {
     return queryRows<Membership>(
       this.db,
-      `SELECT id AS member_id, account_id, role FROM console.members
+      sql('console_members_memberships')`SELECT id AS member_id, account_id, role FROM console.members
         WHERE person_id = $1 AND accepted_at IS NOT NULL ORDER BY created_at, id`,
       [personId],
     );
@@ -84,29 +89,37 @@ export class MembersRepository {
     return this.db.transaction(async (tx) => {
       const [person] = await queryRows<Columns<People, 'id'>>(
         tx,
-        `INSERT INTO console.people (email) VALUES ($1)
+        sql('console_members_find_or_add_member')`INSERT INTO console.people (email) VALUES ($1)
          ON CONFLICT ((lower(email))) DO UPDATE SET email = console.people.email RETURNING id`,
         [email],
       );
       const [member] = await queryRows<Columns<Members, 'id'>>(
         tx,
-        `INSERT INTO console.members (account_id, person_id, role) VALUES ($1, $2, $3)
+        sql('console_members_find_or_add_member_2')`INSERT INTO console.members (account_id, person_id, role) VALUES ($1, $2, $3)
          ON CONFLICT (account_id, person_id) DO UPDATE SET role = console.members.role RETURNING id`,
         [accountId, person.id, role],
       );
-      return (await queryOne<MemberRow>(tx, `SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.id = $1`, [member.id])) as MemberRow;
+      return (await queryOne<MemberRow>(tx, sql('console_members_find_or_add_member_3')`SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.id = $1`, [
+        member.id,
+      ])) as MemberRow;
     });
   }
 
   /** A pending invitation's new role (only until it is accepted). */
   async setPendingRole(memberId: string, role: Role): Promise<void> {
-    await execute(this.db, 'UPDATE console.members SET role = $2 WHERE id = $1 AND accepted_at IS NULL', [memberId, role]);
+    await execute(
+      this.db,
+      sql('console_members_set_pending_role')`UPDATE console.members SET role = $2 WHERE id = $1 AND accepted_at IS NULL`,
+      [memberId, role],
+    );
   }
 
   listMembers(accountId: string): Promise<MemberRow[]> {
-    return queryRows<MemberRow>(this.db, `SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.account_id = $1 ORDER BY m.created_at, m.id`, [
-      accountId,
-    ]);
+    return queryRows<MemberRow>(
+      this.db,
+      sql('console_members_list_members')`SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.account_id = $1 ORDER BY m.created_at, m.id`,
+      [accountId],
+    );
   }
 
   /**
@@ -118,25 +131,30 @@ export class MembersRepository {
     return this.db.transaction(async (tx) => {
       const owners = await queryRows(
         tx,
-        `SELECT id FROM console.members WHERE account_id = $1 AND role = 'owner' AND accepted_at IS NOT NULL ORDER BY id FOR UPDATE`,
+        sql('console_members_remove_member')`
+          SELECT id FROM console.members WHERE account_id = $1 AND role = 'owner' AND accepted_at IS NOT NULL ORDER BY id FOR UPDATE`,
         [accountId],
       );
       const member =
         'id' in by
-          ? await queryOne<MemberRow>(tx, `SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.account_id = $1 AND m.id = $2::uuid`, [
-              accountId,
-              by.id,
-            ])
-          : await queryOne<MemberRow>(tx, `SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.account_id = $1 AND lower(p.email) = lower($2)`, [
-              accountId,
-              by.email,
-            ]);
+          ? await queryOne<MemberRow>(
+              tx,
+              sql('console_members_remove_member_2')`SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.account_id = $1 AND m.id = $2::uuid`,
+              [accountId, by.id],
+            )
+          : await queryOne<MemberRow>(
+              tx,
+              sql('console_members_remove_member_3')`
+                SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.account_id = $1 AND lower(p.email) = lower($2)`,
+              [accountId, by.email],
+            );
       if (!member) return 'not_found';
       if (member.role === 'owner' && member.accepted_at !== null && owners.length <= 1) return 'last_owner';
-      await execute(tx, 'DELETE FROM console.members WHERE id = $1', [member.id]);
+      await execute(tx, sql('console_members_remove_member_4')`DELETE FROM console.members WHERE id = $1`, [member.id]);
       await execute(
         tx,
-        'DELETE FROM console.people p WHERE p.id = $1 AND NOT EXISTS (SELECT 1 FROM console.members m WHERE m.person_id = p.id)',
+        sql('console_members_remove_member_5')`
+          DELETE FROM console.people p WHERE p.id = $1 AND NOT EXISTS (SELECT 1 FROM console.members m WHERE m.person_id = p.id)`,
         [member.person_id],
       );
       await notifySessions(tx);
@@ -147,7 +165,7 @@ export class MembersRepository {
   async insertPasswordLink(memberId: string, tokenHash: Buffer, ttlHours: number, resets: boolean): Promise<void> {
     await execute(
       this.db,
-      `INSERT INTO console.password_links (token_hash, member_id, expires_at, resets)
+      sql('console_members_insert_password_link')`INSERT INTO console.password_links (token_hash, member_id, expires_at, resets)
        VALUES ($1, $2, now() + make_interval(hours => $3), $4)`,
       [tokenHash, memberId, ttlHours, resets],
     );
@@ -157,7 +175,7 @@ export class MembersRepository {
   async findLink(tokenHash: Buffer): Promise<LinkRow | undefined> {
     return queryOne<LinkRow>(
       this.db,
-      `SELECT l.member_id, m.person_id, p.email, p.password_hash, l.resets
+      sql('console_members_find_link')`SELECT l.member_id, m.person_id, p.email, p.password_hash, l.resets
          FROM console.password_links l JOIN ${MEMBERS} ON m.id = l.member_id
         WHERE l.token_hash = $1 AND l.used_at IS NULL AND l.expires_at > now()`,
       [tokenHash],
@@ -175,35 +193,39 @@ export class MembersRepository {
       .transaction(async (tx): Promise<MemberRow | undefined> => {
         const used = await queryOne<Columns<PasswordLinks, 'member_id'>>(
           tx,
-          `UPDATE console.password_links SET used_at = now()
+          sql('console_members_use_link')`UPDATE console.password_links SET used_at = now()
           WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING member_id`,
           [tokenHash],
         );
         if (!used) return undefined;
         const member = await queryOne<Columns<Members, 'person_id'>>(
           tx,
-          'UPDATE console.members SET accepted_at = COALESCE(accepted_at, now()) WHERE id = $1 RETURNING person_id',
+          sql('console_members_use_link_2')`
+            UPDATE console.members SET accepted_at = COALESCE(accepted_at, now()) WHERE id = $1 RETURNING person_id`,
           [used.member_id],
         );
         if (!member) return undefined;
         if (password) {
           const changed = await queryOne<Columns<People, 'id'>>(
             tx,
-            'UPDATE console.people SET password_hash = $2 WHERE id = $1 AND password_hash IS NOT DISTINCT FROM $3 RETURNING id',
+            sql('console_members_use_link_3')`
+              UPDATE console.people SET password_hash = $2 WHERE id = $1 AND password_hash IS NOT DISTINCT FROM $3 RETURNING id`,
             [member.person_id, password.hash, password.seen],
           );
           if (!changed) throw new PasswordChanged();
-          await execute(tx, 'DELETE FROM console.sessions WHERE person_id = $1', [member.person_id]);
+          await execute(tx, sql('console_members_use_link_4')`DELETE FROM console.sessions WHERE person_id = $1`, [member.person_id]);
           await execute(
             tx,
-            `DELETE FROM console.password_links l USING console.members m
+            sql('console_members_use_link_5')`DELETE FROM console.password_links l USING console.members m
             WHERE m.id = l.member_id AND m.person_id = $1 AND l.token_hash <> $2 AND (l.member_id = $3 OR l.resets)`,
             [member.person_id, tokenHash, used.member_id],
           );
           await notifySessions(tx);
         }
         await this.insertSession(tx, member.person_id, used.member_id, session);
-        return queryOne<MemberRow>(tx, `SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.id = $1`, [used.member_id]);
+        return queryOne<MemberRow>(tx, sql('console_members_use_link_6')`SELECT ${MEMBER} FROM ${MEMBERS} WHERE m.id = $1`, [
+          used.member_id,
+        ]);
       })
       .catch((err: unknown) => {
         if (err instanceof PasswordChanged) return undefined;
@@ -214,11 +236,18 @@ export class MembersRepository {
   /** A new session after a sign-in, with the sign-in's counters settled, in one transaction (all or nothing). */
   async openSession(personId: string, memberId: string | null, session: NewSessionRow, settlement: Settlement): Promise<void> {
     await this.db.transaction(async (tx) => {
-      await execute(tx, 'DELETE FROM console.sign_in_counts WHERE key = ANY($1::text[])', [settlement.clear]);
-      await execute(tx, 'UPDATE console.sign_in_counts SET n = GREATEST(n - 1, 0) WHERE key = ANY($1::text[])', [settlement.release]);
+      await execute(tx, sql('console_members_open_session')`DELETE FROM console.sign_in_counts WHERE key = ANY($1::text[])`, [
+        settlement.clear,
+      ]);
       await execute(
         tx,
-        `INSERT INTO console.sign_in_counts (key, n, resets_at) VALUES ($1, 0, now() + make_interval(days => $2))
+        sql('console_members_open_session_2')`UPDATE console.sign_in_counts SET n = GREATEST(n - 1, 0) WHERE key = ANY($1::text[])`,
+        [settlement.release],
+      );
+      await execute(
+        tx,
+        sql('console_members_open_session_3')`
+          INSERT INTO console.sign_in_counts (key, n, resets_at) VALUES ($1, 0, now() + make_interval(days => $2))
          ON CONFLICT (key) DO UPDATE SET resets_at = EXCLUDED.resets_at`,
         [settlement.known.key, settlement.known.days],
       );
@@ -230,7 +259,7 @@ export class MembersRepository {
   async findSession(tokenHash: Buffer): Promise<SessionRow | undefined> {
     return queryOne<SessionRow>(
       this.db,
-      `SELECT s.token_hash, s.person_id, p.email, s.csrf_token, s.member_id, m.account_id, m.role
+      sql('console_members_find_session')`SELECT s.token_hash, s.person_id, p.email, s.csrf_token, s.member_id, m.account_id, m.role
          FROM console.sessions s JOIN console.people p ON p.id = s.person_id LEFT JOIN console.members m ON m.id = s.member_id
         WHERE s.token_hash = $1 AND s.expires_at > now()`,
       [tokenHash],
@@ -241,7 +270,8 @@ export class MembersRepository {
   liveSessions(tokenHashes: Buffer[]): Promise<Columns<Sessions, 'token_hash' | 'member_id'>[]> {
     return queryRows<Columns<Sessions, 'token_hash' | 'member_id'>>(
       this.db,
-      'SELECT token_hash, member_id FROM console.sessions WHERE token_hash = ANY($1::bytea[]) AND expires_at > now()',
+      sql('console_members_live_sessions')`
+        SELECT token_hash, member_id FROM console.sessions WHERE token_hash = ANY($1::bytea[]) AND expires_at > now()`,
       [tokenHashes],
     );
   }
@@ -251,7 +281,7 @@ export class MembersRepository {
     return this.db.transaction(async (tx) => {
       const moved = await queryOne<Columns<Sessions, 'member_id'>>(
         tx,
-        `UPDATE console.sessions s SET member_id = m.id FROM console.members m
+        sql('console_members_choose_account')`UPDATE console.sessions s SET member_id = m.id FROM console.members m
           WHERE s.token_hash = $1 AND m.person_id = s.person_id AND m.account_id = $2::uuid AND m.accepted_at IS NOT NULL
           RETURNING s.member_id`,
         [tokenHash, accountId],
@@ -263,7 +293,7 @@ export class MembersRepository {
 
   async deleteSession(tokenHash: Buffer): Promise<void> {
     await this.db.transaction(async (tx) => {
-      await execute(tx, 'DELETE FROM console.sessions WHERE token_hash = $1', [tokenHash]);
+      await execute(tx, sql('console_members_delete_session')`DELETE FROM console.sessions WHERE token_hash = $1`, [tokenHash]);
       await notifySessions(tx);
     });
   }
@@ -272,7 +302,8 @@ export class MembersRepository {
   async reserveAttempt(key: string, windowS: number): Promise<Reserved> {
     const [row] = await queryRows<Reserved>(
       this.db,
-      `INSERT INTO console.sign_in_counts AS c (key, n, resets_at) VALUES ($1, 1, now() + make_interval(secs => $2))
+      sql('console_members_reserve_attempt')`
+        INSERT INTO console.sign_in_counts AS c (key, n, resets_at) VALUES ($1, 1, now() + make_interval(secs => $2))
        ON CONFLICT (key) DO UPDATE SET
          n = CASE WHEN c.resets_at <= now() THEN 1 ELSE c.n + 1 END,
          resets_at = CASE WHEN c.resets_at <= now() THEN now() + make_interval(secs => $2) ELSE c.resets_at END
@@ -284,27 +315,36 @@ export class MembersRepository {
 
   /** Gives back attempts reserved (a set-password that worked). */
   async releaseAttempts(keys: string[]): Promise<void> {
-    await execute(this.db, 'UPDATE console.sign_in_counts SET n = GREATEST(n - 1, 0) WHERE key = ANY($1::text[])', [keys]);
+    await execute(
+      this.db,
+      sql('console_members_release_attempts')`UPDATE console.sign_in_counts SET n = GREATEST(n - 1, 0) WHERE key = ANY($1::text[])`,
+      [keys],
+    );
   }
 
   /** Whether the member signed in from this (email, address) recently. */
   async isKnown(key: string): Promise<boolean> {
     return (
-      (await queryOne<{ ok: number }>(this.db, 'SELECT 1 AS ok FROM console.sign_in_counts WHERE key = $1 AND resets_at > now()', [
-        key,
-      ])) !== undefined
+      (await queryOne<{ ok: number }>(
+        this.db,
+        sql('console_members_is_known')`SELECT 1 AS ok FROM console.sign_in_counts WHERE key = $1 AND resets_at > now()`,
+        [key],
+      )) !== undefined
     );
   }
 
   /** Forgets counters whose window ended long ago. */
   async pruneCounters(): Promise<void> {
-    await execute(this.db, "DELETE FROM console.sign_in_counts WHERE resets_at < now() - interval '1 day'");
+    await execute(
+      this.db,
+      sql('console_members_prune_counters')`DELETE FROM console.sign_in_counts WHERE resets_at < now() - interval '1 day'`,
+    );
   }
 
   private async insertSession(tx: EntityManager, personId: string, memberId: string | null, session: NewSessionRow): Promise<void> {
     await execute(
       tx,
-      `INSERT INTO console.sessions (token_hash, person_id, member_id, csrf_token, expires_at)
+      sql('console_members_insert_session')`INSERT INTO console.sessions (token_hash, person_id, member_id, csrf_token, expires_at)
        VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5))`,
       [session.tokenHash, personId, memberId, session.csrfToken, session.ttlHours],
     );

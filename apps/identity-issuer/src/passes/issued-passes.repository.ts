@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Columns, execute, queryRows } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 import type { IssuedPasses } from '../schema.generated';
+import { execute, queryRows, sql } from '../statements';
 
 export interface PassRecord {
   jti: string;
@@ -22,7 +23,7 @@ export class IssuedPassesRepository {
   async record(pass: PassRecord): Promise<Columns<IssuedPasses, 'expires_at'>> {
     const [row] = await queryRows<Columns<IssuedPasses, 'expires_at'>>(
       this.db,
-      `INSERT INTO identity.issued_passes (jti, account_id, svc_id, kid, issued_at, expires_at)
+      sql('identity_issued_passes_record')`INSERT INTO identity.issued_passes (jti, account_id, svc_id, kid, issued_at, expires_at)
        VALUES ($1, $2, $3, $4, to_timestamp($5), to_timestamp($6))
        RETURNING expires_at`,
       [pass.jti, pass.accountId, pass.svcId, pass.kid, pass.issuedAt, pass.expiresAt],
@@ -34,7 +35,7 @@ export class IssuedPassesRepository {
   async prune(days: number, batch: number): Promise<number> {
     return execute(
       this.db,
-      `DELETE FROM identity.issued_passes WHERE jti IN (
+      sql('identity_issued_passes_prune')`DELETE FROM identity.issued_passes WHERE jti IN (
          SELECT jti FROM identity.issued_passes WHERE expires_at < now() - make_interval(days => $1) ORDER BY expires_at LIMIT $2)`,
       [days, batch],
     );

@@ -1,10 +1,11 @@
 import { KnowledgePieceDto } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
-import { Columns, execute, queryOne, queryRows } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import { SearchLanguage } from '@svc/search';
 import { DataSource, EntityManager } from 'typeorm';
 import { KNOWLEDGE_SCHEMA } from '../migrations';
 import type { Pieces } from '../schema.generated';
+import { execute, queryOne, queryRows, sql } from '../statements';
 
 /** A piece as written: the language decides how its search vector is stemmed. */
 export interface PieceInput {
@@ -27,9 +28,11 @@ export class PiecesWriter {
   ) {}
 
   async count(): Promise<number> {
-    const [row] = await queryRows<{ n: number }>(this.manager, 'SELECT count(*)::int AS n FROM knowledge.pieces WHERE account_id = $1', [
-      this.accountId,
-    ]);
+    const [row] = await queryRows<{ n: number }>(
+      this.manager,
+      sql('knowledge_pieces_count')`SELECT count(*)::int AS n FROM knowledge.pieces WHERE account_id = $1`,
+      [this.accountId],
+    );
     return row.n;
   }
 
@@ -37,7 +40,8 @@ export class PiecesWriter {
   async existingRefs(refs: string[]): Promise<Set<string>> {
     const rows = await queryRows<Columns<Pieces, 'external_ref'>>(
       this.manager,
-      'SELECT external_ref FROM knowledge.pieces WHERE account_id = $1 AND external_ref = ANY($2::text[])',
+      sql('knowledge_pieces_existing_refs')`
+        SELECT external_ref FROM knowledge.pieces WHERE account_id = $1 AND external_ref = ANY($2::text[])`,
       [this.accountId, refs],
     );
     return new Set(rows.map((r) => r.external_ref));
@@ -48,7 +52,7 @@ export class PiecesWriter {
     const column = <K extends keyof PieceInput>(key: K) => pieces.map((p) => p[key]);
     return queryRows<PieceRow>(
       this.manager,
-      `INSERT INTO knowledge.pieces (account_id, external_ref, heading, text, url, lang)
+      sql('knowledge_pieces_upsert')`INSERT INTO knowledge.pieces (account_id, external_ref, heading, text, url, lang)
        SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
        ON CONFLICT (account_id, external_ref) DO UPDATE
          SET heading = EXCLUDED.heading, text = EXCLUDED.text, url = EXCLUDED.url, lang = EXCLUDED.lang, updated_at = now()
@@ -59,10 +63,11 @@ export class PiecesWriter {
 
   /** True when the piece existed. */
   async delete(ref: string): Promise<boolean> {
-    const deleted = await execute(this.manager, 'DELETE FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2', [
-      this.accountId,
-      ref,
-    ]);
+    const deleted = await execute(
+      this.manager,
+      sql('knowledge_pieces_delete')`DELETE FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2`,
+      [this.accountId, ref],
+    );
     return deleted > 0;
   }
 
@@ -80,23 +85,27 @@ export class PiecesRepository {
   /** Runs `work` under the account's write lock, so its quota holds under concurrent writes. */
   writeForAccount<T>(accountId: string, work: (writer: PiecesWriter) => Promise<T>): Promise<T> {
     return this.db.transaction(async (manager) => {
-      await execute(manager, 'SELECT pg_advisory_xact_lock(hashtext($1))', [`knowledge:${accountId}`]);
+      await execute(manager, sql('knowledge_pieces_write_for_account')`SELECT pg_advisory_xact_lock(hashtext($1))`, [
+        `knowledge:${accountId}`,
+      ]);
       return work(new PiecesWriter(manager, accountId));
     });
   }
 
   async find(accountId: string, ref: string): Promise<KnowledgePieceDto | undefined> {
-    return queryOne<PieceRow>(this.db, `SELECT ${PIECE_COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2`, [
-      accountId,
-      ref,
-    ]);
+    return queryOne<PieceRow>(
+      this.db,
+      sql('knowledge_pieces_find')`SELECT ${PIECE_COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2`,
+      [accountId, ref],
+    );
   }
 
   /** Up to `limit` pieces after `after` in external_ref code point order (collation "C"; '' sorts first). */
   list(accountId: string, after: string | undefined, limit: number): Promise<KnowledgePieceDto[]> {
     return queryRows<PieceRow>(
       this.db,
-      `SELECT ${PIECE_COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref > $2 ORDER BY external_ref LIMIT $3`,
+      sql('knowledge_pieces_list')`
+        SELECT ${PIECE_COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref > $2 ORDER BY external_ref LIMIT $3`,
       [accountId, after ?? '', limit],
     );
   }

@@ -1,7 +1,8 @@
-import { Columns, queryRows } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import { IndexedPiece } from '@svc/search';
 import { DataSource } from 'typeorm';
 import type { Pieces, Taught } from '../schema.generated';
+import { prepared, queryRows } from '../statements';
 
 /** A piece as the index reads it (COLUMNS: the id and version read as text), with its account; its `lang` is one the search stems. */
 export type PieceRow = Columns<Pieces, 'account_id' | 'external_ref' | 'heading' | 'text' | 'url' | 'lang'> &
@@ -22,10 +23,7 @@ export class SearchRepository {
   async accounts(): Promise<string[]> {
     const rows = await queryRows<{ account_id: string }>(
       this.db,
-      {
-        name: 'knowledge_index_accounts',
-        text: 'SELECT account_id FROM knowledge.pieces UNION SELECT account_id FROM knowledge.taught',
-      },
+      prepared('knowledge_index_accounts')`SELECT account_id FROM knowledge.pieces UNION SELECT account_id FROM knowledge.taught`,
       [],
     );
     return rows.map((row) => row.account_id);
@@ -39,15 +37,13 @@ export class SearchRepository {
     if (!accounts)
       return queryRows<PieceRow>(
         this.db,
-        { name: 'knowledge_index_page', text: `SELECT ${COLUMNS} FROM knowledge.pieces WHERE id > $1::bigint ORDER BY id LIMIT $2` },
+        prepared('knowledge_index_page')`SELECT ${COLUMNS} FROM knowledge.pieces WHERE id > $1::bigint ORDER BY id LIMIT $2`,
         [after, limit],
       );
     return queryRows<PieceRow>(
       this.db,
-      {
-        name: 'knowledge_index_shard_page',
-        text: `SELECT ${COLUMNS} FROM knowledge.pieces WHERE id > $1::bigint AND account_id = ANY($3::uuid[]) ORDER BY id LIMIT $2`,
-      },
+      prepared('knowledge_index_shard_page')`
+        SELECT ${COLUMNS} FROM knowledge.pieces WHERE id > $1::bigint AND account_id = ANY($3::uuid[]) ORDER BY id LIMIT $2`,
       [after, limit, accounts],
     );
   }
@@ -57,18 +53,13 @@ export class SearchRepository {
     if (!accounts)
       return queryRows<TaughtRow>(
         this.db,
-        {
-          name: 'knowledge_index_taught_page',
-          text: `SELECT ${TAUGHT_COLUMNS} FROM knowledge.taught WHERE id > $1::bigint ORDER BY id LIMIT $2`,
-        },
+        prepared('knowledge_index_taught_page')`SELECT ${TAUGHT_COLUMNS} FROM knowledge.taught WHERE id > $1::bigint ORDER BY id LIMIT $2`,
         [after, limit],
       );
     return queryRows<TaughtRow>(
       this.db,
-      {
-        name: 'knowledge_index_shard_taught_page',
-        text: `SELECT ${TAUGHT_COLUMNS} FROM knowledge.taught WHERE id > $1::bigint AND account_id = ANY($3::uuid[]) ORDER BY id LIMIT $2`,
-      },
+      prepared('knowledge_index_shard_taught_page')`
+        SELECT ${TAUGHT_COLUMNS} FROM knowledge.taught WHERE id > $1::bigint AND account_id = ANY($3::uuid[]) ORDER BY id LIMIT $2`,
       [after, limit, accounts],
     );
   }
@@ -77,7 +68,7 @@ export class SearchRepository {
   taughtOf(accountId: string): Promise<TaughtRow[]> {
     return queryRows<TaughtRow>(
       this.db,
-      { name: 'knowledge_index_taught_of', text: `SELECT ${TAUGHT_COLUMNS} FROM knowledge.taught WHERE account_id = $1` },
+      prepared('knowledge_index_taught_of')`SELECT ${TAUGHT_COLUMNS} FROM knowledge.taught WHERE account_id = $1`,
       [accountId],
     );
   }
@@ -86,7 +77,7 @@ export class SearchRepository {
   byIds(ids: string[]): Promise<PieceRow[]> {
     return queryRows<PieceRow>(
       this.db,
-      { name: 'knowledge_index_ids', text: `SELECT ${COLUMNS} FROM knowledge.pieces WHERE id = ANY($1::bigint[])` },
+      prepared('knowledge_index_ids')`SELECT ${COLUMNS} FROM knowledge.pieces WHERE id = ANY($1::bigint[])`,
       [ids],
     );
   }
@@ -95,10 +86,7 @@ export class SearchRepository {
   byRefs(accountId: string, refs: string[]): Promise<PieceRow[]> {
     return queryRows<PieceRow>(
       this.db,
-      {
-        name: 'knowledge_index_refs',
-        text: `SELECT ${COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref = ANY($2::text[])`,
-      },
+      prepared('knowledge_index_refs')`SELECT ${COLUMNS} FROM knowledge.pieces WHERE account_id = $1 AND external_ref = ANY($2::text[])`,
       [accountId, refs],
     );
   }

@@ -1,7 +1,8 @@
 import { TAUGHT_LIMITS, TaughtItem } from '@svc/contracts';
-import { Columns, execute, queryOne, queryRows } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 import type { Pieces, Taught } from '../schema.generated';
+import { execute, queryOne, queryRows, sql } from '../statements';
 
 /** A question to teach, as stored. */
 export interface TaughtInput {
@@ -31,23 +32,25 @@ export class TaughtRepository {
    */
   teach(accountId: string, input: TaughtInput): Promise<TaughtOutcome> {
     return this.db.transaction(async (manager): Promise<TaughtOutcome> => {
-      await execute(manager, 'SELECT pg_advisory_xact_lock(hashtext($1))', [`knowledge:${accountId}`]);
+      await execute(manager, sql('knowledge_taught_teach')`SELECT pg_advisory_xact_lock(hashtext($1))`, [`knowledge:${accountId}`]);
       if (input.external_ref !== null) {
-        const piece = await queryOne(manager, 'SELECT 1 AS found FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2', [
-          accountId,
-          input.external_ref,
-        ]);
+        const piece = await queryOne(
+          manager,
+          sql('knowledge_taught_teach_2')`SELECT 1 AS found FROM knowledge.pieces WHERE account_id = $1 AND external_ref = $2`,
+          [accountId, input.external_ref],
+        );
         if (!piece) return 'no_piece';
       }
       const held = await queryOne<{ n: number; known: boolean }>(
         manager,
-        `SELECT count(*)::int AS n, coalesce(bool_or(question_key = $2), false) AS known FROM knowledge.taught WHERE account_id = $1`,
+        sql('knowledge_taught_teach_3')`
+          SELECT count(*)::int AS n, coalesce(bool_or(question_key = $2), false) AS known FROM knowledge.taught WHERE account_id = $1`,
         [accountId, input.key],
       );
       if (held && !held.known && held.n >= TAUGHT_LIMITS.perAccount) return 'full';
       const row = await queryOne<Row>(
         manager,
-        `INSERT INTO knowledge.taught (account_id, question, question_key, lang, external_ref, created_by)
+        sql('knowledge_taught_teach_4')`INSERT INTO knowledge.taught (account_id, question, question_key, lang, external_ref, created_by)
          VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (account_id, question_key) DO UPDATE
            SET id = nextval(pg_get_serial_sequence('knowledge.taught', 'id')), question = EXCLUDED.question, lang = EXCLUDED.lang,
@@ -63,7 +66,8 @@ export class TaughtRepository {
   async mainLanguage(accountId: string): Promise<string | undefined> {
     const row = await queryOne<Columns<Pieces, 'lang'>>(
       this.db,
-      'SELECT lang FROM knowledge.pieces WHERE account_id = $1 GROUP BY lang ORDER BY count(*) DESC, lang LIMIT 1',
+      sql('knowledge_taught_main_language')`
+        SELECT lang FROM knowledge.pieces WHERE account_id = $1 GROUP BY lang ORDER BY count(*) DESC, lang LIMIT 1`,
       [accountId],
     );
     return row?.lang;
@@ -73,7 +77,8 @@ export class TaughtRepository {
   async list(accountId: string, before: number | undefined, limit: number): Promise<TaughtItem[]> {
     const rows = await queryRows<Row>(
       this.db,
-      `SELECT ${COLUMNS} FROM knowledge.taught WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint) ORDER BY id DESC LIMIT $3`,
+      sql('knowledge_taught_list')`
+        SELECT ${COLUMNS} FROM knowledge.taught WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint) ORDER BY id DESC LIMIT $3`,
       [accountId, before ?? null, limit],
     );
     return rows.map(item);
@@ -81,6 +86,11 @@ export class TaughtRepository {
 
   /** True when the account had it. */
   async remove(accountId: string, id: number): Promise<boolean> {
-    return (await execute(this.db, 'DELETE FROM knowledge.taught WHERE account_id = $1 AND id = $2', [accountId, id])) > 0;
+    return (
+      (await execute(this.db, sql('knowledge_taught_remove')`DELETE FROM knowledge.taught WHERE account_id = $1 AND id = $2`, [
+        accountId,
+        id,
+      ])) > 0
+    );
   }
 }

@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Page, toPage } from '@svc/contracts';
-import { ASYNC_COMMIT, Columns, execute, queryOne, queryRows } from '@svc/persistence';
+import { ASYNC_COMMIT, Columns } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 import type { Attempts, Deliveries, Endpoints, ErasedContacts } from '../schema.generated';
+import { execute, prepared, queryOne, queryRows, sql } from '../statements';
+import type { Statements } from '../statements.generated';
 
 /** NOTIFY channel on which new deliveries wake the workers of every dispatcher process. */
 export const DELIVERIES_CHANNEL = 'webhooks_deliveries';
@@ -118,9 +120,7 @@ const ASYNC_COMMIT_CTE = `async_commit AS (${ASYNC_COMMIT})`;
  * endpoint with pending deliveries, a loose index scan) holds the endpoints it looks at for due rows,
  * and whose column `walked` says how many endpoints `pending_endpoints` held when it was read (else null).
  */
-const claimStatement = (name: string, candidates: string, walked: string) => ({
-  name,
-  text: `WITH RECURSIVE ${ASYNC_COMMIT_CTE}, pending_endpoints AS (
+const claimText = (candidates: string, walked: string): string => `WITH RECURSIVE ${ASYNC_COMMIT_CTE}, pending_endpoints AS (
          (SELECT endpoint_id FROM webhooks.deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
          UNION ALL
          SELECT (SELECT d.endpoint_id FROM webhooks.deliveries d WHERE d.status = 'pending' AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
@@ -175,18 +175,16 @@ const claimStatement = (name: string, candidates: string, walked: string) => ({
            AND d.id NOT IN (SELECT id FROM locked)
        ) AS left_behind,
        ${walked} AS walked
-       FROM async_commit LEFT JOIN claimed ON true`,
-});
+       FROM async_commit LEFT JOIN claimed ON true`;
 
 /**
  * The claim that walks every endpoint with pending deliveries and probes each for its oldest due row:
  * cheap with few such endpoints, however long one's backlog.
  */
-const CLAIM_WALKING_ENDPOINTS = claimStatement(
-  'webhooks_claim',
+const CLAIM_WALKING_ENDPOINTS = prepared('webhooks_claim')`${claimText(
   'candidates AS (SELECT endpoint_id FROM pending_endpoints WHERE endpoint_id IS NOT NULL)',
   '(SELECT count(*)::int FROM candidates)',
-);
+)}`;
 
 /**
  * Due deliveries the claim from the due index reads first. While fewer are due, their endpoints are
@@ -200,8 +198,7 @@ const DUE_SAMPLE = 256;
  * many endpoints have deliveries waiting for a retry later (bench:volume, "delivery claim": 17 ms →
  * 2 ms with 1,000 of them), and a few hundred rows dearer than the walk on a backlog.
  */
-const CLAIM_FROM_DUE = claimStatement(
-  'webhooks_claim_from_due',
+const CLAIM_FROM_DUE = prepared('webhooks_claim_from_due')`${claimText(
   `due_sample AS (
          SELECT endpoint_id FROM webhooks.deliveries
          WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until <= now())
@@ -214,7 +211,7 @@ const CLAIM_FROM_DUE = claimStatement(
        )`,
   `CASE WHEN (SELECT count(*) FROM due_sample) >= ${DUE_SAMPLE}
          THEN (SELECT count(*)::int FROM pending_endpoints WHERE endpoint_id IS NOT NULL) END`,
-);
+)}`;
 
 /**
  * Endpoints with pending deliveries up to which a claim walks them all: past it the next claim reads
@@ -259,9 +256,7 @@ export class DeliveriesRepository {
     const { lease, notify } = options;
     const rows = await queryRows<DeliveryLeaseRow>(
       this.db,
-      {
-        name: 'webhooks_insert_deliveries',
-        text: `WITH input AS (
+      prepared('webhooks_insert_deliveries')`WITH input AS (
          SELECT u.account_id, u.event_id, u.kind, u.svc_id, u.traceparent, u.ord, CASE WHEN x.svc_id IS NULL THEN u.body ELSE u.erased_body END AS body
          FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bytea[], $12::bigint[], $13::bytea[], $14::text[])
               WITH ORDINALITY AS u (account_id, event_id, kind, body, svc_id, erased_body, traceparent, ord)
@@ -300,7 +295,6 @@ export class DeliveriesRepository {
        SELECT i.*, e.url, e.secret_sealed, ${PREVIOUS_SECRET},
               CASE WHEN i.claim_token IS NULL AND i.status = 'pending' AND $10 THEN pg_notify($5, '') END AS notified
        FROM inserted i JOIN webhooks.endpoints e ON e.id = i.endpoint_id`,
-      },
       [
         events.map((e) => e.accountId),
         events.map((e) => e.eventId),
@@ -334,14 +328,18 @@ export class DeliveriesRepository {
    * cap or another worker's lock), so that the caller knows to claim again as room frees up.
    */
   async claim(options: ClaimOptions): Promise<Claim> {
-    const statement = this.walk === 'due' ? CLAIM_FROM_DUE : CLAIM_WALKING_ENDPOINTS;
-    const rows = await queryRows<ClaimedDelivery & { left_behind: boolean; walked: number | null }>(this.db, statement, [
+    type Row = ClaimedDelivery & { left_behind: boolean; walked: number | null };
+    const params: Statements['webhooks_claim'] & Statements['webhooks_claim_from_due'] = [
       options.limit,
       options.maxInFlightPerEndpoint,
       options.leaseMs,
       options.token,
       options.maxInFlightPerAccount,
-    ]);
+    ];
+    const rows =
+      this.walk === 'due'
+        ? await queryRows<Row>(this.db, CLAIM_FROM_DUE, params)
+        : await queryRows<Row>(this.db, CLAIM_WALKING_ENDPOINTS, params);
     // Walked every endpoint with pending deliveries: the next claim reads the due index first when they were many.
     const walked = rows[0]?.walked ?? null;
     if (walked !== null) this.walk = walked > WALK_AT_MOST ? 'due' : 'endpoints';
@@ -357,9 +355,7 @@ export class DeliveriesRepository {
     const column = <T>(pick: (a: CompletedAttempt) => T): T[] => attempts.map(pick);
     await queryRows(
       this.db,
-      {
-        name: 'webhooks_complete',
-        text: `WITH ${ASYNC_COMMIT_CTE}, r AS (
+      prepared('webhooks_complete')`WITH ${ASYNC_COMMIT_CTE}, r AS (
          SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::timestamptz[], $7::int[], $8::int[], $9::text[], $10::text[])
            AS r (id, account_id, token, outcome, retry_ms, started_at, duration_ms, status_code, error, response_body)
        ), recorded AS (
@@ -375,7 +371,6 @@ export class DeliveriesRepository {
          claim_token = NULL
        FROM r, async_commit
        WHERE d.id = r.id AND d.claim_token = r.token AND d.status = 'pending'`,
-      },
       [
         column((a) => a.deliveryId),
         column((a) => a.accountId),
@@ -398,7 +393,8 @@ export class DeliveriesRepository {
   async page(endpointId: string, query: DeliveriesPageQuery): Promise<Page<'deliveries', DeliveryRecord, number>> {
     const rows = await queryRows<Omit<DeliveryRecord, 'attempts'>>(
       this.db,
-      `SELECT id, event_id, event_kind, status, CASE WHEN status = 'pending' THEN next_attempt_at END AS next_attempt_at, created_at
+      sql('webhooks_deliveries_page')`
+        SELECT id, event_id, event_kind, status, CASE WHEN status = 'pending' THEN next_attempt_at END AS next_attempt_at, created_at
        FROM webhooks.deliveries
        WHERE endpoint_id = $1 AND id > $2 AND status <> 'cancelled' AND ($3::text IS NULL OR status = $3)
        ORDER BY id LIMIT $4`,
@@ -417,7 +413,8 @@ export class DeliveriesRepository {
     const attempts: Array<AttemptRecord & Columns<Attempts, 'delivery_id'>> = page.length
       ? await queryRows<AttemptRecord & Columns<Attempts, 'delivery_id'>>(
           this.db,
-          `SELECT delivery_id, started_at AS at, status_code, error, duration_ms FROM webhooks.attempts WHERE delivery_id = ANY($1::bigint[]) ORDER BY id`,
+          sql('webhooks_deliveries_with_attempts')`
+            SELECT delivery_id, started_at AS at, status_code, error, duration_ms FROM webhooks.attempts WHERE delivery_id = ANY($1::bigint[]) ORDER BY id`,
           [page.map((r) => r.id)],
         )
       : [];
@@ -434,7 +431,7 @@ export class DeliveriesRepository {
   async resend(endpointId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
     const row = await queryOne<Columns<Deliveries, 'id'>>(
       this.db,
-      `WITH resent AS (
+      sql('webhooks_deliveries_resend')`WITH resent AS (
          UPDATE webhooks.deliveries SET single_attempt = status <> 'pending', status = 'pending', next_attempt_at = now(), finished_at = NULL
          WHERE id = $1 AND endpoint_id = $2 AND status <> 'cancelled'
          RETURNING id
@@ -453,7 +450,7 @@ export class DeliveriesRepository {
   async recover(endpointId: string, since: string): Promise<number> {
     const rows = await queryRows<Columns<Deliveries, 'id'>>(
       this.db,
-      `WITH chosen AS (
+      sql('webhooks_deliveries_recover')`WITH chosen AS (
          SELECT id, row_number() OVER (ORDER BY event_id, id) AS n FROM webhooks.deliveries
          WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2::timestamptz
        ), queued AS (
@@ -470,10 +467,12 @@ export class DeliveriesRepository {
 
   /** Records that the account's customer is erased (svc_id only); idempotent. Commits on its own, before any blanking. */
   async recordErasure(accountId: string, svcId: number): Promise<void> {
-    await execute(this.db, `INSERT INTO webhooks.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
-      accountId,
-      svcId,
-    ]);
+    await execute(
+      this.db,
+      sql('webhooks_deliveries_record_erasure')`
+        INSERT INTO webhooks.erased_contacts (account_id, svc_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+      [accountId, svcId],
+    );
   }
 
   /** Of the given customers, those recorded as erased, grouped by account. */
@@ -482,7 +481,7 @@ export class DeliveriesRepository {
     if (pairs.length === 0) return [];
     const rows = await queryRows<Columns<ErasedContacts, 'account_id'> & { svc_ids: string[] }>(
       this.db,
-      `SELECT x.account_id, array_agg(x.svc_id) AS svc_ids FROM webhooks.erased_contacts x
+      sql('webhooks_deliveries_erased_among')`SELECT x.account_id, array_agg(x.svc_id) AS svc_ids FROM webhooks.erased_contacts x
        WHERE (x.account_id, x.svc_id) IN (SELECT * FROM unnest($1::uuid[], $2::bigint[]))
        GROUP BY x.account_id`,
       [pairs.map(([accountId]) => accountId), pairs.map(([, svcId]) => svcId)],
@@ -500,14 +499,16 @@ export class DeliveriesRepository {
     return this.db.transaction(async (tx) => {
       const rows = await queryRows<Columns<Deliveries, 'id' | 'body'>>(
         tx,
-        `SELECT id, body FROM webhooks.deliveries WHERE account_id = $1 AND contact_svc_id = ANY($2::bigint[]) ORDER BY id FOR UPDATE`,
+        sql('webhooks_deliveries_rewrite_bodies_of')`
+          SELECT id, body FROM webhooks.deliveries WHERE account_id = $1 AND contact_svc_id = ANY($2::bigint[]) ORDER BY id FOR UPDATE`,
         [contacts.accountId, contacts.svcIds],
       );
       const changed = rows.map((r) => ({ id: r.id, body: erase(r.body) })).filter((r, i) => !r.body.equals(rows[i]!.body));
       if (changed.length === 0) return 0;
       await execute(
         tx,
-        `UPDATE webhooks.deliveries d SET body = u.body FROM unnest($1::bigint[], $2::bytea[]) u (id, body) WHERE d.id = u.id`,
+        sql('webhooks_deliveries_rewrite_bodies_of_2')`
+          UPDATE webhooks.deliveries d SET body = u.body FROM unnest($1::bigint[], $2::bytea[]) u (id, body) WHERE d.id = u.id`,
         [changed.map((r) => r.id), changed.map((r) => r.body)],
       );
       return changed.length;
@@ -522,7 +523,7 @@ export class DeliveriesRepository {
   async prune(days: number, batch: number): Promise<number> {
     const [{ n }] = await queryRows<{ n: number }>(
       this.db,
-      `WITH old AS (
+      sql('webhooks_deliveries_prune')`WITH old AS (
          SELECT id FROM webhooks.deliveries
          WHERE status <> 'pending' AND finished_at < now() - $1 * interval '1 day'
          ORDER BY finished_at LIMIT $2
@@ -536,7 +537,7 @@ export class DeliveriesRepository {
     );
     await execute(
       this.db,
-      `DELETE FROM webhooks.endpoints e
+      sql('webhooks_deliveries_prune_2')`DELETE FROM webhooks.endpoints e
        WHERE e.deleted_at < now() - $1 * interval '1 day' AND NOT EXISTS (SELECT 1 FROM webhooks.deliveries d WHERE d.endpoint_id = e.id)`,
       [days],
     );

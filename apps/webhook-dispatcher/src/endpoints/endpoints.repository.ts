@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventKind, WebhookDisabledReason, WebhookStatus } from '@svc/contracts';
-import { Columns, execute, queryOne, queryRows } from '@svc/persistence';
+import { Columns } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 import type { Endpoints } from '../schema.generated';
+import { execute, queryOne, queryRows, sql } from '../statements';
 
 /** COLUMNS: the events, status and reason are held to the contract's values. */
 export type EndpointRow = Columns<Endpoints, 'id' | 'url' | 'events' | 'status' | 'disabled_reason' | 'created_at'> & {
@@ -51,16 +52,21 @@ export class EndpointsRepository {
    */
   createWithinLimit(accountId: string, endpoint: NewEndpoint, max: number): Promise<EndpointRow | undefined> {
     return this.db.transaction(async (m) => {
-      await execute(m, 'SELECT pg_advisory_xact_lock($1, hashtext($2))', [REGISTRATION_LOCK, accountId]);
+      await execute(m, sql('webhooks_endpoints_create_within_limit')`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [
+        REGISTRATION_LOCK,
+        accountId,
+      ]);
       const [{ n }] = await queryRows<{ n: number }>(
         m,
-        'SELECT count(*)::int AS n FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL',
+        sql('webhooks_endpoints_create_within_limit_2')`
+          SELECT count(*)::int AS n FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL`,
         [accountId],
       );
       if (n >= max) return undefined;
       const [row] = await queryRows<EndpointRow>(
         m,
-        `INSERT INTO webhooks.endpoints (account_id, url, events, secret_sealed) VALUES ($1, $2, $3, $4)
+        sql('webhooks_endpoints_create_within_limit_3')`
+          INSERT INTO webhooks.endpoints (account_id, url, events, secret_sealed) VALUES ($1, $2, $3, $4)
          RETURNING ${COLUMNS}`,
         [accountId, endpoint.url, endpoint.events, endpoint.secretSealed],
       );
@@ -71,7 +77,7 @@ export class EndpointsRepository {
   list(accountId: string): Promise<EndpointRow[]> {
     return queryRows<EndpointRow>(
       this.db,
-      `SELECT ${COLUMNS} FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL ORDER BY id`,
+      sql('webhooks_endpoints_list')`SELECT ${COLUMNS} FROM webhooks.endpoints WHERE account_id = $1 AND deleted_at IS NULL ORDER BY id`,
       [accountId],
     );
   }
@@ -80,7 +86,8 @@ export class EndpointsRepository {
   async find(accountId: string, id: string): Promise<EndpointSecrets | undefined> {
     return queryOne<EndpointSecrets>(
       this.db,
-      `SELECT ${COLUMNS}, secret_sealed, CASE WHEN previous_expires_at > now() THEN previous_secret_sealed END AS previous_secret_sealed
+      sql('webhooks_endpoints_find')`
+        SELECT ${COLUMNS}, secret_sealed, CASE WHEN previous_expires_at > now() THEN previous_secret_sealed END AS previous_secret_sealed
        FROM webhooks.endpoints WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
       [id, accountId],
     );
@@ -94,7 +101,7 @@ export class EndpointsRepository {
   async update(accountId: string, id: string, changes: EndpointChanges): Promise<EndpointRow | undefined> {
     return queryOne<EndpointRow>(
       this.db,
-      `WITH changed AS (
+      sql('webhooks_endpoints_update')`WITH changed AS (
          UPDATE webhooks.endpoints e SET
            url = CASE WHEN $3::boolean THEN $4 ELSE e.url END,
            events = CASE WHEN $5::boolean THEN $6::text[] ELSE e.events END,
@@ -128,7 +135,7 @@ export class EndpointsRepository {
   async rotateSecret(accountId: string, id: string, secretSealed: Buffer, overlapMs: number): Promise<string | undefined> {
     const row = await queryOne<Columns<Endpoints, 'previous_expires_at'> & { previous_expires_at: string }>(
       this.db,
-      `WITH rotated AS (
+      sql('webhooks_endpoints_rotate_secret')`WITH rotated AS (
          UPDATE webhooks.endpoints SET previous_secret_sealed = secret_sealed, secret_sealed = $3, previous_expires_at = now() + $4 * interval '1 millisecond'
          WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
          RETURNING previous_expires_at
@@ -148,7 +155,7 @@ export class EndpointsRepository {
   async disableFailing(windowMs: number): Promise<Array<Columns<Endpoints, 'id' | 'account_id'>>> {
     return queryRows<Columns<Endpoints, 'id' | 'account_id'>>(
       this.db,
-      `WITH state AS (
+      sql('webhooks_endpoints_disable_failing')`WITH state AS (
          SELECT e.id, greatest(e.status_changed_at, (
                   SELECT max(a.started_at) FROM webhooks.deliveries d JOIN webhooks.attempts a ON a.delivery_id = d.id
                   WHERE d.endpoint_id = e.id AND a.error IS NULL
@@ -178,7 +185,7 @@ export class EndpointsRepository {
     return this.db.transaction(async (m) => {
       const deleted = await queryRows<Columns<Endpoints, 'id'>>(
         m,
-        `WITH deleted AS (
+        sql('webhooks_endpoints_delete')`WITH deleted AS (
            UPDATE webhooks.endpoints SET deleted_at = now(), secret_sealed = ''::bytea, previous_secret_sealed = NULL WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL RETURNING id
          )
          SELECT id FROM deleted`,
@@ -187,7 +194,8 @@ export class EndpointsRepository {
       if (deleted.length === 0) return false;
       await execute(
         m,
-        `UPDATE webhooks.deliveries SET status = 'cancelled', finished_at = now(), locked_until = NULL, claim_token = NULL
+        sql('webhooks_endpoints_delete_2')`
+          UPDATE webhooks.deliveries SET status = 'cancelled', finished_at = now(), locked_until = NULL, claim_token = NULL
          WHERE endpoint_id = $1 AND status = 'pending'`,
         [id],
       );
