@@ -5,7 +5,7 @@ import { stemmer as german } from '@orama/stemmers/german';
 import { stemmer as italian } from '@orama/stemmers/italian';
 import { stemmer as portuguese } from '@orama/stemmers/portuguese';
 import { stemmer as spanish } from '@orama/stemmers/spanish';
-import { SearchLanguage } from './language';
+import type { SearchLanguage } from './language';
 
 /** Snowball stemmers of the stemmed languages; `simple` keeps words as they are. */
 const STEMMERS: Record<SearchLanguage, (word: string) => string> = {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fold, keyOf } from './analyzer';
-import { SearchLanguage } from './language';
+import type { SearchLanguage } from './language';
 
 /**
  * What a word says in its language, whatever an account's pieces hold: from its rank among the
@@ -70,4 +70,34 @@ export function informativeness(word: string, language: SearchLanguage, common: 
   if (rank === undefined) return 1;
   if (rank <= common) return 0;
   return Math.min(1, Math.log(rank / common) / Math.log(LISTED / common));
+}
+
+/** Words shorter than this say nothing of a language (`a`, `y`, `é` are words of several). */
+const TELLING_LENGTH = 2;
+/** How much a text's frequent words must say for its language (a word among the most frequent says about 1). */
+const TELLING_AT_LEAST = 1;
+/** How far ahead of the next language the first must be: `de la casa` is also French. */
+const TELLING_AHEAD = 1.25;
+
+/**
+ * The stemmed language whose frequent words `words` are, for a text too short for its function words
+ * to tell (`Every bike has a five-year warranty on its frame.`): each word says more for a language
+ * the higher it ranks there (1 for the most frequent, 0 past the list), and the first language must
+ * say at least TELLING_AT_LEAST and TELLING_AHEAD times the next; undefined when none does.
+ */
+export function languageOfFrequentWords(words: readonly string[]): SearchLanguage | undefined {
+  const telling = words.map(fold).filter((word) => [...word].length >= TELLING_LENGTH && !/\p{N}/u.test(word));
+  const scores = (Object.keys(LISTS) as SearchLanguage[])
+    .map((language) => {
+      const ranks = ranksOf(language)?.words;
+      const score = telling.reduce((sum, word) => {
+        const rank = ranks?.get(word);
+        return rank === undefined ? sum : sum + 1 - Math.log(rank) / Math.log(LISTED);
+      }, 0);
+      return { language, score };
+    })
+    .sort((a, b) => b.score - a.score);
+  const [first, second] = scores;
+  if (!first || first.score < TELLING_AT_LEAST) return undefined;
+  return first.score >= TELLING_AHEAD * (second?.score ?? 0) ? first.language : undefined;
 }

@@ -13,8 +13,19 @@ describe('detectLanguage', () => {
     expect(detectLanguage(text)).toBe(language);
   });
 
-  it('says simple (no stemming) when a text has too few function words to tell', () => {
-    expect(detectLanguage('Opening hours: 9–17, Mon–Sat.')).toBe('simple');
+  it.each([
+    ['english', 'Bike warranty\nEvery bike has a five-year warranty on its frame.'],
+    ['english', 'Opening hours: 9–17, Monday to Saturday.'],
+    ['german', 'Haustiere\nHunde sind willkommen, Katzen leider nicht.'],
+    ['french', "Wi-Fi gratuit dans tout l'appartement."],
+    ['spanish', 'Aparcamiento gratuito delante de la casa.'],
+  ])('tells a short text without enough function words by its frequent words: %s', (language, text) => {
+    expect(detectLanguage(text)).toBe(language);
+  });
+
+  it('says simple (no stemming) when neither its function words nor its frequent words tell', () => {
+    expect(detectLanguage('9–17, 10:00–12:30')).toBe('simple');
+    expect(detectLanguage('Brompton M6L')).toBe('simple');
     expect(detectLanguage('東京の店舗は午前10時から営業しています。')).toBe('simple');
   });
 

@@ -1,3 +1,5 @@
+import { languageOfFrequentWords } from './background';
+
 /** The languages the search stems (named as PostgreSQL's configurations), and `simple` for every other. */
 export const SEARCH_LANGUAGES = ['english', 'german', 'french', 'spanish', 'italian', 'portuguese', 'dutch', 'simple'] as const;
 export type SearchLanguage = (typeof SEARCH_LANGUAGES)[number];
@@ -211,10 +213,13 @@ const MARKERS: Record<Exclude<SearchLanguage, 'simple'>, ReadonlySet<string>> = 
   ]),
 };
 
-/** Below this many marker words a text is too short to tell: it is indexed without stemming. */
+/** Below this many marker words a text is too short to tell by them. */
 const MIN_MARKERS = 2;
 
-/** A piece's language by its function words; a tie or too few gives `simple` (exact words). */
+/**
+ * A piece's language by its function words; a short text without enough of them by the language
+ * whose frequent words it uses (background.ts); a tie or neither gives `simple` (exact words).
+ */
 export function detectLanguage(text: string): SearchLanguage {
   const counts = new Map<SearchLanguage, number>();
   for (const word of text.toLowerCase().match(/\p{L}+/gu) ?? []) {
@@ -223,6 +228,7 @@ export function detectLanguage(text: string): SearchLanguage {
     }
   }
   const [first, second] = [...counts].sort((a, b) => b[1] - a[1]);
-  if (!first || first[1] < MIN_MARKERS || (second && second[1] === first[1])) return 'simple';
-  return first[0];
+  if (first && first[1] >= MIN_MARKERS && !(second && second[1] === first[1])) return first[0];
+  if (first && second && second[1] === first[1] && first[1] >= MIN_MARKERS) return 'simple';
+  return languageOfFrequentWords(text.match(/\p{L}+/gu) ?? []) ?? 'simple';
 }

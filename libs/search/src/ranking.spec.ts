@@ -115,6 +115,17 @@ describe('AccountIndex', () => {
     expect(background.search('do you rent out kayaks?', 'english', 3)).toEqual([]);
   });
 
+  it('a short piece is stemmed in its language, told by its frequent words: "bikes" finds "bike"', () => {
+    const index = new AccountIndex();
+    const add = (external_ref: string, heading: string, text: string) =>
+      index.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: detectLanguage(`${heading}\n${text}`) });
+    add('warranty', 'Bike warranty', 'Every bike has a five-year warranty on its frame.');
+    add('hours', 'Opening hours', 'We are open Monday to Friday 9:00 to 18:30 and Saturday 9:00 to 16:00.');
+    add('returns', 'Returns', 'You can return unused items within 30 days for a full refund.');
+    expect(index.search('how long is the warranty on bikes?', 'english', 3)[0]?.external_ref).toBe('warranty');
+    expect(index.search('what is the warranty on bikes', 'english', 3)[0]?.external_ref).toBe('warranty');
+  });
+
   it('what the team taught: the question and its words answer from the piece; "no piece answers this" answers nothing', () => {
     const stay = new AccountIndex();
     const add = (external_ref: string, heading: string, text: string) =>
