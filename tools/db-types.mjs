@@ -92,39 +92,6 @@ async function generatedFile(databaseUrl, scratch, schema, project, { include = 
   return [path, await prettier.format(HEADER + text, { ...options, filepath: join(root, path) })];
 }
 
-/** TypeScript types of what node-postgres sends for a parameter of each PostgreSQL type (JSON goes as text). */
-const PARAM_TYPES = /** @type {Record<string, string>} */ ({
-  text: 'string',
-  'character varying': 'string',
-  character: 'string',
-  name: 'string',
-  uuid: 'string',
-  citext: 'string',
-  inet: 'string',
-  smallint: 'number',
-  integer: 'number',
-  real: 'number',
-  'double precision': 'number',
-  bigint: 'number | string | bigint',
-  numeric: 'number | string',
-  boolean: 'boolean',
-  'timestamp with time zone': 'string | Date',
-  'timestamp without time zone': 'string | Date',
-  date: 'string | Date',
-  interval: 'string',
-  json: 'string',
-  jsonb: 'string',
-  bytea: 'Buffer',
-});
-
-/** @param {string} type a parameter's type as PostgreSQL writes it (`bigint[]`) @returns {string} */
-function paramType(type) {
-  if (type.endsWith('[]')) return `ReadonlyArray<${paramType(type.slice(0, -2))} | null>`;
-  const known = PARAM_TYPES[type];
-  if (!known) throw new Error(`db-types: no TypeScript type for a parameter of type ${type}`);
-  return known;
-}
-
 /**
  * Each project's statements.generated.ts: the parameters of each of its keyed statements, as
  * PostgreSQL infers them when it prepares the statement on the migrated schema.
@@ -166,13 +133,25 @@ async function statementFiles(databaseUrl) {
           `SELECT parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = 'db_types_statement'`,
         );
         await client.query('DEALLOCATE db_types_statement');
-        const types = /** @type {string[]} */ (rows[0].types).map((type) => `${paramType(type)} | null`);
+        // `Pg` (libs/persistence's column-types.ts) has what node-postgres takes for each type: a type it lacks fails `tsc`.
+        const types = /** @type {string[]} */ (rows[0].types).map((type) => `Pg['${type}']`);
         lines.push(`  ${key}: [${types.join(', ')}];`);
       }
-      const path = join(project, 'src/statements.generated.ts');
-      const text = `${HEADER}\n/** The parameters of each keyed statement of the project (\`sql('key')\`…\`\`), as PostgreSQL infers them. */\nexport interface Statements {\n${lines.join('\n')}\n}\n`;
-      const options = (await prettier.resolveConfig(join(root, path))) ?? {};
-      files.push([path, await prettier.format(text, { ...options, filepath: join(root, path) })]);
+      const from = project === 'libs/persistence' ? './column-types' : '@svc/persistence';
+      // One statement a line, however long: the file is read by key.
+      const text = [
+        HEADER.trimEnd(),
+        '',
+        `import type { Pg } from '${from}';`,
+        '',
+        "/** The parameters of each keyed statement of the project (`sql('key')`…``), as PostgreSQL infers them. */",
+        '// prettier-ignore',
+        'export interface Statements {',
+        ...lines,
+        '}',
+        '',
+      ].join('\n');
+      files.push([join(project, 'src/statements.generated.ts'), text]);
     }
   } finally {
     await client.end();

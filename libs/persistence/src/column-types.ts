@@ -20,3 +20,36 @@ export type JsonArray = JsonValue[];
 export type JsonObject = { [x: string]: JsonValue | undefined };
 export type JsonPrimitive = boolean | number | string | null;
 export type JsonValue = JsonArray | JsonObject | JsonPrimitive;
+
+/**
+ * What node-postgres takes for a statement's parameter, by the PostgreSQL type it has (JSON goes as
+ * text); the generated statements' parameters are written in these (`Pg['bigint']`, `Pg['text[]']`,
+ * ADR 017). PostgreSQL cannot tell a parameter's nullability, so each takes null.
+ */
+export type Pg = { [Type in keyof PgScalars]: PgScalars[Type] | null } & {
+  [Type in keyof PgScalars as `${Type}[]`]: ReadonlyArray<PgScalars[Type] | null> | null;
+};
+
+interface PgScalars {
+  text: string;
+  'character varying': string;
+  character: string;
+  name: string;
+  citext: string;
+  inet: string;
+  interval: string;
+  uuid: string;
+  smallint: number;
+  integer: number;
+  real: number;
+  'double precision': number;
+  bigint: number | string | bigint;
+  numeric: number | string;
+  boolean: boolean;
+  'timestamp with time zone': string | Date;
+  'timestamp without time zone': string | Date;
+  date: string | Date;
+  json: string;
+  jsonb: string;
+  bytea: Buffer;
+}
