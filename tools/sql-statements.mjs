@@ -41,7 +41,7 @@ function sources(dir) {
 }
 
 /** The project (`apps/chat`, `libs/messaging`) of a path from the root. @param {string} path */
-export const projectOf = (path) => path.split('/').slice(0, 2).join('/');
+const projectOf = (path) => path.split('/').slice(0, 2).join('/');
 
 /** The apps' and libraries' sources, less tests and libs/testing. */
 const projectSources = () =>

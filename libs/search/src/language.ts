@@ -221,14 +221,14 @@ const MIN_MARKERS = 2;
  * whose frequent words it uses (background.ts); a tie or neither gives `simple` (exact words).
  */
 export function detectLanguage(text: string): SearchLanguage {
+  const words = text.toLowerCase().match(/\p{L}+/gu) ?? [];
   const counts = new Map<SearchLanguage, number>();
-  for (const word of text.toLowerCase().match(/\p{L}+/gu) ?? []) {
+  for (const word of words) {
     for (const [language, markers] of Object.entries(MARKERS) as Array<[SearchLanguage, ReadonlySet<string>]>) {
       if (markers.has(word)) counts.set(language, (counts.get(language) ?? 0) + 1);
     }
   }
   const [first, second] = [...counts].sort((a, b) => b[1] - a[1]);
-  if (first && first[1] >= MIN_MARKERS && !(second && second[1] === first[1])) return first[0];
-  if (first && second && second[1] === first[1] && first[1] >= MIN_MARKERS) return 'simple';
-  return languageOfFrequentWords(text.match(/\p{L}+/gu) ?? []) ?? 'simple';
+  if (first && first[1] >= MIN_MARKERS) return second?.[1] === first[1] ? 'simple' : first[0];
+  return languageOfFrequentWords(words) ?? 'simple';
 }
