@@ -21,7 +21,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { cpuMs, machineBusyMs, percentile, PRODUCTS, root, round1, seededRandom, SYLLABLES, traceSink, writeResult } from './support.mjs';
+import { PRODUCTS, SYLLABLES } from './shop-corpus.mjs';
+import { cpuMs, machineBusyMs, percentile, root, round1, seededRandom, traceSink, writeResult } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 /** @type {typeof import('../libs/testing/src/index.js')} */

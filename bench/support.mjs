@@ -1,5 +1,5 @@
 // What the benchmarks share: a scratch database, starting a built app, waiting for it and stopping the
-// processes they started, their settings, reproducible randomness and shop words, the statistics they report, the
+// processes they started, their settings, reproducible randomness, the statistics they report, the
 // CPU time of a process and the writing of their results.
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -270,69 +270,6 @@ export function internalKeys() {
   env[platform.PUBLIC_KEYS_SETTING] = listed.join(' ');
   return env;
 }
-
-/** Syllables the shop generators make brand names of. */
-export const SYLLABLES = [
-  'tra',
-  'mon',
-  'vel',
-  'ka',
-  'ri',
-  'sto',
-  'lan',
-  'dor',
-  'pe',
-  'qui',
-  'zen',
-  'bru',
-  'fal',
-  'no',
-  'ver',
-  'sa',
-  'tek',
-  'lu',
-  'mar',
-  'gol',
-  'bi',
-  'ex',
-  'or',
-  'ta',
-  'fin',
-];
-
-/** Products of an outdoor shop, for the generated knowledge pieces. */
-export const PRODUCTS = [
-  'hiking boots',
-  'rain jacket',
-  'city bike',
-  'tent',
-  'sleeping bag',
-  'backpack',
-  'kayak',
-  'ski helmet',
-  'running shoes',
-  'wool sweater',
-  'camping stove',
-  'trekking poles',
-  'snowboard',
-  'climbing harness',
-  'water bottle',
-  'sunglasses',
-  'bike lock',
-  'headlamp',
-  'travel pillow',
-  'yoga mat',
-  'paddle board',
-  'down vest',
-  'ski goggles',
-  'e-bike',
-  'cargo trailer',
-  'insulated mug',
-  'hammock',
-  'fleece gloves',
-  'ice axe',
-  'softshell trousers',
-];
 
 /**
  * The machine a result was measured on, with `extra` (what a bench adds: the load average as it reads it, a note).

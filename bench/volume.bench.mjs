@@ -41,16 +41,15 @@ import {
   benchDatabase,
   machine,
   percentile,
-  PRODUCTS,
   root,
   round1,
   round2,
   seededRandom,
   startApp,
   stopProcesses,
-  SYLLABLES,
   writeAndPrintResult,
 } from './support.mjs';
+import { ASPECTS, CITIES, COLOURS, FILLER, MATERIALS, PRODUCTS, SYLLABLES } from './shop-corpus.mjs';
 
 const require = createRequire(import.meta.url);
 /** @type {typeof import('../libs/testing/src/index.js')} */
@@ -140,87 +139,12 @@ const BRANDS = [
     ),
   ),
 ].map((b) => b[0].toUpperCase() + b.slice(1));
-const CITIES = ['Berlin', 'Lyon', 'Milan', 'Porto', 'Utrecht', 'Valencia', 'Vienna', 'Zurich', 'Munich', 'Ghent', 'Graz', 'Bordeaux'];
-/** Six sentences per aspect of a piece ({p} product, {b} brand, {c} city, {n} a number). */
-const ASPECTS = {
-  shipping: [
-    'We ship the {p} to most European countries within {n} working days.',
-    'Orders of the {b} {p} above 80 euros ship free of charge; below that shipping costs {n} euros.',
-    'Express delivery arrives the next business day when you order before noon.',
-    'Tracking numbers are sent by email as soon as the parcel leaves our warehouse in {c}.',
-    'Parcels to Switzerland and Norway may be held at customs for a few days.',
-    'Bulky items such as the {p} are delivered by a freight carrier who calls ahead to arrange a time.',
-  ],
-  returns: [
-    'You can return the {p} within {n} days if it is unused and in its original packaging.',
-    'Refunds are issued to the original payment method within {n} days after we receive the return.',
-    'Print the prepaid return label from your account and drop the parcel at any post office.',
-    'Exchanges for another size or colour of the {b} {p} are free of charge.',
-    'Items that were personalised or cut to length cannot be returned.',
-    'Returned goods are inspected in our warehouse in {c} before the refund is released.',
-  ],
-  warranty: [
-    'The {b} {p} comes with a {n}-year warranty covering manufacturing defects.',
-    'Damage caused by misuse, accidents or normal wear and tear is not covered.',
-    'To make a warranty claim, send us photos of the defect together with your order number.',
-    'Repairs are carried out in our workshop in {c} and usually take {n} days.',
-    'Zips, buckles and laces are replaced free of charge during the first year.',
-    'A repaired {p} keeps the rest of its original warranty.',
-  ],
-  sizing: [
-    'The {p} runs small, so we recommend ordering one size up.',
-    'Measure yourself in the evening and compare the result with our size chart.',
-    'The {b} {p} is available in {n} sizes.',
-    'If you are between two sizes, choose the larger one for thick winter layers.',
-    'Our staff in {c} offer free fitting appointments on Saturdays.',
-    'Children grow quickly: the junior {p} has an adjustable fit.',
-  ],
-  care: [
-    'Clean the {p} with lukewarm water and a soft brush; never put it in a dishwasher.',
-    'Let the {b} {p} dry slowly at room temperature, away from radiators and direct sunlight.',
-    'Reapply the waterproofing treatment every {n} weeks of regular use.',
-    'Store the {p} in a dry, ventilated place during the off season.',
-    'Use a gentle detergent without fabric softener.',
-    'Our shop in {c} services the {p} for a small fee.',
-  ],
-  pricing: [
-    'The {b} {p} costs {n}9 euros including VAT.',
-    'Members of our loyalty club get {n} percent off every purchase.',
-    'Prices in the shop in {c} may differ from online prices during promotions.',
-    'We match the price of any authorised dealer for the same {p} model.',
-    'Students and apprentices receive a discount on presentation of a valid card.',
-    'Older models of the {p} are sold at a reduced price while stocks last.',
-  ],
-  rental: [
-    'You can rent the {b} {p} for {n} euros per day.',
-    'Rentals must be booked at least {n} hours in advance through our website.',
-    'A deposit is held on your card and released once the {p} is returned undamaged.',
-    'Late returns of a rented {p} are charged at the daily rate.',
-    'Rental equipment is collected and returned at our branch in {c}.',
-    'Weekly rentals of the {p} cost the price of five days.',
-  ],
-  payment: [
-    'We accept credit cards, PayPal, bank transfer and invoice for business customers.',
-    'Payment by invoice is due within {n} days of delivery.',
-    'Your card is charged only when the {p} ships from {c}.',
-    'Instalment payments over {n} months are available for larger orders.',
-    'Gift cards can be combined with any other payment method.',
-    'Business customers receive one invoice per month for every {b} order.',
-  ],
-};
 /** @typedef {keyof typeof ASPECTS} Aspect */
 const ASPECT_NAMES = /** @type {Aspect[]} */ (Object.keys(ASPECTS));
-const SENTENCES_PER_ASPECT = 6;
-const FILLER = [
-  'Our team is happy to help you choose the right equipment for your next trip.',
-  'Many customers combine the {p} with accessories from the same collection.',
-  'Opening hours of our stores are Monday to Saturday from nine to seven.',
-  'The {b} range was designed together with mountain guides from the Alps.',
-  'Every product is tested in real conditions before it reaches our catalogue.',
-  'Questions about your order can be sent through the contact form or by phone.',
-  'Our newsletter announces new arrivals and seasonal sales once a month.',
-  'Independent reviewers praised the {b} {p} for its weight and durability.',
-];
+/** Every aspect's sentences in one list, in ASPECT_NAMES' order: aspect i's start at ASPECT_STARTS[i], ASPECT_SIZES[i] of them. */
+const ASPECT_SENTENCES = ASPECT_NAMES.flatMap((aspect) => ASPECTS[aspect]);
+const ASPECT_SIZES = ASPECT_NAMES.map((aspect) => ASPECTS[aspect].length);
+const ASPECT_STARTS = ASPECT_SIZES.map((_, i) => ASPECT_SIZES.slice(0, i).reduce((sum, size) => sum + size, 0));
 /** What visitors ask about each aspect ({p} product, {b} brand). */
 const QUESTION_FORMS = {
   shipping: ['How long does shipping of the {p} take?', 'is shiping free for {b} {p}?'],
@@ -253,6 +177,15 @@ const ASSISTANT_TEXTS = [
 const sqlText = (text) => `'${text.replaceAll("'", "''")}'`;
 /** @param {readonly string[]} list */
 const sqlArray = (list) => `ARRAY[${list.map(sqlText).join(', ')}]`;
+/** @param {readonly number[]} list */
+const sqlNumbers = (list) => `ARRAY[${list.join(', ')}]::int[]`;
+/**
+ * The SQL text `template` with each of `values`' placeholders replaced by its SQL value.
+ * @param {string} template
+ * @param {Record<string, string>} values
+ */
+const filled = (template, values) =>
+  Object.entries(values).reduce((text, [placeholder, value]) => `replace(${text}, ${sqlText(placeholder)}, ${value})`, template);
 /** @param {string} ts a timestamptz, as the contract writes it (UTC, microseconds, `+00:00`) */
 const stamp = (ts) => `to_char((${ts}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
 /**
@@ -361,12 +294,20 @@ const pieceSelect = (a, k) => `SELECT x.*, x.brand || ' ' || x.product || ': ' |
  * @param {string} k
  */
 const pieceText = (k) => `array_to_string(ARRAY(
-    SELECT replace(replace(replace(replace(
-      CASE WHEN ((${k}) + s) % 3 < 2
-        THEN (${sqlArray(ASPECT_NAMES.flatMap((aspect) => ASPECTS[aspect]))})[1 + pc.aspect_index * ${SENTENCES_PER_ASPECT} + ((${k}) * 7 + s) % ${SENTENCES_PER_ASPECT}]
-        ELSE (${sqlArray(FILLER)})[1 + ((${k}) * 11 + s * 3) % ${FILLER.length}] END,
-      '{p}', pc.product), '{b}', pc.brand), '{c}', (${sqlArray(CITIES)})[1 + ((${k}) + s) % ${CITIES.length}]),
-      '{n}', (2 + ((${k}) * 3 + s) % 28)::text)
+    SELECT ${filled(
+      `CASE WHEN ((${k}) + s) % 3 < 2
+        THEN (${sqlArray(ASPECT_SENTENCES)})[1 + (${sqlNumbers(ASPECT_STARTS)})[1 + pc.aspect_index] + ((${k}) * 7 + s) % (${sqlNumbers(ASPECT_SIZES)})[1 + pc.aspect_index]]
+        ELSE (${sqlArray(FILLER)})[1 + ((${k}) * 11 + s * 3) % ${FILLER.length}] END`,
+      {
+        '{p}': 'pc.product',
+        '{b}': 'pc.brand',
+        '{c}': `(${sqlArray(CITIES)})[1 + ((${k}) + s) % ${CITIES.length}]`,
+        '{material}': `(${sqlArray(MATERIALS)})[1 + ((${k}) + s * 5) % ${MATERIALS.length}]`,
+        '{colour}': `(${sqlArray(COLOURS)})[1 + ((${k}) * 5 + s) % ${COLOURS.length}]`,
+        '{n}': `(2 + ((${k}) * 3 + s) % 28)::text`,
+        '{m}': `(40 + ((${k}) * 5 + s * 7) % 361)::text`,
+      },
+    )}
     FROM generate_series(1, 14 + (${k}) % 10) AS s), ' ')`;
 
 /**
