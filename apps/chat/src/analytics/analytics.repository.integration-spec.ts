@@ -4,7 +4,7 @@ import { suiteSchemaDatabase } from '@svc/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { CHAT_MIGRATIONS, CHAT_SCHEMA } from '../migrations';
 import { AnalyticsRepository, ContactActivity } from './analytics.repository';
-import { AnalyticsService } from './analytics.service';
+import { AnalyticsService, emptyDay } from './analytics.service';
 
 describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
   const db = suiteSchemaDatabase({ schema: CHAT_SCHEMA, migrations: CHAT_MIGRATIONS, poolSize: 4 });
@@ -50,19 +50,7 @@ describe('AnalyticsRepository and AnalyticsService (real PostgreSQL)', () => {
     repo.recordActivity({ eventId, accountId, kind, detail, at });
   const flat = { external_ref: 'flat', heading: 'Flat in Berlin', url: null };
   /** A day's figures: nothing counted but `figures`. */
-  const day = (date: string, figures: Partial<AnalyticsDay> = {}): AnalyticsDay => ({
-    date,
-    conversations: { web: 0, whatsapp: 0 },
-    messages_received: 0,
-    messages_sent: { assistant: 0, team: 0 },
-    closed_by_assistant: 0,
-    handovers: { customer_asked: 0, assistant_unsure: 0, nobody_answered: 0 },
-    median_first_team_reply_seconds: null,
-    confirmations: { email: 0, phone: 0 },
-    consents: { granted: {}, withdrawn: {} },
-    bookings: { requested: 0, confirmed: 0 },
-    ...figures,
-  });
+  const day = (date: string, figures: Partial<AnalyticsDay> = {}): AnalyticsDay => ({ ...emptyDay(date), ...figures });
 
   it('counts each figure per UTC day from the chat schema, for this account only, within the range', async () => {
     // Day 1: one conversation the assistant closed; one unanswered question handed over, answered by the team after 120 s.

@@ -30,7 +30,8 @@ export function rangeDays(from: string, to: string): string[] {
   return days;
 }
 
-const emptyDay = (date: string): AnalyticsDay => ({
+/** A day with nothing counted. */
+export const emptyDay = (date: string): AnalyticsDay => ({
   date,
   conversations: { web: 0, whatsapp: 0 },
   messages_received: 0,
