@@ -34,6 +34,38 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     expect(await dataSnapshot(stack.dataSource)).toEqual(before);
   }
 
+  /**
+   * Calls `service` itself, as the gateway does (its signed context for the stack's account), with the JSON text `body`;
+   * expects a 400 with `code` (and its one detail on `detailPath` when given), and checks that nothing was written.
+   */
+  async function refusedDirectly(
+    service: string,
+    path: string,
+    method: string,
+    body: string,
+    code: string,
+    detailPath?: string,
+  ): Promise<void> {
+    const context: GatewayContext = {
+      account: { id: stack.account.accountId, name: 'Acme', plan: 'scale' },
+      keyId: 'k',
+      requestId: randomUUID(),
+    };
+    const signed = await InternalAuth.fromEnv('gateway', stack.env).sign(service, context);
+    const before = await dataSnapshot(stack.dataSource);
+    const response = await fetch(`${stack.services[service]?.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: signed },
+      body,
+    });
+    expect(response.status).toBe(400);
+    expect(await error(response)).toMatchObject({
+      code,
+      ...(detailPath === undefined ? {} : { details: [expect.objectContaining({ path: detailPath })] }),
+    });
+    expect(await dataSnapshot(stack.dataSource)).toEqual(before);
+  }
+
   beforeAll(async () => {
     stack = await startStack(SERVICES, {
       appEnv: {
@@ -120,24 +152,8 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     });
 
     it('is refused by a service itself too, not only by the gateway (an internal caller)', async () => {
-      const auth = InternalAuth.fromEnv('gateway', stack.env);
-      const context: GatewayContext = {
-        account: { id: stack.account.accountId, name: 'Acme', plan: 'scale' },
-        keyId: 'k',
-        requestId: randomUUID(),
-      };
-      const before = await dataSnapshot(stack.dataSource);
-      const response = await fetch(`${stack.services['contacts-api']?.url}/contacts/c-direct`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: await auth.sign('contacts-api', context) },
-        body: JSON.stringify({ consents: [consent({ text: `a${NUL}` })] }),
-      });
-      expect(response.status).toBe(400);
-      expect(await error(response)).toMatchObject({
-        code: 'validation_failed',
-        details: [expect.objectContaining({ path: 'consents[0].text' })],
-      });
-      expect(await dataSnapshot(stack.dataSource)).toEqual(before);
+      const body = JSON.stringify({ consents: [consent({ text: `a${NUL}` })] });
+      await refusedDirectly('contacts-api', '/contacts/c-direct', 'PUT', body, 'validation_failed', 'consents[0].text');
     });
   });
 
@@ -186,24 +202,8 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     });
 
     it('is refused by a service itself too (an internal caller)', async () => {
-      const auth = InternalAuth.fromEnv('gateway', stack.env);
-      const context: GatewayContext = {
-        account: { id: stack.account.accountId, name: 'Acme', plan: 'scale' },
-        keyId: 'k',
-        requestId: randomUUID(),
-      };
-      const before = await dataSnapshot(stack.dataSource);
-      const response = await fetch(`${stack.services['knowledge-api']?.url}/knowledge/bulk`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: await auth.sign('knowledge-api', context) },
-        body: JSON.stringify({ items: [{ external_ref: LONE, heading: 'Shipping', text: TEXT }] }),
-      });
-      expect(response.status).toBe(400);
-      expect(await error(response)).toMatchObject({
-        code: 'validation_failed',
-        details: [expect.objectContaining({ path: 'items[0].external_ref' })],
-      });
-      expect(await dataSnapshot(stack.dataSource)).toEqual(before);
+      const body = JSON.stringify({ items: [{ external_ref: LONE, heading: 'Shipping', text: TEXT }] });
+      await refusedDirectly('knowledge-api', '/knowledge/bulk', 'POST', body, 'validation_failed', 'items[0].external_ref');
     });
   });
 
@@ -249,19 +249,7 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     });
 
     it('a service refuses it too, when called directly', async () => {
-      const auth = InternalAuth.fromEnv('gateway', stack.env);
-      const context: GatewayContext = {
-        account: { id: stack.account.accountId, name: 'Acme', plan: 'scale' },
-        keyId: 'k',
-        requestId: randomUUID(),
-      };
-      const response = await fetch(`${stack.services['knowledge-api']?.url}/knowledge/k-deep`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json', [GATEWAY_CONTEXT_HEADER]: await auth.sign('knowledge-api', context) },
-        body: `{"heading":${nested(50_000)}}`,
-      });
-      expect(response.status).toBe(400);
-      expect((await error(response)).code).toBe('invalid_json');
+      await refusedDirectly('knowledge-api', '/knowledge/k-deep', 'PUT', `{"heading":${nested(50_000)}}`, 'invalid_json');
     });
   });
 
