@@ -29,6 +29,36 @@ describe('Idempotency-Key while the gateway’s Redis is down (gateway and webho
       return body.checks.redis === 'ok' ? true : undefined;
     });
 
+  /**
+   * POSTs with `key` while the service holds the request (its process stopped) and, once the gateway has claimed the
+   * key, takes Redis away before the service answers: `frozen` (connections open, nothing answered) or `stopped`; gives
+   * it back once the answer is in.
+   */
+  async function answerAcrossOutage(account: TestAccount, key: string, outage: 'frozen' | 'stopped'): Promise<Response> {
+    const dispatcher = stack.services['webhook-dispatcher']!.process.pid!;
+    const observer = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    // The service holds the request (its process stopped) once the gateway has claimed the key.
+    process.kill(dispatcher, 'SIGSTOP');
+    const answer = post(account, key);
+    try {
+      await observer.connect();
+      // Its claim, under `idempotency:<API key id>:<sha256 of the Idempotency-Key>` (no other test's key matches).
+      const claim = `idempotency:*:${createHash('sha256').update(key).digest('base64url')}`;
+      await waitFor('the gateway to claim the key', async () => ((await observer.keys(claim)).length === 1 ? true : undefined));
+      observer.disconnect();
+      if (outage === 'frozen') redis.pause();
+      else await redis.stop();
+    } finally {
+      process.kill(dispatcher, 'SIGCONT');
+    }
+    try {
+      return await answer;
+    } finally {
+      if (outage === 'frozen') redis.resume();
+      else await redis.start();
+    }
+  }
+
   beforeAll(async () => {
     redis = await startPrivateRedis();
     stack = await startStack(['webhook-dispatcher'], { appEnv: { gateway: { REDIS_URL: redis.url } } });
@@ -73,28 +103,8 @@ describe('Idempotency-Key while the gateway’s Redis is down (gateway and webho
     const account = await stack.newAccount();
     expect(await endpoints(account)).toEqual([]);
     const key = randomUUID();
-    const observer = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    const dispatcher = stack.services['webhook-dispatcher']!.process.pid!;
-    // The service holds the request (its process stopped) once the gateway has claimed the key.
-    process.kill(dispatcher, 'SIGSTOP');
-    const firstAnswer = post(account, key);
-    try {
-      await observer.connect();
-      // Its claim, under `idempotency:<API key id>:<sha256 of the Idempotency-Key>` (no other test's key matches).
-      const claim = `idempotency:*:${createHash('sha256').update(key).digest('base64url')}`;
-      await waitFor('the gateway to claim the key', async () => ((await observer.keys(claim)).length === 1 ? true : undefined));
-      observer.disconnect();
-      // Redis stops answering (connections open, nothing answered), then the service answers.
-      redis.pause();
-    } finally {
-      process.kill(dispatcher, 'SIGCONT');
-    }
-    let first: Response;
-    try {
-      first = await firstAnswer;
-    } finally {
-      redis.resume();
-    }
+    // Redis stops answering (connections open, nothing answered), then the service answers.
+    const first = await answerAcrossOutage(account, key, 'frozen');
     expect(first.status).toBe(201);
     const created = (await first.json()) as CreatedWebhookDto;
     await redisBack();
@@ -110,25 +120,7 @@ describe('Idempotency-Key while the gateway’s Redis is down (gateway and webho
     const account = await stack.newAccount();
     expect(await endpoints(account)).toEqual([]);
     const key = randomUUID();
-    const dispatcher = stack.services['webhook-dispatcher']!.process.pid!;
-    const observer = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    process.kill(dispatcher, 'SIGSTOP');
-    const firstAnswer = post(account, key);
-    try {
-      await observer.connect();
-      const claim = `idempotency:*:${createHash('sha256').update(key).digest('base64url')}`;
-      await waitFor('the gateway to claim the key', async () => ((await observer.keys(claim)).length === 1 ? true : undefined));
-      observer.disconnect();
-      await redis.stop();
-    } finally {
-      process.kill(dispatcher, 'SIGCONT');
-    }
-    let first: Response;
-    try {
-      first = await firstAnswer;
-    } finally {
-      await redis.start();
-    }
+    const first = await answerAcrossOutage(account, key, 'stopped');
     expect(first.status).toBe(201);
     await redisBack();
     // This Redis keeps nothing across a restart (no persistence): the claim went with it, so the
