@@ -20,6 +20,7 @@ import {
   startStack,
   TestAccount,
   TestCa,
+  thrownBy,
   verifyWithPython,
   waitFor,
 } from '@svc/testing';
@@ -30,15 +31,8 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 /** Shortened so that an endpoint is disabled within the test. */
 const DISABLE_AFTER_MS = 8_000;
 
-function reasonOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof WebhookVerificationError) return err.reason;
-    throw err;
-  }
-  return undefined;
-}
+/** Why `verify` refused, or undefined when it took the delivery. */
+const reasonOf = (run: () => unknown): string | undefined => thrownBy(run, WebhookVerificationError)?.reason;
 
 describe('webhook-dispatcher: managing endpoints and deliveries (resend, recover, test, rotation, auto-disable)', () => {
   let ca: TestCa;

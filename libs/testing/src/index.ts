@@ -19,3 +19,4 @@ export * from './mail-sink';
 export * from './internal-keys';
 export * from './event-feed';
 export * from './business';
+export * from './thrown';
