@@ -1,21 +1,10 @@
-import { ConversationRow } from '../conversations/conversations.repository';
-import { personalTerms } from './erasure.service';
+import { PersonalFields, personalTerms } from './erasure.service';
 
-const row = (over: Partial<ConversationRow>): ConversationRow => ({
-  id: 1,
-  account_id: 'a',
-  channel: 'web',
-  lang: 'en',
-  customer_svc_id: 7,
-  customer_identified: true,
+const row = (over: Partial<PersonalFields>): PersonalFields => ({
   customer_name: '',
   customer_email: null,
   customer_phone: null,
-  status: 'open',
-  handover: 'none',
-  handover_reason: null,
   reach: null,
-  business_name: '',
   ...over,
 });
 

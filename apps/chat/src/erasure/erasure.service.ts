@@ -5,8 +5,11 @@ import { CustomersRepository } from '../conversations/customers.repository';
 /** Names shorter than this are not removed from message texts (they would cut words apart). */
 const MIN_NAME_LENGTH = 3;
 
+/** What of a conversation names its customer. */
+export type PersonalFields = Pick<ConversationRow, 'customer_name' | 'customer_email' | 'customer_phone' | 'reach'>;
+
 /** What to remove from the texts of a customer's messages: their name, email and phone, and the reach details they left. */
-export function personalTerms(rows: readonly ConversationRow[]): string[] {
+export function personalTerms(rows: readonly PersonalFields[]): string[] {
   const terms = new Set<string>();
   for (const row of rows) {
     if ([...row.customer_name.trim()].length >= MIN_NAME_LENGTH) terms.add(row.customer_name.trim());
