@@ -20,6 +20,7 @@ import {
   launchBrowser,
   MailSink,
   PageServer,
+  readFeed,
   REPO_ROOT,
   servePages,
   Stack,
@@ -61,22 +62,8 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
   let business: string;
   let texts: ChatTexts;
 
-  const feed = async (): Promise<PublicEvent[]> => {
-    const all: PublicEvent[] = [];
-    let after = 0;
-    for (;;) {
-      const page = (await (await stack.call(`/events?after=${after}&limit=200`)).json()) as {
-        events: PublicEvent[];
-        next_after: number;
-        more: boolean;
-      };
-      all.push(...page.events);
-      after = page.next_after;
-      if (!page.more) return all;
-    }
-  };
   const eventsOf = async <K extends PublicEvent['event']>(kind: K, test: (e: Extract<PublicEvent, { event: K }>) => boolean) =>
-    (await feed()).filter(
+    (await readFeed(stack)).filter(
       (e): e is Extract<PublicEvent, { event: K }> => e.event === kind && test(e as Extract<PublicEvent, { event: K }>),
     );
   const waitForEvents = <K extends PublicEvent['event']>(kind: K, test: (e: Extract<PublicEvent, { event: K }>) => boolean, count = 1) =>
