@@ -1,5 +1,5 @@
 import type { WhoamiResponseDto } from '@svc/contracts';
-import { adminUserCreate, ChatVisitor, freePort, launchBrowser, Stack, startStack, TestBrowser } from '@svc/testing';
+import { adminUserCreate, ChatVisitor, freePort, launchBrowser, signInFromLink, Stack, startStack, TestBrowser } from '@svc/testing';
 import type { AxeResults, ElementContext, RunOptions } from 'axe-core';
 import { readFileSync } from 'node:fs';
 import type { Locator, Page } from 'playwright-core';
@@ -87,12 +87,9 @@ describe("the console's pages and the chat widget pass axe-core's WCAG 2.1 AA ru
     expect(run.stderr).toBe('');
     browser = await launchBrowser();
     page = await browser.context.newPage();
-    await page.goto((JSON.parse(run.stdout) as { sign_in_url: string }).sign_in_url);
-    await heading('Set your password').waitFor();
-    expect(await wcagViolations(page)).toBe('');
-    await page.getByRole('textbox', { name: 'Password' }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password' }).click();
-    await heading('Inbox').waitFor();
+    await signInFromLink(page, (JSON.parse(run.stdout) as { sign_in_url: string }).sign_in_url, PASSWORD, async () => {
+      expect(await wcagViolations(page)).toBe('');
+    });
   }, 600_000);
 
   afterAll(async () => {

@@ -10,6 +10,7 @@ import {
   readFeed,
   REPO_ROOT,
   servePages,
+  signInFromLink,
   Stack,
   stackAdmin,
   startStack,
@@ -219,11 +220,7 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
       sign_in_url: expect.stringMatching(new RegExp(`^${appUrl}/set-password\\?token=[A-Za-z0-9_-]{43}$`)),
     });
 
-    await console_.goto(invited.sign_in_url);
-    await heading(console_, 'Set your password').waitFor();
-    await console_.getByRole('textbox', { name: 'Password' }).fill(PASSWORD);
-    await console_.getByRole('button', { name: 'Set password' }).click();
-    await heading(console_, 'Inbox').waitFor();
+    await signInFromLink(console_, invited.sign_in_url, PASSWORD);
     const cookie = (await browser.context.cookies(appUrl)).find((c) => c.name === 'svc_console');
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
 
@@ -562,11 +559,7 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     const agentBrowser = await launchBrowser();
     try {
       const agent = await agentBrowser.context.newPage();
-      await agent.goto(link);
-      await heading(agent, 'Set your password').waitFor();
-      await agent.getByRole('textbox', { name: 'Password' }).fill(PASSWORD);
-      await agent.getByRole('button', { name: 'Set password' }).click();
-      await heading(agent, 'Inbox').waitFor();
+      await signInFromLink(agent, link, PASSWORD);
       const nav = agent.getByRole('navigation', { name: 'Main' });
       await nav.getByRole('link', { name: 'Bookings' }).waitFor();
       for (const name of ['API and MCP keys', 'Webhooks', 'Plan']) expect(await nav.getByRole('link', { name }).count()).toBe(0);
@@ -669,12 +662,8 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     const anaBrowser = await launchBrowser();
     try {
       const page = await anaBrowser.context.newPage();
-      await page.goto(ana.body.sign_in_url);
-      await heading(page, 'Set your password').waitFor();
-      await page.getByRole('textbox', { name: 'Password' }).fill(PASSWORD);
-      await page.getByRole('button', { name: 'Set password' }).click();
-      // Accepted in the other account, signed in there.
-      await heading(page, 'Inbox').waitFor();
+      // The link is taken in the other account, and she is signed in there.
+      await signInFromLink(page, ana.body.sign_in_url, PASSWORD);
       await page.getByRole('banner').getByText(second, { exact: true }).waitFor();
       // Her sign-in in the first account (the main browser) is untouched: the password did not change.
       expect((await fetch(`${appUrl}/console/v1/session`, { headers: { cookie: await cookieOf(browser) } })).status).toBe(200);

@@ -1,5 +1,5 @@
 import { WhoamiResponseDto } from '@svc/contracts';
-import { adminUserCreate, ChatVisitor, freePort, launchBrowser, Stack, startStack, TestBrowser } from '@svc/testing';
+import { adminUserCreate, ChatVisitor, freePort, launchBrowser, signInFromLink, Stack, startStack, TestBrowser } from '@svc/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 
@@ -74,10 +74,7 @@ describe('console in real Chromium: Teach from a conversation, the assistant ans
     page = await browser.context.newPage();
     const run = adminUserCreate(stack, 'tea@shop.example');
     expect(run.status).toBe(0);
-    await page.goto((JSON.parse(run.stdout) as { sign_in_url: string }).sign_in_url);
-    await page.getByRole('textbox', { name: 'Password' }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password' }).click();
-    await heading('Inbox').waitFor();
+    await signInFromLink(page, (JSON.parse(run.stdout) as { sign_in_url: string }).sign_in_url, PASSWORD);
   }, 600_000);
 
   afterAll(async () => {

@@ -92,3 +92,18 @@ export const storage = {
     page.evaluate(([k, v]) => (globalThis as unknown as PageGlobals).localStorage.setItem(k!, v!), [key, value]),
   clear: (page: Page): Promise<void> => page.evaluate(() => (globalThis as unknown as PageGlobals).localStorage.clear()),
 };
+
+/**
+ * Follows a console's one-time sign-in link (`admin user create`'s, an invitation's) on `page` and sets `password`;
+ * resolves once the console shows its inbox, signed in. `onForm`, when given, runs on the set-password page before it
+ * is filled (a test's own checks of that page).
+ */
+export async function signInFromLink(page: Page, link: string, password: string, onForm?: () => Promise<void>): Promise<void> {
+  const heading = (name: string) => page.getByRole('heading', { level: 1, name });
+  await page.goto(link);
+  await heading('Set your password').waitFor();
+  await onForm?.();
+  await page.getByRole('textbox', { name: 'Password' }).fill(password);
+  await page.getByRole('button', { name: 'Set password' }).click();
+  await heading('Inbox').waitFor();
+}
