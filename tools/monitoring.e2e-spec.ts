@@ -4,7 +4,7 @@
 // receiver stops answering.
 import { sampleEventData } from '@svc/contracts';
 import { domainMessage, enqueueDomainMessages } from '@svc/messaging';
-import { createTestCa, feedEvents, HttpsReceiver, sampleEvent, Stack, startStack, TestCa } from '@svc/testing';
+import { closeAll, feedEvents, HttpsReceiver, sampleEvent, Stack, startReceivingStack, TestCa } from '@svc/testing';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,27 +26,18 @@ describe('monitoring: alerts and panels against the running apps', () => {
   let stack: Stack;
 
   beforeAll(async () => {
-    ca = createTestCa();
-    receiver = await HttpsReceiver.start(ca);
-    stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat'], {
-      appEnv: {
-        'webhook-dispatcher': {
-          WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-          WEBHOOK_CA_FILE: ca.caFile,
-          WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s',
-          WEBHOOK_TIMEOUT_MS: '20000',
-          WEBHOOK_POLL_INTERVAL_MS: '200',
-          WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(PER_ENDPOINT),
-        },
+    ({ ca, receiver, stack } = await startReceivingStack(
+      ['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat'],
+      {
+        WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s',
+        WEBHOOK_TIMEOUT_MS: '20000',
+        WEBHOOK_POLL_INTERVAL_MS: '200',
+        WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(PER_ENDPOINT),
       },
-    });
+    ));
   }, 180_000);
 
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.close();
-    ca?.remove();
-  });
+  afterAll(() => closeAll(stack, receiver, ca));
 
   const scrape = async (url: string): Promise<string> => {
     const response = await fetch(`${url}/metrics`);

@@ -1,5 +1,15 @@
 import { WhoamiResponseDto } from '@svc/contracts';
-import { ChatVisitor, createTestCa, HttpsReceiver, OtlpReceiver, ReceivedSpan, Stack, startStack, TestCa, waitFor } from '@svc/testing';
+import {
+  ChatVisitor,
+  closeAll,
+  HttpsReceiver,
+  OtlpReceiver,
+  ReceivedSpan,
+  Stack,
+  startReceivingStack,
+  TestCa,
+  waitFor,
+} from '@svc/testing';
 import { randomBytes } from 'node:crypto';
 
 /** A caller's W3C trace context: the trace every hop must continue. */
@@ -32,24 +42,23 @@ describe('traces: one trace from a cause to the webhooks it ends in (processes, 
   let widget: string;
 
   beforeAll(async () => {
-    ca = createTestCa();
-    receiver = await HttpsReceiver.start(ca);
     otlp = await OtlpReceiver.start();
-    stack = await startStack(['contacts-api', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat'], {
-      env: {
-        // The standard variables, as an operator sets them (k8s/components/tracing).
-        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_TRACES_SAMPLER: 'parentbased_always_on',
-        OTEL_BSP_SCHEDULE_DELAY: '100',
-      },
-      appEnv: {
-        'webhook-dispatcher': { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: ca.caFile },
+    ({ ca, receiver, stack } = await startReceivingStack(
+      ['contacts-api', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat'],
+      {},
+      {
+        env: {
+          // The standard variables, as an operator sets them (k8s/components/tracing).
+          OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+          OTEL_BSP_SCHEDULE_DELAY: '100',
+        },
         // Access lines are at info.
-        gateway: { LOG_LEVEL: 'info' },
+        appEnv: { gateway: { LOG_LEVEL: 'info' } },
+        startTimeoutMs: 60_000,
       },
-      startTimeoutMs: 60_000,
-    });
+    ));
     widget = ((await (await stack.call('/whoami')).json()) as WhoamiResponseDto).widget;
     const hook = await stack.call('/webhooks', {
       method: 'POST',
@@ -58,11 +67,7 @@ describe('traces: one trace from a cause to the webhooks it ends in (processes, 
     expect(hook.status).toBe(201);
   }, 300_000);
 
-  afterAll(async () => {
-    await stack?.stop();
-    await Promise.all([receiver?.close(), otlp?.close()]);
-    ca?.remove();
-  });
+  afterAll(() => closeAll(stack, receiver, otlp, ca));
 
   /** The webhook of `kind` whose body satisfies `match`, once the receiver has it. */
   const webhook = (kind: string, match: (data: Record<string, unknown>) => boolean) =>

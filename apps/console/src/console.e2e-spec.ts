@@ -1,7 +1,6 @@
 import { ChatConversationResponse, ContactResponseDto, IdentityPassResponseDto, PublicEvent, WhoamiResponseDto } from '@svc/contracts';
 import {
   closeAll,
-  createTestCa,
   embedPage,
   freePort,
   HttpsReceiver,
@@ -13,7 +12,7 @@ import {
   signInFromLink,
   Stack,
   stackAdmin,
-  startStack,
+  startReceivingStack,
   storage,
   TestAccount,
   TestBrowser,
@@ -169,25 +168,21 @@ describe('console in real Chromium against the running apps: sign-in, live inbox
     });
 
   beforeAll(async () => {
-    ca = createTestCa();
-    receiver = await HttpsReceiver.start(ca);
     const gatewayPort = String(await freePort());
     appUrl = `http://127.0.0.1:${gatewayPort}`;
-    stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat', 'console'], {
-      env: { OUTBOX_POLL_INTERVAL_MS: '200', APP_URL: appUrl },
-      startTimeoutMs: 120_000,
-      appEnv: {
-        gateway: { PORT: gatewayPort, AUTH_CACHE_TTL_MS: '2000' },
-        chat: { HANDOVER_WAIT: '1h' },
-        'webhook-dispatcher': {
-          WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-          WEBHOOK_CA_FILE: ca.caFile,
-          WEBHOOK_POLL_INTERVAL_MS: '100',
-          WEBHOOK_RETRY_SCHEDULE: '1h,1h,1h,1h,1h,1h',
+    ({ ca, receiver, stack } = await startReceivingStack(
+      ['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat', 'console'],
+      { WEBHOOK_POLL_INTERVAL_MS: '100', WEBHOOK_RETRY_SCHEDULE: '1h,1h,1h,1h,1h,1h' },
+      {
+        env: { OUTBOX_POLL_INTERVAL_MS: '200', APP_URL: appUrl },
+        startTimeoutMs: 120_000,
+        appEnv: {
+          gateway: { PORT: gatewayPort, AUTH_CACHE_TTL_MS: '2000' },
+          chat: { HANDOVER_WAIT: '1h' },
+          console: { SIGN_IN_FAILURES: '3' },
         },
-        console: { SIGN_IN_FAILURES: '3' },
       },
-    });
+    ));
     widget = await widgetOf(stack.account);
     site = await servePages((request) => {
       const settings = pages.get(request.url ?? '');

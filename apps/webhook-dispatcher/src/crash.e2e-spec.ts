@@ -1,5 +1,5 @@
 import { CreatedWebhookDto } from '@svc/contracts';
-import { createTestCa, HttpsReceiver, RunningApp, Stack, startApp, startStack, TestCa } from '@svc/testing';
+import { closeAll, HttpsReceiver, receiverTrust, RunningApp, Stack, startApp, startReceivingStack, TestCa } from '@svc/testing';
 import { feedEvents, sampleEvent } from '@svc/testing';
 import { queryRows } from '@svc/persistence';
 
@@ -12,27 +12,14 @@ describe('webhook-dispatcher: kill -9 during 500 deliveries (two processes)', ()
   let receiver: HttpsReceiver;
   let stack: Stack;
   let twin: RunningApp;
-  const settings = () => ({
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    WEBHOOK_CA_FILE: ca.caFile,
-    WEBHOOK_TIMEOUT_MS: '2000',
-    WEBHOOK_POLL_INTERVAL_MS: '200',
-    WEBHOOK_CONCURRENCY: String(CONCURRENCY),
-  });
+  const settings = { WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_POLL_INTERVAL_MS: '200', WEBHOOK_CONCURRENCY: String(CONCURRENCY) };
 
   beforeAll(async () => {
-    ca = createTestCa();
-    receiver = await HttpsReceiver.start(ca);
-    stack = await startStack(['webhook-dispatcher'], { appEnv: { 'webhook-dispatcher': settings() } });
-    twin = await startApp('webhook-dispatcher', { ...stack.env, ...settings() });
+    ({ ca, receiver, stack } = await startReceivingStack(['webhook-dispatcher'], settings));
+    twin = await startApp('webhook-dispatcher', { ...stack.env, ...receiverTrust(ca), ...settings });
   }, 60_000);
 
-  afterAll(async () => {
-    await twin?.stop();
-    await stack?.stop();
-    await receiver?.close();
-    ca?.remove();
-  });
+  afterAll(() => closeAll(twin, stack, receiver, ca));
 
   it('delivers every event at least once, with its own id, after one process is killed mid-delivery and restarted', async () => {
     receiver.respond('/crash', { delayMs: 40 });

@@ -1,12 +1,12 @@
 import { CreatedWebhookDto, PublicEvent } from '@svc/contracts';
 import {
-  createTestCa,
+  closeAll,
   HttpsReceiver,
   ReceivedRequest,
   RunningProcess,
   Stack,
-  startRelay,
-  startStack,
+  startProducer,
+  startReceivingStack,
   TestAccount,
   TestCa,
   TestProducer,
@@ -72,32 +72,17 @@ describe('webhook-dispatcher: signed deliveries to a real https receiver', () =>
   const eventIdOf = (request: ReceivedRequest) => request.headers['x-svc-event-id'];
 
   beforeAll(async () => {
-    ca = createTestCa();
-    receiver = await HttpsReceiver.start(ca);
-    stack = await startStack(['events-api', 'webhook-dispatcher'], {
-      appEnv: {
-        'webhook-dispatcher': {
-          WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-          WEBHOOK_CA_FILE: ca.caFile,
-          WEBHOOK_RETRY_SCHEDULE: SCHEDULE_MS.map((ms) => `${ms / 1000}s`).join(','),
-          WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
-          WEBHOOK_POLL_INTERVAL_MS: '100',
-          WEBHOOK_CONCURRENCY: String(CONCURRENCY),
-          WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(PER_ENDPOINT),
-        },
-      },
-    });
-    producer = await TestProducer.create(stack.db.url);
-    relay = await startRelay({ DATABASE_URL: stack.db.url, RABBITMQ_URL: stack.env['RABBITMQ_URL']! });
+    ({ ca, receiver, stack } = await startReceivingStack(['events-api', 'webhook-dispatcher'], {
+      WEBHOOK_RETRY_SCHEDULE: SCHEDULE_MS.map((ms) => `${ms / 1000}s`).join(','),
+      WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+      WEBHOOK_POLL_INTERVAL_MS: '100',
+      WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+      WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(PER_ENDPOINT),
+    }));
+    ({ producer, relay } = await startProducer(stack));
   }, 90_000);
 
-  afterAll(async () => {
-    await relay?.stop();
-    await producer?.close();
-    await stack?.stop();
-    await receiver?.close();
-    ca?.remove();
-  });
+  afterAll(() => closeAll(relay, producer, stack, receiver, ca));
 
   it("delivers a chat event through the whole pipeline, with the feed's id and a body equal to the feed's event", async () => {
     const account = await stack.newAccount();

@@ -1,13 +1,13 @@
 import { CreatedWebhookDto, PublicEvent } from '@svc/contracts';
 import {
-  createTestCa,
+  closeAll,
   HttpsReceiver,
   PRODUCER_SCHEMA,
   ReceivedRequest,
   RunningProcess,
   Stack,
-  startRelay,
-  startStack,
+  startProducer,
+  startReceivingStack,
   TestCa,
   TestProducer,
   waitFor,
@@ -25,30 +25,15 @@ describe('erasure reaches webhook deliveries, the feed and the outboxes (contact
   let relay: RunningProcess;
 
   beforeAll(async () => {
-    ca = createTestCa();
-    receiver = await HttpsReceiver.start(ca);
-    stack = await startStack(['contacts-api', 'events-api', 'webhook-dispatcher'], {
-      appEnv: {
-        'webhook-dispatcher': {
-          WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-          WEBHOOK_CA_FILE: ca.caFile,
-          WEBHOOK_RETRY_SCHEDULE: '2s,2s,2s,2s,2s,2s',
-          WEBHOOK_TIMEOUT_MS: '1500',
-          WEBHOOK_POLL_INTERVAL_MS: '100',
-        },
-      },
-    });
-    producer = await TestProducer.create(stack.db.url);
-    relay = await startRelay({ DATABASE_URL: stack.db.url, RABBITMQ_URL: stack.env['RABBITMQ_URL']! });
+    ({ ca, receiver, stack } = await startReceivingStack(['contacts-api', 'events-api', 'webhook-dispatcher'], {
+      WEBHOOK_RETRY_SCHEDULE: '2s,2s,2s,2s,2s,2s',
+      WEBHOOK_TIMEOUT_MS: '1500',
+      WEBHOOK_POLL_INTERVAL_MS: '100',
+    }));
+    ({ producer, relay } = await startProducer(stack));
   }, 90_000);
 
-  afterAll(async () => {
-    await relay?.stop();
-    await producer?.close();
-    await stack?.stop();
-    await receiver?.close();
-    ca?.remove();
-  });
+  afterAll(() => closeAll(relay, producer, stack, receiver, ca));
 
   const feedOf = async (key: string): Promise<PublicEvent[]> =>
     ((await (await stack.call('/events?after=0', { key })).json()) as { events: PublicEvent[] }).events;

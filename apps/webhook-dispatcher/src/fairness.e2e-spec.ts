@@ -1,5 +1,5 @@
 import { CreatedWebhookDto } from '@svc/contracts';
-import { createTestCa, HttpsReceiver, Stack, startStack, TestAccount, TestCa } from '@svc/testing';
+import { closeAll, HttpsReceiver, Stack, startReceivingStack, TestAccount, TestCa } from '@svc/testing';
 import { feedEvents, sampleEvent } from '@svc/testing';
 
 /** The production delivery settings that matter here: 256 workers, 32 per endpoint, 64 per account, 8 s per attempt. */
@@ -13,24 +13,11 @@ describe('webhook-dispatcher: one account cannot starve the others (default caps
   let stack: Stack;
 
   beforeAll(async () => {
-    ca = createTestCa();
-    [hanging, receiver] = await Promise.all([HttpsReceiver.start(ca), HttpsReceiver.start(ca)]);
-    stack = await startStack(['webhook-dispatcher'], {
-      appEnv: {
-        'webhook-dispatcher': {
-          WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-          WEBHOOK_CA_FILE: ca.caFile,
-          WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
-        },
-      },
-    });
+    ({ ca, receiver, stack } = await startReceivingStack(['webhook-dispatcher'], { WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) }));
+    hanging = await HttpsReceiver.start(ca);
   }, 60_000);
 
-  afterAll(async () => {
-    await stack?.stop();
-    await Promise.all([hanging?.close(), receiver?.close()]);
-    ca?.remove();
-  });
+  afterAll(() => closeAll(stack, hanging, receiver, ca));
 
   const register = async (account: TestAccount, url: string): Promise<CreatedWebhookDto> => {
     const response = await stack.call('/webhooks', { method: 'POST', key: account.key, json: { url } });

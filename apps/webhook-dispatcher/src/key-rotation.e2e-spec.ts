@@ -1,5 +1,5 @@
 import { CreatedWebhookDto } from '@svc/contracts';
-import { createTestCa, HttpsReceiver, ReceivedRequest, Stack, startStack, TestCa } from '@svc/testing';
+import { closeAll, HttpsReceiver, ReceivedRequest, Stack, startReceivingStack, TestCa } from '@svc/testing';
 import { verify } from '@svc/webhook-signing';
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { feedEvents, sampleEvent } from '@svc/testing';
@@ -40,20 +40,10 @@ describe('webhook-dispatcher: WEBHOOK_SECRET_KEY rotation', () => {
   };
 
   beforeAll(async () => {
-    ca = createTestCa();
-    receiver = await HttpsReceiver.start(ca);
-    stack = await startStack(['webhook-dispatcher'], {
-      appEnv: {
-        'webhook-dispatcher': { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: ca.caFile, WEBHOOK_POLL_INTERVAL_MS: '100' },
-      },
-    });
+    ({ ca, receiver, stack } = await startReceivingStack(['webhook-dispatcher'], { WEBHOOK_POLL_INTERVAL_MS: '100' }));
   }, 60_000);
 
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.close();
-    ca?.remove();
-  });
+  afterAll(() => closeAll(stack, receiver, ca));
 
   it('keeps signing for endpoints created before the rotation (key id 1, and values sealed without a key id) and seals new ones with the new key', async () => {
     const oldKey = stack.env['WEBHOOK_SECRET_KEY']!;

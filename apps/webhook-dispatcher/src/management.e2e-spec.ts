@@ -11,13 +11,13 @@ import {
 } from '@svc/contracts';
 import { execute, queryRows } from '@svc/persistence';
 import {
-  createTestCa,
+  closeAll,
   feedEvents,
   HttpsReceiver,
   ReceivedRequest,
   sampleEvent,
   Stack,
-  startStack,
+  startReceivingStack,
   TestAccount,
   TestCa,
   thrownBy,
@@ -62,30 +62,18 @@ describe('webhook-dispatcher: managing endpoints and deliveries (resend, recover
   const statusesOf = async (account: TestAccount, id: number) => (await deliveries(account, id)).deliveries.map((d) => d.status);
 
   beforeAll(async () => {
-    ca = createTestCa();
-    receiver = await HttpsReceiver.start(ca);
-    stack = await startStack(['webhook-dispatcher'], {
-      appEnv: {
-        'webhook-dispatcher': {
-          WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-          WEBHOOK_CA_FILE: ca.caFile,
-          // Two attempts: a delivery fails within a second.
-          WEBHOOK_RETRY_SCHEDULE: '200ms',
-          WEBHOOK_TIMEOUT_MS: '2000',
-          WEBHOOK_POLL_INTERVAL_MS: '100',
-          // One attempt at a time per endpoint: recovered deliveries arrive in the order they are queued.
-          WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1',
-          WEBHOOK_DISABLE_AFTER_MS: String(DISABLE_AFTER_MS),
-        },
-      },
-    });
+    ({ ca, receiver, stack } = await startReceivingStack(['webhook-dispatcher'], {
+      // Two attempts: a delivery fails within a second.
+      WEBHOOK_RETRY_SCHEDULE: '200ms',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_POLL_INTERVAL_MS: '100',
+      // One attempt at a time per endpoint: recovered deliveries arrive in the order they are queued.
+      WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1',
+      WEBHOOK_DISABLE_AFTER_MS: String(DISABLE_AFTER_MS),
+    }));
   }, 90_000);
 
-  afterAll(async () => {
-    await stack?.stop();
-    await receiver?.close();
-    ca?.remove();
-  });
+  afterAll(() => closeAll(stack, receiver, ca));
 
   it('GET and PATCH an endpoint: url, events and status, with the registration rules; 404 for another account', async () => {
     const account = await stack.newAccount();

@@ -6,6 +6,7 @@ export * from './stack';
 export * from './rabbitmq';
 export * from './producer';
 export * from './https-receiver';
+export * from './receiving-stack';
 export * from './otlp-receiver';
 export * from './snapshot';
 export * from './private-postgres';

@@ -10,10 +10,21 @@ export interface Pipeline {
   stop(): Promise<void>;
 }
 
+/** A producer writing to the stack's database, and its relay publishing to the stack's broker. */
+export async function startProducer(stack: Stack): Promise<Pick<Pipeline, 'producer' | 'relay'>> {
+  const producer = await TestProducer.create(stack.db.url);
+  try {
+    const relay = await startRelay({ DATABASE_URL: stack.db.url, RABBITMQ_URL: stack.env['RABBITMQ_URL']! });
+    return { producer, relay };
+  } catch (err) {
+    await producer.close();
+    throw err;
+  }
+}
+
 export async function startPipeline(options: StackOptions = {}): Promise<Pipeline> {
   const stack = await startStack(['events-api'], options);
-  const producer = await TestProducer.create(stack.db.url);
-  const relay = await startRelay({ DATABASE_URL: stack.db.url, RABBITMQ_URL: stack.env['RABBITMQ_URL']! });
+  const { producer, relay } = await startProducer(stack);
   return {
     stack,
     producer,

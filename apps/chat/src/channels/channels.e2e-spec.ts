@@ -12,7 +12,7 @@ import { execute, queryRows } from '@svc/persistence';
 import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import {
   ChatVisitor,
-  createTestCa,
+  closeAll,
   embedPage,
   FakeWhatsapp,
   freePort,
@@ -24,7 +24,7 @@ import {
   REPO_ROOT,
   servePages,
   Stack,
-  startStack,
+  startReceivingStack,
   TestBrowser,
   TestCa,
   waitFor,
@@ -132,32 +132,33 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
 
   beforeAll(async () => {
     sink = await MailSink.start();
-    ca = createTestCa();
-    receiver = await HttpsReceiver.start(ca);
     gatewayPort = String(await freePort());
     fake = await FakeWhatsapp.start({
       webhookUrl: `http://127.0.0.1:${gatewayPort}/chat/whatsapp/webhook`,
       appSecret: APP_SECRET,
       phoneNumberId: PHONE_NUMBER_ID,
     });
-    stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat'], {
-      env: { OUTBOX_POLL_INTERVAL_MS: '200' },
-      startTimeoutMs: 120_000,
-      appEnv: {
-        'webhook-dispatcher': { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: ca.caFile, WEBHOOK_POLL_INTERVAL_MS: '100' },
-        gateway: { PORT: gatewayPort },
-        chat: {
-          HANDOVER_WAIT: '1s',
-          SMTP_URL: sink.url,
-          EMAIL_FROM: 'Shop <shop@example.com>',
-          WHATSAPP_API_URL: fake.url,
-          WHATSAPP_ACCESS_TOKEN: 'cloud-api-token',
-          WHATSAPP_APP_SECRET: APP_SECRET,
-          WHATSAPP_VERIFY_TOKEN: 'verify-me',
-          DELIVERY_RETRY_BASE_MS: '300',
+    ({ ca, receiver, stack } = await startReceivingStack(
+      ['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat'],
+      { WEBHOOK_POLL_INTERVAL_MS: '100' },
+      {
+        env: { OUTBOX_POLL_INTERVAL_MS: '200' },
+        startTimeoutMs: 120_000,
+        appEnv: {
+          gateway: { PORT: gatewayPort },
+          chat: {
+            HANDOVER_WAIT: '1s',
+            SMTP_URL: sink.url,
+            EMAIL_FROM: 'Shop <shop@example.com>',
+            WHATSAPP_API_URL: fake.url,
+            WHATSAPP_ACCESS_TOKEN: 'cloud-api-token',
+            WHATSAPP_APP_SECRET: APP_SECRET,
+            WHATSAPP_VERIFY_TOKEN: 'verify-me',
+            DELIVERY_RETRY_BASE_MS: '300',
+          },
         },
       },
-    });
+    ));
     const whoami = (await (await stack.call('/whoami')).json()) as WhoamiResponseDto;
     widget = whoami.widget;
     business = whoami.account.name;
@@ -183,15 +184,7 @@ describe('chat channels: email confirmation and WhatsApp (processes, real Postgr
     browser = await launchBrowser();
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await site?.close();
-    await stack?.stop();
-    await receiver?.close();
-    ca?.remove();
-    await fake?.stop();
-    await sink?.stop();
-  });
+  afterAll(() => closeAll(browser, site, stack, receiver, ca, fake, sink));
 
   describe('email confirmation', () => {
     it('sends a link (text + HTML, the business named); opening it (GET, as a mail scanner does) changes nothing; its "Confirm" button confirms once in Chromium; the link again changes nothing', async () => {

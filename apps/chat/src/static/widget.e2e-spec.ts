@@ -3,7 +3,6 @@ import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import {
   ADA,
   closeAll,
-  createTestCa,
   embedPage,
   HttpsReceiver,
   launchBrowser,
@@ -16,7 +15,7 @@ import {
   servePages,
   SHOP_KNOWLEDGE,
   Stack,
-  startStack,
+  startReceivingStack,
   storage,
   TestAccount,
   TestBrowser,
@@ -99,16 +98,14 @@ describe('chat widget in real Chromium, on a business page of another origin, ag
   };
 
   beforeAll(async () => {
-    ca = createTestCa();
-    receiver = await HttpsReceiver.start(ca);
-    stack = await startStack(['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat'], {
-      env: { OUTBOX_POLL_INTERVAL_MS: '200' },
-      appEnv: {
-        chat: { HANDOVER_WAIT: '2s' },
-        'identity-issuer': { IDENTITY_SIGNING_KEYS: JSON.stringify(signingKey) },
-        'webhook-dispatcher': { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: ca.caFile, WEBHOOK_POLL_INTERVAL_MS: '100' },
+    ({ ca, receiver, stack } = await startReceivingStack(
+      ['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher', 'chat'],
+      { WEBHOOK_POLL_INTERVAL_MS: '100' },
+      {
+        env: { OUTBOX_POLL_INTERVAL_MS: '200' },
+        appEnv: { chat: { HANDOVER_WAIT: '2s' }, 'identity-issuer': { IDENTITY_SIGNING_KEYS: JSON.stringify(signingKey) } },
       },
-    });
+    ));
     site = await servePages((request) => {
       const settings = pages.get(request.url ?? '');
       return settings
