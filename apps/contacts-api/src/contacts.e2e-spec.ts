@@ -12,20 +12,12 @@ import {
 import { GATEWAY_CONTEXT_HEADER, InternalAuth } from '@svc/platform';
 import { DOMAIN_EXCHANGE } from '@svc/messaging';
 import { queryRows } from '@svc/persistence';
-import { ExchangeTap, Stack, startStack, TestAccount, tapExchange, waitFor } from '@svc/testing';
+import { ExchangeTap, sampleConsent, Stack, startStack, TestAccount, tapExchange, waitFor } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 const CONTACT_KEYS = ['ref', 'svc_id', 'name', 'email', 'email_confirmed', 'phone', 'phone_confirmed', 'lang', 'created_at', 'updated_at'];
 const CONSENT_KEYS = ['purpose', 'granted', 'text', 'lang', 'given_at', 'source', 'withdrawn_at', 'withdrawn_by', 'origin', 'active'];
-
-const consent = (overrides: Record<string, unknown> = {}) => ({
-  purpose: 'future_email',
-  text: 'Yes, email me offers and news.',
-  given_at: '2026-11-21T12:04:05.123456+02:00',
-  source: 'website_form',
-  ...overrides,
-});
 
 describe('contacts-api through the gateway (processes, real PostgreSQL)', () => {
   let stack: Stack;
@@ -182,7 +174,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
             granted: 'no',
             withdrawn_by: 'w'.repeat(65),
           },
-          consent({ text: 't'.repeat(10_001) }),
+          sampleConsent({ text: 't'.repeat(10_001) }),
           {},
         ],
       });
@@ -221,7 +213,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       ['withdrawn_by without withdrawn_at', { withdrawn_by: 'team' }, 'consents[0].withdrawn_by'],
     ])('refuses a consent timestamp %s (400 naming it) and writes nothing', async (_, fields, field) => {
       const ref = newRef();
-      const response = await put(ref, { name: 'Ada', consents: [consent(fields)] });
+      const response = await put(ref, { name: 'Ada', consents: [sampleConsent(fields)] });
       expect(response.status).toBe(400);
       expect(await error(response)).toMatchObject({ code: 'validation_failed', details: [expect.objectContaining({ path: field })] });
       expect((await get(ref)).status).toBe(404);
@@ -254,7 +246,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
         name: 'Ada',
         email: 'ada@example.com',
         email_confirmed: true,
-        consents: [consent({ lang: 'en-gb' })],
+        consents: [sampleConsent({ lang: 'en-gb' })],
       });
       expect(contact.consents).toHaveLength(1);
       expect(Object.keys(contact.consents[0] as object)).toEqual(CONSENT_KEYS);
@@ -284,7 +276,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
     it('finds by email case-insensitively and by phone, every match, with consents', async () => {
       const email = `Ada.${randomUUID().slice(0, 8)}@Example.com`;
       const phone = `+4477${Math.floor(Math.random() * 1e9)}`;
-      const a = await created(newRef(), { email, phone, consents: [consent()] });
+      const a = await created(newRef(), { email, phone, consents: [sampleConsent()] });
       const b = await created(newRef(), { email: email.toLowerCase() });
       const byEmail = await find(`email=${encodeURIComponent(email.toUpperCase())}`);
       expect(byEmail.status).toBe(200);
@@ -311,7 +303,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
 
     it('erases with 204, then answers 404', async () => {
       const ref = newRef();
-      await created(ref, { consents: [consent()] });
+      await created(ref, { consents: [sampleConsent()] });
       expect((await del(ref)).status).toBe(204);
       expect((await get(ref)).status).toBe(404);
       const again = await del(ref);
@@ -324,7 +316,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
     it('attaches {ref} to the customer and updates it in the same call (200)', async () => {
       const svcId = await chatMet(stack.account);
       const ref = newRef();
-      const response = await put(ref, { svc_id: svcId, email: 'met@example.com', consents: [consent()] });
+      const response = await put(ref, { svc_id: svcId, email: 'met@example.com', consents: [sampleConsent()] });
       expect(response.status).toBe(200);
       expect(await body(response)).toMatchObject({
         ref,
@@ -382,23 +374,25 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
   describe('consents', () => {
     it('matches given_at as an instant whatever offset it comes with, and returns it in UTC with its microseconds', async () => {
       const ref = newRef();
-      const first = await created(ref, { consents: [consent({ given_at: '2026-11-21T12:04:05.000001+02:00' })] });
+      const first = await created(ref, { consents: [sampleConsent({ given_at: '2026-11-21T12:04:05.000001+02:00' })] });
       expect(first.consents[0]?.given_at).toBe('2026-11-21T10:04:05.000001+00:00');
       const again = await body(
-        await put(ref, { consents: [consent({ given_at: '2026-11-21T04:34:05.000001-05:30', text: 'Different words', granted: false })] }),
+        await put(ref, {
+          consents: [sampleConsent({ given_at: '2026-11-21T04:34:05.000001-05:30', text: 'Different words', granted: false })],
+        }),
       );
       expect(again.consents).toEqual(first.consents);
-      const later = await body(await put(ref, { consents: [consent({ given_at: '2026-11-21T10:04:05.000002Z' })] }));
+      const later = await body(await put(ref, { consents: [sampleConsent({ given_at: '2026-11-21T10:04:05.000002Z' })] }));
       expect(later.consents.map((c) => c.given_at)).toEqual(['2026-11-21T10:04:05.000001+00:00', '2026-11-21T10:04:05.000002+00:00']);
     });
 
     it('withdraws a known active consent with withdrawn_at, once, and keeps every other field', async () => {
       const ref = newRef();
-      await created(ref, { consents: [consent()] });
+      await created(ref, { consents: [sampleConsent()] });
       const withdrawn = await body(
         await put(ref, {
           consents: [
-            consent({
+            sampleConsent({
               given_at: '2026-11-21T10:04:05.123456Z',
               text: 'ignored',
               withdrawn_at: '2026-12-01T10:00:00.5+01:00',
@@ -417,7 +411,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
         }),
       ]);
       const again = await body(
-        await put(ref, { consents: [consent({ withdrawn_at: '2026-12-05T10:00:00Z', withdrawn_by: 'someone else' })] }),
+        await put(ref, { consents: [sampleConsent({ withdrawn_at: '2026-12-05T10:00:00Z', withdrawn_by: 'someone else' })] }),
       );
       expect(again.consents).toEqual(withdrawn.consents);
     });
@@ -425,9 +419,9 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
     it('stores a new consent sent with withdrawn_at already withdrawn; granted false is not active', async () => {
       const contact = await created(newRef(), {
         consents: [
-          consent({ purpose: 'reply_email', withdrawn_at: '2026-12-01T10:00:00Z' }),
-          consent({ purpose: 'reply_whatsapp', granted: false }),
-          consent({ purpose: 'future_whatsapp' }),
+          sampleConsent({ purpose: 'reply_email', withdrawn_at: '2026-12-01T10:00:00Z' }),
+          sampleConsent({ purpose: 'reply_whatsapp', granted: false }),
+          sampleConsent({ purpose: 'future_whatsapp' }),
         ],
       });
       expect(contact.consents.map((c) => [c.purpose, c.granted, c.withdrawn_at, c.active, c.origin])).toEqual([
@@ -440,8 +434,8 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
     it('does not publish anything for a withdrawal sent through PUT', async () => {
       const account = await stack.newAccount('Quiet');
       const ref = newRef();
-      await created(ref, { consents: [consent()] }, account.key);
-      expect((await put(ref, { consents: [consent({ withdrawn_at: '2026-12-01T10:00:00Z' })] }, account.key)).status).toBe(200);
+      await created(ref, { consents: [sampleConsent()] }, account.key);
+      expect((await put(ref, { consents: [sampleConsent({ withdrawn_at: '2026-12-01T10:00:00Z' })] }, account.key)).status).toBe(200);
       expect(await publishedBeforeMarker(account)).toEqual([]);
     });
   });
@@ -487,7 +481,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
         if (existing) await created(ref);
         const givenAt = (i: number) => `2026-11-21T10:04:05.${String(i).padStart(6, '0')}Z`;
         const responses = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => put(ref, { consents: [consent({ given_at: givenAt(i) })] })),
+          Array.from({ length: 20 }, (_, i) => put(ref, { consents: [sampleConsent({ given_at: givenAt(i) })] })),
         );
         expect(responses.every((r) => r.status === 200 || r.status === 201)).toBe(true);
         const contact = await body(await get(ref));
@@ -504,7 +498,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
       const ref = newRef();
       const contact = await created(
         ref,
-        { email: 'gone@example.com', consents: [consent(), consent({ purpose: 'reply_email' })] },
+        { email: 'gone@example.com', consents: [sampleConsent(), sampleConsent({ purpose: 'reply_email' })] },
         account.key,
       );
       expect((await del(ref, account.key)).status).toBe(204);
@@ -550,7 +544,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
     it("answers 404 to another account's key on every route, and leaves the customer as it was", async () => {
       const ref = newRef();
       const email = `iso.${randomUUID().slice(0, 8)}@example.com`;
-      const mine = await created(ref, { email, phone: '+447700900999', consents: [consent()] });
+      const mine = await created(ref, { email, phone: '+447700900999', consents: [sampleConsent()] });
       const other = stack.other.key;
       expect((await get(ref, other)).status).toBe(404);
       expect((await del(ref, other)).status).toBe(404);
@@ -614,7 +608,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
 
     it('gives the customer without consents by ref and by svc_id', async () => {
       const ref = 'internal/ref é';
-      const contact = await created(ref, { name: 'Ada', consents: [consent()] });
+      const contact = await created(ref, { name: 'Ada', consents: [sampleConsent()] });
       const expected = Object.fromEntries(CONTACT_KEYS.map((key) => [key, contact[key as keyof ContactResponseDto]]));
       for (const route of [`/internal/contacts/by-ref/${encodeURIComponent(ref)}`, `/internal/contacts/by-svc-id/${contact.svc_id}`]) {
         const response = await internal(route);
@@ -667,7 +661,7 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
         const account = await stack.newAccount('Withdraw');
         const contact = await created(
           newRef(),
-          { name: 'Ada', consents: [consent(), consent({ purpose: 'future_whatsapp' })] },
+          { name: 'Ada', consents: [sampleConsent(), sampleConsent({ purpose: 'future_whatsapp' })] },
           account.key,
         );
         const [first] = await consentsOf(contact.svc_id, account);
@@ -719,15 +713,18 @@ describe('contacts-api through the gateway (processes, real PostgreSQL)', () => 
         const phone = '+447700900555';
         const a = await created(
           newRef(),
-          { phone, consents: [consent({ purpose: 'reply_whatsapp' }), consent({ purpose: 'future_whatsapp' }), consent()] },
+          {
+            phone,
+            consents: [sampleConsent({ purpose: 'reply_whatsapp' }), sampleConsent({ purpose: 'future_whatsapp' }), sampleConsent()],
+          },
           account.key,
         );
         const b = await created(
           newRef(),
-          { phone, consents: [consent({ purpose: 'future_whatsapp', withdrawn_at: '2026-11-22T10:00:00Z' })] },
+          { phone, consents: [sampleConsent({ purpose: 'future_whatsapp', withdrawn_at: '2026-11-22T10:00:00Z' })] },
           account.key,
         );
-        const other = await created(newRef(), { phone, consents: [consent({ purpose: 'future_whatsapp' })] }, stack.other.key);
+        const other = await created(newRef(), { phone, consents: [sampleConsent({ purpose: 'future_whatsapp' })] }, stack.other.key);
         const response = await post('/internal/contacts/whatsapp-stop', { number: phone, conversation }, account);
         expect(response.status).toBe(200);
         expect(await body(response)).toEqual({ withdrawn: 2 });

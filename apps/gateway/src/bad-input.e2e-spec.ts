@@ -1,19 +1,11 @@
 import { ErrorBody, GatewayContext } from '@svc/contracts';
 import { GATEWAY_CONTEXT_HEADER, InternalAuth, MAX_JSON_DEPTH } from '@svc/platform';
-import { dataSnapshot, Stack, startStack } from '@svc/testing';
+import { dataSnapshot, sampleConsent, Stack, startStack } from '@svc/testing';
 import { randomUUID } from 'node:crypto';
 
 const SERVICES = ['contacts-api', 'identity-issuer', 'knowledge-api', 'events-api', 'webhook-dispatcher'];
 const NUL = '\u0000';
 const TEXT = 'We ship to every EU country within 2 to 4 working days.';
-
-const consent = (overrides: Record<string, unknown> = {}) => ({
-  purpose: 'future_email',
-  text: 'Yes, email me offers and news.',
-  given_at: '2026-11-21T12:04:05.123456+02:00',
-  source: 'website_form',
-  ...overrides,
-});
 
 /** `depth` levels of `{"a": …}` around `leaf`, as JSON text (too deep for JSON.stringify's own recursion to matter). */
 const nested = (depth: number, leaf = '1'): string => `${'{"a":'.repeat(depth)}${leaf}${'}'.repeat(depth)}`;
@@ -84,12 +76,12 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     it.each([
       ['a customer name', '/contacts/c-nul', { name: `Ada${NUL}` }, 'name'],
       ['an email', '/contacts/c-nul', { email: `ada${NUL}@example.com` }, 'email'],
-      ['a consent text', '/contacts/c-nul', { consents: [consent({ text: `Yes${NUL}` })] }, 'consents[0].text'],
-      ['a consent source', '/contacts/c-nul', { consents: [consent({ source: `form${NUL}` })] }, 'consents[0].source'],
+      ['a consent text', '/contacts/c-nul', { consents: [sampleConsent({ text: `Yes${NUL}` })] }, 'consents[0].text'],
+      ['a consent source', '/contacts/c-nul', { consents: [sampleConsent({ source: `form${NUL}` })] }, 'consents[0].source'],
       [
         'a consent withdrawn_by',
         '/contacts/c-nul',
-        { consents: [consent({ withdrawn_at: '2026-12-01T10:00:00Z', withdrawn_by: `x${NUL}` })] },
+        { consents: [sampleConsent({ withdrawn_at: '2026-12-01T10:00:00Z', withdrawn_by: `x${NUL}` })] },
         'consents[0].withdrawn_by',
       ],
       ['a field name', '/contacts/c-nul', { [`na${NUL}me`]: 'Ada' }, 'na\\u0000me'],
@@ -152,7 +144,7 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     });
 
     it('is refused by a service itself too, not only by the gateway (an internal caller)', async () => {
-      const body = JSON.stringify({ consents: [consent({ text: `a${NUL}` })] });
+      const body = JSON.stringify({ consents: [sampleConsent({ text: `a${NUL}` })] });
       await refusedDirectly('contacts-api', '/contacts/c-direct', 'PUT', body, 'validation_failed', 'consents[0].text');
     });
   });
@@ -285,7 +277,7 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
       const ref = `c-offset-${randomUUID()}`;
       await refused(
         `/contacts/${ref}`,
-        { method: 'PUT', json: { name: 'Ada', consents: [consent({ [field]: value })] } },
+        { method: 'PUT', json: { name: 'Ada', consents: [sampleConsent({ [field]: value })] } },
         'validation_failed',
         `consents[0].${field}`,
       );
@@ -302,7 +294,7 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
             : { given_at: '9999-12-31T10:00:00Z', withdrawn_at: '9999-12-31T23:00:00-05:00' };
         await refused(
           `/contacts/${ref}`,
-          { method: 'PUT', json: { consents: [consent(fields)] } },
+          { method: 'PUT', json: { consents: [sampleConsent(fields)] } },
           'validation_failed',
           `consents[0].${field}`,
         );
@@ -313,7 +305,7 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     it('takes the extreme offsets PostgreSQL holds (+15:59, -15:59)', async () => {
       const response = await stack.call(`/contacts/c-offset-ok-${randomUUID()}`, {
         method: 'PUT',
-        json: { consents: [consent({ given_at: '2026-11-21T10:04:05+15:59', withdrawn_at: '2026-11-22T10:04:05-15:59' })] },
+        json: { consents: [sampleConsent({ given_at: '2026-11-21T10:04:05+15:59', withdrawn_at: '2026-11-22T10:04:05-15:59' })] },
       });
       expect(response.status).toBe(201);
     });
@@ -323,7 +315,7 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     const details = async (response: Response) => (await error(response)).details;
 
     it('lists a missing given_at as required, a bad email, a mistyped field with a suggestion and a bad purpose, together', async () => {
-      const withoutGivenAt: Record<string, unknown> = consent({ purpose: 'newsletter' });
+      const withoutGivenAt: Record<string, unknown> = sampleConsent({ purpose: 'newsletter' });
       delete withoutGivenAt['given_at'];
       const response = await stack.call('/contacts/c-messages', {
         method: 'PUT',
@@ -345,7 +337,7 @@ describe('bad input through the gateway: always a 400 in the error shape, nothin
     it('reports a consent timestamp and a rule of the customer together', async () => {
       const response = await stack.call('/contacts/c-two-rules', {
         method: 'PUT',
-        json: { email: null, email_confirmed: true, consents: [consent({ given_at: 'yesterday' })] },
+        json: { email: null, email_confirmed: true, consents: [sampleConsent({ given_at: 'yesterday' })] },
       });
       expect((await details(response))?.map((d) => d.path).sort()).toEqual(['consents[0].given_at', 'email_confirmed']);
     });

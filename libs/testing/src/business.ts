@@ -27,6 +27,15 @@ export async function putPieces(stack: Stack, pieces: Record<string, TestPiece>)
 /** The sample customer the suites write (and an erasure must leave no trace of). */
 export const ADA = { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+447700900123' };
 
+/** A consent as a business's website form sends it with a customer (`overrides` on top). */
+export const sampleConsent = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+  purpose: 'future_email',
+  text: 'Yes, email me offers and news.',
+  given_at: '2026-11-21T12:04:05.123456+02:00',
+  source: 'website_form',
+  ...overrides,
+});
+
 /** Writes a new customer as the business does, `PUT /contacts/{ref}` (`key`: the account's); throws unless created; answers its svc_id. */
 export async function putCustomer(stack: Stack, ref: string, customer: object, key?: string): Promise<number> {
   const response = await stack.call(`/contacts/${ref}`, { method: 'PUT', key, json: customer });
