@@ -27,6 +27,11 @@ export interface Posting {
   /** The slots of the pieces holding the key, and its weighted frequency in each. */
   slots: number[];
   tf: number[];
+  /**
+   * How many of those pieces hold it in their own heading or text, not only in a question taught for them: what
+   * decides how much the key says in a question. A taught question makes its piece found, never another word rarer.
+   */
+  df: number;
 }
 
 export interface Doc {
@@ -35,7 +40,9 @@ export interface Doc {
   slot: number;
   /** Weighted length: heading words count `headingWeight` times. */
   length: number;
+  /** Its keys' postings: first the `own` held by its heading and text, then those only its taught questions hold. */
   postings: Posting[];
+  own: number;
   /** The distinct words (folded) of the piece: the vocabulary that corrects misspelled question words. */
   surfaces: string[];
   /** The keys of its heading: what it is about. */
@@ -130,20 +137,24 @@ export class LanguageIndex {
     count(piece.heading, this.tuning.headingWeight);
     const subject = new Set(tf.keys());
     count(piece.text, 1);
-    for (const question of piece.questions ?? []) count(question, this.tuning.taughtWeight);
     for (const [concept, times] of conceptsOf(`${piece.heading}\n${piece.text}`, said)) tf.set(concept, times);
+    // A "no piece answers this" is a taught question too: its words are no piece's.
+    const own = piece.none ? 0 : tf.size;
+    for (const question of piece.questions ?? []) count(question, this.tuning.taughtWeight);
     const slot = this.free.pop() ?? this.slots.length;
-    const postings = [...tf].map(([key, frequency]) => {
+    // The piece's own keys come first in `tf` (a Map keeps the order keys were added in): the first `own` postings.
+    const postings = [...tf].map(([key, frequency], i) => {
       let posting = this.postings.get(key);
       if (!posting) {
-        this.postings.set(key, (posting = { key, slots: [], tf: [] }));
+        this.postings.set(key, (posting = { key, slots: [], tf: [], df: 0 }));
         this.sorted = undefined;
       }
       posting.slots.push(slot);
       posting.tf.push(frequency);
+      if (i < own) posting.df += 1;
       return posting;
     });
-    const doc: Doc = { piece, slot, length, postings, surfaces: surfaces.slice(), subject };
+    const doc: Doc = { piece, slot, length, postings, own, surfaces: surfaces.slice(), subject };
     this.slots[slot] = doc;
     this.count += 1;
     this.totalLength += length;
@@ -151,7 +162,8 @@ export class LanguageIndex {
   }
 
   remove(doc: Doc): void {
-    for (const posting of doc.postings) {
+    for (const [i, posting] of doc.postings.entries()) {
+      if (i < doc.own) posting.df -= 1;
       const at = posting.slots.indexOf(doc.slot);
       const last = posting.slots.length - 1;
       posting.slots[at] = posting.slots[last] as number;

@@ -111,12 +111,13 @@ export function termsOf(index: LanguageIndex, word: string, native: boolean, nam
   }
   const known = [...alternatives].map(([posting, factor]) => ({ posting, factor }));
   const light = index.idf(1) * index.tuning.unknownNumberWeight;
+  // A key only taught questions hold finds their pieces without saying how much the word says: that is told by the
+  // keys pieces hold, or, held by none, as of an unknown word.
+  const held = (postings: Posting[]) => postings.filter((posting) => posting.df > 0);
+  const said = held(own).length > 0 ? held(own) : held(known.map((a) => a.posting));
   const weight =
-    known.length > 0
-      ? Math.min(
-          Math.max(...(own.length > 0 ? own : known.map((a) => a.posting)).map((posting) => index.idf(posting.slots.length))),
-          LIGHT_WORDS.has(folded) ? light : Infinity,
-        )
+    said.length > 0
+      ? Math.min(Math.max(...said.map((posting) => index.idf(posting.df))), LIGHT_WORDS.has(folded) ? light : Infinity)
       : isNumber(folded) || GENERIC_WORDS.has(folded) || LIGHT_WORDS.has(folded)
         ? light
         : index.idf(1) *
@@ -142,5 +143,5 @@ export function conceptTerm(index: LanguageIndex, concept: Concept): QueryTerm |
   // "When" is answered by a time of day, or by a delay ("within 14 days"), not by any duration ("12 minutes on foot").
   if (concept === '#time') offer('#delay', index.tuning.synonymFactor);
   if (alternatives.length === 0) return undefined;
-  return { alternatives, weight: Math.max(...alternatives.map((a) => index.idf(a.posting.slots.length))) * index.tuning.conceptWeight };
+  return { alternatives, weight: Math.max(...alternatives.map((a) => index.idf(a.posting.df))) * index.tuning.conceptWeight };
 }

@@ -152,6 +152,35 @@ describe('AccountIndex', () => {
     expect(stay.search('is a spaniel ok?', 'english', 3)).toEqual([]);
   });
 
+  it("a taught question finds its piece without changing what another question's words weigh", () => {
+    const stay = new AccountIndex();
+    const add = (external_ref: string, heading: string, text: string) =>
+      stay.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
+    add(
+      'parking',
+      'Parking',
+      'Each cottage has one parking space in the gravel yard behind the farmhouse. If you are bringing a second car, leave it on the verge inside the gate.',
+    );
+    add(
+      'children',
+      'Babies and children',
+      'We provide a travel cot and a high chair in any cottage. Please keep an eye on young children in the garden: the stream is unfenced.',
+    );
+    add('dogs', 'Dogs', 'Well-behaved dogs are welcome in two of our cottages, for 15 pounds per stay.');
+    const parking = () => stay.search("hi! there's 2 cars in our group, is there room to park both?", 'english', 3);
+    const [before] = parking();
+    expect(before?.external_ref).toBe('parking');
+    // "2" and "old" are held by no piece: taught for the children's piece, they must not weigh as words only it holds.
+    stay.teach({
+      id: 't1',
+      question: "we've got a 2 year old, is the garden safe for little ones?",
+      lang: 'english',
+      external_ref: 'children',
+    });
+    expect(stay.search('is the garden safe for a 2 year old?', 'english', 3)[0]?.external_ref).toBe('children');
+    expect(parking()[0]).toEqual(before);
+  });
+
   const index = shop();
   const best = (question: string, lang: Parameters<AccountIndex['search']>[1] = 'english') =>
     index.search(question, lang, 3)[0]?.external_ref;
