@@ -33,14 +33,23 @@ const businesses: Business[] = readdirSync(dir)
   .filter((name) => name.endsWith('.json'))
   .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as Business);
 
-function tally(business: Business): Tally {
+function indexOf(business: Business): AccountIndex {
   const index = new AccountIndex(TUNING);
   business.pieces.forEach((p, i) =>
     index.upsert({ id: String(i), ...p, url: p.url ?? null, lang: detectLanguage(`${p.heading}\n${p.text}`) }),
   );
+  return index;
+}
+
+/** The piece the assistant cites for a question of the business (or null). */
+const cite = (index: AccountIndex, business: Business, question: string) =>
+  goodMatch(index.search(question, languageOfTag(business.lang), 3))?.external_ref ?? null;
+
+function tally(business: Business): Tally {
+  const index = indexOf(business);
   const t: Tally = { answerable: 0, right: 0, unanswerable: 0, none: 0 };
   for (const q of business.questions) {
-    const cited = goodMatch(index.search(q.question, languageOfTag(business.lang), 3))?.external_ref ?? null;
+    const cited = cite(index, business, q.question);
     if (q.answer === null) {
       t.unanswerable += 1;
       if (cited === null) t.none += 1;
@@ -75,4 +84,22 @@ describe('bench/answers: the shipped tuning does not fall below the recorded fig
     expect(now.right / now.answerable).toBeGreaterThanOrEqual(then.right / then.answerable - MARGIN);
     expect(now.none / now.unanswerable).toBeGreaterThanOrEqual(then.none / then.unanswerable - MARGIN);
   });
+});
+
+describe("bench/answers' teaching: what is taught never costs another question its answer", () => {
+  it.each(businesses.map((b) => [b.id, b] as const))(
+    '%s: the misses of every other answerable question taught, each question of the other half answered as before or better',
+    (_id, business) => {
+      const answerable = business.questions.filter((q) => q.answer !== null);
+      const [taught, asked] = [answerable.filter((_, i) => i % 2 === 0), answerable.filter((_, i) => i % 2 === 1)];
+      const index = indexOf(business);
+      const before = asked.map((q) => cite(index, business, q.question));
+      const lang = languageOfTag(business.lang);
+      taught
+        .filter((q) => cite(index, business, q.question) !== q.answer)
+        .forEach((q, i) => index.teach({ id: String(i), question: q.question, lang, external_ref: q.answer }));
+      const lost = asked.filter((q, i) => before[i] === q.answer && cite(index, business, q.question) !== q.answer);
+      expect(lost.map((q) => q.question)).toEqual([]);
+    },
+  );
 });
