@@ -25,7 +25,8 @@ tier build
 npm run --silent build
 tier 'unit and integration'
 npx nx run-many -t test test-integration --outputStyle=static
-# End-to-end suites start whole stacks: one project at a time, two of its suites at once (Jest's workers).
+# End-to-end suites start whole stacks: one project at a time, three of its suites at once (Jest's workers: a suite
+# waits on its processes a third of the time, so two cores keep three busy).
 tier end-to-end
 npx nx run-many -t test-e2e --parallel=1 --outputStyle=static
 tier outage
