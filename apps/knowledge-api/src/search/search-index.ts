@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { KnowledgeSearchResult, SearchShard, searchShardOf, WHOLE_INDEX } from '@svc/contracts';
 import { PgNotifications } from '@svc/jobs';
-import { AccountIndex, languageOfTag, SearchLanguage, TaughtQuestion } from '@svc/search';
+import { AccountIndex, detectLanguage, languageOfTag, SearchLanguage, TaughtQuestion } from '@svc/search';
 import type { Logger } from 'pino';
 import { PIECES_CHANGED_CHANNEL } from '../migrations/1763900000001-SearchInMemory';
 import { TAUGHT_CHANGED_CHANNEL } from '../migrations/1764800000000-TaughtQuestions';
@@ -29,6 +29,12 @@ const taughtQuestion = (row: TaughtRow): TaughtQuestion => ({
   lang: languageOfTag(row.lang),
   external_ref: row.external_ref,
 });
+/**
+ * A piece as the index holds it. One stored as `simple` (no language told) is told again from its words: a short
+ * piece written before its language could be told by its frequent words (ADR 016) is stemmed without being written again.
+ */
+const indexedPiece = (row: PieceRow): PieceRow =>
+  row.lang === 'simple' ? { ...row, lang: detectLanguage(`${row.heading}\n${row.text}`) } : row;
 const sameTeaching = (a: TaughtQuestion, b: TaughtQuestion) =>
   a.question === b.question && a.lang === b.lang && a.external_ref === b.external_ref;
 
@@ -174,7 +180,7 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
     let count = 0;
     for (;;) {
       const rows = await this.pieces.page(after, LOAD_PAGE, held);
-      for (const row of rows) this.accountIn(accounts, row.account_id).upsert(row);
+      for (const row of rows) this.accountIn(accounts, row.account_id).upsert(indexedPiece(row));
       count += rows.length;
       if (rows.length < LOAD_PAGE) break;
       after = (rows[rows.length - 1] as PieceRow).id;
@@ -189,7 +195,7 @@ export class SearchIndex implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   private apply(rows: PieceRow[]): void {
-    for (const row of rows) this.accountIn(this.accounts, row.account_id).upsert(row);
+    for (const row of rows) this.accountIn(this.accounts, row.account_id).upsert(indexedPiece(row));
   }
 
   private dropIfEmpty(accountId: string): void {

@@ -126,6 +126,26 @@ describe('the in-memory search on two replicas (real PostgreSQL)', () => {
     await until(b, 'kayak model 37', null);
   });
 
+  it('tells the language of a piece stored as simple (written before its language could be told), at start and when it changes', async () => {
+    // What a write stored before a short piece's language was told by its frequent words: not stemmed, "bikes" missed "bike".
+    await execute(
+      a.dataSource,
+      `INSERT INTO knowledge.pieces (account_id, external_ref, heading, text, lang)
+       VALUES ($1, 'warranty', 'Bike warranty', 'Every bike has a five-year warranty on its frame.', 'simple')`,
+      [account],
+    );
+    await until(a, 'how long is the warranty on bikes?', 'warranty');
+    const later = await replica();
+    try {
+      expect(refs(later, 'how long is the warranty on bikes?')).toEqual(['warranty']);
+    } finally {
+      await later.index.beforeApplicationShutdown();
+      await later.dataSource.destroy();
+    }
+    await execute(a.dataSource, "DELETE FROM knowledge.pieces WHERE account_id = $1 AND external_ref = 'warranty'", [account]);
+    await until(a, 'how long is the warranty on bikes?', null);
+  });
+
   it('rebuilds after losing its LISTEN connection: a change committed meanwhile is not missed', async () => {
     await execute(a.dataSource, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'knowledge-search-index'");
     await waitFor('both replicas to notice', async () => (!a.index.listening && !b.index.listening ? true : undefined), 5_000);
