@@ -63,6 +63,16 @@ describe('the in-memory search on two replicas (real PostgreSQL)', () => {
       10_000,
     );
 
+  /** A piece of the account written by a statement on the table, as any writer may (not through a replica). */
+  const insertPiece = (ref: string, heading: string, text: string, lang: string) =>
+    execute(a.dataSource, 'INSERT INTO knowledge.pieces (account_id, external_ref, heading, text, lang) VALUES ($1, $2, $3, $4, $5)', [
+      account,
+      ref,
+      heading,
+      text,
+      lang,
+    ]);
+
   beforeAll(async () => {
     db = await createTestDatabase();
     a = await replica();
@@ -128,12 +138,7 @@ describe('the in-memory search on two replicas (real PostgreSQL)', () => {
 
   it('tells the language of a piece stored as simple (written before its language could be told), at start and when it changes', async () => {
     // What a write stored before a short piece's language was told by its frequent words: not stemmed, "bikes" missed "bike".
-    await execute(
-      a.dataSource,
-      `INSERT INTO knowledge.pieces (account_id, external_ref, heading, text, lang)
-       VALUES ($1, 'warranty', 'Bike warranty', 'Every bike has a five-year warranty on its frame.', 'simple')`,
-      [account],
-    );
+    await insertPiece('warranty', 'Bike warranty', 'Every bike has a five-year warranty on its frame.', 'simple');
     await until(a, 'how long is the warranty on bikes?', 'warranty');
     const later = await replica();
     try {
@@ -149,12 +154,7 @@ describe('the in-memory search on two replicas (real PostgreSQL)', () => {
   it('rebuilds after losing its LISTEN connection: a change committed meanwhile is not missed', async () => {
     await execute(a.dataSource, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'knowledge-search-index'");
     await waitFor('both replicas to notice', async () => (!a.index.listening && !b.index.listening ? true : undefined), 5_000);
-    await execute(
-      a.dataSource,
-      `INSERT INTO knowledge.pieces (account_id, external_ref, heading, text, lang)
-       VALUES ($1, 'repairs', 'Repairs', 'Our workshop repairs zippers and buckles within a week.', 'english')`,
-      [account],
-    );
+    await insertPiece('repairs', 'Repairs', 'Our workshop repairs zippers and buckles within a week.', 'english');
     await until(a, 'do you repair zippers?', 'repairs');
     await until(b, 'do you repair zippers?', 'repairs');
     expect(a.index.listening && b.index.listening).toBe(true);
