@@ -114,7 +114,8 @@ export function termsOf(index: LanguageIndex, word: string, native: boolean, nam
   // A key only taught questions hold finds their pieces without saying how much the word says: that is told by the
   // keys pieces hold, or, held by none, as of an unknown word.
   const held = (postings: Posting[]) => postings.filter((posting) => posting.df > 0);
-  const said = held(own).length > 0 ? held(own) : held(known.map((a) => a.posting));
+  const ownHeld = held(own);
+  const said = ownHeld.length > 0 ? ownHeld : held(known.map((a) => a.posting));
   const weight =
     said.length > 0
       ? Math.min(Math.max(...said.map((posting) => index.idf(posting.df))), LIGHT_WORDS.has(folded) ? light : Infinity)
