@@ -12,7 +12,8 @@
 // cited; none: nothing is cited where nothing answers.
 //
 // The headline is leave-one-business-out: for each business, the engine's tuning is chosen on the OTHER businesses
-// (the point of GRID that scores best on them) and that business is scored with it; no constant sees the business it
+// (the point of GRID that scores best on their questions, pooled per language as the targets are) and that business
+// is scored with it; no constant sees the business it
 // is scored on. Then the shipped tuning (TUNING) on every business, and MiniSearch (BM25, prefix and fuzzy matching)
 // at its best threshold per set, for comparison. Then teaching: half of each business's answerable questions the
 // shipped tuning missed or got wrong are taught (question → piece), and the other half is asked again.
@@ -157,7 +158,10 @@ const met = (t) =>
   Number(t.wrong_share) <= TARGETS.wrong_of_answerable_at_most &&
   Number(t.none_share) >= TARGETS.none_of_unanswerable_at_least;
 
-/** What the choice of a tuning maximises on a business: the right share, less five times what wrong and none miss of their targets by. */
+/**
+ * What the choice of a tuning maximises on a language's questions: the right share, less five times what wrong and
+ * none miss of their targets by.
+ */
 /** @param {Tally} t */
 const objective = (t) =>
   Number(t.right_share) -
@@ -259,19 +263,26 @@ const tunings = gridTunings();
 const started = Date.now();
 // Every business asked with every tuning of the grid once: leave-one-out then only picks.
 const byTuning = tunings.map((tuning) => Object.fromEntries(businesses.map((b) => [b.id, ask(b, indexOf(b, tuning))])));
-const objectives = byTuning.map((asked) => Object.fromEntries(Object.entries(asked).map(([id, rows]) => [id, objective(tally(rows))])));
+/**
+ * How well tuning `i` does on `chosenOn`: the mean over their languages of the objective on each language's questions
+ * pooled, as the targets are set (per language, not per business: one wrong answer of a business with 16 questions
+ * would otherwise weigh as much as seven of one with 100).
+ * @param {number} i
+ * @param {Business[]} chosenOn
+ */
+const score = (i, chosenOn) => {
+  const langs = [...new Set(chosenOn.flatMap((b) => b.langs))];
+  const pooled = (/** @type {string} */ lang) => chosenOn.flatMap((b) => (byTuning[i]?.[b.id] ?? []).filter((r) => r.lang === lang));
+  return langs.reduce((sum, lang) => sum + objective(tally(pooled(lang))), 0) / langs.length;
+};
 /** @type {Record<string, Row[]>} */
 const looAsked = {};
 /** @type {Record<string, Record<string, number>>} */
 const chosen = {};
 for (const business of businesses) {
+  const others = businesses.filter((b) => b.id !== business.id);
   let best = 0;
-  /** @param {number} i */
-  const mean = (i) => {
-    const others = businesses.filter((b) => b.id !== business.id);
-    return others.reduce((sum, b) => sum + objectives[i][b.id], 0) / others.length;
-  };
-  for (let i = 1; i < tunings.length; i += 1) if (mean(i) > mean(best)) best = i;
+  for (let i = 1; i < tunings.length; i += 1) if (score(i, others) > score(best, others)) best = i;
   chosen[business.id] = Object.fromEntries(
     /** @type {(keyof typeof GRID)[]} */ (Object.keys(GRID)).map((name) => [name, tunings[best][name]]),
   );
@@ -279,9 +290,7 @@ for (const business of businesses) {
 }
 // The tuning chosen on every business: what TUNING should hold (libs/search/src/tuning.ts).
 let onAll = 0;
-/** @param {number} i */
-const meanAll = (i) => businesses.reduce((sum, b) => sum + objectives[i][b.id], 0) / businesses.length;
-for (let i = 1; i < tunings.length; i += 1) if (meanAll(i) > meanAll(onAll)) onAll = i;
+for (let i = 1; i < tunings.length; i += 1) if (score(i, businesses) > score(onAll, businesses)) onAll = i;
 const chosenOnAll = Object.fromEntries(
   /** @type {(keyof typeof GRID)[]} */ (Object.keys(GRID)).map((name) => [name, tunings[onAll][name]]),
 );

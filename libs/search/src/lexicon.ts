@@ -13,7 +13,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
     really s same shall she should so some someone something still such t tell than thank thanks that thats the their
     them then there theres these they this those through to too u under until up ur us ve very want wanted was we were
     what whats when where wheres which while who whom why will with wont would wouldnt yes yet you youre your yours hi hello hey
-    dear guys go going come coming till somewhere anywhere take takes`),
+    dear guys go going come coming till somewhere anywhere take takes along around away`),
   ...list(`aber alle allem allen aller alles als also am an andere anderen anders auch auf aus bei beim bin bis bist bitte
     brauche brauchen da damit danke dann darf das dass dein deine dem den denn der des dich die dies diese diesem diesen
     dieser dieses dir doch dort du durch dürfen eigentlich ein eine einem einen einer eines einfach er es etwas euch euer

@@ -97,22 +97,27 @@ function shop(): AccountIndex {
 }
 
 describe('AccountIndex', () => {
-  it('an unknown word weighs by its frequency in the language: "bring" and "along" little, "kayaks" a lot', () => {
-    const cottages = (tuning: Tuning) => {
-      const index = new AccountIndex(tuning);
-      const add = (external_ref: string, heading: string, text: string) =>
-        index.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
-      add('dogs', 'Dogs', 'Well-behaved dogs are welcome in two of our cottages, for 15 pounds per stay.');
-      add('wifi', 'Wi-Fi', 'Free Wi-Fi in every cottage. The network name and password are on the card on the fridge.');
-      add('parking', 'Parking', 'Each cottage has two parking spaces in the yard.');
-      return index;
-    };
-    // Words among the 1,000 most frequent weigh a third of a rare one here; TUNING holds what bench:answers chose.
-    const background = cottages({ ...TUNING, commonRank: 1000 });
-    expect(background.search('can I bring my dog along?', 'english', 3)[0]?.external_ref).toBe('dogs');
-    expect(cottages(FLAT).search('can I bring my dog along?', 'english', 3)).toEqual([]);
-    expect(background.search('is there wifi?', 'english', 3)[0]?.external_ref).toBe('wifi');
-    expect(background.search('do you rent out kayaks?', 'english', 3)).toEqual([]);
+  const cottages = (tuning: Tuning = TUNING) => {
+    const index = new AccountIndex(tuning);
+    const add = (external_ref: string, heading: string, text: string) =>
+      index.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
+    add('dogs', 'Dogs', 'Well-behaved dogs are welcome in two of our cottages, for 15 pounds per stay.');
+    add('wifi', 'Wi-Fi', 'Free Wi-Fi in every cottage. The network name and password are on the card on the fridge.');
+    add('parking', 'Parking', 'Each cottage has two parking spaces in the yard.');
+    return index;
+  };
+
+  it('an unknown word weighs by its frequency in the language: "today" little, "kayaks" a lot', () => {
+    // "today" is among English's 300 most frequent words: it weighs a third of a rare one with the shipped tuning.
+    expect(cottages().search('is there wifi today?', 'english', 3)[0]?.external_ref).toBe('wifi');
+    expect(cottages(FLAT).search('is there wifi today?', 'english', 3)).toEqual([]);
+    expect(cottages().search('do you rent out kayaks?', 'english', 3)).toEqual([]);
+  });
+
+  it('a particle of a phrasal verb says nothing of what is asked ("bring … along", "take … away")', () => {
+    // Before, "along" (rank 965) weighed two thirds of a rare word: the dogs piece matched under half of the question.
+    expect(cottages().search('Can I bring my dog along?', 'english', 3)[0]?.external_ref).toBe('dogs');
+    expect(cottages().search('can we take our dog away with us', 'english', 3)[0]?.external_ref).toBe('dogs');
   });
 
   it('a short piece is stemmed in its language, told by its frequent words: "bikes" finds "bike"', () => {
@@ -296,9 +301,9 @@ describe('AccountIndex', () => {
     };
     held.upsert({ ...piece, version: 'v1' });
     held.upsert({ ...piece, text: 'Canoes only, by the day.', version: 'v1' });
-    expect(held.search('rent kayaks', 'english', 1)).toHaveLength(1);
+    expect(held.search('do you rent by the hour', 'english', 1)).toHaveLength(1);
     held.upsert({ ...piece, text: 'Canoes only, by the day.', version: 'v2' });
-    expect(held.search('rent kayaks', 'english', 1)).toEqual([]);
+    expect(held.search('do you rent by the hour', 'english', 1)).toEqual([]);
   });
 
   it('a generic noun no piece holds ("place") does not stop an answer either, nor a form of "ir"', () => {
@@ -334,7 +339,7 @@ describe('AccountIndex', () => {
       lang: 'english',
     });
     expect(pets.search('can we bring our dog', 'english', 3).map((r) => r.external_ref)).toEqual(['pets']);
-    expect(pets.search('can we walk our dog', 'english', 3)).toEqual([]);
+    expect(pets.search('can we wash our dog', 'english', 3)).toEqual([]);
   });
 
   it('a light word ("possible") weighs little even where a piece holds it', () => {

@@ -37,7 +37,7 @@ export const TUNING: Tuning = {
   taughtWeight: 3,
   k1: 1.2,
   b: 0.75,
-  minCoverage: 0.55,
+  minCoverage: 0.5,
   unknownWeight: 1.3,
   commonRank: 300,
   unknownFloor: 0.3,
