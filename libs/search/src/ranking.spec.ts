@@ -108,7 +108,7 @@ describe('AccountIndex', () => {
   };
 
   it('an unknown word weighs by its frequency in the language: "today" little, "kayaks" a lot', () => {
-    // "today" is among English's 300 most frequent words: it weighs a third of a rare one with the shipped tuning.
+    // "today" is among English's 1,000 most frequent words: it weighs a third of a rare one with the shipped tuning.
     expect(cottages().search('is there wifi today?', 'english', 3)[0]?.external_ref).toBe('wifi');
     expect(cottages(FLAT).search('is there wifi today?', 'english', 3)).toEqual([]);
     expect(cottages().search('do you rent out kayaks?', 'english', 3)).toEqual([]);

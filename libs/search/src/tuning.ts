@@ -39,7 +39,7 @@ export const TUNING: Tuning = {
   b: 0.75,
   minCoverage: 0.5,
   unknownWeight: 1.3,
-  commonRank: 300,
+  commonRank: 1000,
   unknownFloor: 0.3,
   unknownNameWeight: 1.35,
   unknownNumberWeight: 0.35,
