@@ -96,16 +96,21 @@ function shop(): AccountIndex {
   return index;
 }
 
+/** An index of English pieces, each [external_ref, heading, text]. */
+function english(tuning: Tuning, pieces: Array<[string, string, string]>): AccountIndex {
+  const index = new AccountIndex(tuning);
+  for (const [external_ref, heading, text] of pieces)
+    index.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
+  return index;
+}
+
 describe('AccountIndex', () => {
-  const cottages = (tuning: Tuning = TUNING) => {
-    const index = new AccountIndex(tuning);
-    const add = (external_ref: string, heading: string, text: string) =>
-      index.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
-    add('dogs', 'Dogs', 'Well-behaved dogs are welcome in two of our cottages, for 15 pounds per stay.');
-    add('wifi', 'Wi-Fi', 'Free Wi-Fi in every cottage. The network name and password are on the card on the fridge.');
-    add('parking', 'Parking', 'Each cottage has two parking spaces in the yard.');
-    return index;
-  };
+  const cottages = (tuning: Tuning = TUNING) =>
+    english(tuning, [
+      ['dogs', 'Dogs', 'Well-behaved dogs are welcome in two of our cottages, for 15 pounds per stay.'],
+      ['wifi', 'Wi-Fi', 'Free Wi-Fi in every cottage. The network name and password are on the card on the fridge.'],
+      ['parking', 'Parking', 'Each cottage has two parking spaces in the yard.'],
+    ]);
 
   it('an unknown word weighs by its frequency in the language: "today" little, "kayaks" a lot', () => {
     // "today" is among English's 1,000 most frequent words: it weighs a third of a rare one with the shipped tuning.
@@ -343,12 +348,11 @@ describe('AccountIndex', () => {
   });
 
   it('a light word ("possible") weighs little even where a piece holds it', () => {
-    const stay = new AccountIndex(FLAT);
-    const add = (external_ref: string, heading: string, text: string) =>
-      stay.upsert({ id: external_ref, external_ref, heading, text, url: null, lang: 'english' });
-    add('payment', 'Paying for your stay', 'Pay by bank transfer before you arrive, or with Visa on our booking page.');
-    add('guest-card', 'Free guest card', 'The guest card gives you free rides on trams and buses.');
-    add('departure', 'Departure', 'Please leave by 10:00. A later departure is possible for 30 EUR.');
+    const stay = english(FLAT, [
+      ['payment', 'Paying for your stay', 'Pay by bank transfer before you arrive, or with Visa on our booking page.'],
+      ['guest-card', 'Free guest card', 'The guest card gives you free rides on trams and buses.'],
+      ['departure', 'Departure', 'Please leave by 10:00. A later departure is possible for 30 EUR.'],
+    ]);
     expect(stay.search('is paying with a card service like visa possible', 'english', 3)[0]?.external_ref).toBe('payment');
     expect(stay.search('is a shuttle service possible', 'english', 3)).toEqual([]);
   });
