@@ -13,10 +13,10 @@
 //
 // The headline is leave-one-business-out: for each business, the engine's tuning is chosen on the OTHER businesses
 // (the point of GRID that scores best on their questions, pooled per language as the targets are) and that business
-// is scored with it; no constant sees the business it
-// is scored on. Then the shipped tuning (TUNING) on every business, and MiniSearch (BM25, prefix and fuzzy matching)
-// at its best threshold per set, for comparison. Then teaching: half of each business's answerable questions the
-// shipped tuning missed or got wrong are taught (question → piece), and the other half is asked again.
+// is scored with it; no constant sees the business it is scored on. Then the shipped tuning (TUNING) on every
+// business, and MiniSearch (BM25, prefix and fuzzy matching) at its best threshold per set, for comparison. Then
+// teaching: half of each business's answerable questions the shipped tuning missed or got wrong are taught
+// (question → piece), and the other half is asked again.
 //
 // Needs `npm run build`. Writes bench/results/answers-*.json; exits 1 when the leave-one-out figures miss the targets.
 import MiniSearch from 'minisearch';
@@ -275,22 +275,27 @@ const score = (i, chosenOn) => {
   const pooled = (/** @type {string} */ lang) => chosenOn.flatMap((b) => (byTuning[i]?.[b.id] ?? []).filter((r) => r.lang === lang));
   return langs.reduce((sum, lang) => sum + objective(tally(pooled(lang))), 0) / langs.length;
 };
+/**
+ * The index of the tuning that scores best on `chosenOn` (the first of equals).
+ * @param {Business[]} chosenOn
+ */
+const bestOn = (chosenOn) => {
+  const scores = tunings.map((_, i) => score(i, chosenOn));
+  return scores.indexOf(Math.max(...scores));
+};
 /** @type {Record<string, Row[]>} */
 const looAsked = {};
 /** @type {Record<string, Record<string, number>>} */
 const chosen = {};
 for (const business of businesses) {
-  const others = businesses.filter((b) => b.id !== business.id);
-  let best = 0;
-  for (let i = 1; i < tunings.length; i += 1) if (score(i, others) > score(best, others)) best = i;
+  const best = bestOn(businesses.filter((b) => b.id !== business.id));
   chosen[business.id] = Object.fromEntries(
     /** @type {(keyof typeof GRID)[]} */ (Object.keys(GRID)).map((name) => [name, tunings[best][name]]),
   );
   looAsked[business.id] = byTuning[best][business.id];
 }
 // The tuning chosen on every business: what TUNING should hold (libs/search/src/tuning.ts).
-let onAll = 0;
-for (let i = 1; i < tunings.length; i += 1) if (score(i, businesses) > score(onAll, businesses)) onAll = i;
+const onAll = bestOn(businesses);
 const chosenOnAll = Object.fromEntries(
   /** @type {(keyof typeof GRID)[]} */ (Object.keys(GRID)).map((name) => [name, tunings[onAll][name]]),
 );
