@@ -113,8 +113,11 @@ export const redisUrl = makeValidator<string>((value) => {
 
 /**
  * The client for REDIS_URL with the app's options on every connection it makes. Through
- * Sentinel, a failover closes the connections to the old master (stopped, or demoted in a
- * switchover) and the client asks the sentinels for the new one; writes in between fail (503).
+ * Sentinel, the client listens for the sentinels' `+switch-master` (ioredis' failover detector)
+ * and asks them for the new master as soon as one is promoted: in a switchover the old master
+ * answers as a master until a sentinel demotes it, up to 10 s later (its INFO period), and a write
+ * it took meanwhile would be lost. A stopped master closes the connections itself; writes until
+ * the promotion fail (503).
  * The Lua scripts and commands the apps send each touch one key, so they run unchanged on a
  * cluster (no hash tags needed).
  */
@@ -132,6 +135,7 @@ export function createRedisClient(url: string, options: RedisOptions): RedisClie
       password,
       sentinelUsername,
       sentinelPassword,
+      failoverDetector: true,
       ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
     });
   }

@@ -8,6 +8,7 @@ import {
 } from '@svc/testing';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { WriteLimiter } from '../rate-limit/write-limiter';
@@ -78,20 +79,23 @@ describe("the gateway's Redis client through Redis Sentinel (private master, rep
     expect(await count(first, key)).toBe(1);
     await eventually(async () => expect(await count(second, key)).toBe(1), 5_000);
 
-    // A switchover (maintenance): the old master stays up, as a replica; the client asks the
-    // sentinels again and writes on the promoted one.
+    // A switchover (maintenance): the old master stays up, as a replica. The client hears the
+    // sentinel's +switch-master and writes on the promoted one at once, not only once the sentinel
+    // has demoted the old master (its next INFO, up to 10 s later), which would lose what it took.
     const sentinelConnection = new Redis(sentinel.port, '127.0.0.1');
     direct.push(sentinelConnection);
+    const reconnected = once(client, 'ready');
     await sentinelConnection.call('SENTINEL', 'FAILOVER', MASTER_NAME);
-    // (A write the old master accepts between the promotion and its demotion is lost: Redis
-    // replicates asynchronously; docs/operations.md "Scaling and capacity" says what that costs.)
-    await eventually(async () => expect([await role(second), await role(first)]).toEqual(['master', 'slave']), 15_000);
+    await reconnected;
+    // Moved on the sentinel's word: the old master has not been demoted yet.
+    expect(await role(first)).toBe('master');
+    expect(sentinel.output()).toContain(`+switch-master ${MASTER_NAME} 127.0.0.1 ${master.port} 127.0.0.1 ${replica.port}`);
     expect(await eventually(() => limiter.consume(key), 15_000)).toMatchObject({
       allowed: true,
       remaining: LIMITS.WRITE_LIMIT_PER_MINUTE - 2,
     });
     expect(await count(second, key)).toBe(2);
-    await eventually(async () => expect(await count(first, key)).toBe(2), 15_000);
+    await eventually(async () => expect([await role(first), await count(first, key)]).toEqual(['slave', 2]), 30_000);
 
     // A crash: the master stops; writes fail (503 in the gateway) until the sentinel has promoted
     // the replica, then the same client writes there, the count replicated before going on.
@@ -105,7 +109,7 @@ describe("the gateway's Redis client through Redis Sentinel (private master, rep
     expect(sentinel.output()).toContain(`+switch-master ${MASTER_NAME} 127.0.0.1 ${replica.port} 127.0.0.1 ${master.port}`);
     const promoted = on(master);
     expect([await role(promoted), await count(promoted, key)]).toEqual(['master', 3]);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("the gateway's Redis client on a Redis Cluster (private, three masters)", () => {
