@@ -17,6 +17,11 @@
 // The bare handler stays bare: the target compares the gateway, access log included, with the
 // least a Fastify process can do.
 //
+// On a machine of two or more CPUs with `taskset` (util-linux), the server runs on CPU 0 and the
+// load generator on CPU 1: left to the scheduler, a server and wrk that wake each other over the
+// loopback were at times placed on one CPU, and one process answered 10,000 or 20,000 calls a
+// second from one round to the next. BENCH_PIN=0 leaves the placement to the scheduler.
+//
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/gateway-*.json.
 // BENCH_FORKS (4; even, so that each server starts first as often), BENCH_ROUNDS (4 per pair),
 // BENCH_DURATION_S (4), BENCH_CONNECTIONS (50), BENCH_THREADS (wrk's, 1) and BENCH_LOG_LEVEL (info)
@@ -24,7 +29,7 @@
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
 import { openSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
   benchDatabase,
@@ -48,6 +53,16 @@ const THREADS = Number(process.env.BENCH_THREADS ?? 1);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const hasWrk = spawnSync('wrk', ['--version']).error === undefined;
 const LOADER = process.env.BENCH_LOADER ?? (hasWrk ? 'wrk' : 'autocannon');
+const PIN = process.env.BENCH_PIN !== '0' && availableParallelism() >= 2 && spawnSync('taskset', ['-V']).error === undefined;
+/**
+ * The command that runs `command` on CPU `cpu` when the run pins its processes, else `command` as it is.
+ * @param {number} cpu
+ * @param {string[]} command
+ * @returns {[string, string[]]}
+ */
+const onCpu = (cpu, [file, ...args]) => (PIN ? ['taskset', ['-c', String(cpu), file, ...args]] : [file, args]);
+// autocannon generates the load from this process.
+if (PIN && LOADER === 'autocannon') spawnSync('taskset', ['-p', '-c', '1', String(process.pid)]);
 if (!['wrk', 'autocannon'].includes(LOADER) || (LOADER === 'wrk' && !hasWrk))
   throw new Error(`BENCH_LOADER=${LOADER}: use wrk (installed: ${hasWrk}) or autocannon`);
 
@@ -113,7 +128,7 @@ function drive(url, headers, durationS) {
     url,
   ];
   return new Promise((resolve, reject) => {
-    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(...onCpu(1, ['wrk', ...args]), { stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.on('error', reject);
@@ -164,7 +179,7 @@ async function fork(index, runs, ratios) {
   const order = index % 2 === 0 ? ['gateway', 'bare'] : ['bare', 'gateway'];
   for (const name of order) {
     const { script, port, env: own } = servers[name];
-    children.push(spawn(process.execPath, [script], { env: { ...env, ...own, PORT: String(port) }, stdio: quiet }));
+    children.push(spawn(...onCpu(0, [process.execPath, script]), { env: { ...env, ...own, PORT: String(port) }, stdio: quiet }));
     await waitReady(url(name));
   }
   const pids = Object.fromEntries(order.map((name, i) => [name, children[i].pid]));
@@ -218,6 +233,7 @@ try {
     machine: machine({ load_average_1m: round2(loadavg()[0]) }),
     settings: {
       loader: LOADER,
+      pinned: PIN ? 'server on CPU 0, load generator on CPU 1' : false,
       ...(LOADER === 'wrk' ? { wrk_threads: THREADS } : {}),
       forks: FORKS,
       rounds_per_fork: ROUNDS,
