@@ -18,9 +18,9 @@
 // least a Fastify process can do.
 //
 // On a machine of two or more CPUs with `taskset` (util-linux), the server runs on CPU 0 and the
-// load generator on CPU 1: left to the scheduler, a server and wrk that wake each other over the
-// loopback were at times placed on one CPU, and one process answered 10,000 or 20,000 calls a
-// second from one round to the next. BENCH_PIN=0 leaves the placement to the scheduler.
+// load generator on CPU 1: left to the scheduler (which likely put a server and wrk, which wake
+// each other over the loopback, on one CPU at times), one process answered 10,000 or 20,000 calls
+// a second from one round to the next. BENCH_PIN=0 leaves the placement to the scheduler.
 //
 // Needs `npm run build` and PostgreSQL + Redis on 127.0.0.1. Writes bench/results/gateway-*.json.
 // BENCH_FORKS (4; even, so that each server starts first as often), BENCH_ROUNDS (4 per pair),

@@ -2,6 +2,7 @@ import { WhoamiResponseDto } from '@svc/contracts';
 import {
   ChatVisitor,
   closeAll,
+  eventually,
   HttpsReceiver,
   OtlpReceiver,
   ReceivedSpan,
@@ -86,27 +87,14 @@ describe('traces: one trace from a cause to the webhooks it ends in (processes, 
    * consumer's span ends after the work it caused downstream may have. After 30 s, `check`'s last
    * failure, with the trace's timeline.
    */
-  const spansWhere = async (traceId: string, check: (spans: ReceivedSpan[]) => void): Promise<ReceivedSpan[]> => {
-    let failure: unknown;
-    try {
-      return await waitFor(
-        `the spans of trace ${traceId}`,
-        async () => {
-          const spans = otlp.trace(traceId);
-          try {
-            check(spans);
-            return spans;
-          } catch (err) {
-            failure = err;
-            return undefined;
-          }
-        },
-        30_000,
-      );
-    } catch {
-      throw new Error(`${failure instanceof Error ? failure.message : String(failure)}\n${timeline(otlp.trace(traceId))}`);
-    }
-  };
+  const spansWhere = (traceId: string, check: (spans: ReceivedSpan[]) => void): Promise<ReceivedSpan[]> =>
+    eventually(async () => {
+      const spans = otlp.trace(traceId);
+      check(spans);
+      return spans;
+    }, 30_000).catch((err: unknown) => {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}\n${timeline(otlp.trace(traceId))}`);
+    });
   const ofService = (spans: ReceivedSpan[], service: string, kind?: number) =>
     spans.filter((s) => s.service === service && (kind === undefined || s.kind === kind));
 

@@ -171,6 +171,19 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   }
 }
 
+/** Retries `check` (every 100 ms) until it passes, or throws its last failure after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await sleep(100);
+    }
+  }
+}
+
 /** The built `admin` command line (dist/) with `args`, `env` its whole environment; waits for it to end. */
 export function runAdmin(args: string[], env: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, [join(REPO_ROOT, 'dist/apps/admin/src/main.js'), ...args], { env, encoding: 'utf8' });

@@ -1,4 +1,5 @@
 import {
+  eventually,
   PrivateRedis,
   PrivateRedisCluster,
   PrivateSentinel,
@@ -9,7 +10,6 @@ import {
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { IdempotencyStore } from '../idempotency/idempotency';
 import { WriteLimiter } from '../rate-limit/write-limiter';
 import { createRedisClient, RedisClient } from '@svc/platform';
@@ -22,19 +22,6 @@ const LIMITS = {
   WRITE_LIMIT_MINUTE_WINDOW_MS: 60_000,
   WRITE_LIMIT_HOUR_WINDOW_MS: 3_600_000,
 };
-
-/** Waits until `check` passes, or throws its last failure after `timeoutMs`. */
-async function eventually<T>(check: () => Promise<T>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await sleep(100);
-    }
-  }
-}
 
 describe("the gateway's Redis client through Redis Sentinel (private master, replica and sentinel)", () => {
   let master: PrivateRedis;
